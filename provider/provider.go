@@ -10,6 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/object"
 )
 
 // Address is the registry address Terraform and OpenTofu use for this provider.
@@ -20,12 +23,13 @@ const TypeName = "k8sconnect"
 
 type k8sconnectProvider struct {
 	version string
+	clients *connection.Cache
 }
 
 // New returns a constructor for the provider, as providerserver and the Pulumi
 // bridge both expect.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &k8sconnectProvider{version: version} }
+	return func() provider.Provider { return &k8sconnectProvider{version: version, clients: connection.NewCache()} }
 }
 
 func (p *k8sconnectProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -40,11 +44,15 @@ func (p *k8sconnectProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 	}
 }
 
-func (p *k8sconnectProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+// Configure hands every resource the same client cache, so objects that share a
+// cluster share one client and one discovery cache for the whole run.
+func (p *k8sconnectProvider) Configure(_ context.Context, _ provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	resp.ResourceData = p.clients
+	resp.DataSourceData = p.clients
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{object.New}
 }
 
 func (p *k8sconnectProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -1,0 +1,125 @@
+package connection
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// Client is everything a resource needs to talk to one cluster.
+type Client struct {
+	Dynamic   dynamic.Interface
+	Discovery discovery.CachedDiscoveryInterface
+	mapper    *restmapper.DeferredDiscoveryRESTMapper
+}
+
+// Mapping resolves a kind to its resource and scope. Discovery is cached for the
+// life of the provider process; a miss resets it once, so a CRD created earlier in
+// the same apply is found.
+func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil && meta.IsNoMatchError(err) {
+		c.mapper.Reset()
+		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	return m, err
+}
+
+// Resource returns the dynamic client for a mapped kind in one namespace
+// (ignored for cluster-scoped kinds).
+func (c *Client) Resource(m *meta.RESTMapping, namespace string) dynamic.ResourceInterface {
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return c.Dynamic.Resource(m.Resource).Namespace(namespace)
+	}
+	return c.Dynamic.Resource(m.Resource)
+}
+
+// Cache holds one Client per distinct connection for the life of the provider
+// process, so a plan of many objects on one cluster discovers the API once.
+type Cache struct {
+	mu      sync.Mutex
+	clients map[string]*Client
+	// WrapTransport, when set, wraps every client's transport; tests use it to
+	// count requests and to inject faults.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{clients: map[string]*Client{}} }
+
+// Client returns the cached client for m, building it on first use.
+func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
+	key := m.cacheKey()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.clients[key]; ok {
+		return cl, nil
+	}
+	cfg, err := m.RESTConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.WrapTransport != nil {
+		cfg.Wrap(c.WrapTransport)
+	}
+	cl, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.clients[key] = cl
+	return cl, nil
+}
+
+func newClient(cfg *rest.Config) (*Client, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building Kubernetes client: %w", err)
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building discovery client: %w", err)
+	}
+	cached := memory.NewMemCacheClient(disco)
+	return &Client{Dynamic: dyn, Discovery: cached, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}, nil
+}
+
+// cacheKey hashes every field, so credentials are compared without being kept
+// in a readable map key.
+func (m Model) cacheKey() string {
+	h := sha256.New()
+	for _, s := range []string{
+		m.Host.String(), m.ClusterCACertificate.String(), m.Token.String(),
+		m.ClientCertificate.String(), m.ClientKey.String(), m.Insecure.String(),
+		m.Kubeconfig.String(), m.Context.String(), m.ProxyURL.String(), m.Exec.String(),
+	} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func parseProxyURL(s string) (func(*http.Request) (*url.URL, error), error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		// The URL may carry credentials, so it is not quoted back.
+		return nil, fmt.Errorf("cluster_connection.proxy_url is not a URL such as http://proxy:3128")
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5":
+	default:
+		return nil, fmt.Errorf("cluster_connection.proxy_url scheme %q is not supported; use http, https or socks5", u.Scheme)
+	}
+	return http.ProxyURL(u), nil
+}

@@ -1,0 +1,298 @@
+// Package connection turns a cluster_connection value into a Kubernetes client.
+//
+// Every k8sconnect resource carries its own connection rather than inheriting one
+// from the provider block, so a single apply can create a cluster and the objects in
+// it. The same attribute set appears as an input (k8sconnect_object, _patch) and as
+// a computed copy inside resource_ref (read back by k8sconnect_wait), so the schema
+// is built here once for both uses.
+package connection
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Model is the cluster_connection attribute. Fields stay framework types so an
+// unknown connection (a cluster created in the same apply) can still be planned.
+type Model struct {
+	Host                 types.String `tfsdk:"host"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	Token                types.String `tfsdk:"token"`
+	ClientCertificate    types.String `tfsdk:"client_certificate"`
+	ClientKey            types.String `tfsdk:"client_key"`
+	Insecure             types.Bool   `tfsdk:"insecure"`
+	Kubeconfig           types.String `tfsdk:"kubeconfig"`
+	Context              types.String `tfsdk:"context"`
+	ProxyURL             types.String `tfsdk:"proxy_url"`
+	Exec                 types.Object `tfsdk:"exec"`
+}
+
+// ExecModel is the exec credential plugin block, as in a kubeconfig's users[].user.exec.
+type ExecModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Command    types.String `tfsdk:"command"`
+	Args       types.List   `tfsdk:"args"`
+	Env        types.Map    `tfsdk:"env"`
+}
+
+var execAttrTypes = map[string]attr.Type{
+	"api_version": types.StringType,
+	"command":     types.StringType,
+	"args":        types.ListType{ElemType: types.StringType},
+	"env":         types.MapType{ElemType: types.StringType},
+}
+
+// AttrTypes is the object type of a cluster_connection value.
+var AttrTypes = map[string]attr.Type{
+	"host":                   types.StringType,
+	"cluster_ca_certificate": types.StringType,
+	"token":                  types.StringType,
+	"client_certificate":     types.StringType,
+	"client_key":             types.StringType,
+	"insecure":               types.BoolType,
+	"kubeconfig":             types.StringType,
+	"context":                types.StringType,
+	"proxy_url":              types.StringType,
+	"exec":                   types.ObjectType{AttrTypes: execAttrTypes},
+}
+
+// Mode says whether the attributes are set by the user or copied by the provider.
+type Mode int
+
+const (
+	Input    Mode = iota // the user writes it (cluster_connection)
+	Computed             // the provider fills it (resource_ref.cluster_connection)
+)
+
+// Attribute is the cluster_connection attribute for a resource schema.
+func Attribute(mode Mode, description string) schema.SingleNestedAttribute {
+	str := func(desc string, sensitive bool) schema.StringAttribute {
+		return schema.StringAttribute{Description: desc, Optional: mode == Input, Computed: mode == Computed, Sensitive: sensitive}
+	}
+	return schema.SingleNestedAttribute{
+		Description: description,
+		Required:    mode == Input,
+		Computed:    mode == Computed,
+		Attributes: map[string]schema.Attribute{
+			"host":                   str("API server URL, e.g. https://10.0.0.1:6443.", false),
+			"cluster_ca_certificate": str("PEM (or base64 of PEM) CA bundle that signs the API server's certificate.", false),
+			"token":                  str("Bearer token.", true),
+			"client_certificate":     str("PEM (or base64 of PEM) client certificate.", false),
+			"client_key":             str("PEM (or base64 of PEM) client key.", true),
+			"insecure":               schema.BoolAttribute{Description: "Skip verification of the server certificate. Only for throw-away clusters.", Optional: mode == Input, Computed: mode == Computed},
+			"kubeconfig":             str("Raw kubeconfig content. Other attributes override the selected context.", true),
+			"context":                str("Context to use from kubeconfig; defaults to its current-context.", false),
+			"proxy_url":              str("HTTP(S) or SOCKS5 proxy for API requests.", false),
+			"exec": schema.SingleNestedAttribute{
+				Description: "Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.",
+				Optional:    mode == Input,
+				Computed:    mode == Computed,
+				Attributes: map[string]schema.Attribute{
+					"api_version": str("client.authentication.k8s.io API version the plugin speaks.", false),
+					"command":     str("Command to run.", false),
+					"args":        schema.ListAttribute{ElementType: types.StringType, Optional: mode == Input, Computed: mode == Computed},
+					"env":         schema.MapAttribute{ElementType: types.StringType, Optional: mode == Input, Computed: mode == Computed, Sensitive: true},
+				},
+			},
+		},
+	}
+}
+
+// FromObject reads a cluster_connection object value. known is false when any part
+// of it is unknown at plan time.
+func FromObject(ctx context.Context, obj types.Object) (m Model, known bool, diags diag.Diagnostics) {
+	if obj.IsNull() || obj.IsUnknown() {
+		return m, false, nil
+	}
+	diags = obj.As(ctx, &m, basetypes.ObjectAsOptions{})
+	return m, isFullyKnown(obj), diags
+}
+
+// ToObject is the inverse of FromObject.
+func (m Model) ToObject(ctx context.Context) (types.Object, diag.Diagnostics) {
+	return types.ObjectValueFrom(ctx, AttrTypes, m)
+}
+
+func isFullyKnown(v attr.Value) bool {
+	if v.IsUnknown() {
+		return false
+	}
+	if o, ok := v.(basetypes.ObjectValue); ok {
+		for _, a := range o.Attributes() {
+			if !isFullyKnown(a) {
+				return false
+			}
+		}
+	}
+	if l, ok := v.(basetypes.ListValue); ok {
+		for _, e := range l.Elements() {
+			if !isFullyKnown(e) {
+				return false
+			}
+		}
+	}
+	if mv, ok := v.(basetypes.MapValue); ok {
+		for _, e := range mv.Elements() {
+			if !isFullyKnown(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// RESTConfig builds a client configuration. Errors never quote credential values.
+func (m Model) RESTConfig(ctx context.Context) (*rest.Config, error) {
+	var cfg *rest.Config
+	if s := m.Kubeconfig.ValueString(); s != "" {
+		raw, err := clientcmd.Load([]byte(s))
+		if err != nil {
+			return nil, fmt.Errorf("cluster_connection.kubeconfig is not a valid kubeconfig: %w", err)
+		}
+		contextName := m.Context.ValueString()
+		if contextName == "" {
+			contextName = raw.CurrentContext
+		}
+		if contextName == "" {
+			return nil, fmt.Errorf("cluster_connection.kubeconfig has no current-context; set cluster_connection.context to one of: %s", contextNames(raw))
+		}
+		if _, ok := raw.Contexts[contextName]; !ok {
+			return nil, fmt.Errorf("cluster_connection.context %q is not in the kubeconfig; it has: %s", contextName, contextNames(raw))
+		}
+		cfg, err = clientcmd.NewNonInteractiveClientConfig(*raw, contextName, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("cluster_connection.kubeconfig context %q: %w", contextName, err)
+		}
+	} else {
+		if m.Host.ValueString() == "" {
+			return nil, errors.New("cluster_connection needs either kubeconfig or host")
+		}
+		cfg = &rest.Config{}
+	}
+
+	if s := m.Host.ValueString(); s != "" {
+		cfg.Host = s
+	}
+	if s := m.ClusterCACertificate.ValueString(); s != "" {
+		pem, err := pemOrBase64(s, "cluster_ca_certificate")
+		if err != nil {
+			return nil, err
+		}
+		cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile = pem, ""
+	}
+	if s := m.Token.ValueString(); s != "" {
+		cfg.BearerToken, cfg.BearerTokenFile = s, ""
+	}
+	if s := m.ClientCertificate.ValueString(); s != "" {
+		pem, err := pemOrBase64(s, "client_certificate")
+		if err != nil {
+			return nil, err
+		}
+		cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.CertFile = pem, ""
+	}
+	if s := m.ClientKey.ValueString(); s != "" {
+		pem, err := pemOrBase64(s, "client_key")
+		if err != nil {
+			return nil, err
+		}
+		cfg.TLSClientConfig.KeyData, cfg.TLSClientConfig.KeyFile = pem, ""
+	}
+	if m.Insecure.ValueBool() {
+		cfg.TLSClientConfig.Insecure = true
+		cfg.TLSClientConfig.CAData, cfg.TLSClientConfig.CAFile = nil, ""
+	}
+	if s := m.ProxyURL.ValueString(); s != "" {
+		u, err := parseProxyURL(s)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Proxy = u
+	}
+	if !m.Exec.IsNull() && !m.Exec.IsUnknown() {
+		exec, err := m.execConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cfg.ExecProvider = exec
+	}
+	cfg.UserAgent = "k8sconnect"
+	// Plans run a read and a dry-run per object; the client-go defaults (5 QPS)
+	// would throttle a 200-object plan for tens of seconds.
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, nil
+}
+
+func (m Model) execConfig(ctx context.Context) (*clientcmdapi.ExecConfig, error) {
+	var e ExecModel
+	if diags := m.Exec.As(ctx, &e, basetypes.ObjectAsOptions{}); diags.HasError() {
+		return nil, errors.New("cluster_connection.exec could not be read")
+	}
+	if e.Command.ValueString() == "" {
+		return nil, errors.New("cluster_connection.exec.command is required")
+	}
+	apiVersion := e.APIVersion.ValueString()
+	if apiVersion == "" {
+		apiVersion = "client.authentication.k8s.io/v1"
+	}
+	var args []string
+	if diags := e.Args.ElementsAs(ctx, &args, false); diags.HasError() {
+		return nil, errors.New("cluster_connection.exec.args must be a list of strings")
+	}
+	env := map[string]string{}
+	if diags := e.Env.ElementsAs(ctx, &env, false); diags.HasError() {
+		return nil, errors.New("cluster_connection.exec.env must be a map of strings")
+	}
+	cfg := &clientcmdapi.ExecConfig{
+		APIVersion:      apiVersion,
+		Command:         e.Command.ValueString(),
+		Args:            args,
+		InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cfg.Env = append(cfg.Env, clientcmdapi.ExecEnvVar{Name: k, Value: env[k]})
+	}
+	return cfg, nil
+}
+
+func contextNames(cfg *clientcmdapi.Config) string {
+	names := make([]string, 0, len(cfg.Contexts))
+	for n := range cfg.Contexts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// pemOrBase64 accepts PEM as written in a kubeconfig's *-data fields after
+// decoding, or the base64 form that cloud providers' outputs usually carry.
+func pemOrBase64(s, field string) ([]byte, error) {
+	if strings.Contains(s, "-----BEGIN") {
+		return []byte(s), nil
+	}
+	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil || !strings.Contains(string(decoded), "-----BEGIN") {
+		return nil, fmt.Errorf("cluster_connection.%s must be PEM or base64-encoded PEM", field)
+	}
+	return decoded, nil
+}

@@ -1,0 +1,132 @@
+// Package manifest parses the YAML a user writes into a Kubernetes object and
+// rejects what the API server would reject or silently rewrite, so the error shows
+// at plan time instead of half-way through an apply.
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Identity names one object. Namespace is empty for cluster-scoped kinds and for
+// namespaced objects whose YAML leaves it out (the API default then applies).
+type Identity struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+}
+
+// GVK is the identity's group, version and kind.
+func (id Identity) GVK() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(id.APIVersion, id.Kind)
+}
+
+func (id Identity) String() string {
+	if id.Namespace == "" {
+		return fmt.Sprintf("%s %s", id.Kind, id.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", id.Kind, id.Namespace, id.Name)
+}
+
+// IdentityOf reads the identity of a parsed object.
+func IdentityOf(obj *unstructured.Unstructured) Identity {
+	return Identity{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// serverOwnedMetadata are fields the API server sets; applying them either fails
+// or fights the server on every plan.
+var serverOwnedMetadata = []string{
+	"uid", "resourceVersion", "generation", "creationTimestamp",
+	"deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink",
+}
+
+// Parse reads exactly one object from yaml_body.
+func Parse(body string) (*unstructured.Unstructured, error) {
+	docs, err := splitDocuments(body)
+	if err != nil {
+		return nil, err
+	}
+	switch len(docs) {
+	case 0:
+		return nil, errors.New("yaml_body is empty: it must hold exactly one Kubernetes object")
+	case 1:
+	default:
+		return nil, fmt.Errorf("yaml_body holds %d documents; k8sconnect_object manages exactly one object. Split them with the k8sconnect_yaml_split data source and for_each", len(docs))
+	}
+
+	var content map[string]any
+	if err := yaml.Unmarshal(docs[0], &content); err != nil {
+		return nil, fmt.Errorf("yaml_body is not valid YAML: %w", err)
+	}
+	if content == nil {
+		return nil, errors.New("yaml_body must be a YAML mapping (an object with apiVersion, kind and metadata)")
+	}
+	obj := &unstructured.Unstructured{Object: content}
+
+	var missing []string
+	if obj.GetAPIVersion() == "" {
+		missing = append(missing, "apiVersion")
+	}
+	if obj.GetKind() == "" {
+		missing = append(missing, "kind")
+	}
+	if obj.GetName() == "" {
+		if obj.GetGenerateName() != "" {
+			return nil, errors.New("yaml_body uses metadata.generateName; k8sconnect needs a fixed metadata.name to find the object again")
+		}
+		missing = append(missing, "metadata.name")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("yaml_body is missing %s", strings.Join(missing, ", "))
+	}
+	if _, ok := content["status"]; ok {
+		return nil, errors.New("yaml_body sets status, which the cluster's controllers own; remove it (to wait for a status value, use k8sconnect_wait)")
+	}
+	if meta, ok := content["metadata"].(map[string]any); ok {
+		for _, f := range serverOwnedMetadata {
+			if _, set := meta[f]; set {
+				return nil, fmt.Errorf("yaml_body sets metadata.%s, which the API server owns; remove it (it is often left over from `kubectl get -o yaml`)", f)
+			}
+		}
+	}
+	return obj, nil
+}
+
+// splitDocuments splits multi-document YAML and drops documents that hold only
+// comments or whitespace.
+func splitDocuments(body string) ([][]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(body)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if err == io.EOF {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("yaml_body could not be read: %w", err)
+		}
+		if hasContent(doc) {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+func hasContent(doc []byte) bool {
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("---")) {
+			return true
+		}
+	}
+	return false
+}

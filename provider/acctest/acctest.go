@@ -1,0 +1,161 @@
+// Package acctest is what the acceptance tests of every resource share: the
+// provider served in-process to a real terraform or tofu binary, the embedded
+// cluster, and helpers that look at the cluster the way a user would.
+//
+// The engine is chosen by K8SCONNECT_ENGINE ("terraform", the default, or
+// "tofu"); `make test` runs the same suites once with each.
+package acctest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/k8sconnect/k8sconnect/provider"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+// Main is TestMain for acceptance test packages: it points terraform-plugin-testing
+// at the chosen engine and runs the tests against the embedded cluster.
+func Main(m *testing.M) {
+	if err := selectEngine(); err != nil {
+		fmt.Fprintln(os.Stderr, "acctest:", err)
+		os.Exit(1)
+	}
+	localcluster.Main(m)
+}
+
+// Engine is the binary the suite runs under: "terraform" or "tofu".
+func Engine() string {
+	if e := os.Getenv("K8SCONNECT_ENGINE"); e != "" {
+		return e
+	}
+	return "terraform"
+}
+
+func selectEngine() error {
+	engine := Engine()
+	if engine != "terraform" && engine != "tofu" {
+		return fmt.Errorf("K8SCONNECT_ENGINE=%q: use terraform or tofu", engine)
+	}
+	bin, err := toolchain.Path(engine)
+	if err != nil {
+		return err
+	}
+	env := map[string]string{
+		"TF_ACC":                "1",
+		"TF_ACC_TERRAFORM_PATH": bin,
+		"CHECKPOINT_DISABLE":    "1",
+	}
+	if engine == "tofu" {
+		// tofu resolves a bare provider name to its own registry; the in-process
+		// provider must be registered under the address tofu will look for.
+		env["TF_ACC_PROVIDER_HOST"] = "registry.opentofu.org"
+	}
+	for k, v := range env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Factories serves the provider in-process to the engine.
+func Factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		provider.TypeName: providerserver.NewProtocol6WithError(provider.New("test")()),
+	}
+}
+
+// Connection is an HCL cluster_connection attribute for the shared cluster,
+// authenticating with the admin token.
+func Connection(t testing.TB) string {
+	c := localcluster.Shared(t)
+	return fmt.Sprintf(`cluster_connection = {
+    host                   = %q
+    cluster_ca_certificate = %q
+    token                  = %q
+  }`, c.Host, string(c.CAPEM), c.Token)
+}
+
+// KubeconfigConnection is an HCL cluster_connection that reads the shared
+// cluster's kubeconfig file and selects context (empty: current-context).
+func KubeconfigConnection(t testing.TB, context string) string {
+	c := localcluster.Shared(t)
+	if context == "" {
+		return fmt.Sprintf("cluster_connection = {\n    kubeconfig = file(%q)\n  }", c.KubeconfigPath)
+	}
+	return fmt.Sprintf("cluster_connection = {\n    kubeconfig = file(%q)\n    context    = %q\n  }", c.KubeconfigPath, context)
+}
+
+// Name returns a unique, DNS-safe name with the given prefix.
+func Name(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return strings.ToLower(prefix) + "-" + hex.EncodeToString(b)
+}
+
+// Namespace creates a fresh namespace for one test and deletes it afterwards.
+func Namespace(t testing.TB) string {
+	t.Helper()
+	name := Name("t")
+	cs := Clientset(t)
+	_, err := cs.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating namespace %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// Clientset is a typed client for the shared cluster, for test set-up and checks.
+func Clientset(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(localcluster.Shared(t).RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// Dynamic is a dynamic client for the shared cluster.
+func Dynamic(t testing.TB) dynamic.Interface {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(localcluster.Shared(t).RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dc
+}
+
+// Get reads an object from the cluster; a missing object returns (nil, nil).
+func Get(t testing.TB, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	t.Helper()
+	var ri dynamic.ResourceInterface = Dynamic(t).Resource(gvr)
+	if namespace != "" {
+		ri = Dynamic(t).Resource(gvr).Namespace(namespace)
+	}
+	obj, err := ri.Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}

@@ -1,0 +1,50 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseRejectsWhatTheServerWouldRejectOrRewrite(t *testing.T) {
+	cases := []struct {
+		name, body, wantErr string
+	}{
+		{"empty", "", "yaml_body is empty"},
+		{"only comments", "# nothing\n---\n# still nothing\n", "yaml_body is empty"},
+		{"two documents", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n", "holds 2 documents"},
+		{"not a mapping", "- a\n- b\n", "not valid YAML"},
+		{"bad indentation", "apiVersion: v1\nkind: ConfigMap\n metadata:\n  name: x\n", "not valid YAML"},
+		{"missing everything", "data: {}\n", "missing apiVersion, kind, metadata.name"},
+		{"generateName", "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-}\n", "generateName"},
+		{"status", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nstatus: {phase: Running}\n", "sets status"},
+		{"uid", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, uid: 123}\n", "metadata.uid"},
+		{"resourceVersion", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, resourceVersion: \"1\"}\n", "metadata.resourceVersion"},
+		{"managedFields", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, managedFields: []}\n", "metadata.managedFields"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.body)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Parse error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseAcceptsOneObjectAmongComments(t *testing.T) {
+	obj, err := Parse("# leading comment\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n---\n# trailing\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := IdentityOf(obj)
+	want := Identity{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "prod", Name: "web"}
+	if id != want {
+		t.Fatalf("identity = %+v, want %+v", id, want)
+	}
+	if got := id.GVK().Group; got != "apps" {
+		t.Fatalf("group = %q, want apps", got)
+	}
+	if id.String() != "Deployment prod/web" {
+		t.Fatalf("String() = %q", id.String())
+	}
+}

@@ -1,0 +1,268 @@
+package object_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+)
+
+func TestMain(m *testing.M) { acctest.Main(m) }
+
+var (
+	configMaps   = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	clusterRoles = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}
+)
+
+func configMapConfig(conn, namespace, name, value string) string {
+	return fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: %s
+      namespace: %s
+    data:
+      greeting: %s
+  YAML
+  %s
+}
+`, name, namespace, value, conn)
+}
+
+// uidRecorder remembers an object's UID in one step so later steps can prove the
+// object was updated in place, not replaced.
+type uidRecorder struct{ uid string }
+
+func (u *uidRecorder) record(t *testing.T, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		obj, err := acctest.Get(t, gvr, ns, name)
+		if err != nil || obj == nil {
+			return fmt.Errorf("%s %s/%s not in the cluster (err=%v)", gvr.Resource, ns, name, err)
+		}
+		u.uid = string(obj.GetUID())
+		return nil
+	}
+}
+
+func (u *uidRecorder) unchanged(t *testing.T, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		obj, err := acctest.Get(t, gvr, ns, name)
+		if err != nil || obj == nil {
+			return fmt.Errorf("%s %s/%s not in the cluster (err=%v)", gvr.Resource, ns, name, err)
+		}
+		if got := string(obj.GetUID()); got != u.uid {
+			return fmt.Errorf("%s %s/%s was recreated: uid %s, want %s", gvr.Resource, ns, name, got, u.uid)
+		}
+		return nil
+	}
+}
+
+func configMapHas(t *testing.T, ns, name, key, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		obj, err := acctest.Get(t, configMaps, ns, name)
+		if err != nil || obj == nil {
+			return fmt.Errorf("ConfigMap %s/%s not in the cluster (err=%v)", ns, name, err)
+		}
+		data, _ := obj.Object["data"].(map[string]any)
+		if got := data[key]; got != want {
+			return fmt.Errorf("ConfigMap %s/%s data.%s = %v, want %q", ns, name, key, got, want)
+		}
+		return nil
+	}
+}
+
+func gone(t *testing.T, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		obj, err := acctest.Get(t, gvr, ns, name)
+		if err != nil {
+			return err
+		}
+		if obj != nil {
+			return fmt.Errorf("%s %s/%s still exists after destroy", gvr.Resource, ns, name)
+		}
+		return nil
+	}
+}
+
+func TestAccObject_configMapLifecycle(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := acctest.Name("cm")
+	conn := acctest.Connection(t)
+	var uid uidRecorder
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             gone(t, configMaps, ns, name),
+		Steps: []resource.TestStep{
+			{
+				Config: configMapConfig(conn, ns, name, "hello"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					configMapHas(t, ns, name, "greeting", "hello"),
+					uid.record(t, configMaps, ns, name),
+					resource.TestMatchResourceAttr("k8sconnect_object.cm", "id", regexp.MustCompile(`^[0-9a-f]{16}$`)),
+					resource.TestCheckResourceAttr("k8sconnect_object.cm", "resource_ref.kind", "ConfigMap"),
+					resource.TestCheckResourceAttr("k8sconnect_object.cm", "resource_ref.api_version", "v1"),
+					resource.TestCheckResourceAttr("k8sconnect_object.cm", "resource_ref.namespace", ns),
+					resource.TestCheckResourceAttr("k8sconnect_object.cm", "resource_ref.name", name),
+				),
+			},
+			{
+				Config: configMapConfig(conn, ns, name, "world"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("k8sconnect_object.cm", plancheck.ResourceActionUpdate),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					configMapHas(t, ns, name, "greeting", "world"),
+					uid.unchanged(t, configMaps, ns, name),
+				),
+			},
+		},
+	})
+}
+
+func TestAccObject_renameReplaces(t *testing.T) {
+	ns := acctest.Namespace(t)
+	first, second := acctest.Name("cm"), acctest.Name("cm")
+	conn := acctest.Connection(t)
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             gone(t, configMaps, ns, second),
+		Steps: []resource.TestStep{
+			{Config: configMapConfig(conn, ns, first, "v")},
+			{
+				Config: configMapConfig(conn, ns, second, "v"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("k8sconnect_object.cm", plancheck.ResourceActionDestroyBeforeCreate),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					gone(t, configMaps, ns, first),
+					configMapHas(t, ns, second, "greeting", "v"),
+				),
+			},
+		},
+	})
+}
+
+func clusterRoleConfig(conn, name, verb string) string {
+	return fmt.Sprintf(`
+resource "k8sconnect_object" "role" {
+  yaml_body = <<-YAML
+    apiVersion: rbac.authorization.k8s.io/v1
+    kind: ClusterRole
+    metadata:
+      name: %s
+    rules:
+      - apiGroups: [""]
+        resources: ["configmaps"]
+        verbs: ["%s"]
+  YAML
+  %s
+}
+`, name, verb, conn)
+}
+
+// A cluster-scoped object, reached through a kubeconfig and its client-certificate context.
+func TestAccObject_clusterScopedWithKubeconfigContext(t *testing.T) {
+	name := acctest.Name("role")
+	conn := acctest.KubeconfigConnection(t, "k8sconnect-local-cert")
+	var uid uidRecorder
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             gone(t, clusterRoles, "", name),
+		Steps: []resource.TestStep{
+			{
+				Config: clusterRoleConfig(conn, name, "get"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					uid.record(t, clusterRoles, "", name),
+					resource.TestCheckResourceAttr("k8sconnect_object.role", "resource_ref.namespace", ""),
+				),
+			},
+			{
+				Config: clusterRoleConfig(conn, name, "list"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					uid.unchanged(t, clusterRoles, "", name),
+					func(*terraform.State) error {
+						obj, err := acctest.Get(t, clusterRoles, "", name)
+						if err != nil || obj == nil {
+							return fmt.Errorf("ClusterRole %s missing: %v", name, err)
+						}
+						rules, _ := obj.Object["rules"].([]any)
+						verbs := rules[0].(map[string]any)["verbs"].([]any)
+						if len(verbs) != 1 || verbs[0] != "list" {
+							return fmt.Errorf("ClusterRole %s verbs = %v, want [list]", name, verbs)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// A namespaced object without metadata.namespace lands in "default", and the
+// current-context of the kubeconfig is used when context is not set.
+func TestAccObject_defaultNamespaceAndCurrentContext(t *testing.T) {
+	name := acctest.Name("cm")
+	conn := acctest.KubeconfigConnection(t, "")
+	config := fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: %s
+    data:
+      k: v
+  YAML
+  %s
+}
+`, name, conn)
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             gone(t, configMaps, "default", name),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				configMapHas(t, "default", name, "k", "v"),
+				resource.TestCheckResourceAttr("k8sconnect_object.cm", "resource_ref.namespace", "default"),
+			),
+		}},
+	})
+}
+
+func TestAccObject_invalidYAMLFailsAtPlan(t *testing.T) {
+	conn := acctest.Connection(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "k8sconnect_object" "bad" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    data:
+      k: v
+  YAML
+  %s
+}
+`, conn),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`yaml_body is missing metadata.name`),
+		}},
+	})
+}

@@ -1,0 +1,112 @@
+package objectpath
+
+// Get returns the value at p in an unstructured object.
+func (p Path) Get(obj map[string]any) (any, bool) {
+	var cur any = obj
+	for _, s := range p {
+		next, ok := step(cur, s)
+		if !ok {
+			return nil, false
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+// Remove deletes the value at p from obj and reports whether it was there. A
+// list element selected by key, value or index is removed from its list.
+func (p Path) Remove(obj map[string]any) bool {
+	if len(p) == 0 {
+		return false
+	}
+	parent, ok := p[:len(p)-1].Get(obj)
+	if !ok {
+		return false
+	}
+	last := p[len(p)-1]
+	if last.Field != nil {
+		m, ok := parent.(map[string]any)
+		if !ok {
+			return false
+		}
+		if _, had := m[*last.Field]; !had {
+			return false
+		}
+		delete(m, *last.Field)
+		return true
+	}
+	list, ok := parent.([]any)
+	if !ok {
+		return false
+	}
+	i := indexIn(list, last)
+	if i < 0 {
+		return false
+	}
+	// Write the shortened list back into the parent's parent.
+	grand, _ := p[:len(p)-2].Get(obj)
+	holder := p[len(p)-2]
+	shortened := append(append([]any{}, list[:i]...), list[i+1:]...)
+	switch {
+	case holder.Field != nil:
+		grand.(map[string]any)[*holder.Field] = shortened
+	default:
+		gl := grand.([]any)
+		gl[indexIn(gl, holder)] = shortened
+	}
+	return true
+}
+
+func step(cur any, s Segment) (any, bool) {
+	if s.Field != nil {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		v, ok := m[*s.Field]
+		return v, ok
+	}
+	list, ok := cur.([]any)
+	if !ok {
+		return nil, false
+	}
+	i := indexIn(list, s)
+	if i < 0 {
+		return nil, false
+	}
+	return list[i], true
+}
+
+// indexIn finds the list element a segment selects, or -1.
+func indexIn(list []any, s Segment) int {
+	switch {
+	case s.Index != nil:
+		if *s.Index < len(list) {
+			return *s.Index
+		}
+	case s.Value != nil:
+		for i, e := range list {
+			if Render(e) == *s.Value {
+				return i
+			}
+		}
+	case s.Keys != nil:
+		for i, e := range list {
+			m, ok := e.(map[string]any)
+			if ok && keysMatch(m, s.Keys) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func keysMatch(m map[string]any, keys []KeyValue) bool {
+	for _, kv := range keys {
+		v, ok := m[kv.Name]
+		if !ok || Render(v) != kv.Value {
+			return false
+		}
+	}
+	return true
+}

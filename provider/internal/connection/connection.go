@@ -77,38 +77,71 @@ const (
 	Computed             // the provider fills it (resource_ref.cluster_connection)
 )
 
+// field describes one cluster_connection attribute. Resource and data-source
+// schemas are distinct framework types, so each is built from this table and from
+// AttrTypes: neither descriptions, sensitivity nor types can drift between them.
+type field struct {
+	description string
+	sensitive   bool
+	nested      map[string]field // for object attributes (exec)
+}
+
+var fields = map[string]field{
+	"host":                   {description: "API server URL, e.g. https://10.0.0.1:6443."},
+	"cluster_ca_certificate": {description: "PEM (or base64 of PEM) CA bundle that signs the API server's certificate."},
+	"token":                  {description: "Bearer token.", sensitive: true},
+	"client_certificate":     {description: "PEM (or base64 of PEM) client certificate."},
+	"client_key":             {description: "PEM (or base64 of PEM) client key.", sensitive: true},
+	"insecure":               {description: "Skip verification of the server certificate. Only for throw-away clusters."},
+	"kubeconfig":             {description: "Raw kubeconfig content. Other attributes override the selected context.", sensitive: true},
+	"context":                {description: "Context to use from kubeconfig; defaults to its current-context."},
+	"proxy_url":              {description: "HTTP(S) or SOCKS5 proxy for API requests."},
+	"exec": {
+		description: "Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.",
+		nested: map[string]field{
+			"api_version": {description: "client.authentication.k8s.io API version the plugin speaks."},
+			"command":     {description: "Command to run."},
+			"args":        {description: "Arguments to the command."},
+			"env":         {description: "Environment variables for the command.", sensitive: true},
+		},
+	},
+}
+
 // Attribute is the cluster_connection attribute for a resource schema.
 func Attribute(mode Mode, description string) schema.SingleNestedAttribute {
-	str := func(desc string, sensitive bool) schema.StringAttribute {
-		return schema.StringAttribute{Description: desc, Optional: mode == Input, Computed: mode == Computed, Sensitive: sensitive}
-	}
 	return schema.SingleNestedAttribute{
 		Description: description,
 		Required:    mode == Input,
 		Computed:    mode == Computed,
-		Attributes: map[string]schema.Attribute{
-			"host":                   str("API server URL, e.g. https://10.0.0.1:6443.", false),
-			"cluster_ca_certificate": str("PEM (or base64 of PEM) CA bundle that signs the API server's certificate.", false),
-			"token":                  str("Bearer token.", true),
-			"client_certificate":     str("PEM (or base64 of PEM) client certificate.", false),
-			"client_key":             str("PEM (or base64 of PEM) client key.", true),
-			"insecure":               schema.BoolAttribute{Description: "Skip verification of the server certificate. Only for throw-away clusters.", Optional: mode == Input, Computed: mode == Computed},
-			"kubeconfig":             str("Raw kubeconfig content. Other attributes override the selected context.", true),
-			"context":                str("Context to use from kubeconfig; defaults to its current-context.", false),
-			"proxy_url":              str("HTTP(S) or SOCKS5 proxy for API requests.", false),
-			"exec": schema.SingleNestedAttribute{
-				Description: "Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.",
-				Optional:    mode == Input,
-				Computed:    mode == Computed,
-				Attributes: map[string]schema.Attribute{
-					"api_version": str("client.authentication.k8s.io API version the plugin speaks.", false),
-					"command":     str("Command to run.", false),
-					"args":        schema.ListAttribute{ElementType: types.StringType, Optional: mode == Input, Computed: mode == Computed},
-					"env":         schema.MapAttribute{ElementType: types.StringType, Optional: mode == Input, Computed: mode == Computed, Sensitive: true},
-				},
-			},
-		},
+		Attributes:  resourceAttributes(mode, AttrTypes, fields),
 	}
+}
+
+func resourceAttributes(mode Mode, attrTypes map[string]attr.Type, fields map[string]field) map[string]schema.Attribute {
+	optional, computed := mode == Input, mode == Computed
+	out := make(map[string]schema.Attribute, len(attrTypes))
+	for name, typ := range attrTypes {
+		f, ok := fields[name]
+		if !ok {
+			panic("connection: no description for cluster_connection attribute " + name)
+		}
+		switch t := typ.(type) {
+		case basetypes.StringType:
+			out[name] = schema.StringAttribute{Description: f.description, Sensitive: f.sensitive, Optional: optional, Computed: computed}
+		case basetypes.BoolType:
+			out[name] = schema.BoolAttribute{Description: f.description, Sensitive: f.sensitive, Optional: optional, Computed: computed}
+		case basetypes.ListType:
+			out[name] = schema.ListAttribute{Description: f.description, Sensitive: f.sensitive, ElementType: t.ElemType, Optional: optional, Computed: computed}
+		case basetypes.MapType:
+			out[name] = schema.MapAttribute{Description: f.description, Sensitive: f.sensitive, ElementType: t.ElemType, Optional: optional, Computed: computed}
+		case basetypes.ObjectType:
+			out[name] = schema.SingleNestedAttribute{Description: f.description, Sensitive: f.sensitive, Optional: optional, Computed: computed,
+				Attributes: resourceAttributes(mode, t.AttrTypes, f.nested)}
+		default:
+			panic(fmt.Sprintf("connection: attribute %s has unsupported type %T", name, typ))
+		}
+	}
+	return out
 }
 
 // FromObject reads a cluster_connection object value. known is false when any part

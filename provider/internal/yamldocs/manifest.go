@@ -1,0 +1,223 @@
+package yamldocs
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Manifest is one Kubernetes object found in a document.
+type Manifest struct {
+	Document
+	APIVersion string
+	Kind       string
+	Namespace  string // as written; empty for cluster-scoped kinds or when left to the default
+	Name       string
+	// CRD is set when the manifest is a CustomResourceDefinition, so the scope
+	// of the kind it defines is known without a cluster.
+	CRD *CRD
+}
+
+// CRD is what a CustomResourceDefinition says about the kind it defines.
+type CRD struct {
+	Group      string
+	Kind       string
+	Namespaced bool
+}
+
+// GroupKind is the manifest's API group and kind; scope does not depend on the version.
+func (m Manifest) GroupKind() schema.GroupKind {
+	return schema.FromAPIVersionAndKind(m.APIVersion, m.Kind).GroupKind()
+}
+
+// Key is the manifest's stable identifier:
+//
+//	<group>/<Kind>/<namespace>/<name>   when metadata.namespace is set
+//	<group>/<Kind>/<name>               when it is not
+//
+// where <group> is the API group, or "core" for the core group (apiVersion: v1),
+// e.g. "apps/Deployment/prod/web", "core/ConfigMap/prod/settings",
+// "core/Namespace/prod", "rbac.authorization.k8s.io/ClusterRole/reader".
+//
+// The version is left out so moving a manifest from v1beta1 to v1 keeps its key
+// (it is the same object to the API server), and the position in the source is
+// left out so reordering documents never changes a for_each key. Kubernetes names
+// cannot contain "/", so the number of parts tells whether a namespace is there,
+// and "core" cannot clash with a CRD group, which must contain a dot.
+func (m Manifest) Key() string {
+	group := m.GroupKind().Group
+	if group == "" {
+		group = "core"
+	}
+	if m.Namespace == "" {
+		return group + "/" + m.Kind + "/" + m.Name
+	}
+	return group + "/" + m.Kind + "/" + m.Namespace + "/" + m.Name
+}
+
+// header is the part of an object that identifies it. yaml.v3 decodes any scalar
+// into a string field, so a numeric name is not mistaken for a missing one.
+type header struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Name         string `yaml:"name"`
+		Namespace    string `yaml:"namespace"`
+		GenerateName string `yaml:"generateName"`
+	} `yaml:"metadata"`
+}
+
+type crdSpec struct {
+	Spec struct {
+		Group string `yaml:"group"`
+		Scope string `yaml:"scope"`
+		Names struct {
+			Kind string `yaml:"kind"`
+		} `yaml:"names"`
+	} `yaml:"spec"`
+}
+
+var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// Parse reads the objects in one document: none for an empty or comment-only
+// document, one for an object, or the items of a `kind: List`.
+func Parse(doc Document) ([]Manifest, error) {
+	if !HasContent(doc.Text) {
+		return nil, nil
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(doc.Text), &root); err != nil {
+		return nil, fmt.Errorf("%s is not valid YAML: %s", doc.Where(), fileLines(err, doc))
+	}
+	if len(root.Content) == 0 {
+		return nil, nil
+	}
+	node := root.Content[0]
+	if node.Kind == yaml.ScalarNode && node.Tag == "!!null" {
+		return nil, nil // "~" or "null" alone: an empty document, as kubectl treats it
+	}
+	m, err := parseObject(doc, node)
+	if err != nil {
+		return nil, err
+	}
+	if m.APIVersion == "v1" && m.Kind == "List" {
+		return parseList(doc, node)
+	}
+	return []Manifest{m}, nil
+}
+
+func parseObject(doc Document, node *yaml.Node) (Manifest, error) {
+	m := Manifest{Document: doc}
+	if node.Kind != yaml.MappingNode {
+		return m, fmt.Errorf("%s is a YAML %s, not an object with apiVersion, kind and metadata", doc.Where(), nodeKind(node))
+	}
+	var h header
+	if err := node.Decode(&h); err != nil {
+		return m, fmt.Errorf("%s: %s", doc.Where(), fileLines(err, doc))
+	}
+	m.APIVersion, m.Kind, m.Namespace, m.Name = h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name
+	if m.APIVersion == "v1" && m.Kind == "List" {
+		return m, nil
+	}
+	var missing []string
+	if m.APIVersion == "" {
+		missing = append(missing, "apiVersion")
+	}
+	if m.Kind == "" {
+		missing = append(missing, "kind")
+	}
+	if m.Name == "" {
+		if h.Metadata.GenerateName != "" {
+			return m, fmt.Errorf("%s uses metadata.generateName; give it a fixed metadata.name, which its key and k8sconnect_object need to find the object again", doc.Where())
+		}
+		missing = append(missing, "metadata.name")
+	}
+	if len(missing) > 0 {
+		return m, fmt.Errorf("%s is missing %s", doc.Where(), strings.Join(missing, ", "))
+	}
+	if m.GroupKind() == crdGroupKind {
+		var c crdSpec
+		if err := node.Decode(&c); err != nil {
+			return m, fmt.Errorf("%s: %s", doc.Where(), fileLines(err, doc))
+		}
+		if c.Spec.Group == "" || c.Spec.Names.Kind == "" {
+			return m, fmt.Errorf("%s is a CustomResourceDefinition without spec.group or spec.names.kind", doc.Where())
+		}
+		switch c.Spec.Scope {
+		case "Namespaced", "Cluster":
+		default:
+			return m, fmt.Errorf("%s is a CustomResourceDefinition whose spec.scope is %q; it must be Namespaced or Cluster", doc.Where(), c.Spec.Scope)
+		}
+		m.CRD = &CRD{Group: c.Spec.Group, Kind: c.Spec.Names.Kind, Namespaced: c.Spec.Scope == "Namespaced"}
+	}
+	return m, nil
+}
+
+// parseList expands `kind: List`, which kubectl accepts and `kubectl get -o yaml`
+// writes, into its items. Each item is re-encoded from its node, which keeps its
+// comments.
+func parseList(doc Document, list *yaml.Node) ([]Manifest, error) {
+	var items *yaml.Node
+	for i := 0; i+1 < len(list.Content); i += 2 {
+		if list.Content[i].Value == "items" {
+			items = list.Content[i+1]
+		}
+	}
+	if items == nil || (items.Kind == yaml.ScalarNode && items.Tag == "!!null") {
+		return nil, nil
+	}
+	if items.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s is a List whose items is a YAML %s, not a sequence", doc.Where(), nodeKind(items))
+	}
+	out := make([]Manifest, 0, len(items.Content))
+	for i, item := range items.Content {
+		text, err := yaml.Marshal(item)
+		if err != nil {
+			return nil, fmt.Errorf("%s item %d: %w", doc.Where(), i+1, err)
+		}
+		d := doc
+		d.Item, d.Line, d.Text = i+1, doc.Line+item.Line-1, string(text)
+		m, err := parseObject(d, item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.ScalarNode:
+		return "scalar (" + strings.TrimPrefix(n.Tag, "!!") + ")"
+	case yaml.AliasNode:
+		return "alias"
+	default:
+		return "mapping"
+	}
+}
+
+var lineRef = regexp.MustCompile(`\bline (\d+)`)
+
+// fileLines rewrites the "line N" of a YAML error, which counts from the start of
+// the document, into the line of the source file, so an error in the 300th
+// document of a file points where the user can look.
+func fileLines(err error, doc Document) string {
+	var te *yaml.TypeError
+	msg := err.Error()
+	if errors.As(err, &te) {
+		msg = strings.Join(te.Errors, "; ")
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return lineRef.ReplaceAllStringFunc(msg, func(s string) string {
+		n, _ := strconv.Atoi(s[len("line "):])
+		return "line " + strconv.Itoa(doc.Line+n-1)
+	})
+}

@@ -1,0 +1,185 @@
+package yamldocs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// FromContent splits inline YAML.
+func FromContent(content string) []Document {
+	return SplitDocuments("content", []byte(content))
+}
+
+// FromPattern reads and splits every file a glob matches, in lexical order. The
+// glob is path/filepath's, plus "**" for any number of directories
+// ("manifests/**/*.yaml"). Relative patterns start from the working directory
+// Terraform runs in, so configurations write "${path.module}/...".
+//
+// A pattern that matches nothing is an error rather than an empty result: it is
+// nearly always a typo or a wrong path.module, and an empty result would plan the
+// destruction of every object created from the files.
+func FromPattern(pattern string) ([]Document, error) {
+	files, err := Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		wd, _ := os.Getwd()
+		return nil, fmt.Errorf("pattern %q matched no files (relative patterns start from %s; use \"${path.module}/...\" for files beside the configuration)", pattern, wd)
+	}
+	var docs []Document
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		docs = append(docs, SplitDocuments(f, data)...)
+	}
+	return docs, nil
+}
+
+// Glob returns the regular files that match pattern, sorted.
+func Glob(pattern string) ([]string, error) {
+	if pattern == "" {
+		return nil, errors.New("pattern is empty")
+	}
+	if !strings.Contains(pattern, "**") {
+		matches, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q is not a valid glob: %w", pattern, err)
+		}
+		return regularFiles(matches), nil
+	}
+
+	// Walk from the longest directory prefix without wildcards, matching the
+	// path below it segment by segment.
+	parts := strings.Split(filepath.ToSlash(pattern), "/")
+	fixed := 0
+	for fixed < len(parts)-1 && !hasMeta(parts[fixed]) {
+		fixed++
+	}
+	root := strings.Join(parts[:fixed], "/")
+	switch {
+	case root == "" && strings.HasPrefix(pattern, "/"):
+		root = "/"
+	case root == "":
+		root = "."
+	}
+	rest := parts[fixed:]
+	for _, p := range rest {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("pattern %q is not a valid glob: %w", pattern, err)
+		}
+	}
+	var out []string
+	err := filepath.WalkDir(filepath.FromSlash(root), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == filepath.FromSlash(root) {
+				if errors.Is(err, fs.ErrNotExist) {
+					return fs.SkipAll // no directory, no match: reported as such by the caller
+				}
+				return err
+			}
+			return nil // an unreadable subdirectory cannot hold a match we could read
+		}
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		rel, err := filepath.Rel(filepath.FromSlash(root), p)
+		if err != nil {
+			return nil
+		}
+		if matchSegments(rest, strings.Split(filepath.ToSlash(rel), "/")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	return regularFiles(out), nil
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// matchSegments matches path segments against pattern segments, where "**"
+// stands for zero or more whole segments.
+func matchSegments(pattern, name []string) bool {
+	for len(pattern) > 0 {
+		if pattern[0] == "**" {
+			for skip := 0; skip <= len(name); skip++ {
+				if matchSegments(pattern[1:], name[skip:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pattern[0], name[0]); !ok {
+			return false
+		}
+		pattern, name = pattern[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// regularFiles keeps the paths that are files (following symlinks), sorted, so
+// a directory matched by "manifests/*" is not read as a manifest.
+func regularFiles(paths []string) []string {
+	out := paths[:0]
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// kustomizeMu serializes builds: krusty keeps the OpenAPI schema it applies in
+// package state, and Terraform reads data sources in parallel.
+var kustomizeMu sync.Mutex
+
+// FromKustomize builds a kustomization directory in-process, as `kustomize build
+// DIR` would with its default options (files outside DIR may not be loaded, no
+// plugins, no Helm), and returns one document per resource in build order.
+func FromKustomize(dir string) ([]Document, error) {
+	if dir == "" {
+		return nil, errors.New("kustomize_path is empty")
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("kustomize_path: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("kustomize_path %s is a file; it must be the directory that holds kustomization.yaml", dir)
+	}
+	kustomizeMu.Lock()
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	kustomizeMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
+	}
+	source := "kustomize build " + dir
+	docs := make([]Document, 0, resources.Size())
+	for i, r := range resources.Resources() {
+		text, err := r.AsYAML()
+		if err != nil {
+			return nil, fmt.Errorf("%s: resource %d: %w", source, i+1, err)
+		}
+		docs = append(docs, Document{Source: source, Index: i + 1, Text: normalize(string(text))})
+	}
+	return docs, nil
+}

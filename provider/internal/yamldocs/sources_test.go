@@ -1,0 +1,127 @@
+package yamldocs
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writeKustomization lays out a base with a Deployment and a ConfigMap, and an
+// overlay that patches the Deployment and prefixes every name.
+func writeKustomization(t *testing.T) (overlay string) {
+	dir := t.TempDir()
+	write(t, dir, "base/kustomization.yaml", "resources:\n- deployment.yaml\n- configmap.yaml\n")
+	write(t, dir, "base/deployment.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx}]
+`)
+	write(t, dir, "base/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: \"1\"\n")
+	write(t, dir, "overlay/kustomization.yaml", `namespace: prod
+namePrefix: prod-
+resources:
+- ../base
+patches:
+- path: replicas.yaml
+`)
+	write(t, dir, "overlay/replicas.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n")
+	return filepath.Join(dir, "overlay")
+}
+
+func TestKustomizeBuildsOverlayInProcess(t *testing.T) {
+	docs, err := FromKustomize(writeKustomization(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Split(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := sortedKeys(got); !slices.Equal(k, []string{"apps/Deployment/prod/prod-web", "core/ConfigMap/prod/prod-settings"}) {
+		t.Fatalf("keys = %v", k)
+	}
+	d := got["apps/Deployment/prod/prod-web"]
+	if !strings.Contains(d.Text, "replicas: 3") || !strings.Contains(d.Text, "image: nginx") {
+		t.Errorf("patch not applied:\n%s", d.Text)
+	}
+	if !strings.HasPrefix(d.Source, "kustomize build ") {
+		t.Errorf("source = %q", d.Source)
+	}
+}
+
+func TestKustomizeErrorsNameThePath(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := FromKustomize(dir); err == nil || !strings.Contains(err.Error(), "kustomize build "+dir) {
+		t.Errorf("no kustomization.yaml: error = %v", err)
+	}
+	write(t, dir, "kustomization.yaml", "resources:\n- ../outside.yaml\n")
+	write(t, filepath.Dir(dir), "outside.yaml", namespace)
+	if _, err := FromKustomize(dir); err == nil {
+		t.Error("a file outside kustomize_path was loaded")
+	}
+	if _, err := FromKustomize(filepath.Join(dir, "kustomization.yaml")); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("file path: error = %v", err)
+	}
+}
+
+// largeInput is a 5 MB file of 2,000 documents of assorted kinds, the size the
+// data sources must split in well under a second.
+func largeInput() string {
+	var b strings.Builder
+	pad := strings.Repeat("x", 2300)
+	for i := range 2000 {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "# config %d\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n  namespace: ns-%d\n  labels: {app: a%d, tier: backend}\ndata:\n  payload: %q\n  other: |\n    line one\n    line two\n---\n", i, i, i%10, i, pad)
+		case 1:
+			fmt.Fprintf(&b, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-%d\n  namespace: ns-%d\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web-%d}\n  template:\n    metadata:\n      labels: {app: web-%d}\n      annotations: {note: %q}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{containerPort: 80}]\n        env:\n        - {name: A, value: \"1\"}\n---\n", i, i%10, i, i, pad)
+		case 2:
+			fmt.Fprintf(&b, "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: role-%d\n  annotations: {note: %q}\nrules:\n- apiGroups: [\"\"]\n  resources: [pods, services]\n  verbs: [get, list, watch]\n---\n", i, pad)
+		default:
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-extra-%d\n  annotations: {note: %q}\n---\n\n", i, pad)
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkSplitLarge reports, besides wall time, the CPU time the process spent
+// per split (cpu-ms/op): parsing runs on every core, and on a shared machine wall
+// time says more about the neighbours than about the provider.
+func BenchmarkSplitLarge(b *testing.B) {
+	content := largeInput()
+	b.SetBytes(int64(len(content)))
+	b.ReportMetric(float64(len(content))/1e6, "MB/input")
+	start := CPUTime()
+	n := 0
+	for b.Loop() {
+		n++
+		ms, err := Split(FromContent(content))
+		if err != nil || len(ms) != 2000 {
+			b.Fatalf("%d manifests, err %v", len(ms), err)
+		}
+		if _, err := Classify(ms, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((CPUTime()-start).Milliseconds())/float64(n), "cpu-ms/op")
+}
+
+func TestLargeInputSplits(t *testing.T) {
+	content := largeInput()
+	if len(content) < 5_000_000 {
+		t.Fatalf("large input is %d bytes, want at least 5 MB", len(content))
+	}
+	ms, err := Split(FromContent(content))
+	if err != nil || len(ms) != 2000 {
+		t.Fatalf("%d manifests, err %v", len(ms), err)
+	}
+}

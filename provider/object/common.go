@@ -2,16 +2,41 @@ package object
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// annotationOwnedBy carries the resource id on the object, so a second
+// configuration (or a second resource block) cannot silently adopt it, and
+// k8sconnect_patch can refuse to patch an object k8sconnect_object manages.
+const annotationOwnedBy = "k8sconnect.io/owned-by"
+
+var annotationPath = objectpath.Path{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationOwnedBy)}
+
+const (
+	deleteTimeout = 5 * time.Minute
+	// orderingTimeout is how long an apply waits for a kind (a CRD created in the
+	// same run) or a namespace to appear, so users need no depends_on for them.
+	orderingTimeout = 30 * time.Second
 )
 
 var pathConnection = path.Root("cluster_connection")
@@ -35,18 +60,164 @@ func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Di
 	return c, true
 }
 
-func resourceClient(c *connection.Client, ref resourceref.Model) (dynamic.ResourceInterface, error) {
-	mapping, err := c.Mapping(ref.Identity().GVK())
-	if err != nil {
-		return nil, err
+// desiredFromConfig is the object to apply: yaml_body without the ignored fields.
+func desiredFromConfig(ctx context.Context, m model, diags *diag.Diagnostics) (*unstructured.Unstructured, []objectpath.Path) {
+	ignore, ok := ignorePaths(ctx, m.IgnoreFields, diags)
+	if !ok || m.YAMLBody.IsUnknown() || m.YAMLBody.IsNull() {
+		return nil, ignore
 	}
-	return c.Resource(mapping, ref.Namespace.ValueString()), nil
+	obj, err := manifest.Parse(m.YAMLBody.ValueString())
+	if err != nil {
+		diags.AddAttributeError(pathYAMLBody, "Invalid yaml_body", err.Error())
+		return nil, ignore
+	}
+	for i, p := range ignore {
+		if len(p) > 0 && p[0].Field != nil && (*p[0].Field == "apiVersion" || *p[0].Field == "kind" ||
+			(len(p) > 1 && *p[0].Field == "metadata" && p[1].Field != nil && (*p[1].Field == "name" || *p[1].Field == "namespace"))) {
+			diags.AddAttributeError(path.Root("ignore_fields").AtListIndex(i), "Invalid ignore_fields entry",
+				fmt.Sprintf("%s identifies the object and cannot be ignored.", p))
+			continue
+		}
+		p.Remove(obj.Object)
+	}
+	return obj, ignore
 }
 
-func get(ctx context.Context, c *connection.Client, ref resourceref.Model) (*unstructured.Unstructured, error) {
-	ri, err := resourceClient(c, ref)
+// ignorePaths parses ignore_fields; ok is false when it is unknown or invalid.
+func ignorePaths(ctx context.Context, list types.List, diags *diag.Diagnostics) ([]objectpath.Path, bool) {
+	if list.IsNull() {
+		return nil, true
+	}
+	if list.IsUnknown() {
+		return nil, false
+	}
+	var raw []types.String
+	diags.Append(list.ElementsAs(ctx, &raw, false)...)
+	ok := !diags.HasError()
+	var out []objectpath.Path
+	for i, s := range raw {
+		if s.IsUnknown() {
+			ok = false
+			continue
+		}
+		p, err := objectpath.Parse(s.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("ignore_fields").AtListIndex(i), "Invalid ignore_fields entry", err.Error())
+			ok = false
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, ok
+}
+
+func setOwnedBy(obj *unstructured.Unstructured, id string) {
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[annotationOwnedBy] = id
+	obj.SetAnnotations(a)
+}
+
+func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
+	mapping, err := c.Mapping(id.GVK())
 	if err != nil {
 		return nil, err
 	}
-	return ri.Get(ctx, ref.Name.ValueString(), metav1.GetOptions{})
+	return c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
+}
+
+// applyWithOrdering applies obj, waiting with backoff for a kind or namespace
+// that another resource in the same run is still creating.
+func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	var applied *unstructured.Unstructured
+	var lastErr error
+	backoff := wait.Backoff{Duration: 250 * time.Millisecond, Factor: 1.6, Steps: 100, Cap: 4 * time.Second}
+	deadline := time.Now().Add(orderingTimeout)
+	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		applied, lastErr = ssa.Apply(ctx, c, obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		if lastErr == nil {
+			return true, nil
+		}
+		if waitsForOrdering(lastErr) && time.Now().Before(deadline) {
+			return false, nil
+		}
+		return false, lastErr
+	})
+	if err == nil {
+		if applied.GetNamespace() != "" {
+			obj.SetNamespace(applied.GetNamespace())
+		}
+		return applied, nil
+	}
+	if lastErr == nil {
+		lastErr = err
+	}
+	id := manifest.IdentityOf(obj)
+	switch {
+	case meta.IsNoMatchError(lastErr):
+		return nil, fmt.Errorf("the cluster does not serve %s (apiVersion %s) after waiting %s. If a CRD defines it, "+
+			"check the CRD's group, version and served flag; if the CRD is created in this run by a tool other "+
+			"than k8sconnect, add depends_on", id.Kind, id.APIVersion, orderingTimeout)
+	case apierrors.IsNotFound(lastErr):
+		return nil, fmt.Errorf("namespace %q does not exist after waiting %s: create it (for example with another "+
+			"k8sconnect_object) or fix metadata.namespace: %v", obj.GetNamespace(), orderingTimeout, lastErr)
+	}
+	return nil, fmt.Errorf("server-side apply of %s failed: %w", id, lastErr)
+}
+
+// waitsForOrdering: the kind is not served yet, or the namespace does not exist
+// yet (an apply never returns NotFound for the object itself).
+func waitsForOrdering(err error) bool {
+	return meta.IsNoMatchError(err) || apierrors.IsNotFound(err)
+}
+
+// deleteAndWait deletes the object and waits until it is gone, so whatever
+// depends on its absence (a namespace, a CRD, a re-create) sees it gone.
+func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, timeout time.Duration) error {
+	mapping, err := c.Mapping(id.GVK())
+	if meta.IsNoMatchError(err) {
+		return nil // the kind itself is gone (its CRD was deleted), so is the object
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s: %w", id, err)
+	}
+	ri := c.Resource(mapping, id.Namespace)
+	propagation := metav1.DeletePropagationBackground
+	err = ri.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s: %w", id, err)
+	}
+	var last *unstructured.Unstructured
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		obj, err := ri.Get(ctx, id.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		last = obj
+		return false, err
+	})
+	if err == nil {
+		return nil
+	}
+	if last != nil && len(last.GetFinalizers()) > 0 {
+		f := append([]string(nil), last.GetFinalizers()...)
+		sort.Strings(f)
+		return fmt.Errorf("%s still exists %s after deletion was requested; it waits for finalizers: %s",
+			id, timeout, strings.Join(f, ", "))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s still exists %s after deletion was requested", id, timeout)
+	}
+	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
 }

@@ -1,16 +1,16 @@
 // Package object is the k8sconnect_object resource: one Kubernetes object of any
 // kind, written as YAML and applied with Server-Side Apply under the field manager
 // "k8sconnect".
+//
+// Plans tell the truth: every plan runs a server-side dry-run apply and records
+// only the fields k8sconnect owns, with the values the server would store
+// (managed_state_projection). Drift is judged on that projection alone.
 package object
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -19,18 +19,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
-
-// deleteTimeout bounds how long destroy waits for finalizers to finish.
-const deleteTimeout = 5 * time.Minute
 
 var (
 	_ resource.ResourceWithConfigure      = (*Resource)(nil)
@@ -47,10 +39,13 @@ type Resource struct {
 func New() resource.Resource { return &Resource{} }
 
 type model struct {
-	ID                types.String `tfsdk:"id"`
-	YAMLBody          types.String `tfsdk:"yaml_body"`
-	ClusterConnection types.Object `tfsdk:"cluster_connection"`
-	ResourceRef       types.Object `tfsdk:"resource_ref"`
+	ID                     types.String `tfsdk:"id"`
+	YAMLBody               types.String `tfsdk:"yaml_body"`
+	IgnoreFields           types.List   `tfsdk:"ignore_fields"`
+	ClusterConnection      types.Object `tfsdk:"cluster_connection"`
+	ResourceRef            types.Object `tfsdk:"resource_ref"`
+	ManagedStateProjection types.Map    `tfsdk:"managed_state_projection"`
+	FieldOwnership         types.Map    `tfsdk:"field_ownership"`
 }
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -62,7 +57,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 		Description: "One Kubernetes object of any kind, applied with Server-Side Apply.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Description:   "Random identifier of this resource, fixed at creation.",
+				Description: "Random identifier of this resource, fixed at creation and written to the object's " +
+					annotationOwnedBy + " annotation.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -71,9 +67,28 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"A change of apiVersion, kind, name or namespace replaces the object.",
 				Required: true,
 			},
+			"ignore_fields": schema.ListAttribute{
+				Description: "Fields to leave to other managers, e.g. `spec.replicas` for an HPA or " +
+					"`spec.template.spec.containers[name=app].image`. They are left out of the apply, " +
+					"so k8sconnect releases them, and out of drift detection.",
+				ElementType: types.StringType,
+				Optional:    true,
+			},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"resource_ref": resourceref.Attribute(connection.Computed,
 				"The object's identity and connection, for k8sconnect_wait.resource_ref."),
+			"managed_state_projection": schema.MapAttribute{
+				Description: "The fields k8sconnect owns and their values as the server stores them " +
+					"(after defaulting and normalisation), keyed by path. Drift is judged on this.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
+			"field_ownership": schema.MapAttribute{
+				Description: "For each field k8sconnect manages or was told to ignore: every field manager that " +
+					"owns it. Several managers share a field when they applied the same value.",
+				ElementType: types.ListType{ElemType: types.StringType},
+				Computed:    true,
+			},
 		},
 	}
 }
@@ -91,83 +106,12 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 }
 
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var body types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("yaml_body"), &body)...)
-	if body.IsUnknown() || body.IsNull() {
+	var cfg model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := manifest.Parse(body.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("yaml_body"), "Invalid yaml_body", err.Error())
-	}
-}
-
-// ModifyPlan fills resource_ref at plan time, so a k8sconnect_wait that uses it is
-// planned with known values, and replaces the object when its identity changes.
-func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.YAMLBody.IsUnknown() {
-		return
-	}
-	obj, err := manifest.Parse(plan.YAMLBody.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("yaml_body"), "Invalid yaml_body", err.Error())
-		return
-	}
-	id := manifest.IdentityOf(obj)
-	namespace := r.plannedNamespace(ctx, obj, plan.ClusterConnection)
-
-	if !req.State.Raw.IsNull() {
-		var state model
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		prev, diags := resourceref.FromObject(ctx, state.ResourceRef)
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if identityChanged(prev, id, namespace) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("yaml_body"))
-		}
-	}
-
-	ref, diags := resourceref.Value(ctx, id, namespace, plan.ClusterConnection)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("resource_ref"), ref)...)
-}
-
-// plannedNamespace is the namespace the object will live in: the manifest's, or
-// "default" for a namespaced kind, or unknown while the kind or the cluster
-// cannot be looked up yet (a CRD or cluster created in the same apply).
-func (r *Resource) plannedNamespace(ctx context.Context, obj *unstructured.Unstructured, conn types.Object) types.String {
-	if ns := obj.GetNamespace(); ns != "" {
-		return types.StringValue(ns)
-	}
-	m, known, diags := connection.FromObject(ctx, conn)
-	if !known || diags.HasError() || r.clients == nil {
-		return types.StringUnknown()
-	}
-	c, err := r.clients.Client(ctx, m)
-	if err != nil {
-		return types.StringUnknown()
-	}
-	mapping, err := c.Mapping(obj.GroupVersionKind())
-	if err != nil {
-		return types.StringUnknown()
-	}
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		return types.StringValue(metav1.NamespaceDefault)
-	}
-	return types.StringValue("")
-}
-
-func identityChanged(prev resourceref.Model, next manifest.Identity, namespace types.String) bool {
-	if prev.APIVersion.ValueString() != next.APIVersion || prev.Kind.ValueString() != next.Kind || prev.Name.ValueString() != next.Name {
-		return true
-	}
-	return !namespace.IsUnknown() && prev.Namespace.ValueString() != namespace.ValueString()
+	_, _ = desiredFromConfig(ctx, cfg, &resp.Diagnostics)
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -176,13 +120,11 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	id, err := newID()
-	if err != nil {
-		resp.Diagnostics.AddError("Could not generate an id", err.Error())
-		return
+	if plan.ID.IsUnknown() {
+		plan.ID = types.StringValue(newID())
 	}
-	plan.ID = types.StringValue(id)
-	if r.apply(ctx, &plan, &resp.Diagnostics) {
+	r.applyAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -193,32 +135,14 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, &resp.Diagnostics) {
+	r.applyAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
-// apply server-side applies plan's yaml_body and records where the object landed.
-func (r *Resource) apply(ctx context.Context, plan *model, diags *diag.Diagnostics) bool {
-	obj, err := manifest.Parse(plan.YAMLBody.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("yaml_body"), "Invalid yaml_body", err.Error())
-		return false
-	}
-	c, ok := r.client(ctx, plan.ClusterConnection, diags)
-	if !ok {
-		return false
-	}
-	if _, err := ssa.Apply(ctx, c, obj, ssa.Options{FieldManager: ssa.FieldManager}); err != nil {
-		diags.AddError("Apply failed", fmt.Sprintf("Server-side apply of %s failed: %v", manifest.IdentityOf(obj), err))
-		return false
-	}
-	ref, d := resourceref.Value(ctx, manifest.IdentityOf(obj), types.StringValue(obj.GetNamespace()), plan.ClusterConnection)
-	diags.Append(d...)
-	plan.ResourceRef = ref
-	return !diags.HasError()
-}
-
+// Read refreshes the projection from the live object, so external changes to
+// fields we own show as a diff on the next plan.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -231,14 +155,27 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if !ok {
 		return
 	}
-	_, err := get(ctx, c, ref)
+	live, err := get(ctx, c, ref.Identity())
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", ref.Identity(), err))
+		return
 	}
+	ignore, _ := ignorePaths(ctx, state.IgnoreFields, &resp.Diagnostics)
+	prev, err := loadOwnedFields(ctx, req.Private)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
+	}
+	obs, err := observe(live, prev, ignore)
+	if err != nil {
+		resp.Diagnostics.AddError("Read failed", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(obs.into(ctx, &state)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -253,41 +190,9 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if !ok {
 		return
 	}
-	ri, err := resourceClient(c, ref)
-	if meta.IsNoMatchError(err) {
-		return // the kind itself is gone (its CRD was deleted), so is the object
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Delete failed", fmt.Sprintf("Deleting %s: %v", ref.Identity(), err))
-		return
-	}
-	name := ref.Name.ValueString()
-	propagation := metav1.DeletePropagationBackground
-	err = ri.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &propagation})
-	if apierrors.IsNotFound(err) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Delete failed", fmt.Sprintf("Deleting %s: %v", ref.Identity(), err))
-		return
-	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, deleteTimeout, true, func(ctx context.Context) (bool, error) {
-		_, err := ri.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
-		resp.Diagnostics.AddError("Delete did not finish",
-			fmt.Sprintf("%s was asked to delete but still exists after %s: %v", ref.Identity(), deleteTimeout, err))
+	if err := deleteAndWait(ctx, c, ref.Identity(), deleteTimeout); err != nil {
+		resp.Diagnostics.AddError("Delete failed", err.Error())
 	}
 }
 
-func newID() (string, error) {
-	b := make([]byte, 8)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
+var pathYAMLBody = path.Root("yaml_body")

@@ -4,11 +4,13 @@ package ssa
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 )
@@ -26,8 +28,10 @@ type Options struct {
 
 // Apply server-side applies obj with force: the configuration is the user's
 // declared intent, and conflicts are explained at plan time instead of failing
-// the apply (ADR-021). A namespaced object without a namespace goes to "default",
-// as kubectl does; the namespace is written into obj so callers record it.
+// the apply (ADR-021). Field validation is strict, so an unknown or mistyped
+// field is an error rather than silently dropped. A namespaced object without a
+// namespace goes to "default", as kubectl does; the namespace is written into
+// obj so callers record it.
 func Apply(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, error) {
 	mapping, err := c.Mapping(obj.GroupVersionKind())
 	if err != nil {
@@ -36,12 +40,16 @@ func Apply(ctx context.Context, c *connection.Client, obj *unstructured.Unstruct
 	if err := defaultNamespace(obj, mapping); err != nil {
 		return nil, err
 	}
-	ri := c.Resource(mapping, obj.GetNamespace())
-	applyOpts := metav1.ApplyOptions{FieldManager: opts.FieldManager, Force: true}
-	if opts.DryRun {
-		applyOpts.DryRun = []string{metav1.DryRunAll}
+	body, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, err
 	}
-	return ri.Apply(ctx, obj.GetName(), obj, applyOpts)
+	force := true
+	patchOpts := metav1.PatchOptions{FieldManager: opts.FieldManager, Force: &force, FieldValidation: "Strict"}
+	if opts.DryRun {
+		patchOpts.DryRun = []string{metav1.DryRunAll}
+	}
+	return c.Resource(mapping, obj.GetNamespace()).Patch(ctx, obj.GetName(), types.ApplyPatchType, body, patchOpts)
 }
 
 // defaultNamespace fills or rejects metadata.namespace according to the kind's scope.

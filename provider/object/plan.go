@@ -1,0 +1,190 @@
+package object
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// ModifyPlan predicts, with a server-side dry run, exactly what the apply will
+// store in the fields k8sconnect owns, so the plan shows real changes only.
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	creating := req.State.Raw.IsNull()
+	if !creating {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if creating {
+		// Known at plan so the dry run carries the same annotation as the apply.
+		plan.ID = types.StringValue(newID())
+	}
+	plan.ManagedStateProjection = types.MapUnknown(types.StringType)
+	plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
+	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+
+	desired, ignore := desiredFromConfig(ctx, plan, &resp.Diagnostics)
+	if desired == nil {
+		plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
+		return
+	}
+	id := manifest.IdentityOf(desired)
+	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
+	var c *connection.Client
+	if connKnown && r.clients != nil {
+		var err error
+		if c, err = r.clients.Client(ctx, conn); err != nil {
+			resp.Diagnostics.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
+			return
+		}
+	}
+	namespace := plannedNamespace(c, desired)
+	ref, d := resourceref.Value(ctx, id, namespace, plan.ClusterConnection)
+	resp.Diagnostics.Append(d...)
+	plan.ResourceRef = ref
+
+	if !creating {
+		prev, d := resourceref.FromObject(ctx, state.ResourceRef)
+		resp.Diagnostics.Append(d...)
+		if identityChanged(prev.Identity(), id, namespace) {
+			// Terraform plans the replacement again as a create.
+			resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
+			return
+		}
+	}
+	if c == nil || namespace.IsUnknown() {
+		return // the cluster or the kind does not exist yet: known after apply
+	}
+	desired.SetNamespace(namespace.ValueString())
+
+	live, err := get(ctx, c, id)
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		resp.Diagnostics.AddError("Could not read the object at plan time", fmt.Sprintf("Reading %s: %v", id, err))
+		return
+	}
+	if creating && live != nil {
+		refuseAdoption(live, id, resp)
+		return
+	}
+
+	setOwnedBy(desired, plan.ID.ValueString())
+	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	if err != nil {
+		r.explainDryRunError(err, id, creating, resp)
+		return
+	}
+	obs, err := observe(dry, nil, ignore)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(obs.into(ctx, &plan)...)
+	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) {
+		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
+	} else {
+		plan.FieldOwnership = state.FieldOwnership
+	}
+}
+
+// plannedNamespace is where the object will live: the manifest's namespace, or
+// "default" for a namespaced kind, "" for a cluster-scoped one, and unknown
+// while the kind or the cluster cannot be looked up yet.
+func plannedNamespace(c *connection.Client, obj *unstructured.Unstructured) types.String {
+	if ns := obj.GetNamespace(); ns != "" {
+		return types.StringValue(ns)
+	}
+	if c == nil {
+		return types.StringUnknown()
+	}
+	mapping, err := c.Mapping(obj.GroupVersionKind())
+	if err != nil {
+		return types.StringUnknown()
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		return types.StringValue(metav1.NamespaceDefault)
+	}
+	return types.StringValue("")
+}
+
+func identityChanged(prev, next manifest.Identity, namespace types.String) bool {
+	if prev.APIVersion != next.APIVersion || prev.Kind != next.Kind || prev.Name != next.Name {
+		return true
+	}
+	return !namespace.IsUnknown() && prev.Namespace != namespace.ValueString()
+}
+
+// refuseAdoption stops a create from silently taking over an object that exists
+// already: it belongs to someone else, or to another k8sconnect resource.
+func refuseAdoption(live *unstructured.Unstructured, id manifest.Identity, resp *resource.ModifyPlanResponse) {
+	if owner := live.GetAnnotations()[annotationOwnedBy]; owner != "" {
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object is managed by another k8sconnect resource",
+			fmt.Sprintf("%s already exists and is managed by the k8sconnect resource with id %s (annotation %s). "+
+				"Two resources must not manage one object: remove one of them, or move the resource in state "+
+				"(terraform state mv / pulumi state move) instead of declaring it twice.", id, owner, annotationOwnedBy))
+		return
+	}
+	resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists",
+		fmt.Sprintf("%s already exists in the cluster and k8sconnect does not manage it. Delete it, or choose "+
+			"another name. To change a few fields of an object someone else manages, use k8sconnect_patch.", id))
+}
+
+// explainDryRunError turns a dry-run rejection into a plan-time diagnostic.
+func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating bool, resp *resource.ModifyPlanResponse) {
+	if waitsForOrdering(err) {
+		return // a CRD or namespace created in this run: checked again at apply
+	}
+	if field, ok := immutableField(err); ok && !creating {
+		resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
+		resp.Diagnostics.AddWarning("Immutable field changed: the object will be replaced",
+			fmt.Sprintf("The API server does not allow %s of %s to change in place, so k8sconnect will delete and "+
+				"re-create the object. If that is not what you want, revert the change.", field, id))
+		return
+	}
+	resp.Diagnostics.AddAttributeError(pathYAMLBody, "The API server rejected the object",
+		fmt.Sprintf("A server-side dry run of %s failed, so nothing was applied:\n\n%v", id, err))
+}
+
+// immutableField finds the field an Invalid error calls immutable.
+func immutableField(err error) (string, bool) {
+	if !apierrors.IsInvalid(err) {
+		return "", false
+	}
+	var status apierrors.APIStatus
+	if se, ok := err.(apierrors.APIStatus); ok {
+		status = se
+	} else {
+		return "", false
+	}
+	if d := status.Status().Details; d != nil {
+		for _, c := range d.Causes {
+			if strings.Contains(c.Message, "immutable") {
+				return c.Field, true
+			}
+		}
+	}
+	if strings.Contains(err.Error(), "immutable") {
+		return "a field", true
+	}
+	return "", false
+}

@@ -22,8 +22,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider"
 	"github.com/k8sconnect/k8sconnect/provider/localcluster"
@@ -61,6 +63,9 @@ func selectEngine() error {
 		"TF_ACC":                "1",
 		"TF_ACC_TERRAFORM_PATH": bin,
 		"CHECKPOINT_DISABLE":    "1",
+		// Examples declare source = "k8sconnect/k8sconnect"; register the
+		// in-process provider under that namespace so they run unmodified.
+		"TF_ACC_PROVIDER_NAMESPACE": "k8sconnect",
 	}
 	if engine == "tofu" {
 		// tofu resolves a bare provider name to its own registry; the in-process
@@ -158,4 +163,36 @@ func Get(t testing.TB, gvr schema.GroupVersionResource, namespace, name string) 
 		return nil, nil
 	}
 	return obj, err
+}
+
+// ApplyAs server-side applies manifest (YAML) with force under another field
+// manager, the way kubectl, Helm or a controller would.
+func ApplyAs(t testing.TB, manager string, gvr schema.GroupVersionResource, manifest string) *unstructured.Unstructured {
+	t.Helper()
+	var obj unstructured.Unstructured
+	if err := yaml.Unmarshal([]byte(manifest), &obj.Object); err != nil {
+		t.Fatalf("ApplyAs: bad manifest: %v", err)
+	}
+	var ri dynamic.ResourceInterface = Dynamic(t).Resource(gvr)
+	if ns := obj.GetNamespace(); ns != "" {
+		ri = Dynamic(t).Resource(gvr).Namespace(ns)
+	}
+	out, err := ri.Apply(context.Background(), obj.GetName(), &obj, metav1.ApplyOptions{FieldManager: manager, Force: true})
+	if err != nil {
+		t.Fatalf("ApplyAs %s: %v", manager, err)
+	}
+	return out
+}
+
+// PatchAs changes an object with a JSON merge patch under another field manager,
+// the way `kubectl edit` or `kubectl scale` would (an Update, not an Apply).
+func PatchAs(t testing.TB, manager string, gvr schema.GroupVersionResource, namespace, name, mergePatch string) {
+	t.Helper()
+	var ri dynamic.ResourceInterface = Dynamic(t).Resource(gvr)
+	if namespace != "" {
+		ri = Dynamic(t).Resource(gvr).Namespace(namespace)
+	}
+	if _, err := ri.Patch(context.Background(), name, types.MergePatchType, []byte(mergePatch), metav1.PatchOptions{FieldManager: manager}); err != nil {
+		t.Fatalf("PatchAs %s: %v", manager, err)
+	}
 }

@@ -79,6 +79,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	switch {
 	case apierrors.IsNotFound(err):
 		live = nil
+	case meta.IsNoMatchError(err):
+		return // a CRD created in this run: known after apply
 	case err != nil:
 		resp.Diagnostics.AddError("Could not read the object at plan time", fmt.Sprintf("Reading %s: %v", id, err))
 		return

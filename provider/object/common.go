@@ -4,10 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,7 +30,6 @@ const annotationOwnedBy = "k8sconnect.io/owned-by"
 var annotationPath = objectpath.Path{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationOwnedBy)}
 
 const (
-	deleteTimeout = 5 * time.Minute
 	// orderingTimeout is how long an apply waits for a kind (a CRD created in the
 	// same run) or a namespace to appear, so users need no depends_on for them.
 	orderingTimeout = 30 * time.Second
@@ -171,49 +167,6 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 // yet (an apply never returns NotFound for the object itself).
 func waitsForOrdering(err error) bool {
 	return meta.IsNoMatchError(err) || apierrors.IsNotFound(err)
-}
-
-// deleteAndWait deletes the object and waits until it is gone, so whatever
-// depends on its absence (a namespace, a CRD, a re-create) sees it gone.
-func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, timeout time.Duration) error {
-	mapping, err := c.Mapping(id.GVK())
-	if meta.IsNoMatchError(err) {
-		return nil // the kind itself is gone (its CRD was deleted), so is the object
-	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", id, err)
-	}
-	ri := c.Resource(mapping, id.Namespace)
-	propagation := metav1.DeletePropagationBackground
-	err = ri.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", id, err)
-	}
-	var last *unstructured.Unstructured
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		obj, err := ri.Get(ctx, id.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		last = obj
-		return false, err
-	})
-	if err == nil {
-		return nil
-	}
-	if last != nil && len(last.GetFinalizers()) > 0 {
-		f := append([]string(nil), last.GetFinalizers()...)
-		sort.Strings(f)
-		return fmt.Errorf("%s still exists %s after deletion was requested; it waits for finalizers: %s",
-			id, timeout, strings.Join(f, ", "))
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s still exists %s after deletion was requested", id, timeout)
-	}
-	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
 }
 
 func newID() string {

@@ -9,6 +9,7 @@ package object
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -16,7 +17,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -46,6 +49,9 @@ type model struct {
 	ResourceRef            types.Object `tfsdk:"resource_ref"`
 	ManagedStateProjection types.Map    `tfsdk:"managed_state_projection"`
 	FieldOwnership         types.Map    `tfsdk:"field_ownership"`
+	DeleteTimeout          types.String `tfsdk:"delete_timeout"`
+	DeleteProtection       types.Bool   `tfsdk:"delete_protection"`
+	ForceDestroy           types.Bool   `tfsdk:"force_destroy"`
 }
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -73,6 +79,22 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"so k8sconnect releases them, and out of drift detection.",
 				ElementType: types.StringType,
 				Optional:    true,
+			},
+			"delete_timeout": schema.StringAttribute{
+				Description: "How long destroy waits for the object to disappear, e.g. \"90s\" or \"15m\". " +
+					"Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and " +
+					"StatefulSets, 5m for everything else.",
+				Optional:   true,
+				Validators: []validator.String{durationValidator{}},
+			},
+			"delete_protection": schema.BoolAttribute{
+				Description: "Refuse to destroy (or replace) the object. Set it to false and apply before destroying.",
+				Optional:    true,
+			},
+			"force_destroy": schema.BoolAttribute{
+				Description: "When destroy times out waiting for finalizers, remove them and wait once more. " +
+					"The controllers behind those finalizers do not get to clean up: use with care.",
+				Optional: true,
 			},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"resource_ref": resourceref.Attribute(connection.Computed,
@@ -190,7 +212,20 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if !ok {
 		return
 	}
-	if err := deleteAndWait(ctx, c, ref.Identity(), deleteTimeout); err != nil {
+	id := ref.Identity()
+	if state.DeleteProtection.ValueBool() {
+		resp.Diagnostics.AddError("Delete protection is on",
+			fmt.Sprintf("%s has delete_protection = true. Set it to false and apply, then destroy (or replace) it.", id))
+		return
+	}
+	timeout := deleteTimeoutFor(id.Kind, state.DeleteTimeout)
+	err := deleteAndWait(ctx, c, id, timeout)
+	var stuck *stuckError
+	if errors.As(err, &stuck) && state.ForceDestroy.ValueBool() {
+		tflog.Warn(ctx, "force_destroy: removing finalizers", map[string]any{"object": id.String(), "finalizers": stuck.finalizers})
+		err = removeFinalizersAndWait(ctx, c, id)
+	}
+	if err != nil {
 		resp.Diagnostics.AddError("Delete failed", err.Error())
 	}
 }

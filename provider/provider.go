@@ -7,11 +7,15 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/object"
 )
 
@@ -24,6 +28,10 @@ const TypeName = "k8sconnect"
 type k8sconnectProvider struct {
 	version string
 	clients *connection.Cache
+}
+
+type providerModel struct {
+	OwnershipMessages types.String `tfsdk:"ownership_messages"`
 }
 
 // New returns a constructor for the provider, as providerserver and the Pulumi
@@ -41,13 +49,28 @@ func (p *k8sconnectProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 	resp.Schema = schema.Schema{
 		Description: "Manage Kubernetes objects with Server-Side Apply. Every resource carries its own " +
 			"cluster_connection, so one configuration can create a cluster and the objects in it.",
+		Attributes: map[string]schema.Attribute{
+			"ownership_messages": schema.StringAttribute{
+				Description: "How plans explain field ownership changes: \"conflicts\" (default) warns when " +
+					"another manager is changing fields this configuration asserts; \"full\" also notes fields " +
+					"being taken or released; \"none\" says nothing.",
+				Optional: true,
+			},
+		},
 	}
 }
 
 // Configure hands every resource the same client cache, so objects that share a
 // cluster share one client and one discovery cache for the whole run.
-func (p *k8sconnectProvider) Configure(_ context.Context, _ provider.ConfigureRequest, resp *provider.ConfigureResponse) {
-	resp.ResourceData = p.clients
+func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	verbosity, err := ownership.ParseVerbosity(cfg.OwnershipMessages.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ownership_messages"), "Invalid ownership_messages", err.Error())
+		return
+	}
+	resp.ResourceData = &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity}
 	resp.DataSourceData = p.clients
 }
 

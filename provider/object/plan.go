@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -102,6 +103,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	resp.Diagnostics.Append(obs.into(ctx, &plan)...)
+	if !creating && live != nil {
+		r.explainOwnership(ctx, id, live, obs.projection, planPrivate{req: req, resp: resp}, &resp.Diagnostics)
+	}
 	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	} else {
@@ -189,4 +193,18 @@ func immutableField(err error) (string, bool) {
 		return "a field", true
 	}
 	return "", false
+}
+
+// planPrivate reads the prior private state and writes the planned one.
+type planPrivate struct {
+	req  resource.ModifyPlanRequest
+	resp *resource.ModifyPlanResponse
+}
+
+func (p planPrivate) GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics) {
+	return p.req.Private.GetKey(ctx, key)
+}
+
+func (p planPrivate) SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics {
+	return p.resp.Private.SetKey(ctx, key, value)
 }

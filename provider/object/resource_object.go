@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 )
 
@@ -35,7 +37,8 @@ var (
 
 // Resource implements k8sconnect_object.
 type Resource struct {
-	clients *connection.Cache
+	clients   *connection.Cache
+	verbosity ownership.Verbosity
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -119,12 +122,12 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 	if req.ProviderData == nil {
 		return
 	}
-	clients, ok := req.ProviderData.(*connection.Cache)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *connection.Cache, got %T", req.ProviderData))
+	data, err := providerdata.From(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
 		return
 	}
-	r.clients = clients
+	r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 }
 
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

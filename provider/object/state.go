@@ -111,6 +111,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan *model, private priv
 	diags.Append(d...)
 	plan.ResourceRef = ref
 	diags.Append(saveOwnedFields(ctx, private, obs.owned)...)
+	diags.Append(saveJSON(ctx, private, privateAppliedProjection, obs.projection)...)
 }
 
 // Private state remembers which fields we owned after our last apply, so a

@@ -62,3 +62,18 @@ func Ownership(fields managedfields.Fields, leaves []Leaf) map[string][]string {
 	}
 	return out
 }
+
+// OwnersByPath lists, for every leaf any manager owns, the managers that own it.
+func OwnersByPath(fields managedfields.Fields) map[string][]string {
+	out := map[string][]string{}
+	for m, s := range fields {
+		for _, l := range Leaves(s) {
+			k := l.Path.String()
+			out[k] = append(out[k], m)
+		}
+	}
+	for _, owners := range out {
+		sort.Strings(owners)
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package acctest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+// Workdir runs the real engine binary on a configuration directory with the
+// provider binary installed through dev_overrides. terraform-plugin-testing
+// cannot see warnings; tests of plan-time messages use this instead.
+type Workdir struct {
+	t   testing.TB
+	dir string
+	env []string
+}
+
+// Diagnostic is one warning or error the engine printed.
+type Diagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+}
+
+// Result is one command's outcome.
+type Result struct {
+	Output      string
+	Diagnostics []Diagnostic
+	Err         error // non-nil when the command exited non-zero
+}
+
+// Warnings are the diagnostics of severity warning, without the engine's own
+// note about development overrides.
+func (r Result) Warnings() []Diagnostic {
+	var out []Diagnostic
+	for _, d := range r.Diagnostics {
+		if d.Severity == "warning" && !strings.Contains(d.Summary, "overrides") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var (
+	providerBinOnce sync.Once
+	providerBinDir  string
+	providerBinErr  error
+)
+
+// providerBinary builds terraform-provider-k8sconnect once per test binary.
+func providerBinary() (string, error) {
+	providerBinOnce.Do(func() {
+		root, err := toolchain.RepoRoot()
+		if err != nil {
+			providerBinErr = err
+			return
+		}
+		providerBinDir, err = os.MkdirTemp("", "k8sconnect-provider-")
+		if err != nil {
+			providerBinErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", providerBinDir, "./provider/cmd/terraform-provider-k8sconnect")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			providerBinErr = fmt.Errorf("building the provider: %v\n%s", err, out)
+		}
+	})
+	return providerBinDir, providerBinErr
+}
+
+// NewWorkdir returns an empty configuration directory for the selected engine.
+func NewWorkdir(t testing.TB) *Workdir {
+	t.Helper()
+	bin, err := providerBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cliConfig := filepath.Join(dir, ".cli.tfrc")
+	rc := fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/k8sconnect/k8sconnect" = %[1]q
+    "registry.opentofu.org/k8sconnect/k8sconnect" = %[1]q
+  }
+  direct {}
+}
+`, bin)
+	if err := os.WriteFile(cliConfig, []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &Workdir{t: t, dir: dir, env: append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")}
+}
+
+// Write replaces main.tf. The provider requirement is added for you.
+func (w *Workdir) Write(config string) {
+	w.t.Helper()
+	full := "terraform {\n  required_providers {\n    k8sconnect = { source = \"k8sconnect/k8sconnect\" }\n  }\n}\n" + config
+	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(full), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// Apply runs apply -auto-approve.
+func (w *Workdir) Apply() Result { return w.run("apply", "-auto-approve", "-input=false", "-json") }
+
+// Plan runs plan.
+func (w *Workdir) Plan() Result { return w.run("plan", "-input=false", "-json") }
+
+// Destroy runs destroy -auto-approve.
+func (w *Workdir) Destroy() Result { return w.run("destroy", "-auto-approve", "-input=false", "-json") }
+
+func (w *Workdir) run(args ...string) Result {
+	w.t.Helper()
+	engine, err := toolchain.Path(Engine())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	cmd := exec.Command(engine, args...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	res := Result{Err: cmd.Run()}
+	res.Output = out.String()
+	sc := bufio.NewScanner(strings.NewReader(res.Output))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Type       string     `json:"type"`
+			Diagnostic Diagnostic `json:"diagnostic"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Type == "diagnostic" {
+			res.Diagnostics = append(res.Diagnostics, line.Diagnostic)
+		}
+	}
+	return res
+}
+
+// MustApply applies and fails the test on an error.
+func (w *Workdir) MustApply() Result {
+	w.t.Helper()
+	r := w.Apply()
+	if r.Err != nil {
+		w.t.Fatalf("%s apply failed: %v\n%s", Engine(), r.Err, r.Output)
+	}
+	return r
+}
+
+// Cleanup destroys whatever the directory created when the test ends.
+func (w *Workdir) Cleanup() {
+	w.t.Cleanup(func() {
+		if r := w.Destroy(); r.Err != nil {
+			w.t.Errorf("%s destroy failed: %v\n%s", Engine(), r.Err, r.Output)
+		}
+	})
+}

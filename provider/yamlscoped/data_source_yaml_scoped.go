@@ -1,0 +1,187 @@
+// Package yamlscoped is the k8sconnect_yaml_scoped data source: the manifests of
+// k8sconnect_yaml_split, sorted into CRDs, cluster-scoped and namespaced objects
+// so a configuration can apply each group after the one it needs.
+package yamlscoped
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/api/meta"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure      = (*DataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig = (*DataSource)(nil)
+)
+
+// DataSource implements k8sconnect_yaml_scoped.
+type DataSource struct {
+	clients *connection.Cache
+}
+
+// New returns the data source; the provider passes it a client cache in Configure.
+func New() datasource.DataSource { return &DataSource{} }
+
+type model struct {
+	Content           types.String `tfsdk:"content"`
+	Pattern           types.String `tfsdk:"pattern"`
+	KustomizePath     types.String `tfsdk:"kustomize_path"`
+	ClusterConnection types.Object `tfsdk:"cluster_connection"`
+	CRDs              types.Map    `tfsdk:"crds"`
+	ClusterScoped     types.Map    `tfsdk:"cluster_scoped"`
+	Namespaced        types.Map    `tfsdk:"namespaced"`
+}
+
+func (m model) inputs() yamldocs.Inputs {
+	return yamldocs.Inputs{Content: m.Content, Pattern: m.Pattern, KustomizePath: m.KustomizePath}
+}
+
+var pathConnection = path.Root("cluster_connection")
+
+const keyFormat = "keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document " +
+	"sets no namespace (`<group>` is `core` for the core API group), as in k8sconnect_yaml_split"
+
+func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_yaml_scoped"
+}
+
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Splits multi-document YAML like k8sconnect_yaml_split and sorts the objects by scope, so " +
+			"CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced " +
+			"objects (chain the three `for_each` resources with `depends_on`). A kind's scope comes from a " +
+			"CustomResourceDefinition for it in the same input, else from the cluster when cluster_connection " +
+			"is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.",
+		Attributes: yamldocs.InputAttributes(map[string]schema.Attribute{
+			"cluster_connection": connection.DataSourceAttribute(
+				"Optional. The cluster whose API discovery tells the scope of kinds that are neither built into " +
+					"Kubernetes nor defined by a CRD in the input."),
+			"crds": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				Description: "CustomResourceDefinitions, " + keyFormat + ".",
+			},
+			"cluster_scoped": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				Description: "Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped " +
+					"custom resources), " + keyFormat + ".",
+			},
+			"namespaced": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				Description: "Namespaced objects, " + keyFormat + ".",
+			},
+		}),
+	}
+}
+
+func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	clients, ok := req.ProviderData.(*connection.Cache)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *connection.Cache, got %T", req.ProviderData))
+		return
+	}
+	d.clients = clients
+}
+
+func (d *DataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var config model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	config.inputs().Validate(&resp.Diagnostics)
+}
+
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var config model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conn, connKnown, diags := connection.FromObject(ctx, config.ClusterConnection)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in := config.inputs()
+	if in.Unknown() || (!config.ClusterConnection.IsNull() && !connKnown) {
+		// Terraform itself defers reading until the config is known (as for a
+		// cluster created in the same apply); this covers callers that read
+		// anyway (deferred actions, the Pulumi bridge's preview).
+		config.CRDs = types.MapUnknown(types.StringType)
+		config.ClusterScoped = types.MapUnknown(types.StringType)
+		config.Namespaced = types.MapUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
+		return
+	}
+
+	docs, p, ok := in.Load(&resp.Diagnostics)
+	if !ok {
+		return
+	}
+	manifests, err := yamldocs.Split(docs)
+	if err != nil {
+		yamldocs.AddErrors(&resp.Diagnostics, p, "Invalid manifest", err)
+		return
+	}
+
+	var finder yamldocs.ScopeFinder
+	if !config.ClusterConnection.IsNull() {
+		if d.clients == nil {
+			resp.Diagnostics.AddError("Provider not configured", "k8sconnect_yaml_scoped was read before the provider was configured.")
+			return
+		}
+		c, err := d.clients.Client(ctx, conn)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
+			return
+		}
+		finder = clusterScopes{c}
+	}
+	scoped, err := yamldocs.Classify(manifests, finder)
+	if err != nil {
+		yamldocs.AddErrors(&resp.Diagnostics, p, "Unknown scope", err)
+		return
+	}
+	config.CRDs = stringMap(scoped.CRDs)
+	config.ClusterScoped = stringMap(scoped.ClusterScoped)
+	config.Namespaced = stringMap(scoped.Namespaced)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
+}
+
+func stringMap(m map[string]string) types.Map {
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+// clusterScopes answers scope questions from the cluster's discovery, cached
+// for the provider process by connection.Client.
+type clusterScopes struct{ c *connection.Client }
+
+func (s clusterScopes) Namespaced(gk runtimeschema.GroupKind) (namespaced, known bool, err error) {
+	// No version: scope is the same in every version, and the version a document
+	// names may not be served yet while the kind is.
+	m, err := s.c.Mapping(gk.WithVersion(""))
+	if meta.IsNoMatchError(err) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	return m.Scope.Name() == meta.RESTScopeNameNamespace, true, nil
+}

@@ -176,7 +176,7 @@ func TestAccOwnership_multiFieldAggregation(t *testing.T) {
 		got[d.Summary] = d.Detail
 	}
 	want := map[string]string{
-		"Drift: external changes will be reverted":                   "data.a: 2 -> 1",
+		"Drift: external changes will be reverted":                    "data.a: 2 -> 1",
 		"Ownership conflict: overwriting concurrent external changes": "data.b: 2 -> 3",
 		"Ownership conflict: taking fields from an active manager":    "data.c: 9 -> 1",
 	}

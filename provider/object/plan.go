@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -102,9 +103,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(obs.into(ctx, &plan)...)
+	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
 	if !creating && live != nil {
-		r.explainOwnership(ctx, id, live, obs.projection, planPrivate{req: req, resp: resp}, &resp.Diagnostics)
+		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
+			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
 	}
 	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
@@ -193,18 +195,4 @@ func immutableField(err error) (string, bool) {
 		return "a field", true
 	}
 	return "", false
-}
-
-// planPrivate reads the prior private state and writes the planned one.
-type planPrivate struct {
-	req  resource.ModifyPlanRequest
-	resp *resource.ModifyPlanResponse
-}
-
-func (p planPrivate) GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics) {
-	return p.req.Private.GetKey(ctx, key)
-}
-
-func (p planPrivate) SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics {
-	return p.resp.Private.SetKey(ctx, key, value)
 }

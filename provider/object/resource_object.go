@@ -25,6 +25,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 )
@@ -190,7 +191,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	ignore, _ := ignorePaths(ctx, state.IgnoreFields, &resp.Diagnostics)
-	prev, err := loadOwnedFields(ctx, req.Private)
+	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
 	}
@@ -199,7 +200,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.AddError("Read failed", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(obs.into(ctx, &state)...)
+	resp.Diagnostics.Append(into(ctx, obs, &state)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -8,6 +8,7 @@ package projection
 import (
 	"sort"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
@@ -76,4 +77,51 @@ func OwnersByPath(fields managedfields.Fields) map[string][]string {
 		sort.Strings(owners)
 	}
 	return out
+}
+
+// Observation is what one look at an object (live, dry run or apply result) says
+// about the fields one manager manages.
+type Observation struct {
+	Projection Projection
+	Ownership  map[string][]string
+	// Owned is the set the manager owns in this object; callers keep it to
+	// pass as prev next time.
+	Owned *fieldpath.Set
+}
+
+// Observe projects obj onto the fields manager owns there plus prev, the fields
+// it owned after its last apply: a field another manager took since is still
+// shown, with its new value, so a plan shows the drift it will revert. Paths
+// under exclude are left out of the projection; those under ignored are left
+// out too but kept in the ownership map, since who took them over is what users
+// ask about.
+func Observe(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set, exclude, ignored []objectpath.Path) (Observation, error) {
+	fields, err := managedfields.Of(obj)
+	if err != nil {
+		return Observation{}, err
+	}
+	owned := fields.Manager(manager)
+	tracked := owned
+	if prev != nil {
+		tracked = owned.Union(prev)
+	}
+	leaves := Leaves(tracked, append(append([]objectpath.Path{}, exclude...), ignored...)...)
+	projected := Of(obj.Object, leaves)
+	for _, s := range fields {
+		for _, l := range Leaves(s) {
+			if underAny(l.Path, ignored) {
+				leaves = append(leaves, l)
+			}
+		}
+	}
+	return Observation{Projection: projected, Ownership: Ownership(fields, leaves), Owned: owned}, nil
+}
+
+func underAny(p objectpath.Path, prefixes []objectpath.Path) bool {
+	for _, x := range prefixes {
+		if p.HasPrefix(x) {
+			return true
+		}
+	}
+	return false
 }

@@ -60,28 +60,6 @@ func (m Manifest) Key() string {
 	return group + "/" + m.Kind + "/" + m.Namespace + "/" + m.Name
 }
 
-// header is the part of an object that identifies it. yaml.v3 decodes any scalar
-// into a string field, so a numeric name is not mistaken for a missing one.
-type header struct {
-	APIVersion string `yaml:"apiVersion"`
-	Kind       string `yaml:"kind"`
-	Metadata   struct {
-		Name         string `yaml:"name"`
-		Namespace    string `yaml:"namespace"`
-		GenerateName string `yaml:"generateName"`
-	} `yaml:"metadata"`
-}
-
-type crdSpec struct {
-	Spec struct {
-		Group string `yaml:"group"`
-		Scope string `yaml:"scope"`
-		Names struct {
-			Kind string `yaml:"kind"`
-		} `yaml:"names"`
-	} `yaml:"spec"`
-}
-
 var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
 // Parse reads the objects in one document: none for an empty or comment-only
@@ -116,11 +94,19 @@ func parseObject(doc Document, node *yaml.Node) (Manifest, error) {
 	if node.Kind != yaml.MappingNode {
 		return m, fmt.Errorf("%s is a YAML %s, not an object with apiVersion, kind and metadata", doc.Where(), nodeKind(node))
 	}
-	var h header
-	if err := node.Decode(&h); err != nil {
-		return m, fmt.Errorf("%s: %s", doc.Where(), fileLines(err, doc))
+	// The few identifying fields are read off the node tree directly: errors can
+	// then name the field and its line in the user's terms, and nothing else of
+	// a large object is decoded.
+	f := fields{doc: doc}
+	m.APIVersion = f.str(node, "apiVersion")
+	m.Kind = f.str(node, "kind")
+	meta := f.mapping(node, "metadata")
+	m.Name = f.str(meta, "metadata.name")
+	m.Namespace = f.str(meta, "metadata.namespace")
+	generateName := f.str(meta, "metadata.generateName")
+	if f.err != nil {
+		return m, f.err
 	}
-	m.APIVersion, m.Kind, m.Namespace, m.Name = h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name
 	if m.APIVersion == "v1" && m.Kind == "List" {
 		return m, nil
 	}
@@ -132,7 +118,7 @@ func parseObject(doc Document, node *yaml.Node) (Manifest, error) {
 		missing = append(missing, "kind")
 	}
 	if m.Name == "" {
-		if h.Metadata.GenerateName != "" {
+		if generateName != "" {
 			return m, fmt.Errorf("%s uses metadata.generateName; give it a fixed metadata.name, which its key and k8sconnect_object need to find the object again", doc.Where())
 		}
 		missing = append(missing, "metadata.name")
@@ -141,21 +127,85 @@ func parseObject(doc Document, node *yaml.Node) (Manifest, error) {
 		return m, fmt.Errorf("%s is missing %s", doc.Where(), strings.Join(missing, ", "))
 	}
 	if m.GroupKind() == crdGroupKind {
-		var c crdSpec
-		if err := node.Decode(&c); err != nil {
-			return m, fmt.Errorf("%s: %s", doc.Where(), fileLines(err, doc))
+		spec := f.mapping(node, "spec")
+		crd := &CRD{Group: f.str(spec, "spec.group"), Kind: f.str(f.mapping(spec, "spec.names"), "spec.names.kind")}
+		scope := f.str(spec, "spec.scope")
+		if f.err != nil {
+			return m, f.err
 		}
-		if c.Spec.Group == "" || c.Spec.Names.Kind == "" {
+		if crd.Group == "" || crd.Kind == "" {
 			return m, fmt.Errorf("%s is a CustomResourceDefinition without spec.group or spec.names.kind", doc.Where())
 		}
-		switch c.Spec.Scope {
+		switch scope {
 		case "Namespaced", "Cluster":
 		default:
-			return m, fmt.Errorf("%s is a CustomResourceDefinition whose spec.scope is %q; it must be Namespaced or Cluster", doc.Where(), c.Spec.Scope)
+			return m, fmt.Errorf("%s is a CustomResourceDefinition whose spec.scope is %q; it must be Namespaced or Cluster", doc.Where(), scope)
 		}
-		m.CRD = &CRD{Group: c.Spec.Group, Kind: c.Spec.Names.Kind, Namespaced: c.Spec.Scope == "Namespaced"}
+		crd.Namespaced = scope == "Namespaced"
+		m.CRD = crd
 	}
 	return m, nil
+}
+
+// fields reads fields of mapping nodes, keeping the first problem.
+type fields struct {
+	doc Document
+	err error
+}
+
+// get returns the value of a field in a mapping (nil if absent or null),
+// following an alias, and reports a key written twice, which YAML forbids and
+// which would leave the object's identity ambiguous. path names the field from
+// the document's root; its last part is the key.
+func (f *fields) get(m *yaml.Node, path string) *yaml.Node {
+	if m == nil || f.err != nil {
+		return nil
+	}
+	key := path[strings.LastIndexByte(path, '.')+1:]
+	var v *yaml.Node
+	var line int
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Value == key && k.Kind == yaml.ScalarNode {
+			if v != nil {
+				f.err = fmt.Errorf("%s is not valid YAML: line %d: mapping key %q already defined at line %d",
+					f.doc.Where(), f.doc.Line+k.Line-1, key, f.doc.Line+line-1)
+				return nil
+			}
+			v, line = m.Content[i+1], k.Line
+		}
+	}
+	for v != nil && v.Kind == yaml.AliasNode {
+		v = v.Alias
+	}
+	if v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
+	return v
+}
+
+func (f *fields) str(m *yaml.Node, path string) string {
+	v := f.get(m, path)
+	if v == nil {
+		return ""
+	}
+	if v.Kind != yaml.ScalarNode {
+		f.fail(v, path, "a string")
+		return ""
+	}
+	return v.Value
+}
+
+func (f *fields) mapping(m *yaml.Node, path string) *yaml.Node {
+	v := f.get(m, path)
+	if v != nil && v.Kind != yaml.MappingNode {
+		f.fail(v, path, "a mapping")
+		return nil
+	}
+	return v
+}
+
+func (f *fields) fail(v *yaml.Node, path, want string) {
+	f.err = fmt.Errorf("%s: line %d: %s must be %s, not a YAML %s", f.doc.Where(), f.doc.Line+v.Line-1, path, want, nodeKind(v))
 }
 
 // parseList expands `kind: List`, which kubectl accepts and `kubectl get -o yaml`

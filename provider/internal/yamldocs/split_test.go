@@ -161,6 +161,8 @@ func TestDocumentsThatAreNotObjects(t *testing.T) {
 		"missing":       {"metadata:\n  namespace: x\n", "content document 1 (line 1) is missing apiVersion, kind, metadata.name"},
 		"generateName":  {"apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: p-\n", "uses metadata.generateName"},
 		"duplicate key": {"apiVersion: v1\nkind: Pod\nkind: Pod\nmetadata: {name: a}\n", `line 3: mapping key "kind" already defined at line 2`},
+		"metadata list": {"---\napiVersion: v1\nkind: Pod\nmetadata: [a]\n", "content document 1 (line 2): line 4: metadata must be a mapping, not a YAML sequence"},
+		"name list":     {"apiVersion: v1\nkind: Pod\nmetadata:\n  name: [a]\n", "line 4: metadata.name must be a string"},
 		"crd scope":     {"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec: {group: b.c, names: {kind: A}}\n", `spec.scope is ""`},
 	} {
 		t.Run(name, func(t *testing.T) {

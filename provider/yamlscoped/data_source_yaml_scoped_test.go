@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -104,45 +103,76 @@ var (
 )
 
 // scopedConfig applies one file through yaml_scoped: CRDs, then cluster-scoped
-// objects, then namespaced ones, each group waiting for the one before.
-func scopedConfig(t *testing.T, file, namespace string) string {
+// objects, then namespaced ones, each group waiting for the one before. Without
+// objects it is the data source alone.
+func scopedConfig(t *testing.T, file, namespace string, objects bool) string {
 	conn := acctest.Connection(t)
 	p, err := filepath.Abs(filepath.Join("testdata", "scoped", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf(`
+	config := fmt.Sprintf(`
 data "k8sconnect_yaml_scoped" "app" {
-  content = templatefile(%[1]q, { namespace = %[2]q })
+  content = templatefile(%q, { namespace = %q })
 }
-
+`, p, namespace)
+	if !objects {
+		return config
+	}
+	return config + fmt.Sprintf(`
 resource "k8sconnect_object" "crds" {
   for_each  = data.k8sconnect_yaml_scoped.app.crds
   yaml_body = each.value
-  %[3]s
+  %[1]s
 }
 
 resource "k8sconnect_object" "cluster_scoped" {
   for_each   = data.k8sconnect_yaml_scoped.app.cluster_scoped
   yaml_body  = each.value
-  %[3]s
+  %[1]s
   depends_on = [k8sconnect_object.crds]
 }
 
 resource "k8sconnect_object" "namespaced" {
   for_each   = data.k8sconnect_yaml_scoped.app.namespaced
   yaml_body  = each.value
-  %[3]s
+  %[1]s
   depends_on = [k8sconnect_object.cluster_scoped]
 }
-`, p, namespace, conn)
+`, conn)
 }
 
-func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		obj, err := acctest.Get(t, gvr, ns, name)
-		if err != nil || obj == nil {
-			return fmt.Errorf("%s %s/%s not in the cluster (err=%v)", gvr.Resource, ns, name, err)
+// clusterCheck is a state check that looks at the cluster. Tests with for_each
+// cannot use TestStep.Check: terraform-plugin-testing's legacy state shim
+// rejects for_each instances ("for_each is not supported"), while state checks
+// read the engine's JSON state.
+type clusterCheck func() error
+
+func (c clusterCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = c()
+}
+
+type object struct {
+	gvr      schema.GroupVersionResource
+	ns, name string
+}
+
+// inCluster checks that each object exists (want true) or is gone (want false).
+// NotFound means gone, as for a custom resource whose CRD was deleted.
+func inCluster(t *testing.T, want bool, objs ...object) clusterCheck {
+	return func() error {
+		for _, o := range objs {
+			obj, err := acctest.Get(t, o.gvr, o.ns, o.name)
+			if err != nil {
+				return fmt.Errorf("reading %s %s/%s: %v", o.gvr.Resource, o.ns, o.name, err)
+			}
+			if want && obj == nil {
+				return fmt.Errorf("%s %s/%s is not in the cluster", o.gvr.Resource, o.ns, o.name)
+			}
+			// A namespace being deleted still exists for a while.
+			if !want && obj != nil && obj.GetDeletionTimestamp() == nil {
+				return fmt.Errorf("%s %s/%s is still in the cluster", o.gvr.Resource, o.ns, o.name)
+			}
 		}
 		return nil
 	}
@@ -160,45 +190,37 @@ func TestAccYAMLScopedAppliesInOrder(t *testing.T) {
 		}
 		return statecheck.ExpectKnownValue("data.k8sconnect_yaml_scoped.app", tfjsonpath.New(attr), knownvalue.MapExact(checks))
 	}
+	objects := []object{
+		{crds, "", "shelves.yamlscoped.k8sconnect.test"},
+		{shelves, "", ns},
+		{namespaces, "", ns},
+		{configMaps, ns, "settings"},
+		{serviceAccounts, ns, "reader"},
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
-		CheckDestroy: func(*terraform.State) error {
-			for _, o := range []struct {
-				gvr      schema.GroupVersionResource
-				ns, name string
-			}{{shelves, "", ns}, {configMaps, ns, "settings"}} {
-				// A CR is gone with its CRD and a ConfigMap with its namespace,
-				// so only the API error tells; NotFound and NoMatch both mean gone.
-				if obj, err := acctest.Get(t, o.gvr, o.ns, o.name); err == nil && obj != nil {
-					return fmt.Errorf("%s %s/%s still exists after destroy", o.gvr.Resource, o.ns, o.name)
-				}
-			}
-			if obj, err := acctest.Get(t, crds, "", "shelves.yamlscoped.k8sconnect.test"); err != nil || obj != nil {
-				return fmt.Errorf("the CRD still exists after destroy (err=%v)", err)
-			}
-			return nil
-		},
 		Steps: []resource.TestStep{
 			{
-				Config: scopedConfig(t, "app.yaml.tftpl", ns),
+				Config: scopedConfig(t, "app.yaml.tftpl", ns, true),
 				ConfigStateChecks: []statecheck.StateCheck{
 					keys("crds", "apiextensions.k8s.io/CustomResourceDefinition/shelves.yamlscoped.k8sconnect.test"),
 					keys("cluster_scoped", "core/Namespace/"+ns, "yamlscoped.k8sconnect.test/Shelf/"+ns),
 					keys("namespaced", "core/ConfigMap/"+ns+"/settings", "core/ServiceAccount/"+ns+"/reader"),
+					inCluster(t, true, objects...),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					exists(t, crds, "", "shelves.yamlscoped.k8sconnect.test"),
-					exists(t, shelves, "", ns),
-					exists(t, namespaces, "", ns),
-					exists(t, configMaps, ns, "settings"),
-					exists(t, serviceAccounts, ns, "reader"),
-				),
 			},
 			{
-				Config: scopedConfig(t, "reordered.yaml.tftpl", ns),
+				Config: scopedConfig(t, "reordered.yaml.tftpl", ns, true),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
+			},
+			{
+				// Removing the for_each resources destroys them in reverse order
+				// (objects, then the CR, then its CRD), and leaves a state the
+				// test framework's final read can shim.
+				Config:            scopedConfig(t, "reordered.yaml.tftpl", ns, false),
+				ConfigStateChecks: []statecheck.StateCheck{inCluster(t, false, objects...)},
 			},
 		},
 	})
@@ -220,8 +242,7 @@ data "k8sconnect_yaml_scoped" "crd" {
 }
 
 resource "k8sconnect_object" "crd" {
-  for_each  = data.k8sconnect_yaml_scoped.crd.crds
-  yaml_body = each.value
+  yaml_body = data.k8sconnect_yaml_scoped.crd.crds["apiextensions.k8s.io/CustomResourceDefinition/shelves.yamlscoped.k8sconnect.test"]
   %s
 }
 `, crd, conn)

@@ -17,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/object"
+	"github.com/k8sconnect/k8sconnect/provider/patch"
 )
 
 // Address is the registry address Terraform and OpenTofu use for this provider.
@@ -75,7 +76,7 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.Configu
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{object.New}
+	return []func() resource.Resource{object.New, patch.New}
 }
 
 func (p *k8sconnectProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -1,0 +1,162 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"encoding/json"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	ktypes "k8s.io/apimachinery/pkg/types"
+)
+
+// objectAnnotationOwnedBy is the annotation k8sconnect_object puts on the
+// objects it manages (see package object).
+const objectAnnotationOwnedBy = "k8sconnect.io/owned-by"
+
+// objectFieldManager is the field manager of k8sconnect_object.
+const objectFieldManager = "k8sconnect"
+
+// send sends the patch to the target under manager; with dryRun the server
+// computes the result without storing it, for every patch type.
+func send(ctx context.Context, c *connection.Client, target manifest.Identity, ct *content, manager string, dryRun bool) (*unstructured.Unstructured, error) {
+	mapping, err := c.Mapping(target.GVK())
+	if err != nil {
+		return nil, err
+	}
+	body := ct.body
+	opts := metav1.PatchOptions{FieldManager: manager, FieldValidation: "Strict"}
+	if ct.patchType == ktypes.ApplyPatchType {
+		obj := map[string]any{}
+		for k, v := range ct.object {
+			obj[k] = v
+		}
+		obj["apiVersion"], obj["kind"] = target.APIVersion, target.Kind
+		md, _ := obj["metadata"].(map[string]any)
+		md = copyMap(md)
+		md["name"] = target.Name
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			md["namespace"] = target.Namespace
+		}
+		obj["metadata"] = md
+		if body, err = json.Marshal(obj); err != nil {
+			return nil, err
+		}
+		force := true
+		opts.Force = &force
+	}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return c.Resource(mapping, target.Namespace).Patch(ctx, target.Name, ct.patchType, body, opts)
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// checkTargetMetadata refuses an apply patch that names another object.
+func checkTargetMetadata(ct *content, target manifest.Identity) error {
+	if ct.object == nil {
+		return nil
+	}
+	if v, ok := ct.object["apiVersion"].(string); ok && v != target.APIVersion {
+		return fmt.Errorf("patch sets apiVersion %q but target.api_version is %q; leave apiVersion out of the patch", v, target.APIVersion)
+	}
+	if v, ok := ct.object["kind"].(string); ok && v != target.Kind {
+		return fmt.Errorf("patch sets kind %q but target.kind is %q; leave kind out of the patch", v, target.Kind)
+	}
+	md, _ := ct.object["metadata"].(map[string]any)
+	if v, ok := md["name"].(string); ok && v != target.Name {
+		return fmt.Errorf("patch sets metadata.name %q but target.name is %q; leave it out of the patch", v, target.Name)
+	}
+	if v, ok := md["namespace"].(string); ok && v != target.Namespace {
+		return fmt.Errorf("patch sets metadata.namespace %q but target.namespace is %q; leave it out of the patch", v, target.Namespace)
+	}
+	return nil
+}
+
+// selfPatchError refuses to patch an object that k8sconnect_object manages:
+// two resources of one configuration would fight over it.
+func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) error {
+	managedByObject := live.GetAnnotations()[objectAnnotationOwnedBy] != ""
+	for _, e := range live.GetManagedFields() {
+		if e.Manager == objectFieldManager {
+			managedByObject = true
+		}
+	}
+	if !managedByObject {
+		return nil
+	}
+	return fmt.Errorf("%s is managed by a k8sconnect_object (annotation %s or field manager %q). "+
+		"k8sconnect_patch is for objects something else manages. Change the k8sconnect_object's yaml_body instead, "+
+		"or list the fields another controller should own in its ignore_fields", target, objectAnnotationOwnedBy, objectFieldManager)
+}
+
+// rivalPatches finds other k8sconnect patches that own fields this one takes.
+func rivalPatches(live *unstructured.Unstructured, manager string, taking projection.Projection) (map[string][]string, error) {
+	fields, err := managedfields.Of(live)
+	if err != nil {
+		return nil, err
+	}
+	owners := projection.OwnersByPath(fields)
+	rivals := map[string][]string{}
+	for p := range taking {
+		for _, m := range owners[p] {
+			if m != manager && strings.HasPrefix(m, "k8sconnect-patch-") {
+				rivals[m] = append(rivals[m], p)
+			}
+		}
+	}
+	return rivals, nil
+}
+
+// previousOwners lists, for the fields the patch takes, who owned them before.
+func previousOwners(live *unstructured.Unstructured, manager string, taking projection.Projection) map[string][]string {
+	fields, err := managedfields.Of(live)
+	if err != nil {
+		return map[string][]string{}
+	}
+	owners := projection.OwnersByPath(fields)
+	out := map[string][]string{}
+	for p := range taking {
+		var others []string
+		for _, m := range owners[p] {
+			if m != manager {
+				others = append(others, m)
+			}
+		}
+		out[p] = others
+	}
+	return out
+}
+
+func ownersValue(ctx context.Context, m map[string][]string, diags *diag.Diagnostics) types.Map {
+	for k, v := range m {
+		if v == nil {
+			m[k] = []string{}
+		}
+	}
+	v, d := types.MapValueFrom(ctx, ownersType, m)
+	diags.Append(d...)
+	return v
+}
+
+func projectionValue(ctx context.Context, p projection.Projection, diags *diag.Diagnostics) types.Map {
+	v, d := types.MapValueFrom(ctx, types.StringType, map[string]string(p))
+	diags.Append(d...)
+	return v
+}

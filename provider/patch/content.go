@@ -1,0 +1,147 @@
+package patch
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+)
+
+// content is a parsed patch, ready to send.
+type content struct {
+	patchType ktypes.PatchType
+	// body is the JSON sent to the server. For an apply patch it still lacks
+	// apiVersion, kind and metadata.name/namespace, which come from target.
+	body []byte
+	// object is the apply patch as a map (apply patches only).
+	object map[string]any
+}
+
+func contentPath(m model) path.Path {
+	switch {
+	case !m.JSONPatch.IsNull():
+		return path.Root("json_patch")
+	case !m.MergePatch.IsNull():
+		return path.Root("merge_patch")
+	}
+	return path.Root("patch")
+}
+
+// known reports whether the patch text is known at plan time.
+func (m model) contentKnown() bool {
+	return !m.Patch.IsUnknown() && !m.JSONPatch.IsUnknown() && !m.MergePatch.IsUnknown()
+}
+
+// serverOwned are metadata fields the API server sets; a patch must not touch them.
+var serverOwned = map[string]bool{
+	"uid": true, "resourceVersion": true, "generation": true, "creationTimestamp": true,
+	"deletionTimestamp": true, "deletionGracePeriodSeconds": true, "managedFields": true, "selfLink": true,
+}
+
+func parseContent(m model) (*content, error) {
+	switch {
+	case !m.Patch.IsNull() && !m.Patch.IsUnknown():
+		obj, err := parseObject(m.Patch.ValueString(), "patch")
+		if err != nil {
+			return nil, err
+		}
+		body, err := json.Marshal(obj)
+		return &content{patchType: ktypes.ApplyPatchType, body: body, object: obj}, err
+	case !m.MergePatch.IsNull() && !m.MergePatch.IsUnknown():
+		obj, err := parseObject(m.MergePatch.ValueString(), "merge_patch")
+		if err != nil {
+			return nil, err
+		}
+		body, err := json.Marshal(obj)
+		return &content{patchType: ktypes.MergePatchType, body: body}, err
+	case !m.JSONPatch.IsNull() && !m.JSONPatch.IsUnknown():
+		body, err := parseJSONPatch(m.JSONPatch.ValueString())
+		return &content{patchType: ktypes.JSONPatchType, body: body}, err
+	}
+	return nil, nil
+}
+
+func parseObject(text, attr string) (map[string]any, error) {
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(text), &obj); err != nil {
+		return nil, fmt.Errorf("%s is not valid YAML or JSON: %v", attr, err)
+	}
+	if len(obj) == 0 {
+		return nil, fmt.Errorf("%s is empty: give the fields to set, e.g. {metadata: {labels: {team: platform}}}", attr)
+	}
+	if _, ok := obj["status"]; ok {
+		return nil, fmt.Errorf("%s sets status, which the object's controller owns; patch spec or metadata instead", attr)
+	}
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for k := range meta {
+			if serverOwned[k] {
+				return nil, fmt.Errorf("%s sets metadata.%s, which the API server owns", attr, k)
+			}
+		}
+	}
+	return obj, nil
+}
+
+// parseJSONPatch checks every operation has what RFC 6902 requires, so a typo
+// fails at plan with the operation's index rather than at the server.
+func parseJSONPatch(text string) ([]byte, error) {
+	var ops []map[string]any
+	if err := yaml.Unmarshal([]byte(text), &ops); err != nil {
+		return nil, fmt.Errorf("json_patch must be a JSON array of operations: %v", err)
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("json_patch has no operations")
+	}
+	for i, op := range ops {
+		name, _ := op["op"].(string)
+		p, hasPath := op["path"].(string)
+		_, hasValue := op["value"]
+		from, hasFrom := op["from"].(string)
+		switch name {
+		case "add", "replace", "test":
+			if !hasValue {
+				return nil, fmt.Errorf("json_patch operation %d (%s) needs a value", i, name)
+			}
+		case "move", "copy":
+			if !hasFrom {
+				return nil, fmt.Errorf("json_patch operation %d (%s) needs from", i, name)
+			}
+			if err := checkPointer(from, i); err != nil {
+				return nil, err
+			}
+		case "remove":
+		case "":
+			return nil, fmt.Errorf("json_patch operation %d has no op", i)
+		default:
+			return nil, fmt.Errorf("json_patch operation %d: op %q is not one of add, remove, replace, move, copy, test", i, name)
+		}
+		if !hasPath {
+			return nil, fmt.Errorf("json_patch operation %d (%s) needs a path", i, name)
+		}
+		if err := checkPointer(p, i); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(ops)
+}
+
+func checkPointer(p string, i int) error {
+	if p != "" && !strings.HasPrefix(p, "/") {
+		return fmt.Errorf("json_patch operation %d: path %q must start with / (a JSON Pointer)", i, p)
+	}
+	parts := strings.Split(p, "/")
+	unescape := strings.NewReplacer("~1", "/", "~0", "~")
+	for j := range parts {
+		parts[j] = unescape.Replace(parts[j])
+	}
+	if len(parts) > 1 && parts[1] == "status" {
+		return fmt.Errorf("json_patch operation %d changes status, which the object's controller owns", i)
+	}
+	if len(parts) > 2 && parts[1] == "metadata" && serverOwned[parts[2]] {
+		return fmt.Errorf("json_patch operation %d changes metadata.%s, which the API server owns", i, parts[2])
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package patch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+)
+
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.ID.IsUnknown() {
+		plan.ID = types.StringValue(newID())
+	}
+	if r.apply(ctx, &plan, resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.apply(ctx, &plan, resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// apply sends the patch and records what the server stored.
+func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.Writer, diags *diag.Diagnostics) bool {
+	target, ok := targetOf(ctx, plan.Target)
+	if !ok {
+		diags.AddAttributeError(path.Root("target"), "Unknown target", "target is not known at apply time.")
+		return false
+	}
+	ct, err := parseContent(*plan)
+	if err != nil {
+		diags.AddAttributeError(contentPath(*plan), "Invalid patch", err.Error())
+		return false
+	}
+	c, ok := r.client(ctx, plan.ClusterConnection, diags)
+	if !ok {
+		return false
+	}
+	live, err := getTarget(ctx, c, target)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		diags.AddAttributeError(path.Root("target"), "Target does not exist",
+			fmt.Sprintf("%s does not exist. k8sconnect_patch changes objects that already exist; to create it, use k8sconnect_object.", target))
+		return false
+	}
+	if err != nil {
+		diags.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v", target, err))
+		return false
+	}
+	if err := selfPatchError(live, target); err != nil {
+		diags.AddAttributeError(path.Root("target"), "Cannot patch an object k8sconnect_object manages", err.Error())
+		return false
+	}
+	manager := FieldManager(plan.ID.ValueString())
+	result, err := send(ctx, c, target, ct, manager, false)
+	if err != nil {
+		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %v", target, err))
+		return false
+	}
+	obs, err := projection.Observe(result, manager, nil, nil, nil)
+	if err != nil {
+		diags.AddError("Patch applied, but its result could not be read", err.Error())
+		return false
+	}
+	planned := plan.ManagedFields
+	plan.ManagedFields = projectionValue(ctx, obs.Projection, diags)
+	if !planned.IsUnknown() && !planned.Equal(plan.ManagedFields) {
+		// Terraform requires the planned value; the next refresh shows the difference.
+		tflog.Warn(ctx, "patch result differs from the dry-run prediction", map[string]any{"target": target.String()})
+		plan.ManagedFields = planned
+	}
+	plan.FieldOwnership = ownersValue(ctx, obs.Ownership, diags)
+	if plan.PreviousOwners.IsUnknown() {
+		plan.PreviousOwners = ownersValue(ctx, previousOwners(live, manager, obs.Projection), diags)
+	}
+	diags.Append(ownership.Record(ctx, private, obs)...)
+	return !diags.HasError()
+}
+
+// Read refreshes the patched fields from the target; a target deleted by
+// someone else takes the patch out of state quietly.
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	target, ok := targetOf(ctx, state.Target)
+	if !ok {
+		return
+	}
+	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	live, err := getTarget(ctx, c, target)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		tflog.Info(ctx, "patch target is gone; removing the patch from state", map[string]any{"target": target.String()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", target, err))
+		return
+	}
+	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
+	}
+	obs, err := projection.Observe(live, FieldManager(state.ID.ValueString()), prev, nil, nil)
+	if err != nil {
+		resp.Diagnostics.AddError("Read failed", err.Error())
+		return
+	}
+	state.ManagedFields = projectionValue(ctx, obs.Projection, &resp.Diagnostics)
+	state.FieldOwnership = ownersValue(ctx, obs.Ownership, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete releases the patch's fields: values stay, our manager goes.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	target, ok := targetOf(ctx, state.Target)
+	if !ok {
+		return
+	}
+	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	var fields map[string]string
+	resp.Diagnostics.Append(state.ManagedFields.ElementsAs(ctx, &fields, false)...)
+	if err := release(ctx, c, target, FieldManager(state.ID.ValueString()), fields); err != nil {
+		resp.Diagnostics.AddError("Could not release the patched fields", err.Error())
+	}
+}
+
+func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
+	m, known, d := connection.FromObject(ctx, conn)
+	diags.Append(d...)
+	if diags.HasError() {
+		return nil, false
+	}
+	if !known {
+		diags.AddAttributeError(path.Root("cluster_connection"), "Unknown cluster_connection", "cluster_connection is not known at apply time.")
+		return nil, false
+	}
+	c, err := r.clients.Client(ctx, m)
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
+		return nil, false
+	}
+	return c, true
+}
+
+func getTarget(ctx context.Context, c *connection.Client, target manifest.Identity) (*unstructured.Unstructured, error) {
+	mapping, err := c.Mapping(target.GVK())
+	if err != nil {
+		return nil, err
+	}
+	return c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

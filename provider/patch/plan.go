@@ -1,0 +1,185 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+)
+
+// ModifyPlan dry-runs the patch so the plan shows exactly which fields change,
+// from what to what, and refuses what the apply would regret.
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	creating := req.State.Raw.IsNull()
+	if !creating {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if creating {
+		plan.ID = types.StringValue(newID())
+		plan.PreviousOwners = types.MapUnknown(ownersType)
+	} else {
+		plan.PreviousOwners = state.PreviousOwners
+	}
+	plan.ManagedFields = types.MapUnknown(types.StringType)
+	plan.FieldOwnership = types.MapUnknown(ownersType)
+	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+
+	target, targetKnown := targetOf(ctx, plan.Target)
+	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
+	if !targetKnown || !connKnown || !plan.contentKnown() || r.clients == nil {
+		return
+	}
+	ct, err := parseContent(plan)
+	if err != nil || ct == nil {
+		return // reported by ValidateConfig
+	}
+	if err := checkTargetMetadata(ct, target); err != nil {
+		resp.Diagnostics.AddAttributeError(contentPath(plan), "Invalid patch", err.Error())
+		return
+	}
+	c, err := r.clients.Client(ctx, conn)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
+		return
+	}
+	mapping, err := c.Mapping(target.GVK())
+	if meta.IsNoMatchError(err) {
+		return // the kind may be created in this run; checked at apply
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Could not look up the target's kind", err.Error())
+		return
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace && target.Namespace == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace is required",
+			fmt.Sprintf("%s is a namespaced kind; set target.namespace.", target.Kind))
+		return
+	}
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace && target.Namespace != "" {
+		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace must be empty",
+			fmt.Sprintf("%s is cluster-scoped; remove target.namespace.", target.Kind))
+		return
+	}
+	live, err := c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return // may be created in this run; an error at apply if it is still missing
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v", target, err))
+		return
+	}
+	if err := selfPatchError(live, target); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("target"), "Cannot patch an object k8sconnect_object manages", err.Error())
+		return
+	}
+
+	manager := FieldManager(plan.ID.ValueString())
+	dry, err := send(ctx, c, target, ct, manager, true)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",
+			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%v", target, err))
+		return
+	}
+	obs, err := projection.Observe(dry, manager, nil, nil, nil)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
+		return
+	}
+	rivals, err := rivalPatches(live, manager, obs.Projection)
+	if err == nil && len(rivals) > 0 {
+		resp.Diagnostics.AddAttributeError(contentPath(plan), "Another k8sconnect_patch owns these fields", rivalMessage(target.String(), rivals))
+		return
+	}
+	plan.ManagedFields = projectionValue(ctx, obs.Projection, &resp.Diagnostics)
+	if !creating && plan.ManagedFields.Equal(state.ManagedFields) {
+		plan.FieldOwnership = state.FieldOwnership
+	}
+
+	before := previousOwners(live, manager, obs.Projection)
+	if creating {
+		plan.PreviousOwners = ownersValue(ctx, before, &resp.Diagnostics)
+		if r.verbosity != ownership.None {
+			if msg := takeoverMessage(target.String(), before); msg != "" {
+				resp.Diagnostics.AddWarning("Field ownership override", msg)
+			}
+		}
+		return
+	}
+	// Fields added to the patch since it was created get their previous owners now.
+	known := map[string][]string{}
+	resp.Diagnostics.Append(state.PreviousOwners.ElementsAs(ctx, &known, false)...)
+	for p, owners := range before {
+		if _, ok := known[p]; !ok {
+			known[p] = owners
+		}
+	}
+	plan.PreviousOwners = ownersValue(ctx, known, &resp.Diagnostics)
+	ownership.Explain(ctx, target.String(), manager, live, obs.Projection,
+		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
+}
+
+func rivalMessage(target string, rivals map[string][]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "This patch would take fields of %s that another k8sconnect_patch manages:\n\n", target)
+	managers := make([]string, 0, len(rivals))
+	for m := range rivals {
+		managers = append(managers, m)
+	}
+	sort.Strings(managers)
+	for _, m := range managers {
+		sort.Strings(rivals[m])
+		fmt.Fprintf(&b, "  %s: %s\n", m, strings.Join(rivals[m], ", "))
+	}
+	b.WriteString("\nTwo patches on the same field would take it from each other on every apply. " +
+		"Merge them into one k8sconnect_patch, or remove the field from one of them.")
+	return b.String()
+}
+
+// takeoverMessage says which managers the new patch takes fields from.
+func takeoverMessage(target string, before map[string][]string) string {
+	byManager := map[string][]string{}
+	for p, owners := range before {
+		for _, m := range owners {
+			byManager[m] = append(byManager[m], p)
+		}
+	}
+	if len(byManager) == 0 {
+		return ""
+	}
+	managers := make([]string, 0, len(byManager))
+	for m := range byManager {
+		managers = append(managers, m)
+	}
+	sort.Strings(managers)
+	var b strings.Builder
+	fmt.Fprintf(&b, "This patch takes ownership of fields of %s currently managed by: %s\n\n", target, strings.Join(managers, ", "))
+	for _, m := range managers {
+		sort.Strings(byManager[m])
+		for _, p := range byManager[m] {
+			fmt.Fprintf(&b, "  %s (from %s)\n", p, m)
+		}
+	}
+	b.WriteString("\nIf that manager keeps reconciling these fields it will change them back, and the next plan " +
+		"shows the drift. That is expected when patching cloud-provider defaults.")
+	return b.String()
+}

@@ -1,0 +1,197 @@
+// Package patch is the k8sconnect_patch resource (ADR-014): surgical changes to
+// objects this configuration does not own, such as a cloud provider's aws-node
+// DaemonSet, an operator's objects or a Helm release.
+//
+// Each patch applies under its own field manager, k8sconnect-patch-<id>, with
+// force, so it takes exactly the fields it names, shows drift on exactly those,
+// and on destroy releases exactly those: the values stay, our manager leaves
+// managedFields, nothing is reverted.
+package patch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*Resource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*Resource)(nil)
+	_ resource.ResourceWithValidateConfig = (*Resource)(nil)
+)
+
+// Resource implements k8sconnect_patch.
+type Resource struct {
+	clients   *connection.Cache
+	verbosity ownership.Verbosity
+}
+
+// New returns the resource.
+func New() resource.Resource { return &Resource{} }
+
+type model struct {
+	ID                types.String `tfsdk:"id"`
+	Target            types.Object `tfsdk:"target"`
+	Patch             types.String `tfsdk:"patch"`
+	JSONPatch         types.String `tfsdk:"json_patch"`
+	MergePatch        types.String `tfsdk:"merge_patch"`
+	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
+	ClusterConnection types.Object `tfsdk:"cluster_connection"`
+	ManagedFields     types.Map    `tfsdk:"managed_fields"`
+	FieldOwnership    types.Map    `tfsdk:"field_ownership"`
+	PreviousOwners    types.Map    `tfsdk:"previous_owners"`
+}
+
+type targetModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Kind       types.String `tfsdk:"kind"`
+	Name       types.String `tfsdk:"name"`
+	Namespace  types.String `tfsdk:"namespace"`
+}
+
+var targetAttrTypes = map[string]attr.Type{
+	"api_version": types.StringType, "kind": types.StringType, "name": types.StringType, "namespace": types.StringType,
+}
+
+var ownersType = types.ListType{ElemType: types.StringType}
+
+func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_patch"
+}
+
+func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Changes a few fields of an object that something else manages (a cloud provider, an operator, " +
+			"Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. " +
+			"Not for objects managed by k8sconnect_object.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Description:   "Random identifier; the field manager is k8sconnect-patch-<id>.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"target": schema.SingleNestedAttribute{
+				Description: "The object to patch. It must exist. Changing the target replaces the patch.",
+				Required:    true,
+				Attributes: map[string]schema.Attribute{
+					"api_version": schema.StringAttribute{Required: true, Description: "apiVersion, e.g. apps/v1."},
+					"kind":        schema.StringAttribute{Required: true, Description: "Kind, e.g. DaemonSet."},
+					"name":        schema.StringAttribute{Required: true, Description: "Name."},
+					"namespace":   schema.StringAttribute{Optional: true, Description: "Namespace; leave out for cluster-scoped kinds."},
+				},
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			},
+			"patch": schema.StringAttribute{
+				Description: "The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): " +
+					"lists such as containers and env merge by their keys. Applied with Server-Side Apply.",
+				Optional: true,
+			},
+			"json_patch": schema.StringAttribute{
+				Description: "An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).",
+				Optional:    true,
+			},
+			"merge_patch": schema.StringAttribute{
+				Description: "An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.",
+				Optional:    true,
+			},
+			"take_ownership": schema.BoolAttribute{
+				Description: "Must be true: acknowledges that the patch forcibly takes the fields from their current managers.",
+				Required:    true,
+			},
+			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
+			"managed_fields": schema.MapAttribute{
+				Description: "The patched fields and their live values, keyed by path. Drift is judged on these only.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
+			"field_ownership": schema.MapAttribute{
+				Description: "For each patched field, every manager that owns it now.",
+				ElementType: ownersType,
+				Computed:    true,
+			},
+			"previous_owners": schema.MapAttribute{
+				Description: "For each patched field, the managers that owned it before this patch first took it.",
+				ElementType: ownersType,
+				Computed:    true,
+			},
+		},
+	}
+}
+
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, err := providerdata.From(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
+		return
+	}
+	r.clients, r.verbosity = data.Clients, data.OwnershipMessages
+}
+
+// ValidateConfig rejects what can be judged without the cluster.
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.TakeOwnership.IsUnknown() && !m.TakeOwnership.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("take_ownership"), "take_ownership must be true",
+			"A patch always takes its fields by force from whichever manager owns them now (a cloud provider's "+
+				"addon manager, an operator, Helm). Set take_ownership = true to acknowledge that:\n"+
+				"  1. the patch forcibly transfers ownership of the fields it sets;\n"+
+				"  2. the previous manager may change them back, which shows as drift on the next plan;\n"+
+				"  3. destroying the patch releases the fields but does not restore their old values.")
+	}
+	set := 0
+	for _, v := range []types.String{m.Patch, m.JSONPatch, m.MergePatch} {
+		if !v.IsNull() {
+			set++
+		}
+	}
+	if set != 1 {
+		resp.Diagnostics.AddAttributeError(path.Root("patch"), "Exactly one patch type is required",
+			fmt.Sprintf("Set exactly one of patch (strategic-merge style, applied with Server-Side Apply), json_patch "+
+				"(RFC 6902) or merge_patch (RFC 7386); %d are set.", set))
+		return
+	}
+	if _, err := parseContent(m); err != nil {
+		resp.Diagnostics.AddAttributeError(contentPath(m), "Invalid patch", err.Error())
+	}
+}
+
+func targetOf(ctx context.Context, obj types.Object) (manifest.Identity, bool) {
+	if obj.IsNull() || obj.IsUnknown() {
+		return manifest.Identity{}, false
+	}
+	var t targetModel
+	if diags := obj.As(ctx, &t, basetypes.ObjectAsOptions{}); diags.HasError() {
+		return manifest.Identity{}, false
+	}
+	for _, v := range []types.String{t.APIVersion, t.Kind, t.Name, t.Namespace} {
+		if v.IsUnknown() {
+			return manifest.Identity{}, false
+		}
+	}
+	return manifest.Identity{APIVersion: t.APIVersion.ValueString(), Kind: t.Kind.ValueString(),
+		Name: t.Name.ValueString(), Namespace: t.Namespace.ValueString()}, true
+}
+
+// FieldManager is the manager name of one patch.
+func FieldManager(id string) string { return "k8sconnect-patch-" + id }

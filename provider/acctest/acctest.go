@@ -72,6 +72,13 @@ func selectEngine() error {
 		// provider must be registered under the address tofu will look for.
 		env["TF_ACC_PROVIDER_HOST"] = "registry.opentofu.org"
 	}
+	// An empty CLI config keeps the engine from warning that ~/.terraformrc is missing.
+	rc, err := os.CreateTemp("", "k8sconnect-acc-*.tfrc")
+	if err != nil {
+		return err
+	}
+	rc.Close()
+	env["TF_CLI_CONFIG_FILE"] = rc.Name()
 	for k, v := range env {
 		if err := os.Setenv(k, v); err != nil {
 			return err

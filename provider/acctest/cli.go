@@ -38,6 +38,26 @@ type Result struct {
 	Err         error // non-nil when the command exited non-zero
 }
 
+// Changes is the plan's change summary: resources to add, change and destroy.
+// It is -1 for all three when the engine printed no summary.
+func (r Result) Changes() (add, change, remove int) {
+	add, change, remove = -1, -1, -1
+	sc := bufio.NewScanner(strings.NewReader(r.Output))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Type    string `json:"type"`
+			Changes struct {
+				Add, Change, Remove int
+			} `json:"changes"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Type == "change_summary" {
+			add, change, remove = line.Changes.Add, line.Changes.Change, line.Changes.Remove
+		}
+	}
+	return add, change, remove
+}
+
 // Warnings are the diagnostics of severity warning, without the engine's own
 // note about development overrides.
 func (r Result) Warnings() []Diagnostic {

@@ -108,8 +108,12 @@ func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, t
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
-		last = obj
-		return false, err
+		if err == nil {
+			last = obj
+		}
+		// Anything else (a dropped connection, the client's rate limiter near
+		// the deadline) is transient: keep waiting until the timeout.
+		return false, nil
 	})
 	return last, err
 }

@@ -3,6 +3,7 @@ package object_test
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -17,9 +18,14 @@ import (
 )
 
 func configMapWithKeys(conn, ns, name string, data map[string]string, ignore ...string) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // a stable yaml_body: map order must not look like a change
 	body := ""
-	for k, v := range data {
-		body += fmt.Sprintf("      %s: %q\n", k, v)
+	for _, k := range keys {
+		body += fmt.Sprintf("      %s: %q\n", k, data[k])
 	}
 	ignoreHCL := ""
 	if len(ignore) > 0 {
@@ -142,7 +148,7 @@ func TestAccObject_coOwnerWithSameValueIsListedAndSilent(t *testing.T) {
 					acctest.ApplyAs(t, "horizontal-pod-autoscaler", configMaps, fmt.Sprintf(
 						"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {replicas: \"3\"}\n", name, ns))
 				},
-				RefreshState: true,
+				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("k8sconnect_object.cm",
 						tfjsonpath.New("field_ownership").AtMapKey("data.replicas"),

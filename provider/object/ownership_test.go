@@ -112,8 +112,8 @@ func TestAccOwnership_sameValueCoOwnerIsSilent(t *testing.T) {
 	scaleAs(t, "horizontal-pod-autoscaler", ns, name, 3)
 	r := w.Plan()
 	noWarnings(t, r)
-	if !strings.Contains(r.Output, "No changes") {
-		t.Fatalf("plan is not empty:\n%s", r.Output)
+	if add, change, remove := r.Changes(); add+change+remove != 0 {
+		t.Fatalf("plan is not empty (%d to add, %d to change, %d to destroy):\n%s", add, change, remove, r.Output)
 	}
 }
 

@@ -3,6 +3,7 @@ package object
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -34,10 +35,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if resp.Diagnostics.HasError() {
 		return
-	}
-	if creating {
-		// Known at plan so the dry run carries the same annotation as the apply.
-		plan.ID = types.StringValue(newID())
 	}
 	plan.ManagedStateProjection = types.MapUnknown(types.StringType)
 	plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
@@ -92,7 +89,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 
-	setOwnedBy(desired, plan.ID.ValueString())
+	// The id is generated at apply (Terraform plans again during apply and
+	// would see a second random value); the annotation is not projected, so a
+	// placeholder gives the same dry-run result.
+	setOwnedBy(desired, idOrPlaceholder(plan.ID))
 	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
 	if err != nil {
 		r.explainDryRunError(err, id, creating, resp)
@@ -169,8 +169,29 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 				"re-create the object. If that is not what you want, revert the change.", field, id))
 		return
 	}
+	if field, ok := undeclaredField(err); ok {
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Unknown field in yaml_body",
+			fmt.Sprintf("yaml_body has an unknown field %q: %s (apiVersion %s) has no such field. Check its spelling, "+
+				"its indentation and the apiVersion. Nothing was applied.", field, id.Kind, id.APIVersion))
+		return
+	}
 	resp.Diagnostics.AddAttributeError(pathYAMLBody, "The API server rejected the object",
 		fmt.Sprintf("A server-side dry run of %s failed, so nothing was applied:\n\n%v", id, err))
+}
+
+// Server-side apply reports a field missing from the kind's schema this way
+// (strict field validation reports it as "unknown field").
+var undeclared = regexp.MustCompile(`\.([^:\s]+): field not declared in schema|unknown field "([^"]+)"`)
+
+func undeclaredField(err error) (string, bool) {
+	m := undeclared.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	if m[1] != "" {
+		return m[1], true
+	}
+	return m[2], true
 }
 
 // immutableField finds the field an Invalid error calls immutable.
@@ -195,4 +216,11 @@ func immutableField(err error) (string, bool) {
 		return "a field", true
 	}
 	return "", false
+}
+
+func idOrPlaceholder(id types.String) string {
+	if id.IsUnknown() || id.IsNull() {
+		return "planned"
+	}
+	return id.ValueString()
 }

@@ -35,7 +35,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	if creating {
-		plan.ID = types.StringValue(newID())
 		plan.PreviousOwners = types.MapUnknown(ownersType)
 	} else {
 		plan.PreviousOwners = state.PreviousOwners
@@ -93,7 +92,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 
-	manager := FieldManager(plan.ID.ValueString())
+	// The id, and so the manager name, is chosen at apply: Terraform plans
+	// again during apply and would see a second random value. The dry run's
+	// result does not depend on the name.
+	manager := FieldManager("planned")
+	if !creating {
+		manager = FieldManager(plan.ID.ValueString())
+	}
 	dry, err := send(ctx, c, target, ct, manager, true)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",

@@ -1,0 +1,374 @@
+// Package toolchain pins the binaries the project's tests and demos run: the
+// control plane of the embedded cluster (kube-apiserver, kube-controller-manager,
+// kube-scheduler, etcd, kwok), the pulumi CLI with its YAML language host, and
+// OpenTofu. Each is built from a small Go module under tools/<dir> of this
+// repository (see the table below) and kept in a per-machine cache, so a fresh
+// clone on the same machine reuses what an earlier clone built:
+//
+//	$K8SCONNECT_TOOLS_DIR                       (if set), else
+//	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
+//	  <name>-<version>/<binary>
+//
+// The pulumi CLI and pulumi-language-yaml share one directory,
+// pulumi-<version>+yaml-<version>, because the CLI looks for its bundled
+// language hosts next to its own executable: running Path("pulumi") is enough,
+// and that directory is also the one to put on PATH if a caller prefers.
+//
+// terraform is not built (its module cannot be built from the module proxy):
+// Path("terraform") returns $K8SCONNECT_TERRAFORM or the terraform on PATH.
+//
+// `make tools` (go run ./provider/cmd/k8sconnect-dev tools) builds everything;
+// Ensure does the same from Go.
+package toolchain
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// RepoModule is the module path of this repository; Ensure looks for the go.mod
+// that declares it to find tools/.
+const RepoModule = "github.com/k8sconnect/k8sconnect"
+
+// Environment variables read by this package.
+const (
+	EnvToolsDir  = "K8SCONNECT_TOOLS_DIR" // cache root for the built binaries
+	EnvRepo      = "K8SCONNECT_REPO"      // repository root, when not run from inside it
+	EnvTerraform = "K8SCONNECT_TERRAFORM" // terraform binary; default: terraform on PATH
+)
+
+// tool is one pinned binary.
+type tool struct {
+	name     string // what callers ask for; also the binary's file name
+	version  string
+	toolsDir string // tools/<toolsDir> holds the go.mod that pins it
+	module   string // the Go module that toolsDir/go.mod must require at version
+	pkg      string // the main package to build
+	dir      string // cache subdirectory; default name-version
+	ldflags  []string
+	env      []string
+}
+
+const kubeVersion = "v1.36.3"
+
+func kubeLDFlags() []string {
+	const p = "k8s.io/component-base/version."
+	return []string{
+		"-X", p + "gitVersion=" + kubeVersion,
+		"-X", p + "gitMajor=1",
+		"-X", p + "gitMinor=36",
+		"-X", p + "gitTreeState=clean",
+		// buildDate stays at the package default (the Unix epoch) so that the
+		// build is reproducible and hits the cache; gitCommit is unknown here.
+	}
+}
+
+const (
+	pulumiVersion     = "v3.256.0"
+	pulumiYAMLVersion = "v1.38.1"
+	pulumiDir         = "pulumi-" + pulumiVersion + "+yaml-" + pulumiYAMLVersion
+)
+
+// tools is the one table of pinned binaries. The version must match what
+// tools/<toolsDir>/go.mod requires (Ensure checks).
+var tools = []tool{
+	{name: "kube-apiserver", version: kubeVersion, toolsDir: "kubernetes", module: "k8s.io/kubernetes",
+		pkg: "k8s.io/kubernetes/cmd/kube-apiserver", ldflags: kubeLDFlags()},
+	{name: "kube-controller-manager", version: kubeVersion, toolsDir: "kubernetes", module: "k8s.io/kubernetes",
+		pkg: "k8s.io/kubernetes/cmd/kube-controller-manager", ldflags: kubeLDFlags()},
+	{name: "kube-scheduler", version: kubeVersion, toolsDir: "kubernetes", module: "k8s.io/kubernetes",
+		pkg: "k8s.io/kubernetes/cmd/kube-scheduler", ldflags: kubeLDFlags()},
+	{name: "etcd", version: "v3.6.5", toolsDir: "etcd", module: "go.etcd.io/etcd/server/v3",
+		pkg: "go.etcd.io/etcd/server/v3"},
+	{name: "kwok", version: "v0.8.0", toolsDir: "kwok", module: "sigs.k8s.io/kwok",
+		pkg: "sigs.k8s.io/kwok/cmd/kwok"},
+	{name: "pulumi", version: pulumiVersion, toolsDir: "pulumi", module: "github.com/pulumi/pulumi/pkg/v3",
+		pkg: "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", dir: pulumiDir,
+		ldflags: []string{"-X", "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=" + pulumiVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"}},
+	{name: "pulumi-language-yaml", version: pulumiYAMLVersion, toolsDir: "pulumi-yaml", module: "github.com/pulumi/pulumi-yaml",
+		pkg: "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml", dir: pulumiDir,
+		ldflags: []string{"-X", "github.com/pulumi/pulumi-yaml/pkg/version.Version=" + pulumiYAMLVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"}},
+	{name: "tofu", version: "v1.12.6", toolsDir: "opentofu", module: "github.com/opentofu/opentofu",
+		pkg: "github.com/opentofu/opentofu/cmd/tofu",
+		// Without this tofu reports itself as a "-dev" prerelease.
+		ldflags: []string{"-X", "github.com/opentofu/opentofu/version.dev=no"}},
+}
+
+// ClusterTools are the binaries the embedded cluster runs.
+var ClusterTools = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
+
+// Names lists every binary Ensure can build, in build order.
+func Names() []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.name
+	}
+	return names
+}
+
+// Version is the pinned version of a tool ("" if unknown). For terraform,
+// which is not pinned, it is "".
+func Version(name string) string {
+	if t, ok := lookup(name); ok {
+		return t.version
+	}
+	return ""
+}
+
+func lookup(name string) (tool, bool) {
+	for _, t := range tools {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// CacheDir is the root of the tool cache: $K8SCONNECT_TOOLS_DIR, else
+// os.UserCacheDir()/k8sconnect/tools.
+func CacheDir() (string, error) {
+	if d := os.Getenv(EnvToolsDir); d != "" {
+		return filepath.Abs(d)
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for the tools (%v): set %s", err, EnvToolsDir)
+	}
+	return filepath.Join(d, "k8sconnect", "tools"), nil
+}
+
+func (t tool) path(root string) string {
+	dir := t.dir
+	if dir == "" {
+		dir = t.name + "-" + t.version
+	}
+	return filepath.Join(root, dir, t.name)
+}
+
+// Path returns the absolute path of a built tool, or an error that says how to
+// build it. It never builds anything (see Ensure).
+func Path(name string) (string, error) {
+	if name == "terraform" {
+		return terraformPath()
+	}
+	t, ok := lookup(name)
+	if !ok {
+		return "", fmt.Errorf("toolchain: unknown tool %q (known: %s, terraform)", name, strings.Join(Names(), ", "))
+	}
+	root, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	p := t.path(root)
+	if !isExecutable(p) {
+		return "", fmt.Errorf("%s %s not built (looked for %s): run `make tools`", t.name, t.version, p)
+	}
+	return p, nil
+}
+
+func terraformPath() (string, error) {
+	if p := os.Getenv(EnvTerraform); p != "" {
+		if !isExecutable(p) {
+			return "", fmt.Errorf("%s=%s is not an executable file", EnvTerraform, p)
+		}
+		return filepath.Abs(p)
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		return "", fmt.Errorf("terraform not found on PATH: install it, set %s, or run the suite under tofu (K8SCONNECT_ENGINE=tofu)", EnvTerraform)
+	}
+	return filepath.Abs(p)
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// Ensure builds the named tools that are not in the cache yet (all of them if
+// no name is given), one after the other, logging each build and its duration
+// with the standard logger. Builds run `go build` inside tools/<dir> of this
+// repository, found from the working directory or $K8SCONNECT_REPO. Several
+// processes may call Ensure at once: a lock file serializes each tool's build
+// and the result is renamed into place atomically.
+func Ensure(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		names = Names()
+	}
+	var todo []tool
+	for _, n := range names {
+		if n == "terraform" {
+			if _, err := terraformPath(); err != nil {
+				return err
+			}
+			continue
+		}
+		t, ok := lookup(n)
+		if !ok {
+			return fmt.Errorf("toolchain: unknown tool %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+		todo = append(todo, t)
+	}
+	root, err := CacheDir()
+	if err != nil {
+		return err
+	}
+	var repo string
+	for _, t := range todo {
+		if isExecutable(t.path(root)) {
+			continue
+		}
+		if repo == "" {
+			if repo, err = RepoRoot(); err != nil {
+				return fmt.Errorf("cannot build %s: %w", t.name, err)
+			}
+		}
+		if err := build(ctx, repo, root, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RepoRoot finds this repository: $K8SCONNECT_REPO, else the nearest directory
+// at or above the working directory whose go.mod declares RepoModule.
+func RepoRoot() (string, error) {
+	if r := os.Getenv(EnvRepo); r != "" {
+		if mod, _ := modulePath(filepath.Join(r, "go.mod")); mod != RepoModule {
+			return "", fmt.Errorf("%s=%s: no go.mod for %s there", EnvRepo, r, RepoModule)
+		}
+		return filepath.Abs(r)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if mod, _ := modulePath(filepath.Join(d, "go.mod")); mod == RepoModule {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "", fmt.Errorf("the %s repository is not at or above %s: run from inside a clone or set %s", RepoModule, wd, EnvRepo)
+}
+
+func modulePath(gomod string) (string, error) {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no module line", gomod)
+}
+
+// requiredVersion returns the version at which gomod requires module.
+func requiredVersion(gomod, module string) (string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "require" {
+			f = f[1:]
+		}
+		if len(f) == 2 && f[0] == module {
+			return f[1], nil
+		}
+	}
+	return "", fmt.Errorf("%s does not require %s", gomod, module)
+}
+
+func build(ctx context.Context, repo, root string, t tool) error {
+	modDir := filepath.Join(repo, "tools", t.toolsDir)
+	v, err := requiredVersion(filepath.Join(modDir, "go.mod"), t.module)
+	if err != nil {
+		return fmt.Errorf("cannot build %s: %w", t.name, err)
+	}
+	if v != t.version {
+		return fmt.Errorf("cannot build %s: tools/%s/go.mod requires %s %s but provider/toolchain pins %s: update the table in provider/toolchain",
+			t.name, t.toolsDir, t.module, v, t.version)
+	}
+	dst := t.path(root)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockFile(dst + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if isExecutable(dst) { // built by another process while we waited
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+t.name+".building-*")
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+
+	ldflags := append([]string{"-s", "-w"}, t.ldflags...)
+	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", strings.Join(ldflags, " "), "-o", tmp.Name(), t.pkg}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = modDir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	cmd.Env = append(cmd.Env, t.env...)
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	log.Printf("toolchain: building %s %s (go build %s in tools/%s)", t.name, t.version, t.pkg, t.toolsDir)
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building %s %s in %s: %w", t.name, t.version, modDir, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return err
+	}
+	log.Printf("toolchain: built %s %s in %s -> %s", t.name, t.version, time.Since(start).Round(100*time.Millisecond), dst)
+	return nil
+}
+
+// lockFile takes an exclusive advisory lock on path, waiting for it.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

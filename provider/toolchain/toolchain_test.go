@@ -1,0 +1,70 @@
+package toolchain
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The table must agree with the tool modules it builds from.
+func TestTableMatchesToolModules(t *testing.T) {
+	repo, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools {
+		gomod := filepath.Join(repo, "tools", tl.toolsDir, "go.mod")
+		v, err := requiredVersion(gomod, tl.module)
+		if err != nil {
+			t.Errorf("%s: %v", tl.name, err)
+			continue
+		}
+		if v != tl.version {
+			t.Errorf("%s: %s requires %s %s, table pins %s", tl.name, gomod, tl.module, v, tl.version)
+		}
+		data, err := os.ReadFile(gomod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tl.pkg) {
+			t.Errorf("%s: %s has no tool directive for %s", tl.name, gomod, tl.pkg)
+		}
+	}
+}
+
+func TestPathLayout(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvToolsDir, dir)
+	if _, err := Path("kwok"); err == nil || !strings.Contains(err.Error(), "make tools") {
+		t.Fatalf("Path of a missing tool: got %v, want an error that says to run make tools", err)
+	}
+	want := filepath.Join(dir, "kwok-"+Version("kwok"), "kwok")
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Path("kwok"); err != nil || got != want {
+		t.Fatalf("Path(kwok) = %q, %v; want %q", got, err, want)
+	}
+	// The pulumi CLI finds its YAML language host next to itself.
+	t.Setenv(EnvToolsDir, dir)
+	root, _ := CacheDir()
+	p, _ := lookup("pulumi")
+	y, _ := lookup("pulumi-language-yaml")
+	if filepath.Dir(p.path(root)) != filepath.Dir(y.path(root)) {
+		t.Errorf("pulumi and pulumi-language-yaml are in different directories")
+	}
+	if _, err := Path("nope"); err == nil {
+		t.Error("Path of an unknown tool: no error")
+	}
+}
+
+func TestTerraformFromEnv(t *testing.T) {
+	t.Setenv(EnvTerraform, filepath.Join(t.TempDir(), "missing"))
+	if _, err := Path("terraform"); err == nil || !strings.Contains(err.Error(), EnvTerraform) {
+		t.Fatalf("got %v, want an error naming %s", err, EnvTerraform)
+	}
+}

@@ -1,0 +1,851 @@
+package localcluster
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+const (
+	// NodeName is the kwok node every pod runs on.
+	NodeName = "k8sconnect-node"
+	// HoldAnnotation, set to "true" on a pod, keeps it Pending (see the package
+	// documentation for how to release it).
+	HoldAnnotation = "k8sconnect.test/hold"
+	// FailAnnotation, set to "true" on a pod with restartPolicy Never, makes it
+	// fail instead of succeed.
+	FailAnnotation = "k8sconnect.test/fail"
+
+	// Context names in the kubeconfig.
+	TokenContext = "k8sconnect-local"      // admin token user; the current context
+	CertContext  = "k8sconnect-local-cert" // admin client-certificate user
+
+	// Users the cluster knows.
+	TokenUser = "k8sconnect-admin"
+	CertUser  = "k8sconnect-cert-admin"
+
+	// EnvKubeconfig names a running cluster for Main and Shared to use.
+	EnvKubeconfig = "K8SCONNECT_KUBECONFIG"
+	// EnvClusterDir overrides DevDir.
+	EnvClusterDir = "K8SCONNECT_CLUSTER_DIR"
+
+	serviceCIDR = "10.96.0.0/16"
+	podCIDR     = "10.244.0.0/16"
+	nodeIP      = "10.200.0.1"
+
+	clusterName = "k8sconnect-local"
+)
+
+//go:embed stages/*.yaml
+var stageFiles embed.FS
+
+// Options configure Start.
+type Options struct {
+	// Dir holds the cluster's state: certificates and keys, kubeconfig files,
+	// etcd's data, logs/ and run/ (pid files). Empty: a new temporary
+	// directory, removed by Stop. A given Dir is cleared of an earlier
+	// cluster's state (the caller must have stopped that cluster).
+	Dir string
+	// Detach starts the components in their own session so that they outlive
+	// this process. Stop them later with Load(...).Stop().
+	Detach bool
+	// Logf, if set, receives progress messages (never credentials).
+	Logf func(format string, args ...any)
+}
+
+// Cluster is a running local cluster.
+type Cluster struct {
+	Dir            string // state directory (see Options.Dir)
+	KubeconfigPath string // kubeconfig with contexts TokenContext and CertContext
+	Host           string // https://127.0.0.1:<port>
+	CAPEM          []byte // CA that signed the API server's certificate
+	Token          string // bearer token of TokenUser (system:masters)
+	ClientCertPEM  []byte // client certificate of CertUser (system:masters)
+	ClientKeyPEM   []byte // its private key
+
+	tempDir bool       // Start created Dir: Stop removes it
+	managed bool       // Dir has pid files (run/): the components are known
+	procs   []*process // in start order
+}
+
+// DevDir is the state directory of the detached dev cluster (`make
+// cluster-up`): $K8SCONNECT_CLUSTER_DIR, else os.UserCacheDir()/k8sconnect/cluster.
+func DevDir() (string, error) {
+	if d := os.Getenv(EnvClusterDir); d != "" {
+		return filepath.Abs(d)
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for the cluster (%v): set %s", err, EnvClusterDir)
+	}
+	return filepath.Join(d, "k8sconnect", "cluster"), nil
+}
+
+// component names, in start order.
+const (
+	etcdName      = "etcd"
+	apiserverName = "kube-apiserver"
+	kcmName       = "kube-controller-manager"
+	schedulerName = "kube-scheduler"
+	kwokName      = "kwok"
+)
+
+var componentNames = []string{etcdName, apiserverName, kcmName, schedulerName, kwokName}
+
+// Start starts a cluster and waits until it is usable: /readyz answers, the
+// controller manager and scheduler are healthy, the kwok node is Ready and the
+// default ServiceAccount exists. Without a deadline on ctx it gives up after
+// three minutes. ctx only bounds the start: the cluster runs until Stop.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	bins := map[string]string{}
+	for _, name := range componentNames {
+		p, err := toolchain.Path(name)
+		if err != nil {
+			return nil, err
+		}
+		bins[name] = p
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	dir, tempDir := opts.Dir, false
+	if dir == "" {
+		d, err := os.MkdirTemp("", "k8sconnect-cluster-")
+		if err != nil {
+			return nil, err
+		}
+		dir, tempDir = d, true
+	} else {
+		d, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	for attempt := 1; ; attempt++ {
+		c := &Cluster{Dir: dir, tempDir: tempDir, managed: true}
+		err := c.start(ctx, opts.Detach, bins, logf)
+		if err == nil {
+			return c, nil
+		}
+		c.stopProcesses()
+		if errors.Is(err, errPortInUse) && attempt < 3 && ctx.Err() == nil {
+			logf("localcluster: %v; retrying with other ports", err)
+			continue
+		}
+		// Keep the logs for the error's reader; drop the rest.
+		for _, sub := range []string{"etcd", "pki", "components", "kubeconfig", "run"} {
+			_ = os.RemoveAll(filepath.Join(dir, sub))
+		}
+		return nil, fmt.Errorf("starting the local cluster (logs in %s): %w", filepath.Join(dir, "logs"), err)
+	}
+}
+
+var errPortInUse = errors.New("a port picked for the cluster was taken meanwhile")
+
+// state files and directories a cluster owns inside its Dir.
+var stateEntries = []string{"etcd", "pki", "components", "kwok", "logs", "run", "kubeconfig"}
+
+func (c *Cluster) start(ctx context.Context, detach bool, bins map[string]string, logf func(string, ...any)) error {
+	begin := time.Now()
+	for _, e := range stateEntries {
+		if err := os.RemoveAll(filepath.Join(c.Dir, e)); err != nil {
+			return err
+		}
+	}
+	for _, sub := range []string{"", "etcd", "pki", "components", "kwok", "logs", "run"} {
+		if err := os.MkdirAll(filepath.Join(c.Dir, sub), 0o700); err != nil {
+			return err
+		}
+	}
+	ports, err := freePorts(5)
+	if err != nil {
+		return err
+	}
+	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+	c.Host = "https://127.0.0.1:" + strconv.Itoa(apiPort)
+	c.KubeconfigPath = filepath.Join(c.Dir, "kubeconfig")
+
+	files, err := c.writeConfig()
+	if err != nil {
+		return err
+	}
+	d := func(parts ...string) string { return filepath.Join(append([]string{c.Dir}, parts...)...) }
+	run := func(name string, args []string, env ...string) error {
+		p, err := startProcess(c.Dir, name, bins[name], args, env, detach)
+		if err != nil {
+			return err
+		}
+		c.procs = append(c.procs, p)
+		logf("localcluster: started %s (pid %d)", name, p.pid)
+		return nil
+	}
+
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(etcdPeerPort)
+	if err := run(etcdName, []string{
+		"--name=k8sconnect",
+		"--data-dir=" + d("etcd", "data"),
+		"--listen-client-urls=" + etcdURL,
+		"--advertise-client-urls=" + etcdURL,
+		"--listen-peer-urls=" + peerURL,
+		"--initial-advertise-peer-urls=" + peerURL,
+		"--initial-cluster=k8sconnect=" + peerURL,
+		"--initial-cluster-state=new",
+		"--unsafe-no-fsync=true", // a throw-away test cluster: speed over durability
+		"--auto-compaction-mode=periodic",
+		"--auto-compaction-retention=5m",
+		"--quota-backend-bytes=" + strconv.Itoa(4<<30),
+		"--log-level=warn",
+	}); err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "etcd to be healthy", etcdName, func(ctx context.Context) error {
+		return httpOK(ctx, http.DefaultClient, etcdURL+"/health", "")
+	}); err != nil {
+		return err
+	}
+
+	if err := run(apiserverName, []string{
+		"--etcd-servers=" + etcdURL,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(apiPort),
+		// The "kubernetes" Service gets no endpoints: a loopback address cannot be
+		// published, and nothing in this cluster reaches the API through it.
+		"--advertise-address=127.0.0.1",
+		"--endpoint-reconciler-type=none",
+		"--cert-dir=" + d("pki", "apiserver-generated"),
+		"--tls-cert-file=" + files.servingCert,
+		"--tls-private-key-file=" + files.servingKey,
+		"--client-ca-file=" + files.clientCA,
+		"--token-auth-file=" + files.tokens,
+		// Front proxy (aggregated APIs), and so that the controller manager and
+		// the scheduler find the request-header CA they look up at start.
+		"--requestheader-client-ca-file=" + files.frontProxyCA,
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + files.proxyClientCert,
+		"--proxy-client-key-file=" + files.proxyClientKey,
+		"--authorization-mode=Node,RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + files.saPublic,
+		"--service-account-signing-key-file=" + files.saPrivate,
+		"--service-cluster-ip-range=" + serviceCIDR,
+		// This admission plugin taints new nodes not-ready until the node
+		// lifecycle controller, which is off here, clears the taint.
+		"--disable-admission-plugins=TaintNodesByCondition",
+		"--allow-privileged=true",
+		"--profiling=false",
+	}); err != nil {
+		return err
+	}
+	apiClient, err := c.httpClient()
+	if err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "kube-apiserver to be ready", apiserverName, func(ctx context.Context) error {
+		return httpOK(ctx, apiClient, c.Host+"/readyz", c.Token)
+	}); err != nil {
+		return err
+	}
+	logf("localcluster: kube-apiserver ready at %s after %s", c.Host, time.Since(begin).Round(10*time.Millisecond))
+
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return err
+	}
+	if err := createNode(ctx, cs); err != nil {
+		return err
+	}
+
+	kcmKubeconfig, schedKubeconfig, kwokKubeconfig := d("components", kcmName+".kubeconfig"),
+		d("components", schedulerName+".kubeconfig"), d("components", kwokName+".kubeconfig")
+	if err := run(kcmName, []string{
+		"--kubeconfig=" + kcmKubeconfig,
+		"--authentication-kubeconfig=" + kcmKubeconfig,
+		"--authorization-kubeconfig=" + kcmKubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(kcmPort),
+		"--cert-dir=" + d("pki", kcmName+"-generated"),
+		// No node IPAM (kwok assigns pod IPs) and no node lifecycle: nothing
+		// taints or evicts the kwok node.
+		"--controllers=*,-node-ipam-controller,-node-lifecycle-controller",
+		"--use-service-account-credentials=true",
+		"--service-account-private-key-file=" + files.saPrivate,
+		"--root-ca-file=" + files.ca,
+		"--cluster-signing-cert-file=" + files.clientCA,
+		"--cluster-signing-key-file=" + files.clientCAKey,
+		"--service-cluster-ip-range=" + serviceCIDR,
+		"--leader-elect=false",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+		"--profiling=false",
+	}); err != nil {
+		return err
+	}
+	if err := run(schedulerName, []string{
+		"--kubeconfig=" + schedKubeconfig,
+		"--authentication-kubeconfig=" + schedKubeconfig,
+		"--authorization-kubeconfig=" + schedKubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(schedPort),
+		"--cert-dir=" + d("pki", schedulerName+"-generated"),
+		"--leader-elect=false",
+		"--profiling=false",
+	}); err != nil {
+		return err
+	}
+	if err := run(kwokName, []string{
+		"--kubeconfig=" + kwokKubeconfig,
+		"--config=" + files.stages,
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+		"--cidr=" + podCIDR,
+		"--node-ip=" + nodeIP,
+		"--node-lease-duration-seconds=40",
+	}, "HOME="+d("kwok")); err != nil { // kwok also reads $HOME/.kwok/kwok.yaml
+		return err
+	}
+
+	health, err := componentHealthClient()
+	if err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "kube-controller-manager to be healthy", kcmName, func(ctx context.Context) error {
+		return httpOK(ctx, health, "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", "")
+	}); err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "kube-scheduler to be healthy", schedulerName, func(ctx context.Context) error {
+		return httpOK(ctx, health, "https://127.0.0.1:"+strconv.Itoa(schedPort)+"/healthz", "")
+	}); err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "node "+NodeName+" to be Ready (kwok)", kwokName, func(ctx context.Context) error {
+		n, err := cs.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				return nil
+			}
+		}
+		return errors.New("not Ready yet")
+	}); err != nil {
+		return err
+	}
+	if err := c.waitFor(ctx, "the default ServiceAccount", kcmName, func(ctx context.Context) error {
+		_, err := cs.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}); err != nil {
+		return err
+	}
+	logf("localcluster: cluster ready after %s (state in %s)", time.Since(begin).Round(10*time.Millisecond), c.Dir)
+	return nil
+}
+
+// waitFor polls check until it succeeds, ctx ends, or a component exits. On a
+// timeout the error carries the end of the log of the component named by who.
+func (c *Cluster) waitFor(ctx context.Context, what, who string, check func(context.Context) error) error {
+	var last error
+	for {
+		for _, p := range c.procs {
+			if p.exited() {
+				err := p.exitError()
+				if strings.Contains(err.Error(), "address already in use") {
+					return fmt.Errorf("%w: %v", errPortInUse, err)
+				}
+				return err
+			}
+		}
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		last = check(cctx)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			msg := fmt.Sprintf("timed out waiting for %s (last error: %v)", what, last)
+			for _, p := range c.procs {
+				if p.name == who {
+					msg += p.logTail()
+				}
+			}
+			return errors.New(msg)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func httpOK(ctx context.Context, client *http.Client, url, token string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+// httpClient is an HTTP client that verifies the API server against CAPEM.
+func (c *Cluster) httpClient() (*http.Client, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(c.CAPEM) {
+		return nil, errors.New("no CA certificate for the cluster")
+	}
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+	}}, nil
+}
+
+// componentHealthClient reaches the /healthz of the controller manager and the
+// scheduler, which serve self-signed certificates on loopback: only their
+// liveness is asked, no credential is sent.
+func componentHealthClient() (*http.Client, error) {
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}, //nolint:gosec // loopback health probe, nothing secret sent
+	}}, nil
+}
+
+func createNode(ctx context.Context, cs kubernetes.Interface) error {
+	plenty := corev1.ResourceList{
+		corev1.ResourceCPU:              resource.MustParse("1000"),
+		corev1.ResourceMemory:           resource.MustParse("1Ti"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("1Ti"),
+		corev1.ResourcePods:             resource.MustParse("5000"),
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: NodeName,
+			Labels: map[string]string{
+				"kubernetes.io/hostname": NodeName,
+				"kubernetes.io/os":       "linux",
+				"kubernetes.io/arch":     "amd64",
+				"type":                   "kwok",
+			},
+			Annotations: map[string]string{
+				"kwok.x-k8s.io/node":           "fake",
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+		},
+		Status: corev1.NodeStatus{Capacity: plenty, Allocatable: plenty},
+	}
+	_, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating node %s: %w", NodeName, err)
+	}
+	return nil
+}
+
+// freePorts reserves n distinct free loopback ports. They are released before
+// the components bind them; a race with another process is detected by the
+// caller (errPortInUse) and retried.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for len(ports) < n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+type configFiles struct {
+	ca, clientCA, clientCAKey   string
+	servingCert, servingKey     string
+	saPublic, saPrivate, tokens string
+	frontProxyCA                string
+	proxyClientCert             string
+	proxyClientKey              string
+	stages                      string
+}
+
+// writeConfig generates the cluster's credentials and writes every file the
+// components read, and the user kubeconfig. It fills CAPEM, Token and the
+// client certificate of c.
+func (c *Cluster) writeConfig() (*configFiles, error) {
+	ca, err := newCA("k8sconnect-local-ca")
+	if err != nil {
+		return nil, err
+	}
+	clientCA, err := newCA("k8sconnect-local-client-ca")
+	if err != nil {
+		return nil, err
+	}
+	serving, err := ca.issue(pkix.Name{CommonName: "kube-apiserver"}, x509.ExtKeyUsageServerAuth,
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		[]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 96, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	frontProxyCA, err := newCA("k8sconnect-local-front-proxy-ca")
+	if err != nil {
+		return nil, err
+	}
+	proxyClient, err := frontProxyCA.issue(pkix.Name{CommonName: "front-proxy-client"}, x509.ExtKeyUsageClientAuth, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	client := func(cn string, groups ...string) (*keyPair, error) {
+		return clientCA.issue(pkix.Name{CommonName: cn, Organization: groups}, x509.ExtKeyUsageClientAuth, nil, nil)
+	}
+	admin, err := client(CertUser, "system:masters")
+	if err != nil {
+		return nil, err
+	}
+	kcm, err := client("system:kube-controller-manager")
+	if err != nil {
+		return nil, err
+	}
+	sched, err := client("system:kube-scheduler")
+	if err != nil {
+		return nil, err
+	}
+	kwok, err := client("k8sconnect-kwok", "system:masters")
+	if err != nil {
+		return nil, err
+	}
+	saKey, err := newKey()
+	if err != nil {
+		return nil, err
+	}
+	saKeyPEM, err := encodeKey(saKey)
+	if err != nil {
+		return nil, err
+	}
+	saPubPEM, err := encodePublicKey(saKey)
+	if err != nil {
+		return nil, err
+	}
+	tok := make([]byte, 32)
+	if _, err := rand.Read(tok); err != nil {
+		return nil, err
+	}
+	c.Token = hex.EncodeToString(tok)
+	c.CAPEM = ca.certPEM
+	c.ClientCertPEM, c.ClientKeyPEM = admin.certPEM, admin.keyPEM
+
+	pki := func(name string) string { return filepath.Join(c.Dir, "pki", name) }
+	f := &configFiles{
+		ca: pki("ca.crt"), clientCA: pki("client-ca.crt"), clientCAKey: pki("client-ca.key"),
+		servingCert: pki("apiserver.crt"), servingKey: pki("apiserver.key"),
+		saPublic: pki("sa.pub"), saPrivate: pki("sa.key"), tokens: pki("tokens.csv"),
+		frontProxyCA: pki("front-proxy-ca.crt"), proxyClientCert: pki("front-proxy-client.crt"), proxyClientKey: pki("front-proxy-client.key"),
+		stages: filepath.Join(c.Dir, "kwok", "stages.yaml"),
+	}
+	stages, err := stagesYAML()
+	if err != nil {
+		return nil, err
+	}
+	for path, data := range map[string][]byte{
+		f.ca: ca.certPEM, pki("ca.key"): ca.keyPEM,
+		f.clientCA: clientCA.certPEM, f.clientCAKey: clientCA.keyPEM,
+		f.servingCert: serving.certPEM, f.servingKey: serving.keyPEM,
+		f.saPublic: saPubPEM, f.saPrivate: saKeyPEM,
+		f.frontProxyCA:    frontProxyCA.certPEM,
+		f.proxyClientCert: proxyClient.certPEM, f.proxyClientKey: proxyClient.keyPEM,
+		f.tokens: []byte(fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", c.Token, TokenUser, TokenUser)),
+		f.stages: stages,
+	} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	for name, kp := range map[string]*keyPair{kcmName: kcm, schedulerName: sched, kwokName: kwok} {
+		cfg := c.kubeconfig(map[string]*clientcmdapi.AuthInfo{name: {ClientCertificateData: kp.certPEM, ClientKeyData: kp.keyPEM}}, name, name)
+		if err := clientcmd.WriteToFile(*cfg, filepath.Join(c.Dir, "components", name+".kubeconfig")); err != nil {
+			return nil, err
+		}
+	}
+	if err := clientcmd.WriteToFile(*c.userKubeconfig(), c.KubeconfigPath); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// userKubeconfig has the two admin users, one context each.
+func (c *Cluster) userKubeconfig() *clientcmdapi.Config {
+	cfg := c.kubeconfig(map[string]*clientcmdapi.AuthInfo{
+		TokenUser: {Token: c.Token},
+		CertUser:  {ClientCertificateData: c.ClientCertPEM, ClientKeyData: c.ClientKeyPEM},
+	}, TokenContext, TokenUser)
+	cfg.Contexts[CertContext] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: CertUser, Namespace: metav1.NamespaceDefault}
+	return cfg
+}
+
+func (c *Cluster) kubeconfig(users map[string]*clientcmdapi.AuthInfo, ctxName, user string) *clientcmdapi.Config {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
+	cfg.AuthInfos = users
+	cfg.Contexts[ctxName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: user, Namespace: metav1.NamespaceDefault}
+	cfg.CurrentContext = ctxName
+	return cfg
+}
+
+// stagesYAML joins the embedded kwok stages into one multi-document file.
+func stagesYAML() ([]byte, error) {
+	names, err := fs.Glob(stageFiles, "stages/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		data, err := stageFiles.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "---\n# %s\n%s\n", n, data)
+	}
+	return []byte(b.String()), nil
+}
+
+// RESTConfig is a client configuration for the token admin user (the client
+// certificate user when the cluster has no token). It allows 100 requests per
+// second, bursts of 200, so that tests are not throttled by client-go.
+func (c *Cluster) RESTConfig() *rest.Config {
+	cfg := &rest.Config{
+		Host:            c.Host,
+		TLSClientConfig: rest.TLSClientConfig{CAData: append([]byte(nil), c.CAPEM...)},
+		QPS:             100,
+		Burst:           200,
+	}
+	if c.Token != "" {
+		cfg.BearerToken = c.Token
+	} else {
+		cfg.CertData = append([]byte(nil), c.ClientCertPEM...)
+		cfg.KeyData = append([]byte(nil), c.ClientKeyPEM...)
+	}
+	return cfg
+}
+
+// Load attaches to a cluster from its kubeconfig: one written by Start
+// (contexts TokenContext and CertContext) or any kubeconfig whose current
+// context has CA data and a token or client certificate. It does not contact
+// the cluster (see Check). If the kubeconfig's directory holds the pid files of
+// a cluster started there (the dev cluster), Check and Stop know its processes.
+func Load(kubeconfigPath string) (*Cluster, error) {
+	path, err := filepath.Abs(kubeconfigPath)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig %s: %w", path, err)
+	}
+	ctxName := cfg.CurrentContext
+	if _, ok := cfg.Contexts[TokenContext]; ok {
+		ctxName = TokenContext
+	}
+	kctx, ok := cfg.Contexts[ctxName]
+	if !ok {
+		return nil, fmt.Errorf("kubeconfig %s: no context %q", path, ctxName)
+	}
+	cl, ok := cfg.Clusters[kctx.Cluster]
+	if !ok || cl.Server == "" {
+		return nil, fmt.Errorf("kubeconfig %s: context %q has no cluster server", path, ctxName)
+	}
+	c := &Cluster{Dir: filepath.Dir(path), KubeconfigPath: path, Host: cl.Server, CAPEM: cl.CertificateAuthorityData}
+	if len(c.CAPEM) == 0 && cl.CertificateAuthority != "" {
+		if c.CAPEM, err = os.ReadFile(cl.CertificateAuthority); err != nil {
+			return nil, err
+		}
+	}
+	if u := cfg.AuthInfos[kctx.AuthInfo]; u != nil {
+		c.Token = u.Token
+		c.ClientCertPEM, c.ClientKeyPEM = u.ClientCertificateData, u.ClientKeyData
+	}
+	if certCtx, ok := cfg.Contexts[CertContext]; ok {
+		if u := cfg.AuthInfos[certCtx.AuthInfo]; u != nil {
+			c.ClientCertPEM, c.ClientKeyPEM = u.ClientCertificateData, u.ClientKeyData
+		}
+	}
+	if len(c.CAPEM) == 0 {
+		return nil, fmt.Errorf("kubeconfig %s: cluster %q has no certificate-authority-data", path, kctx.Cluster)
+	}
+	if c.Token == "" && len(c.ClientCertPEM) == 0 {
+		return nil, fmt.Errorf("kubeconfig %s: context %q has neither a token nor a client certificate", path, ctxName)
+	}
+	if st, err := os.Stat(filepath.Join(c.Dir, "run")); err == nil && st.IsDir() {
+		c.managed = true
+		for _, name := range componentNames {
+			if p := adoptProcess(c.Dir, name); p != nil {
+				c.procs = append(c.procs, p)
+			}
+		}
+	}
+	return c, nil
+}
+
+// PIDs returns the process ids of the components this process knows: those it
+// started, or those found through the pid files of a loaded cluster.
+func (c *Cluster) PIDs() map[string]int {
+	m := map[string]int{}
+	for _, p := range c.procs {
+		if !p.exited() {
+			m[p.name] = p.pid
+		}
+	}
+	return m
+}
+
+// Check reports whether the cluster works: the API server answers /readyz
+// within ten seconds (or ctx's deadline) and, for a cluster started by Start
+// or loaded from a directory with pid files, every component runs.
+func (c *Cluster) Check(ctx context.Context) error {
+	if c.managed || c.procs != nil {
+		running := c.PIDs()
+		for _, name := range componentNames {
+			if _, ok := running[name]; !ok {
+				return fmt.Errorf("%s is not running%s", name,
+					(&process{name: name, logPath: filepath.Join(c.Dir, "logs", name+".log")}).logTail())
+			}
+		}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+	}
+	if err := c.readyz(ctx); err != nil {
+		return fmt.Errorf("%s does not answer /readyz: %w", c.Host, err)
+	}
+	return nil
+}
+
+func (c *Cluster) readyz(ctx context.Context) error {
+	client, err := c.httpClient()
+	if err != nil {
+		return err
+	}
+	tr := client.Transport.(*http.Transport)
+	if c.Token == "" {
+		cert, err := tls.X509KeyPair(c.ClientCertPEM, c.ClientKeyPEM)
+		if err != nil {
+			return err
+		}
+		tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
+	}
+	var last error
+	for {
+		if last = httpOK(ctx, client, c.Host+"/readyz", c.Token); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return last
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Stop shuts the cluster's components down (SIGTERM, then SIGKILL after ten
+// seconds; etcd last) and removes Dir if Start created it. A cluster from Load
+// stops the processes named by the pid files in its Dir, and leaves Dir.
+func (c *Cluster) Stop() error {
+	c.stopProcesses()
+	if c.tempDir {
+		return os.RemoveAll(c.Dir)
+	}
+	return nil
+}
+
+// stopKeepLogs stops the cluster and, if Start created Dir, deletes all of it
+// but the logs. It returns the logs directory.
+func (c *Cluster) stopKeepLogs() string {
+	c.stopProcesses()
+	if c.tempDir {
+		for _, e := range stateEntries {
+			if e != "logs" {
+				_ = os.RemoveAll(filepath.Join(c.Dir, e))
+			}
+		}
+	}
+	return filepath.Join(c.Dir, "logs")
+}
+
+func (c *Cluster) stopProcesses() {
+	var etcd []*process
+	var rest []*process
+	for _, p := range c.procs {
+		if p.name == etcdName {
+			etcd = append(etcd, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	stopAll(rest, 10*time.Second)
+	stopAll(etcd, 5*time.Second)
+	for _, p := range c.procs {
+		_ = os.Remove(filepath.Join(c.Dir, "run", p.name+".pid"))
+	}
+	c.procs = nil
+}
+
+func stopAll(ps []*process, grace time.Duration) {
+	for _, p := range ps {
+		_ = p.signal(syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(grace)
+	for _, p := range ps {
+		if !p.wait(time.Until(deadline)) {
+			_ = p.kill()
+			p.wait(5 * time.Second)
+		}
+	}
+}

@@ -9,9 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -100,9 +102,18 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		manager = FieldManager(plan.ID.ValueString())
 	}
 	dry, err := send(ctx, c, target, ct, manager, true)
+	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) {
+		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
+		// cannot apply twice. An unchanged patch that no longer applies has
+		// taken effect already, so there is nothing to do; a changed one that
+		// does not apply is an error below.
+		tflog.Debug(ctx, "unchanged json_patch does not apply again; planning no change", map[string]any{"target": target.String(), "error": err.Error()})
+		plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",
-			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%v", target, err))
+			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, apiError(err)))
 		return
 	}
 	obs, err := projection.Observe(dry, manager, nil, nil, nil)
@@ -186,5 +197,23 @@ func takeoverMessage(target string, before map[string][]string) string {
 	}
 	b.WriteString("\nIf that manager keeps reconciling these fields it will change them back, and the next plan " +
 		"shows the drift. That is expected when patching cloud-provider defaults.")
+	return b.String()
+}
+
+// apiError renders a rejection with the server's details: for a JSON Patch the
+// status message alone ("an error in our request") hides which operation failed.
+func apiError(err error) string {
+	status, ok := err.(apierrors.APIStatus)
+	if !ok {
+		return err.Error()
+	}
+	st := status.Status()
+	var b strings.Builder
+	b.WriteString(st.Message)
+	if d := st.Details; d != nil {
+		for _, c := range d.Causes {
+			fmt.Fprintf(&b, "\n  %s %s", c.Field, c.Message)
+		}
+	}
 	return b.String()
 }

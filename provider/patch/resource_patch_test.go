@@ -326,7 +326,7 @@ resource "k8sconnect_patch" "json" {
 	})
 
 	configMapAs(t, "tool", ns, "merge", `{keep: "x", drop: "y"}`)
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`

@@ -32,6 +32,12 @@ import (
 //
 // A field t does not know, or a value of the wrong shape for its field, is an
 // error naming its path. Neither argument is modified.
+//
+// Where a forced Server-Side Apply of the same patch differs: it has no
+// retainKeys (a volume switched to secret keeps the configMap another manager
+// owns, and the server then refuses two volume sources), and it places a new
+// list element before a shared one that follows it in the patch, where Merge
+// appends. Element order never changes which fields a patch sets (see Paths).
 func Merge(live, patch map[string]any, t *Type) (map[string]any, error) {
 	m := merger{t: t}
 	out, keep, err := m.value(nil, copyJSON(live), patch, t.root, patchMeta{})

@@ -177,8 +177,8 @@ metadata:
   finalizers: [example.com/a, example.com/b, example.com/c]
 `))
 
-	got = mustMerge(t, fixtureType(t, widgetGVK), `spec: {tags: [x, y]}`, `spec: {tags: [z, y, z]}`)
-	assertSame(t, got, obj(t, `spec: {tags: [x, y, z]}`))
+	got = mustMerge(t, fixtureType(t, widgetGVK), `spec: {tags: [red, green]}`, `spec: {tags: [blue, green, blue]}`)
+	assertSame(t, got, obj(t, `spec: {tags: [red, green, blue]}`))
 }
 
 func TestMergeRetainKeys(t *testing.T) {

@@ -124,6 +124,39 @@ func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unst
 	return c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
 }
 
+// refuseExisting is Create's last check that it does not take over an object
+// that exists already; it reports whether the create may go ahead.
+func (r *Resource) refuseExisting(ctx context.Context, plan model, diags *diag.Diagnostics) bool {
+	desired, _ := desiredFromConfig(ctx, plan, diags)
+	if desired == nil {
+		return false
+	}
+	c, ok := r.client(ctx, plan.ClusterConnection, diags)
+	if !ok {
+		return false
+	}
+	id := manifest.IdentityOf(desired)
+	if id.Namespace == "" {
+		if mapping, err := c.Mapping(id.GVK()); err == nil && mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			id.Namespace = metav1.NamespaceDefault
+		}
+	}
+	live, err := get(ctx, c, id)
+	if err != nil || live == nil {
+		return true // missing (or not yet servable: the apply waits for it)
+	}
+	diags.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
+	return false
+}
+
+// recallOrGet uses the copy the refresh just read, if there is one.
+func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
+	if obj, ok := c.Recall(id.APIVersion, id.Kind, id.Namespace, id.Name); ok {
+		return obj, nil
+	}
+	return get(ctx, c, id)
+}
+
 // applyWithOrdering applies obj, waiting with backoff for a kind or namespace
 // that another resource in the same run is still creating.
 func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {

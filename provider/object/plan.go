@@ -73,8 +73,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return // the cluster or the kind does not exist yet: known after apply
 	}
 	desired.SetNamespace(namespace.ValueString())
+	id.Namespace = namespace.ValueString()
 
-	live, err := get(ctx, c, id)
+	live, err := recallOrGet(ctx, c, id)
 	switch {
 	case apierrors.IsNotFound(err):
 		live = nil
@@ -84,9 +85,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddError("Could not read the object at plan time", fmt.Sprintf("Reading %s: %v", id, err))
 		return
 	}
-	if creating && live != nil {
-		refuseAdoption(live, id, resp)
+	if creating && live != nil && live.GetAnnotations()[annotationOwnedBy] == "" {
+		// Certainly not ours. An object carrying a k8sconnect id may be ours
+		// and about to be replaced (Terraform plans a replacement as a create
+		// while the old object still exists); Create checks it again then.
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
 		return
+	}
+	if creating && live != nil {
+		return // a replacement: the dry run would run against the old object; known after apply
 	}
 
 	// The id is generated at apply (Terraform plans again during apply and
@@ -142,19 +149,16 @@ func identityChanged(prev, next manifest.Identity, namespace types.String) bool 
 	return !namespace.IsUnknown() && prev.Namespace != namespace.ValueString()
 }
 
-// refuseAdoption stops a create from silently taking over an object that exists
-// already: it belongs to someone else, or to another k8sconnect resource.
-func refuseAdoption(live *unstructured.Unstructured, id manifest.Identity, resp *resource.ModifyPlanResponse) {
+// adoptionError says why a create must not take over an existing object: it
+// belongs to someone else, or to another k8sconnect resource.
+func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error {
 	if owner := live.GetAnnotations()[annotationOwnedBy]; owner != "" {
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object is managed by another k8sconnect resource",
-			fmt.Sprintf("%s already exists and is managed by the k8sconnect resource with id %s (annotation %s). "+
-				"Two resources must not manage one object: remove one of them, or move the resource in state "+
-				"(terraform state mv / pulumi state move) instead of declaring it twice.", id, owner, annotationOwnedBy))
-		return
+		return fmt.Errorf("%s already exists and is managed by the k8sconnect resource with id %s (annotation %s). "+
+			"Two resources must not manage one object: remove one of them, or move the resource in state "+
+			"(terraform state mv / pulumi state move) instead of declaring it twice", id, owner, annotationOwnedBy)
 	}
-	resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists",
-		fmt.Sprintf("%s already exists in the cluster and k8sconnect does not manage it. Delete it, or choose "+
-			"another name. To change a few fields of an object someone else manages, use k8sconnect_patch.", id))
+	return fmt.Errorf("%s already exists in the cluster and k8sconnect does not manage it. Delete it, or choose "+
+		"another name. To change a few fields of an object someone else manages, use k8sconnect_patch", id)
 }
 
 // explainDryRunError turns a dry-run rejection into a plan-time diagnostic.

@@ -149,6 +149,9 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if plan.ID.IsUnknown() {
 		plan.ID = types.StringValue(newID())
 	}
+	if !r.refuseExisting(ctx, plan, &resp.Diagnostics) {
+		return
+	}
 	r.applyAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -190,6 +193,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", ref.Identity(), err))
 		return
 	}
+	c.Remember(live)
 	ignore, _ := ignorePaths(ctx, state.IgnoreFields, &resp.Diagnostics)
 	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
 	if err != nil {

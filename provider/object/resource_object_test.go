@@ -8,9 +8,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }
@@ -273,6 +275,94 @@ resource "k8sconnect_object" "bad" {
 `, conn),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`yaml_body is missing metadata.name`),
+		}},
+	})
+}
+
+// Creating an object that already exists is refused at plan, whether or not the
+// manifest names its namespace, and the existing object is left alone.
+func TestAccObject_refusesToAdoptAnExistingObject(t *testing.T) {
+	name := acctest.Name("taken")
+	acctest.ApplyAs(t, "someone-else", configMaps, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\ndata: {owner: them}\n", name))
+	conn := acctest.Connection(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  yaml_body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata: {owner: us}\n"
+  %s
+}
+`, name, conn),
+			ExpectError: regexp.MustCompile(`already exists in the cluster and k8sconnect\s+does not manage it`),
+		}},
+	})
+	if err := configMapHas(t, "default", name, "owner", "them")(nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An immutable field change plans a replacement instead of failing the apply.
+func TestAccObject_immutableFieldPlansReplacement(t *testing.T) {
+	ns, name, conn := acctest.Namespace(t), acctest.Name("frozen"), acctest.Connection(t)
+	cfg := func(v string) string {
+		return fmt.Sprintf(`
+resource "k8sconnect_object" "frozen" {
+  yaml_body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\nimmutable: true\ndata: {v: '%s'}\n"
+  %s
+}
+`, name, ns, v, conn)
+	}
+	var uid uidRecorder
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{Config: cfg("1"), Check: uid.record(t, configMaps, ns, name)},
+			{
+				Config: cfg("2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_object.frozen", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					configMapHas(t, ns, name, "v", "2"),
+					func(s *terraform.State) error {
+						if err := uid.unchanged(t, configMaps, ns, name)(s); err == nil {
+							return fmt.Errorf("the ConfigMap kept its UID: it was not replaced")
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// A connection that is unknown at plan (a cluster created in the same apply)
+// plans with unknowns and applies.
+func TestAccObject_connectionUnknownAtPlan(t *testing.T) {
+	ns, name := acctest.Namespace(t), acctest.Name("boot")
+	c := localcluster.Shared(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "terraform_data" "cluster" {
+  input = { host = %q, ca = %q, token = %q }
+}
+
+resource "k8sconnect_object" "cm" {
+  yaml_body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata: {k: v}\n"
+  cluster_connection = {
+    host                   = terraform_data.cluster.output.host
+    cluster_ca_certificate = terraform_data.cluster.output.ca
+    token                  = terraform_data.cluster.output.token
+  }
+}
+`, c.Host, string(c.CAPEM), c.Token, name, ns),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("k8sconnect_object.cm", tfjsonpath.New("managed_state_projection")),
+			}},
+			Check: configMapHas(t, ns, name, "k", "v"),
 		}},
 	})
 }

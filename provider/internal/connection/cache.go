@@ -23,6 +23,7 @@ type Client struct {
 	Dynamic   dynamic.Interface
 	Discovery discovery.CachedDiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
+	recent    recentObjects
 }
 
 // Mapping resolves a kind to its resource and scope. Discovery is cached for the

@@ -10,6 +10,11 @@ export type KubernetesObject = import("./kubernetesObject").KubernetesObject;
 export const KubernetesObject: typeof import("./kubernetesObject").KubernetesObject = null as any;
 utilities.lazyLoad(exports, ["KubernetesObject"], () => require("./kubernetesObject"));
 
+export { PatchArgs, PatchState } from "./patch";
+export type Patch = import("./patch").Patch;
+export const Patch: typeof import("./patch").Patch = null as any;
+utilities.lazyLoad(exports, ["Patch"], () => require("./patch"));
+
 export * from "./provider";
 import { Provider } from "./provider";
 
@@ -29,12 +34,15 @@ const _module = {
         switch (type) {
             case "k8sconnect:index/kubernetesObject:KubernetesObject":
                 return new KubernetesObject(name, <any>undefined, { urn })
+            case "k8sconnect:index/patch:Patch":
+                return new Patch(name, <any>undefined, { urn })
             default:
                 throw new Error(`unknown resource type ${type}`);
         }
     },
 };
 pulumi.runtime.registerResourceModule("k8sconnect", "index/kubernetesObject", _module)
+pulumi.runtime.registerResourceModule("k8sconnect", "index/patch", _module)
 pulumi.runtime.registerResourcePackage("k8sconnect", {
     version: utilities.getVersion(),
     constructProvider: (name: string, type: string, urn: string): pulumi.ProviderResource => {

@@ -23,6 +23,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "k8sconnect:index/kubernetesObject:KubernetesObject":
 		r = &KubernetesObject{}
+	case "k8sconnect:index/patch:Patch":
+		r = &Patch{}
 	default:
 		return nil, fmt.Errorf("unknown resource type: %s", typ)
 	}
@@ -57,6 +59,11 @@ func init() {
 	pulumi.RegisterResourceModule(
 		"k8sconnect",
 		"index/kubernetesObject",
+		&module{version},
+	)
+	pulumi.RegisterResourceModule(
+		"k8sconnect",
+		"index/patch",
 		&module{version},
 	)
 	pulumi.RegisterResourcePackage(

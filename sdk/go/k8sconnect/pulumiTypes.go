@@ -1234,6 +1234,702 @@ func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) Env() pulumi.
 	}).(pulumi.StringMapOutput)
 }
 
+type PatchClusterConnection struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate *string `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey *string `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context *string `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec *PatchClusterConnectionExec `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host *string `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure *bool `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig *string `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl *string `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token *string `pulumi:"token"`
+}
+
+// PatchClusterConnectionInput is an input type that accepts PatchClusterConnectionArgs and PatchClusterConnectionOutput values.
+// You can construct a concrete instance of `PatchClusterConnectionInput` via:
+//
+//	PatchClusterConnectionArgs{...}
+type PatchClusterConnectionInput interface {
+	pulumi.Input
+
+	ToPatchClusterConnectionOutput() PatchClusterConnectionOutput
+	ToPatchClusterConnectionOutputWithContext(context.Context) PatchClusterConnectionOutput
+}
+
+type PatchClusterConnectionArgs struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context pulumi.StringPtrInput `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec PatchClusterConnectionExecPtrInput `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host pulumi.StringPtrInput `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token pulumi.StringPtrInput `pulumi:"token"`
+}
+
+func (PatchClusterConnectionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*PatchClusterConnection)(nil)).Elem()
+}
+
+func (i PatchClusterConnectionArgs) ToPatchClusterConnectionOutput() PatchClusterConnectionOutput {
+	return i.ToPatchClusterConnectionOutputWithContext(context.Background())
+}
+
+func (i PatchClusterConnectionArgs) ToPatchClusterConnectionOutputWithContext(ctx context.Context) PatchClusterConnectionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionOutput)
+}
+
+func (i PatchClusterConnectionArgs) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
+	return i.ToPatchClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (i PatchClusterConnectionArgs) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionOutput).ToPatchClusterConnectionPtrOutputWithContext(ctx)
+}
+
+// PatchClusterConnectionPtrInput is an input type that accepts PatchClusterConnectionArgs, PatchClusterConnectionPtr and PatchClusterConnectionPtrOutput values.
+// You can construct a concrete instance of `PatchClusterConnectionPtrInput` via:
+//
+//	        PatchClusterConnectionArgs{...}
+//
+//	or:
+//
+//	        nil
+type PatchClusterConnectionPtrInput interface {
+	pulumi.Input
+
+	ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput
+	ToPatchClusterConnectionPtrOutputWithContext(context.Context) PatchClusterConnectionPtrOutput
+}
+
+type patchClusterConnectionPtrType PatchClusterConnectionArgs
+
+func PatchClusterConnectionPtr(v *PatchClusterConnectionArgs) PatchClusterConnectionPtrInput {
+	return (*patchClusterConnectionPtrType)(v)
+}
+
+func (*patchClusterConnectionPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**PatchClusterConnection)(nil)).Elem()
+}
+
+func (i *patchClusterConnectionPtrType) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
+	return i.ToPatchClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (i *patchClusterConnectionPtrType) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionPtrOutput)
+}
+
+type PatchClusterConnectionOutput struct{ *pulumi.OutputState }
+
+func (PatchClusterConnectionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*PatchClusterConnection)(nil)).Elem()
+}
+
+func (o PatchClusterConnectionOutput) ToPatchClusterConnectionOutput() PatchClusterConnectionOutput {
+	return o
+}
+
+func (o PatchClusterConnectionOutput) ToPatchClusterConnectionOutputWithContext(ctx context.Context) PatchClusterConnectionOutput {
+	return o
+}
+
+func (o PatchClusterConnectionOutput) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
+	return o.ToPatchClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (o PatchClusterConnectionOutput) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v PatchClusterConnection) *PatchClusterConnection {
+		return &v
+	}).(PatchClusterConnectionPtrOutput)
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o PatchClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o PatchClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o PatchClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o PatchClusterConnectionOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o PatchClusterConnectionOutput) Exec() PatchClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *PatchClusterConnectionExec { return v.Exec }).(PatchClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o PatchClusterConnectionOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o PatchClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o PatchClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o PatchClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o PatchClusterConnectionOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
+}
+
+type PatchClusterConnectionPtrOutput struct{ *pulumi.OutputState }
+
+func (PatchClusterConnectionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**PatchClusterConnection)(nil)).Elem()
+}
+
+func (o PatchClusterConnectionPtrOutput) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
+	return o
+}
+
+func (o PatchClusterConnectionPtrOutput) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
+	return o
+}
+
+func (o PatchClusterConnectionPtrOutput) Elem() PatchClusterConnectionOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) PatchClusterConnection {
+		if v != nil {
+			return *v
+		}
+		var ret PatchClusterConnection
+		return ret
+	}).(PatchClusterConnectionOutput)
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o PatchClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClientCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o PatchClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClientKey
+	}).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o PatchClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClusterCaCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o PatchClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Context
+	}).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o PatchClusterConnectionPtrOutput) Exec() PatchClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *PatchClusterConnectionExec {
+		if v == nil {
+			return nil
+		}
+		return v.Exec
+	}).(PatchClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o PatchClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Host
+	}).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o PatchClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Insecure
+	}).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o PatchClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o PatchClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ProxyUrl
+	}).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o PatchClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Token
+	}).(pulumi.StringPtrOutput)
+}
+
+type PatchClusterConnectionExec struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion *string `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args []string `pulumi:"args"`
+	// Command to run.
+	Command *string `pulumi:"command"`
+	// Environment variables for the command.
+	Env map[string]string `pulumi:"env"`
+}
+
+// PatchClusterConnectionExecInput is an input type that accepts PatchClusterConnectionExecArgs and PatchClusterConnectionExecOutput values.
+// You can construct a concrete instance of `PatchClusterConnectionExecInput` via:
+//
+//	PatchClusterConnectionExecArgs{...}
+type PatchClusterConnectionExecInput interface {
+	pulumi.Input
+
+	ToPatchClusterConnectionExecOutput() PatchClusterConnectionExecOutput
+	ToPatchClusterConnectionExecOutputWithContext(context.Context) PatchClusterConnectionExecOutput
+}
+
+type PatchClusterConnectionExecArgs struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// Command to run.
+	Command pulumi.StringPtrInput `pulumi:"command"`
+	// Environment variables for the command.
+	Env pulumi.StringMapInput `pulumi:"env"`
+}
+
+func (PatchClusterConnectionExecArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*PatchClusterConnectionExec)(nil)).Elem()
+}
+
+func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecOutput() PatchClusterConnectionExecOutput {
+	return i.ToPatchClusterConnectionExecOutputWithContext(context.Background())
+}
+
+func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecOutputWithContext(ctx context.Context) PatchClusterConnectionExecOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionExecOutput)
+}
+
+func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
+	return i.ToPatchClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionExecOutput).ToPatchClusterConnectionExecPtrOutputWithContext(ctx)
+}
+
+// PatchClusterConnectionExecPtrInput is an input type that accepts PatchClusterConnectionExecArgs, PatchClusterConnectionExecPtr and PatchClusterConnectionExecPtrOutput values.
+// You can construct a concrete instance of `PatchClusterConnectionExecPtrInput` via:
+//
+//	        PatchClusterConnectionExecArgs{...}
+//
+//	or:
+//
+//	        nil
+type PatchClusterConnectionExecPtrInput interface {
+	pulumi.Input
+
+	ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput
+	ToPatchClusterConnectionExecPtrOutputWithContext(context.Context) PatchClusterConnectionExecPtrOutput
+}
+
+type patchClusterConnectionExecPtrType PatchClusterConnectionExecArgs
+
+func PatchClusterConnectionExecPtr(v *PatchClusterConnectionExecArgs) PatchClusterConnectionExecPtrInput {
+	return (*patchClusterConnectionExecPtrType)(v)
+}
+
+func (*patchClusterConnectionExecPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**PatchClusterConnectionExec)(nil)).Elem()
+}
+
+func (i *patchClusterConnectionExecPtrType) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
+	return i.ToPatchClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i *patchClusterConnectionExecPtrType) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionExecPtrOutput)
+}
+
+type PatchClusterConnectionExecOutput struct{ *pulumi.OutputState }
+
+func (PatchClusterConnectionExecOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*PatchClusterConnectionExec)(nil)).Elem()
+}
+
+func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecOutput() PatchClusterConnectionExecOutput {
+	return o
+}
+
+func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecOutputWithContext(ctx context.Context) PatchClusterConnectionExecOutput {
+	return o
+}
+
+func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
+	return o.ToPatchClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v PatchClusterConnectionExec) *PatchClusterConnectionExec {
+		return &v
+	}).(PatchClusterConnectionExecPtrOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o PatchClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o PatchClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v PatchClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o PatchClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o PatchClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v PatchClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
+}
+
+type PatchClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
+
+func (PatchClusterConnectionExecPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**PatchClusterConnectionExec)(nil)).Elem()
+}
+
+func (o PatchClusterConnectionExecPtrOutput) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o PatchClusterConnectionExecPtrOutput) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o PatchClusterConnectionExecPtrOutput) Elem() PatchClusterConnectionExecOutput {
+	return o.ApplyT(func(v *PatchClusterConnectionExec) PatchClusterConnectionExec {
+		if v != nil {
+			return *v
+		}
+		var ret PatchClusterConnectionExec
+		return ret
+	}).(PatchClusterConnectionExecOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o PatchClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o PatchClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *PatchClusterConnectionExec) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o PatchClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Command
+	}).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o PatchClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *PatchClusterConnectionExec) map[string]string {
+		if v == nil {
+			return nil
+		}
+		return v.Env
+	}).(pulumi.StringMapOutput)
+}
+
+type PatchTarget struct {
+	// apiVersion, e.g. apps/v1.
+	ApiVersion string `pulumi:"apiVersion"`
+	// Kind, e.g. DaemonSet.
+	Kind string `pulumi:"kind"`
+	// Name.
+	Name string `pulumi:"name"`
+	// Namespace; leave out for cluster-scoped kinds.
+	Namespace *string `pulumi:"namespace"`
+}
+
+// PatchTargetInput is an input type that accepts PatchTargetArgs and PatchTargetOutput values.
+// You can construct a concrete instance of `PatchTargetInput` via:
+//
+//	PatchTargetArgs{...}
+type PatchTargetInput interface {
+	pulumi.Input
+
+	ToPatchTargetOutput() PatchTargetOutput
+	ToPatchTargetOutputWithContext(context.Context) PatchTargetOutput
+}
+
+type PatchTargetArgs struct {
+	// apiVersion, e.g. apps/v1.
+	ApiVersion pulumi.StringInput `pulumi:"apiVersion"`
+	// Kind, e.g. DaemonSet.
+	Kind pulumi.StringInput `pulumi:"kind"`
+	// Name.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Namespace; leave out for cluster-scoped kinds.
+	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
+}
+
+func (PatchTargetArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*PatchTarget)(nil)).Elem()
+}
+
+func (i PatchTargetArgs) ToPatchTargetOutput() PatchTargetOutput {
+	return i.ToPatchTargetOutputWithContext(context.Background())
+}
+
+func (i PatchTargetArgs) ToPatchTargetOutputWithContext(ctx context.Context) PatchTargetOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchTargetOutput)
+}
+
+func (i PatchTargetArgs) ToPatchTargetPtrOutput() PatchTargetPtrOutput {
+	return i.ToPatchTargetPtrOutputWithContext(context.Background())
+}
+
+func (i PatchTargetArgs) ToPatchTargetPtrOutputWithContext(ctx context.Context) PatchTargetPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchTargetOutput).ToPatchTargetPtrOutputWithContext(ctx)
+}
+
+// PatchTargetPtrInput is an input type that accepts PatchTargetArgs, PatchTargetPtr and PatchTargetPtrOutput values.
+// You can construct a concrete instance of `PatchTargetPtrInput` via:
+//
+//	        PatchTargetArgs{...}
+//
+//	or:
+//
+//	        nil
+type PatchTargetPtrInput interface {
+	pulumi.Input
+
+	ToPatchTargetPtrOutput() PatchTargetPtrOutput
+	ToPatchTargetPtrOutputWithContext(context.Context) PatchTargetPtrOutput
+}
+
+type patchTargetPtrType PatchTargetArgs
+
+func PatchTargetPtr(v *PatchTargetArgs) PatchTargetPtrInput {
+	return (*patchTargetPtrType)(v)
+}
+
+func (*patchTargetPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**PatchTarget)(nil)).Elem()
+}
+
+func (i *patchTargetPtrType) ToPatchTargetPtrOutput() PatchTargetPtrOutput {
+	return i.ToPatchTargetPtrOutputWithContext(context.Background())
+}
+
+func (i *patchTargetPtrType) ToPatchTargetPtrOutputWithContext(ctx context.Context) PatchTargetPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PatchTargetPtrOutput)
+}
+
+type PatchTargetOutput struct{ *pulumi.OutputState }
+
+func (PatchTargetOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*PatchTarget)(nil)).Elem()
+}
+
+func (o PatchTargetOutput) ToPatchTargetOutput() PatchTargetOutput {
+	return o
+}
+
+func (o PatchTargetOutput) ToPatchTargetOutputWithContext(ctx context.Context) PatchTargetOutput {
+	return o
+}
+
+func (o PatchTargetOutput) ToPatchTargetPtrOutput() PatchTargetPtrOutput {
+	return o.ToPatchTargetPtrOutputWithContext(context.Background())
+}
+
+func (o PatchTargetOutput) ToPatchTargetPtrOutputWithContext(ctx context.Context) PatchTargetPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v PatchTarget) *PatchTarget {
+		return &v
+	}).(PatchTargetPtrOutput)
+}
+
+// apiVersion, e.g. apps/v1.
+func (o PatchTargetOutput) ApiVersion() pulumi.StringOutput {
+	return o.ApplyT(func(v PatchTarget) string { return v.ApiVersion }).(pulumi.StringOutput)
+}
+
+// Kind, e.g. DaemonSet.
+func (o PatchTargetOutput) Kind() pulumi.StringOutput {
+	return o.ApplyT(func(v PatchTarget) string { return v.Kind }).(pulumi.StringOutput)
+}
+
+// Name.
+func (o PatchTargetOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v PatchTarget) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Namespace; leave out for cluster-scoped kinds.
+func (o PatchTargetOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchTarget) *string { return v.Namespace }).(pulumi.StringPtrOutput)
+}
+
+type PatchTargetPtrOutput struct{ *pulumi.OutputState }
+
+func (PatchTargetPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**PatchTarget)(nil)).Elem()
+}
+
+func (o PatchTargetPtrOutput) ToPatchTargetPtrOutput() PatchTargetPtrOutput {
+	return o
+}
+
+func (o PatchTargetPtrOutput) ToPatchTargetPtrOutputWithContext(ctx context.Context) PatchTargetPtrOutput {
+	return o
+}
+
+func (o PatchTargetPtrOutput) Elem() PatchTargetOutput {
+	return o.ApplyT(func(v *PatchTarget) PatchTarget {
+		if v != nil {
+			return *v
+		}
+		var ret PatchTarget
+		return ret
+	}).(PatchTargetOutput)
+}
+
+// apiVersion, e.g. apps/v1.
+func (o PatchTargetPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchTarget) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// Kind, e.g. DaemonSet.
+func (o PatchTargetPtrOutput) Kind() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchTarget) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Kind
+	}).(pulumi.StringPtrOutput)
+}
+
+// Name.
+func (o PatchTargetPtrOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchTarget) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Name
+	}).(pulumi.StringPtrOutput)
+}
+
+// Namespace; leave out for cluster-scoped kinds.
+func (o PatchTargetPtrOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchTarget) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Namespace
+	}).(pulumi.StringPtrOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionInput)(nil)).Elem(), KubernetesObjectClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionPtrInput)(nil)).Elem(), KubernetesObjectClusterConnectionArgs{})
@@ -1245,6 +1941,12 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionPtrInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionExecInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionExecPtrInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionInput)(nil)).Elem(), PatchClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionPtrInput)(nil)).Elem(), PatchClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionExecInput)(nil)).Elem(), PatchClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionExecPtrInput)(nil)).Elem(), PatchClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetPtrInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionOutput{})
 	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionExecOutput{})
@@ -1255,4 +1957,10 @@ func init() {
 	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionExecOutput{})
 	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(PatchClusterConnectionOutput{})
+	pulumi.RegisterOutputType(PatchClusterConnectionPtrOutput{})
+	pulumi.RegisterOutputType(PatchClusterConnectionExecOutput{})
+	pulumi.RegisterOutputType(PatchClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(PatchTargetOutput{})
+	pulumi.RegisterOutputType(PatchTargetPtrOutput{})
 }

@@ -151,3 +151,84 @@ export interface KubernetesObjectResourceRefClusterConnectionExec {
      */
     env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
 }
+
+export interface PatchClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: pulumi.Input<string | undefined>;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: pulumi.Input<inputs.PatchClusterConnectionExec | undefined>;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: pulumi.Input<string | undefined>;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: pulumi.Input<boolean | undefined>;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Bearer token.
+     */
+    token?: pulumi.Input<string | undefined>;
+}
+
+export interface PatchClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: pulumi.Input<string | undefined>;
+    /**
+     * Arguments to the command.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Command to run.
+     */
+    command?: pulumi.Input<string | undefined>;
+    /**
+     * Environment variables for the command.
+     */
+    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+}
+
+export interface PatchTarget {
+    /**
+     * apiVersion, e.g. apps/v1.
+     */
+    apiVersion: pulumi.Input<string>;
+    /**
+     * Kind, e.g. DaemonSet.
+     */
+    kind: pulumi.Input<string>;
+    /**
+     * Name.
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Namespace; leave out for cluster-scoped kinds.
+     */
+    namespace?: pulumi.Input<string | undefined>;
+}

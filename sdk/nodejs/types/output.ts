@@ -152,3 +152,84 @@ export interface KubernetesObjectResourceRefClusterConnectionExec {
     env: {[key: string]: string};
 }
 
+export interface PatchClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: string;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: string;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: string;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: string;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: outputs.PatchClusterConnectionExec;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: string;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: boolean;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: string;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: string;
+    /**
+     * Bearer token.
+     */
+    token?: string;
+}
+
+export interface PatchClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: string;
+    /**
+     * Arguments to the command.
+     */
+    args?: string[];
+    /**
+     * Command to run.
+     */
+    command?: string;
+    /**
+     * Environment variables for the command.
+     */
+    env?: {[key: string]: string};
+}
+
+export interface PatchTarget {
+    /**
+     * apiVersion, e.g. apps/v1.
+     */
+    apiVersion: string;
+    /**
+     * Kind, e.g. DaemonSet.
+     */
+    kind: string;
+    /**
+     * Name.
+     */
+    name: string;
+    /**
+     * Namespace; leave out for cluster-scoped kinds.
+     */
+    namespace?: string;
+}
+

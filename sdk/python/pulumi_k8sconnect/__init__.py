@@ -7,6 +7,7 @@ from . import _utilities
 import typing
 # Export this package's modules as members:
 from .kubernetes_object import *
+from .patch import *
 from .provider import *
 from ._inputs import *
 from . import outputs
@@ -27,6 +28,14 @@ _utilities.register(
   "fqn": "pulumi_k8sconnect",
   "classes": {
    "k8sconnect:index/kubernetesObject:KubernetesObject": "KubernetesObject"
+  }
+ },
+ {
+  "pkg": "k8sconnect",
+  "mod": "index/patch",
+  "fqn": "pulumi_k8sconnect",
+  "classes": {
+   "k8sconnect:index/patch:Patch": "Patch"
   }
  }
 ]

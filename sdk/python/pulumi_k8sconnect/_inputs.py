@@ -25,6 +25,12 @@ __all__ = [
     'KubernetesObjectResourceRefClusterConnectionArgsDict',
     'KubernetesObjectResourceRefClusterConnectionExecArgs',
     'KubernetesObjectResourceRefClusterConnectionExecArgsDict',
+    'PatchClusterConnectionArgs',
+    'PatchClusterConnectionArgsDict',
+    'PatchClusterConnectionExecArgs',
+    'PatchClusterConnectionExecArgsDict',
+    'PatchTargetArgs',
+    'PatchTargetArgsDict',
 ]
 
 class KubernetesObjectClusterConnectionArgsDict(TypedDict):
@@ -730,5 +736,389 @@ class KubernetesObjectResourceRefClusterConnectionExecArgs:
     @env.setter
     def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "env", value)
+
+
+class PatchClusterConnectionArgsDict(TypedDict):
+    client_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    PEM (or base64 of PEM) client certificate.
+    """
+    client_key: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    PEM (or base64 of PEM) client key.
+    """
+    cluster_ca_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+    """
+    context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Context to use from kubeconfig; defaults to its current-context.
+    """
+    exec_: NotRequired[pulumi.Input[Optional['PatchClusterConnectionExecArgsDict']]]
+    """
+    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+    """
+    host: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    API server URL, e.g. https://10.0.0.1:6443.
+    """
+    insecure: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Skip verification of the server certificate. Only for throw-away clusters.
+    """
+    kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Raw kubeconfig content. Other attributes override the selected context.
+    """
+    proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    HTTP(S) or SOCKS5 proxy for API requests.
+    """
+    token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Bearer token.
+    """
+
+@pulumi.input_type
+class PatchClusterConnectionArgs:
+    def __init__(__self__, *,
+                 client_certificate: pulumi.Input[Optional[_builtins.str]] = None,
+                 client_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 cluster_ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
+                 context: pulumi.Input[Optional[_builtins.str]] = None,
+                 exec_: pulumi.Input[Optional['PatchClusterConnectionExecArgs']] = None,
+                 host: pulumi.Input[Optional[_builtins.str]] = None,
+                 insecure: pulumi.Input[Optional[_builtins.bool]] = None,
+                 kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
+                 proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 token: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
+        :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
+        :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig; defaults to its current-context.
+        :param pulumi.Input['PatchClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
+        :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
+        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param pulumi.Input[_builtins.str] token: Bearer token.
+        """
+        if client_certificate is not None:
+            pulumi.set(__self__, "client_certificate", client_certificate)
+        if client_key is not None:
+            pulumi.set(__self__, "client_key", client_key)
+        if cluster_ca_certificate is not None:
+            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if context is not None:
+            pulumi.set(__self__, "context", context)
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if host is not None:
+            pulumi.set(__self__, "host", host)
+        if insecure is not None:
+            pulumi.set(__self__, "insecure", insecure)
+        if kubeconfig is not None:
+            pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if proxy_url is not None:
+            pulumi.set(__self__, "proxy_url", proxy_url)
+        if token is not None:
+            pulumi.set(__self__, "token", token)
+
+    @_builtins.property
+    @pulumi.getter(name="clientCertificate")
+    def client_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        PEM (or base64 of PEM) client certificate.
+        """
+        return pulumi.get(self, "client_certificate")
+
+    @client_certificate.setter
+    def client_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "client_certificate", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clientKey")
+    def client_key(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        PEM (or base64 of PEM) client key.
+        """
+        return pulumi.get(self, "client_key")
+
+    @client_key.setter
+    def client_key(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "client_key", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterCaCertificate")
+    def cluster_ca_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        """
+        return pulumi.get(self, "cluster_ca_certificate")
+
+    @cluster_ca_certificate.setter
+    def cluster_ca_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cluster_ca_certificate", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def context(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Context to use from kubeconfig; defaults to its current-context.
+        """
+        return pulumi.get(self, "context")
+
+    @context.setter
+    def context(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "context", value)
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> pulumi.Input[Optional['PatchClusterConnectionExecArgs']]:
+        """
+        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        """
+        return pulumi.get(self, "exec_")
+
+    @exec_.setter
+    def exec_(self, value: pulumi.Input[Optional['PatchClusterConnectionExecArgs']]):
+        pulumi.set(self, "exec_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def host(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        API server URL, e.g. https://10.0.0.1:6443.
+        """
+        return pulumi.get(self, "host")
+
+    @host.setter
+    def host(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "host", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def insecure(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Skip verification of the server certificate. Only for throw-away clusters.
+        """
+        return pulumi.get(self, "insecure")
+
+    @insecure.setter
+    def insecure(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "insecure", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Raw kubeconfig content. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig")
+
+    @kubeconfig.setter
+    def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="proxyUrl")
+    def proxy_url(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        HTTP(S) or SOCKS5 proxy for API requests.
+        """
+        return pulumi.get(self, "proxy_url")
+
+    @proxy_url.setter
+    def proxy_url(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "proxy_url", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def token(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Bearer token.
+        """
+        return pulumi.get(self, "token")
+
+    @token.setter
+    def token(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "token", value)
+
+
+class PatchClusterConnectionExecArgsDict(TypedDict):
+    api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    client.authentication.k8s.io API version the plugin speaks.
+    """
+    args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Arguments to the command.
+    """
+    command: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Command to run.
+    """
+    env: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
+    """
+    Environment variables for the command.
+    """
+
+@pulumi.input_type
+class PatchClusterConnectionExecArgs:
+    def __init__(__self__, *,
+                 api_version: pulumi.Input[Optional[_builtins.str]] = None,
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 command: pulumi.Input[Optional[_builtins.str]] = None,
+                 env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
+        """
+        :param pulumi.Input[_builtins.str] api_version: client.authentication.k8s.io API version the plugin speaks.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments to the command.
+        :param pulumi.Input[_builtins.str] command: Command to run.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables for the command.
+        """
+        if api_version is not None:
+            pulumi.set(__self__, "api_version", api_version)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+        if command is not None:
+            pulumi.set(__self__, "command", command)
+        if env is not None:
+            pulumi.set(__self__, "env", env)
+
+    @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        client.authentication.k8s.io API version the plugin speaks.
+        """
+        return pulumi.get(self, "api_version")
+
+    @api_version.setter
+    def api_version(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "api_version", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Arguments to the command.
+        """
+        return pulumi.get(self, "args")
+
+    @args.setter
+    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "args", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Command to run.
+        """
+        return pulumi.get(self, "command")
+
+    @command.setter
+    def command(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "command", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def env(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+        """
+        Environment variables for the command.
+        """
+        return pulumi.get(self, "env")
+
+    @env.setter
+    def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "env", value)
+
+
+class PatchTargetArgsDict(TypedDict):
+    api_version: pulumi.Input[_builtins.str]
+    """
+    apiVersion, e.g. apps/v1.
+    """
+    kind: pulumi.Input[_builtins.str]
+    """
+    Kind, e.g. DaemonSet.
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    Name.
+    """
+    namespace: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Namespace; leave out for cluster-scoped kinds.
+    """
+
+@pulumi.input_type
+class PatchTargetArgs:
+    def __init__(__self__, *,
+                 api_version: pulumi.Input[_builtins.str],
+                 kind: pulumi.Input[_builtins.str],
+                 name: pulumi.Input[_builtins.str],
+                 namespace: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] api_version: apiVersion, e.g. apps/v1.
+        :param pulumi.Input[_builtins.str] kind: Kind, e.g. DaemonSet.
+        :param pulumi.Input[_builtins.str] name: Name.
+        :param pulumi.Input[_builtins.str] namespace: Namespace; leave out for cluster-scoped kinds.
+        """
+        pulumi.set(__self__, "api_version", api_version)
+        pulumi.set(__self__, "kind", kind)
+        pulumi.set(__self__, "name", name)
+        if namespace is not None:
+            pulumi.set(__self__, "namespace", namespace)
+
+    @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> pulumi.Input[_builtins.str]:
+        """
+        apiVersion, e.g. apps/v1.
+        """
+        return pulumi.get(self, "api_version")
+
+    @api_version.setter
+    def api_version(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "api_version", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def kind(self) -> pulumi.Input[_builtins.str]:
+        """
+        Kind, e.g. DaemonSet.
+        """
+        return pulumi.get(self, "kind")
+
+    @kind.setter
+    def kind(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "kind", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Name.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def namespace(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Namespace; leave out for cluster-scoped kinds.
+        """
+        return pulumi.get(self, "namespace")
+
+    @namespace.setter
+    def namespace(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "namespace", value)
 
 

@@ -111,27 +111,44 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
 		return
 	}
-	if err != nil {
+	var predicted projection.Projection
+	switch {
+	case err == nil:
+		obs, oerr := projection.Observe(dry, manager, nil, nil, nil)
+		if oerr != nil {
+			resp.Diagnostics.AddError("Could not read the dry-run result", oerr.Error())
+			return
+		}
+		predicted = obs.Projection
+	case dryRunUnsupported(err) && ct.patchType == ktypes.ApplyPatchType:
+		// An admission webhook that cannot dry-run blocks the server's preview;
+		// compute it from the kind's own merge metadata instead.
+		local, lerr := previewLocally(c, target, live, ct)
+		if lerr != nil {
+			resp.Diagnostics.AddAttributeError(contentPath(plan), "No preview for this patch",
+				fmt.Sprintf("The server cannot dry-run patches of %s (%s), and a local preview failed: %v", target, apiError(err), lerr))
+			return
+		}
+		resp.Diagnostics.AddWarning("Patch preview computed locally",
+			fmt.Sprintf("The server refused a dry run of the patch on %s (%s). The plan shows a preview computed from "+
+				"the kind's merge metadata; admission webhooks may still change the result.", target, apiError(err)))
+		predicted = local
+	default:
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",
 			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, apiError(err)))
 		return
 	}
-	obs, err := projection.Observe(dry, manager, nil, nil, nil)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
-		return
-	}
-	rivals, err := rivalPatches(live, manager, obs.Projection)
+	rivals, err := rivalPatches(live, manager, predicted)
 	if err == nil && len(rivals) > 0 {
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "Another k8sconnect_patch owns these fields", rivalMessage(target.String(), rivals))
 		return
 	}
-	plan.ManagedFields = projectionValue(ctx, obs.Projection, &resp.Diagnostics)
+	plan.ManagedFields = projectionValue(ctx, predicted, &resp.Diagnostics)
 	if !creating && plan.ManagedFields.Equal(state.ManagedFields) {
 		plan.FieldOwnership = state.FieldOwnership
 	}
 
-	before := previousOwners(live, manager, obs.Projection)
+	before := previousOwners(live, manager, predicted)
 	if creating {
 		plan.PreviousOwners = ownersValue(ctx, before, &resp.Diagnostics)
 		if r.verbosity != ownership.None {
@@ -150,7 +167,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	plan.PreviousOwners = ownersValue(ctx, known, &resp.Diagnostics)
-	ownership.Explain(ctx, target.String(), manager, live, obs.Projection,
+	ownership.Explain(ctx, target.String(), manager, live, predicted,
 		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
 }
 

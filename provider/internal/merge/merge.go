@@ -39,7 +39,7 @@ import (
 // list element before a shared one that follows it in the patch, where Merge
 // appends. Element order never changes which fields a patch sets (see Paths).
 func Merge(live, patch map[string]any, t *Type) (map[string]any, error) {
-	m := merger{t: t}
+	m := merger{t: t, defaultKeys: true}
 	out, keep, err := m.value(nil, copyJSON(live), patch, t.root, patchMeta{})
 	if err != nil {
 		return nil, err
@@ -50,7 +50,13 @@ func Merge(live, patch map[string]any, t *Type) (map[string]any, error) {
 	return out.(map[string]any), nil
 }
 
-type merger struct{ t *Type }
+type merger struct {
+	t *Type
+	// defaultKeys writes defaulted list-map keys into merged elements, as the
+	// server's defaulting would. Paths leaves them out: a patch does not set
+	// the fields it omits, and managedFields does not record them.
+	defaultKeys bool
+}
 
 func (m merger) errorf(p objectpath.Path, format string, args ...any) error {
 	where := p.String()
@@ -281,13 +287,44 @@ func (m merger) byKey(p objectpath.Path, base, patch []any, sl *smdschema.List, 
 			ids = append(ids[:at], ids[at+1:]...)
 		case !keep:
 		case at >= 0:
-			out[at] = nv
+			out[at] = m.withKeyDefaults(sl, nv)
 		default:
-			out = append(out, nv)
+			out = append(out, m.withKeyDefaults(sl, nv))
 			ids = append(ids, id)
 		}
 	}
 	return out, nil
+}
+
+// withKeyDefaults writes defaulted key fields into an element that leaves them
+// out, as the API server's defaulting does, so the element can be found again
+// by its full key (ports[containerPort=8080,protocol=TCP]).
+func (m merger) withKeyDefaults(sl *smdschema.List, v any) any {
+	e, ok := v.(map[string]any)
+	if !ok || !m.defaultKeys {
+		return v
+	}
+	elem, _ := m.t.doc.schema.Resolve(sl.ElementType)
+	if elem.Map == nil {
+		return v
+	}
+	copied := false
+	for _, k := range sl.Keys {
+		if _, has := e[k]; has {
+			continue
+		}
+		if f, found := elem.Map.FindField(k); found && f.Default != nil {
+			if !copied { // the element may be the caller's patch: never write into it
+				c := make(map[string]any, len(e)+1)
+				for ek, ev := range e {
+					c[ek] = ev
+				}
+				e, copied = c, true
+			}
+			e[k] = f.Default
+		}
+	}
+	return e
 }
 
 // identity is the key of a list-map element: its key fields, or their schema

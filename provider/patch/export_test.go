@@ -1,0 +1,31 @@
+package patch
+
+import (
+	"context"
+
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+)
+
+// PreviewBoth returns, for an apply patch, the local preview and the server's
+// dry-run prediction, so a test can hold one against the other.
+func PreviewBoth(ctx context.Context, c *connection.Client, target manifest.Identity, patch map[string]any) (local, server projection.Projection, err error) {
+	live, err := getTarget(ctx, c, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	ct := &content{patchType: ktypes.ApplyPatchType, object: patch}
+	if local, err = previewLocally(c, target, live, ct); err != nil {
+		return nil, nil, err
+	}
+	manager := FieldManager("preview-test")
+	dry, err := send(ctx, c, target, ct, manager, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	obs, err := projection.Observe(dry, manager, nil, nil, nil)
+	return local, obs.Projection, err
+}

@@ -1,0 +1,44 @@
+package patch
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/merge"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+)
+
+// dryRunUnsupported: an admission webhook declared side effects, so the server
+// refuses every dry-run request that reaches it.
+func dryRunUnsupported(err error) bool {
+	return strings.Contains(err.Error(), "does not support dry run")
+}
+
+// previewLocally predicts the patched fields' values with strategic-merge
+// semantics read from the cluster's OpenAPI v3 metadata for the target's kind
+// (list-maps by key, sets, atomic lists and maps), never a plain JSON merge.
+func previewLocally(c *connection.Client, target manifest.Identity, live *unstructured.Unstructured, ct *content) (projection.Projection, error) {
+	typ, err := merge.Load(c.Discovery, target.GVK())
+	if err != nil {
+		return nil, err
+	}
+	merged, err := merge.Merge(live.Object, ct.object, typ)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := merge.Paths(ct.object, typ)
+	if err != nil {
+		return nil, err
+	}
+	out := projection.Projection{}
+	for _, p := range paths {
+		if v, ok := p.Get(merged); ok {
+			out[p.String()] = objectpath.Render(v)
+		}
+	}
+	return out, nil
+}

@@ -74,6 +74,11 @@
 // running. Tests share the cluster: give every object a unique name or
 // namespace.
 //
+// A test binary's cluster lives in a temporary directory (os.TempDir()/
+// k8sconnect-cluster-*). On Linux the components die with the test binary
+// even if it is killed; the directory of a killed run is removed by a later
+// Start once no component of it runs (after ten minutes; kept logs after a day).
+//
 // # Environment
 //
 //   - K8SCONNECT_KUBECONFIG: kubeconfig of a running cluster for Main and

@@ -143,7 +143,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	dir, tempDir := opts.Dir, false
 	if dir == "" {
-		d, err := os.MkdirTemp("", "k8sconnect-cluster-")
+		sweepStale(logf)
+		d, err := os.MkdirTemp("", tempPrefix)
 		if err != nil {
 			return nil, err
 		}
@@ -171,6 +172,38 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			_ = os.RemoveAll(filepath.Join(dir, sub))
 		}
 		return nil, fmt.Errorf("starting the local cluster (logs in %s): %w", filepath.Join(dir, "logs"), err)
+	}
+}
+
+const tempPrefix = "k8sconnect-cluster-"
+
+// sweepStale removes the temporary directories of clusters whose test binary
+// was killed before it could stop them (their etcd data is about 100 MB): no
+// component runs any more and nothing changed in them for ten minutes. The
+// logs that Main keeps after failed tests go after a day.
+func sweepStale(logf func(string, ...any)) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		age := time.Since(st.ModTime())
+		_, err = os.Stat(filepath.Join(d, "etcd"))
+		killed := err == nil
+		if (killed && age < 10*time.Minute) || (!killed && age < 24*time.Hour) {
+			continue
+		}
+		running := false
+		for _, name := range componentNames {
+			if adoptProcess(d, name) != nil {
+				running = true
+			}
+		}
+		if !running {
+			logf("localcluster: removing %s, left by an earlier run", d)
+			_ = os.RemoveAll(d)
+		}
 	}
 }
 

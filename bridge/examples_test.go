@@ -1,0 +1,137 @@
+package bridge_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+func TestMain(m *testing.M) { localcluster.Main(m) }
+
+// TestExamples runs each language's quickstart (examples/pulumi-<language>)
+// through a ConfigMap's life: create, preview and apply a change of its data,
+// refresh, destroy, and checks the ConfigMap in the cluster after every step.
+// Run one language with -run 'TestExamples/<language>'.
+func TestExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+	// The contexts of the local cluster's kubeconfig: a bearer token and a
+	// client certificate. Each language uses one, so both paths are covered.
+	contexts := map[pulumitest.Language]string{
+		pulumitest.YAML:       localcluster.TokenContext,
+		pulumitest.Go:         localcluster.CertContext,
+		pulumitest.TypeScript: localcluster.TokenContext,
+		pulumitest.Python:     localcluster.CertContext,
+	}
+	for _, lang := range pulumitest.Languages {
+		t.Run(string(lang), func(t *testing.T) {
+			testConfigMapLifecycle(t, lang, contexts[lang])
+		})
+	}
+}
+
+func testConfigMapLifecycle(t *testing.T, lang pulumitest.Language, kubeContext string) {
+	cluster := localcluster.Shared(t)
+	cs, err := kubernetes.NewForConfig(cluster.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := pulumitest.New(t, lang)
+	name := fmt.Sprintf("pulumi-%s-%s", lang, stack.Name())
+	const namespace = "default"
+
+	// Create.
+	res := stack.Run(pulumitest.Up, pulumitest.Config{
+		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
+		"context":        pulumitest.Plain(kubeContext),
+		"namespace":      pulumitest.Plain(namespace),
+		"name":           pulumitest.Plain(name),
+		"message":        pulumitest.Plain("first"),
+	})
+	expectChanges(t, res, map[string]int{"create": 2}) // the stack and the ConfigMap
+	if got, want := res.Outputs["object"], namespace+"/"+name; got != want {
+		t.Errorf("output object = %v, want %q", got, want)
+	}
+	created := getConfigMap(t, cs, namespace, name)
+	expectMessage(t, created, "first")
+
+	// Preview a change of the data: an in-place update, and nothing applied yet.
+	res = stack.Run(pulumitest.Preview, pulumitest.Config{"message": pulumitest.Plain("second")})
+	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
+	expectMessage(t, getConfigMap(t, cs, namespace, name), "first")
+
+	// Update: same object (UID), new data.
+	res = stack.Run(pulumitest.Up, nil)
+	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
+	updated := getConfigMap(t, cs, namespace, name)
+	expectMessage(t, updated, "second")
+	if updated.UID != created.UID {
+		t.Errorf("the update replaced the ConfigMap: UID %s, was %s", updated.UID, created.UID)
+	}
+
+	// Refresh reads the object back and finds nothing to change.
+	res = stack.Run(pulumitest.Refresh, nil)
+	expectChanges(t, res, map[string]int{"same": 2})
+	expectMessage(t, getConfigMap(t, cs, namespace, name), "second")
+
+	// Destroy.
+	res = stack.Run(pulumitest.Destroy, nil)
+	expectChanges(t, res, map[string]int{"delete": 2})
+	expectGone(t, cs, namespace, name, updated.UID)
+}
+
+func expectChanges(t *testing.T, res pulumitest.Result, want map[string]int) {
+	t.Helper()
+	for op, n := range want {
+		if res.Changes[op] != n {
+			t.Fatalf("pulumi %s: %d %q, want %d (all changes: %v)\n%s", res.Operation, res.Changes[op], op, n, res.Changes, res.Log)
+		}
+	}
+	for op, n := range res.Changes {
+		if _, ok := want[op]; !ok && n != 0 {
+			t.Fatalf("pulumi %s: unexpected %d %q (all changes: %v)\n%s", res.Operation, n, op, res.Changes, res.Log)
+		}
+	}
+}
+
+func getConfigMap(t *testing.T, cs kubernetes.Interface, namespace, name string) *corev1.ConfigMap {
+	t.Helper()
+	cm, err := cs.CoreV1().ConfigMaps(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ConfigMap %s/%s: %v", namespace, name, err)
+	}
+	return cm
+}
+
+func expectMessage(t *testing.T, cm *corev1.ConfigMap, want string) {
+	t.Helper()
+	if got := cm.Data["message"]; got != want {
+		t.Fatalf("ConfigMap %s/%s data.message = %q, want %q", cm.Namespace, cm.Name, got, want)
+	}
+}
+
+// expectGone checks that the ConfigMap is deleted; destroy waits for the
+// deletion, so it is gone at once.
+func expectGone(t *testing.T, cs kubernetes.Interface, namespace, name string, uid types.UID) {
+	t.Helper()
+	cm, err := cs.CoreV1().ConfigMaps(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		t.Fatalf("ConfigMap %s/%s: %v", namespace, name, err)
+	case cm.UID == uid:
+		t.Fatalf("ConfigMap %s/%s still exists after destroy (deletionTimestamp %v)", namespace, name, cm.DeletionTimestamp)
+	default:
+		t.Fatalf("ConfigMap %s/%s was recreated after destroy (UID %s, was %s)", namespace, name, cm.UID, uid)
+	}
+}

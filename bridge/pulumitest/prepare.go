@@ -1,0 +1,236 @@
+package pulumitest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+// PrepareTimeout bounds one preparation step (a build, npm ci, pip install).
+var PrepareTimeout = 20 * time.Minute
+
+var (
+	commonOnce, goOnce, tsOnce, pyOnce once
+	pulumiDirOnce                      once
+)
+
+// workDir is <repo>/.work/pulumi: built binaries, stamps and locks.
+func workDir(repo string) string { return filepath.Join(repo, ".work", "pulumi") }
+
+// prepareCommon builds pulumi-resource-k8sconnect from this checkout and makes
+// sure the pulumi CLI and its YAML language host are built; it returns the
+// directories of the plugin and of the CLI.
+func prepareCommon(t testing.TB, repo string) (pluginDir, pulumiDir string) {
+	t.Helper()
+	pulumiDir = pulumiDirOnce.do(t, func() (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), PrepareTimeout)
+		defer cancel()
+		if err := toolchain.Ensure(ctx, "pulumi", "pulumi-language-yaml"); err != nil {
+			return "", err
+		}
+		p, err := toolchain.Path("pulumi")
+		if err != nil {
+			return "", err
+		}
+		return filepath.Dir(p), nil
+	})
+	pluginDir = commonOnce.do(t, func() (string, error) {
+		bin := filepath.Join(workDir(repo), "bin")
+		return bin, withLock(repo, "plugin", func() error {
+			return goBuild(repo, repo, filepath.Join(bin, "pulumi-resource-k8sconnect"), "./bridge/cmd/pulumi-resource-k8sconnect")
+		})
+	})
+	return pluginDir, pulumiDir
+}
+
+// prepareGo builds the Go Automation API driver; it returns its path.
+func prepareGo(t testing.TB, repo string) string {
+	t.Helper()
+	return goOnce.do(t, func() (string, error) {
+		bin := filepath.Join(workDir(repo), "bin", "pulumi-automation-go")
+		return bin, withLock(repo, "go", func() error {
+			return goBuild(repo, filepath.Join(repo, "tools", "pulumi-automation", "go"), bin, ".")
+		})
+	})
+}
+
+// prepareTypeScript builds the Node SDK into sdk/nodejs/bin (tsc, plus the
+// package.json and README.md that make bin/ the package), then installs and
+// compiles examples/pulumi-typescript, whose package.json takes the SDK from
+// sdk/nodejs/bin.
+func prepareTypeScript(t testing.TB, repo string) {
+	t.Helper()
+	tsOnce.do(t, func() (string, error) {
+		sdk := filepath.Join(repo, "sdk", "nodejs")
+		example := filepath.Join(repo, "examples", "pulumi-typescript")
+		return "", withLock(repo, "typescript", func() error {
+			sdkStamp, err := stamp(sdk, []string{"node_modules", "bin"})
+			if err != nil {
+				return err
+			}
+			exampleStamp, err := stamp(example, []string{"node_modules", "bin"})
+			if err != nil {
+				return err
+			}
+			return ifChanged(repo, "typescript", sdkStamp+exampleStamp, func() error {
+				steps := []struct {
+					dir  string
+					args []string
+				}{
+					{sdk, []string{"npm", "ci", "--no-audit", "--no-fund"}},
+					{sdk, []string{"node_modules/.bin/tsc"}},
+					{sdk, []string{"cp", "package.json", "README.md", "bin/"}},
+					{example, []string{"npm", "ci", "--no-audit", "--no-fund"}},
+					{example, []string{"node_modules/.bin/tsc"}},
+				}
+				if err := os.RemoveAll(filepath.Join(sdk, "bin")); err != nil {
+					return err
+				}
+				for _, st := range steps {
+					if err := run(st.dir, nil, st.args...); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	})
+}
+
+// preparePython makes the virtualenv examples/pulumi-python/.venv (the one its
+// Pulumi.yaml names) with the example's requirements, every version pinned by
+// tools/pulumi-automation/python/constraints.txt; it returns its python.
+func preparePython(t testing.TB, repo string) string {
+	t.Helper()
+	return pyOnce.do(t, func() (string, error) {
+		example := filepath.Join(repo, "examples", "pulumi-python")
+		venv := filepath.Join(example, ".venv")
+		python := filepath.Join(venv, "bin", "python")
+		constraints := filepath.Join(repo, "tools", "pulumi-automation", "python", "constraints.txt")
+		return python, withLock(repo, "python", func() error {
+			inputs := ""
+			for _, dir := range []string{filepath.Join(repo, "sdk", "python"), example, filepath.Dir(constraints)} {
+				s, err := stamp(dir, []string{".venv", "build", "dist", "__pycache__"})
+				if err != nil {
+					return err
+				}
+				inputs += s
+			}
+			return ifChanged(repo, "python", inputs, func() error {
+				if err := os.RemoveAll(venv); err != nil {
+					return err
+				}
+				if err := run(example, nil, "python3", "-m", "venv", venv); err != nil {
+					return err
+				}
+				// PIP_CONSTRAINT also pins setuptools in the SDK's isolated build.
+				env := []string{"PIP_CONSTRAINT=" + constraints, "PIP_DISABLE_PIP_VERSION_CHECK=1"}
+				return run(example, env, python, "-m", "pip", "install", "--quiet", "-c", constraints, "-r", "requirements.txt")
+			})
+		})
+	})
+}
+
+func goBuild(repo, dir, out, pkg string) error {
+	env := []string{}
+	if os.Getenv("GONOSUMDB") == "" {
+		env = append(env, "GONOSUMDB=github.com/pulumi")
+	}
+	return run(dir, env, "go", "build", "-o", out, pkg)
+}
+
+// run runs a preparation step with the process's environment plus env.
+func run(dir string, env []string, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), PrepareTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s (in %s): %w\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return nil
+}
+
+// stamp hashes the names and contents of the files under dir, skipping the
+// named directories and files (build products).
+func stamp(dir string, skip []string) (string, error) {
+	h := sha256.New()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		for _, s := range skip {
+			if d.Name() == s || strings.HasSuffix(d.Name(), ".egg-info") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(dir, f)
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ifChanged runs f unless the stamp recorded under name equals inputs, and
+// records inputs once f succeeds.
+func ifChanged(repo, name, inputs string, f func() error) error {
+	path := filepath.Join(workDir(repo), name+".stamp")
+	if old, err := os.ReadFile(path); err == nil && string(old) == inputs {
+		return nil
+	}
+	_ = os.Remove(path)
+	if err := f(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(inputs), 0o644)
+}
+
+// withLock runs f holding an exclusive lock shared by every test process of
+// this checkout, so that two packages' tests never build the same thing at once.
+func withLock(repo, name string, f func() error) error {
+	dir := workDir(repo)
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer func() { _ = syscall.Flock(int(lf.Fd()), syscall.LOCK_UN) }()
+	return f()
+}

@@ -1,0 +1,422 @@
+// Package pulumitest runs the Pulumi examples (examples/pulumi-*) against the
+// bridged provider, one operation at a time, so that a Go test can look at the
+// cluster between operations.
+//
+// Every Stack gets its own file:// backend and PULUMI_HOME in temporary
+// directories, never asks for a plugin from the network, and finds
+// pulumi-resource-k8sconnect (built once per test binary from this checkout)
+// and the pulumi CLI (package toolchain) on PATH. How an example runs depends
+// on its language:
+//
+//   - YAML: the pulumi CLI (`pulumi up`, ...) on examples/pulumi-yaml. The
+//     project directory is a temporary one that links to the example's files,
+//     so the stack config file lands there and not in the repository.
+//   - Go, TypeScript, Python: the Go, Node and Python language hosts cannot be
+//     built here, so a driver in tools/pulumi-automation runs the example
+//     unchanged as an Automation API inline program. Preparing a language the
+//     first time builds what it needs: the Go driver; the Node SDK (tsc) and
+//     the example's node_modules; a virtualenv at examples/pulumi-python/.venv.
+//     Preparation is skipped while its inputs are unchanged (stamps in
+//     .work/pulumi) and serialized across test processes with file locks.
+//
+// The tests need go, node/npm and python3 on PATH, and npm and PyPI reachable
+// the first time.
+package pulumitest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+// Language is an example's language.
+type Language string
+
+const (
+	YAML       Language = "yaml"
+	Go         Language = "go"
+	TypeScript Language = "typescript"
+	Python     Language = "python"
+)
+
+// Languages lists every example language.
+var Languages = []Language{YAML, Go, TypeScript, Python}
+
+// Operation is one pulumi operation.
+type Operation string
+
+const (
+	Up      Operation = "up"
+	Preview Operation = "preview"
+	Refresh Operation = "refresh"
+	Destroy Operation = "destroy"
+)
+
+// OperationTimeout bounds a single operation.
+var OperationTimeout = 10 * time.Minute
+
+// Value is one stack config value.
+type Value struct {
+	Value  string `json:"value"`
+	Secret bool   `json:"secret,omitempty"`
+}
+
+// Config is stack config, keyed by name in the project's namespace (e.g.
+// "message" for k8sconnect-go:message).
+type Config map[string]Value
+
+// Plain and Secret make config values.
+func Plain(v string) Value  { return Value{Value: v} }
+func Secret(v string) Value { return Value{Value: v, Secret: true} }
+
+// Result is what one operation did.
+type Result struct {
+	Operation Operation
+	// Changes counts resources by operation ("create", "update", "same",
+	// "delete", "replace"...), the stack's own pulumi:pulumi:Stack included.
+	Changes map[string]int
+	// Outputs are the stack outputs after Up, as plain values.
+	Outputs map[string]any
+	// Log is the engine's output.
+	Log string
+}
+
+// Stack is one stack of one example, with its own backend and PULUMI_HOME.
+type Stack struct {
+	t        testing.TB
+	lang     Language
+	name     string
+	example  string   // the example directory
+	dir      string   // scratch directory of this stack
+	env      []string // environment of every pulumi and driver process
+	driver   []string // command that runs one operation (Go, TypeScript, Python)
+	deployed bool     // an Up may have left resources; Cleanup destroys them
+}
+
+// New prepares lang (once per test binary) and returns a new, empty stack of
+// its example. If the test ends with resources still deployed, a destroy runs
+// in Cleanup.
+func New(t testing.TB, lang Language) *Stack {
+	t.Helper()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Stack{
+		t:       t,
+		lang:    lang,
+		name:    "test" + randomSuffix(),
+		example: filepath.Join(repo, "examples", "pulumi-"+string(lang)),
+		dir:     t.TempDir(),
+	}
+	pluginDir, pulumiDir := prepareCommon(t, repo)
+	s.env = baseEnv(s.dir, pluginDir, pulumiDir)
+
+	switch lang {
+	case YAML:
+		s.linkYAMLProject(t)
+	case Go:
+		s.driver = []string{prepareGo(t, repo)}
+	case TypeScript:
+		s.driver = []string{"node", filepath.Join(repo, "tools", "pulumi-automation", "nodejs", "run.js")}
+		prepareTypeScript(t, repo)
+	case Python:
+		s.driver = []string{preparePython(t, repo), filepath.Join(repo, "tools", "pulumi-automation", "python", "run.py")}
+	default:
+		t.Fatalf("pulumitest: unknown language %q", lang)
+	}
+
+	t.Cleanup(func() {
+		if !s.deployed {
+			return
+		}
+		if _, err := s.run(Destroy, nil); err != nil {
+			t.Logf("pulumitest: cleanup destroy of %s stack %s failed: %v", lang, s.name, err)
+		}
+	})
+	return s
+}
+
+// Name is the stack's name.
+func (s *Stack) Name() string { return s.name }
+
+// Run sets cfg (on top of what earlier runs set) and runs op, failing the test
+// if the operation fails.
+func (s *Stack) Run(op Operation, cfg Config) Result {
+	s.t.Helper()
+	begin := time.Now()
+	res, err := s.run(op, cfg)
+	if err != nil {
+		s.t.Fatalf("pulumi %s of the %s example failed: %v", op, s.lang, err)
+	}
+	s.t.Logf("pulumi %s (%s): %v in %s", op, s.lang, res.Changes, time.Since(begin).Round(100*time.Millisecond))
+	return res
+}
+
+func (s *Stack) run(op Operation, cfg Config) (Result, error) {
+	switch op {
+	case Up:
+		s.deployed = true
+	case Preview, Refresh, Destroy:
+	default:
+		return Result{}, fmt.Errorf("unknown operation %q", op)
+	}
+	var res Result
+	var err error
+	if s.lang == YAML {
+		res, err = s.runCLI(op, cfg)
+	} else {
+		res, err = s.runDriver(op, cfg)
+	}
+	if err == nil && op == Destroy {
+		s.deployed = false
+	}
+	return res, err
+}
+
+// runDriver runs one operation through the language's Automation API driver.
+func (s *Stack) runDriver(op Operation, cfg Config) (Result, error) {
+	if cfg == nil {
+		cfg = Config{}
+	}
+	cfgJSON, err := json.Marshal(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	workspace := filepath.Join(s.dir, "workspace")
+	if err := os.MkdirAll(workspace, 0o755); err != nil {
+		return Result{}, err
+	}
+	env := append(append([]string(nil), s.env...),
+		"K8SCONNECT_PULUMI_EXAMPLE="+s.example,
+		"K8SCONNECT_PULUMI_WORKDIR="+workspace,
+		"K8SCONNECT_PULUMI_STACK="+s.name,
+		"K8SCONNECT_PULUMI_CONFIG="+string(cfgJSON),
+	)
+	args := append(append([]string(nil), s.driver[1:]...), string(op))
+	out, err := execIn(s.dir, env, s.driver[0], args...)
+	if err != nil {
+		return Result{Operation: op, Log: out}, fmt.Errorf("%w\n%s", err, out)
+	}
+	const prefix = "k8sconnect-result: "
+	var last string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), prefix) {
+			last = strings.TrimPrefix(sc.Text(), prefix)
+		}
+	}
+	var r struct {
+		Changes map[string]int `json:"changes"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	if err := json.Unmarshal([]byte(last), &r); err != nil {
+		return Result{Operation: op, Log: out}, fmt.Errorf("driver printed no result line (%v)\n%s", err, out)
+	}
+	return Result{Operation: op, Changes: nonNil(r.Changes), Outputs: r.Outputs, Log: out}, nil
+}
+
+// linkYAMLProject makes the stack's project directory: links to every file of
+// examples/pulumi-yaml, so the CLI runs the example itself while
+// Pulumi.<stack>.yaml is written here.
+func (s *Stack) linkYAMLProject(t testing.TB) {
+	t.Helper()
+	entries, err := os.ReadDir(s.example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "Pulumi.") && e.Name() != "Pulumi.yaml" {
+			continue // a developer's own stack config
+		}
+		if err := os.Symlink(filepath.Join(s.example, e.Name()), filepath.Join(s.dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := execIn(s.dir, s.env, "pulumi", "stack", "init", s.name, "--non-interactive"); err != nil {
+		t.Fatalf("pulumi stack init: %v\n%s", err, out)
+	}
+}
+
+// runCLI runs one operation of the YAML example with the pulumi CLI.
+func (s *Stack) runCLI(op Operation, cfg Config) (Result, error) {
+	if len(cfg) > 0 {
+		args := []string{"config", "set-all", "--stack", s.name}
+		for _, k := range sortedKeys(cfg) {
+			flag := "--plaintext"
+			if cfg[k].Secret {
+				flag = "--secret"
+			}
+			args = append(args, flag, k+"="+cfg[k].Value)
+		}
+		if out, err := execIn(s.dir, s.env, "pulumi", args...); err != nil {
+			return Result{Operation: op}, fmt.Errorf("pulumi config set-all: %w\n%s", err, out)
+		}
+	}
+
+	events := filepath.Join(s.dir, "events-"+randomSuffix()+".json")
+	args := []string{string(op), "--stack", s.name, "--non-interactive", "--event-log", events}
+	if op != Preview {
+		args = append(args, "--yes", "--skip-preview")
+	}
+	out, err := execIn(s.dir, s.env, "pulumi", args...)
+	res := Result{Operation: op, Log: out}
+	if err != nil {
+		return res, fmt.Errorf("%w\n%s", err, out)
+	}
+	if res.Changes, err = summaryChanges(events); err != nil {
+		return res, fmt.Errorf("%w\n%s", err, out)
+	}
+	if op == Up {
+		o, err := execIn(s.dir, s.env, "pulumi", "stack", "output", "--stack", s.name, "--json", "--show-secrets")
+		if err != nil {
+			return res, fmt.Errorf("pulumi stack output: %w\n%s", err, o)
+		}
+		if err := json.Unmarshal([]byte(o), &res.Outputs); err != nil {
+			return res, fmt.Errorf("pulumi stack output: %w\n%s", err, o)
+		}
+	}
+	return res, nil
+}
+
+// summaryChanges reads the resource changes of the summary event of an event
+// log (PULUMI_DEBUG_COMMANDS=true enables --event-log).
+func summaryChanges(path string) (map[string]int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var ev struct {
+			SummaryEvent *struct {
+				ResourceChanges map[string]int `json:"resourceChanges"`
+			} `json:"summaryEvent"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.SummaryEvent != nil {
+			return nonNil(ev.SummaryEvent.ResourceChanges), nil
+		}
+	}
+	return nil, fmt.Errorf("no summary event in %s", path)
+}
+
+// baseEnv is the environment of every pulumi process: inherited, minus any
+// Pulumi settings of the developer, plus a private backend and home.
+func baseEnv(dir, pluginDir, pulumiDir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "PULUMI_") || strings.HasPrefix(k, "K8SCONNECT_PULUMI_") || k == "PATH" || k == "KUBECONFIG" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	home := filepath.Join(dir, "home")
+	backend := filepath.Join(dir, "backend")
+	for _, d := range []string{home, backend} {
+		_ = os.MkdirAll(d, 0o755)
+	}
+	return append(env,
+		// Our plugin first: the engine uses a plugin found on PATH whatever
+		// version the program asks for.
+		"PATH="+pluginDir+string(os.PathListSeparator)+pulumiDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PULUMI_HOME="+home,
+		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(backend),
+		"PULUMI_CONFIG_PASSPHRASE=k8sconnect-test",
+		"PULUMI_SKIP_UPDATE_CHECK=true",
+		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
+		// --event-log, for the YAML runs' change summary.
+		"PULUMI_DEBUG_COMMANDS=true",
+	)
+}
+
+func execIn(dir string, env []string, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), OperationTimeout)
+	defer cancel()
+	path := name
+	if !strings.Contains(name, string(os.PathSeparator)) {
+		// Resolve against the environment's PATH, not this process's.
+		p, err := lookPath(name, env)
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%s %s: timed out after %s", name, strings.Join(args, " "), OperationTimeout)
+	}
+	return string(out), err
+}
+
+func lookPath(name string, env []string) (string, error) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, d := range filepath.SplitList(v) {
+				p := filepath.Join(d, name)
+				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+					return p, nil
+				}
+			}
+			break
+		}
+	}
+	return "", fmt.Errorf("%s not found on the test PATH", name)
+}
+
+func nonNil(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
+}
+
+func sortedKeys(c Config) []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// once runs each preparation a single time per test binary and remembers its
+// failure for later callers.
+type once struct {
+	sync.Once
+	val string
+	err error
+}
+
+func (o *once) do(t testing.TB, f func() (string, error)) string {
+	t.Helper()
+	o.Do(func() { o.val, o.err = f() })
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	return o.val
+}

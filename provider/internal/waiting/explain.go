@@ -183,8 +183,14 @@ func PodProblem(pod *unstructured.Unstructured) (string, bool) {
 		msg, _, _ := unstructured.NestedString(pod.Object, "status", "message")
 		parts = append(parts, joinReason(reason, msg))
 	}
-	if findCondition(conds, "PodScheduled") == nil && phase == "Pending" {
+	node, _, _ := unstructured.NestedString(pod.Object, "spec", "nodeName")
+	statuses, _, _ := unstructured.NestedSlice(pod.Object, "status", "containerStatuses")
+	switch {
+	case phase == "Pending" && node == "" && findCondition(conds, "PodScheduled") == nil:
 		parts = append(parts, "not scheduled yet")
+	case phase == "Pending" && node != "" && len(statuses) == 0:
+		// The kubelet has not reported anything: it is slow, or not there.
+		parts = append(parts, fmt.Sprintf("scheduled to %s, no container started yet", node))
 	}
 	for _, c := range conds {
 		// ContainersReady repeats Ready; container details follow below.

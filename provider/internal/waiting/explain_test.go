@@ -90,3 +90,12 @@ func TestExplainListsAtMostTenPods(t *testing.T) {
 		t.Errorf("got:\n%s", got)
 	}
 }
+
+func TestPodProblemOnAScheduledPodThatNeverStarts(t *testing.T) {
+	pod := obj(t, `{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {nodeName: node-1},
+	  status: {phase: Pending, conditions: [{type: PodScheduled, status: "True"}]}}`)
+	got, stuck := PodProblem(pod)
+	if !stuck || got != "Pending; scheduled to node-1, no container started yet" {
+		t.Errorf("got %q, %v", got, stuck)
+	}
+}

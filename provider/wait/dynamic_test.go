@@ -1,0 +1,56 @@
+package wait
+
+import (
+	"context"
+	"math/big"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func TestToDynamicKeepsHeterogeneousValues(t *testing.T) {
+	got, err := toDynamic(map[string]any{
+		"loadBalancer": map[string]any{"ingress": []any{
+			nil,
+			map[string]any{"hostname": "lb.example.com", "ports": []any{map[string]any{"port": int64(80), "protocol": "TCP"}}},
+		}},
+		"ready":  true,
+		"ratio":  0.5,
+		"labels": map[string]any{"app.kubernetes.io/name": "web"},
+		"empty":  []any{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := types.ObjectValue(map[string]attr.Type{"port": types.NumberType, "protocol": types.StringType},
+		map[string]attr.Value{"port": types.NumberValue(big.NewFloat(80)), "protocol": types.StringValue("TCP")})
+	ports, _ := types.TupleValue([]attr.Type{port.Type(context.Background())}, []attr.Value{port})
+	ingress1, _ := types.ObjectValue(map[string]attr.Type{"hostname": types.StringType, "ports": ports.Type(context.Background())},
+		map[string]attr.Value{"hostname": types.StringValue("lb.example.com"), "ports": ports})
+	ingress, _ := types.TupleValue([]attr.Type{types.StringType, ingress1.Type(context.Background())},
+		[]attr.Value{types.StringNull(), ingress1})
+	lb, _ := types.ObjectValue(map[string]attr.Type{"ingress": ingress.Type(context.Background())}, map[string]attr.Value{"ingress": ingress})
+	labels, _ := types.ObjectValue(map[string]attr.Type{"app.kubernetes.io/name": types.StringType},
+		map[string]attr.Value{"app.kubernetes.io/name": types.StringValue("web")})
+	empty, _ := types.TupleValue([]attr.Type{}, []attr.Value{})
+	want, diags := types.ObjectValue(map[string]attr.Type{
+		"loadBalancer": lb.Type(context.Background()), "ready": types.BoolType, "ratio": types.NumberType,
+		"labels": labels.Type(context.Background()), "empty": empty.Type(context.Background()),
+	}, map[string]attr.Value{
+		"loadBalancer": lb, "ready": types.BoolValue(true), "ratio": types.NumberValue(big.NewFloat(0.5)),
+		"labels": labels, "empty": empty,
+	})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !got.Equal(want) {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestToDynamicRefusesWhatJSONCannotHold(t *testing.T) {
+	if _, err := toDynamic(map[string]any{"x": struct{}{}}); err == nil {
+		t.Error("a Go struct was accepted")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -145,6 +146,10 @@ func (r *Resource) refuseExisting(ctx context.Context, plan model, diags *diag.D
 	if err != nil || live == nil {
 		return true // missing (or not yet servable: the apply waits for it)
 	}
+	if createPending(live) {
+		tflog.Info(ctx, "adopting an object whose create did not finish", map[string]any{"object": id.String()})
+		return true
+	}
 	diags.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
 	return false
 }
@@ -169,7 +174,7 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 		if lastErr == nil {
 			return true, nil
 		}
-		if waitsForOrdering(lastErr) && time.Now().Before(deadline) {
+		if (waitsForOrdering(lastErr) || transient(lastErr)) && time.Now().Before(deadline) {
 			return false, nil
 		}
 		return false, lastErr

@@ -152,7 +152,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if !r.refuseExisting(ctx, plan, &resp.Diagnostics) {
 		return
 	}
-	r.applyAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics)
+	r.applyAndRecord(ctx, &plan, true, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -164,7 +164,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics)
+	r.applyAndRecord(ctx, &plan, false, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}

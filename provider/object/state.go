@@ -21,7 +21,7 @@ import (
 // observe projects obj onto the fields the k8sconnect manager owns there plus
 // prev (see projection.Observe); our own owned-by annotation is not shown.
 func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, ignore []objectpath.Path) (projection.Observation, error) {
-	return projection.Observe(obj, ssa.FieldManager, prev, []objectpath.Path{annotationPath}, ignore)
+	return projection.Observe(obj, ssa.FieldManager, prev, []objectpath.Path{annotationPath, pendingPath}, ignore)
 }
 
 // into writes an observation into m's computed attributes.
@@ -37,7 +37,7 @@ func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnost
 
 // applyAndRecord applies plan's object and fills the computed attributes from
 // what the server stored.
-func (r *Resource) applyAndRecord(ctx context.Context, plan *model, private privatestate.Writer, diags *diag.Diagnostics) {
+func (r *Resource) applyAndRecord(ctx context.Context, plan *model, creating bool, private privatestate.Writer, diags *diag.Diagnostics) {
 	desired, ignore := desiredFromConfig(ctx, *plan, diags)
 	if diags.HasError() {
 		return
@@ -47,7 +47,13 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan *model, private priv
 		return
 	}
 	setOwnedBy(desired, plan.ID.ValueString())
-	applied, err := applyWithOrdering(ctx, c, desired)
+	var applied *unstructured.Unstructured
+	var err error
+	if creating {
+		applied, err = create(ctx, c, desired, plan.ID.ValueString())
+	} else {
+		applied, err = applyWithOrdering(ctx, c, desired)
+	}
 	if err != nil {
 		diags.AddError("Apply failed", err.Error())
 		return

@@ -139,6 +139,12 @@ func (w *Workdir) Plan() Result { return w.run("plan", "-input=false", "-json") 
 // Destroy runs destroy -auto-approve.
 func (w *Workdir) Destroy() Result { return w.run("destroy", "-auto-approve", "-input=false", "-json") }
 
+// Dir is the configuration directory.
+func (w *Workdir) Dir() string { return w.dir }
+
+// Run runs the engine with any arguments.
+func (w *Workdir) Run(args ...string) Result { return w.run(args...) }
+
 func (w *Workdir) run(args ...string) Result {
 	w.t.Helper()
 	engine, err := toolchain.Path(Engine())

@@ -1,0 +1,160 @@
+package object
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+)
+
+var _ resource.ResourceWithImportState = (*Resource)(nil)
+
+// ImportState takes an id of the form
+//
+//	[<context>#]<apiVersion>/<kind>/[<namespace>/]<name>
+//
+// e.g. "apps/v1/Deployment/prod/web", "v1/Namespace/prod" or
+// "staging#v1/ConfigMap/default/settings". The id carries no credentials: the
+// object is read through the kubeconfig named by $KUBECONFIG (or
+// ~/.kube/config) and the context given, else its current-context. The first
+// apply with the configuration's own cluster_connection then takes ownership of
+// the fields in yaml_body.
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	kubeContext, id, err := ParseImportID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id", err.Error())
+		return
+	}
+	kubeconfig, err := readKubeconfig()
+	if err != nil {
+		resp.Diagnostics.AddError("No kubeconfig to import with", err.Error())
+		return
+	}
+	conn := connection.Model{
+		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
+		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
+		Kubeconfig: types.StringValue(kubeconfig), Context: types.StringNull(), ProxyURL: types.StringNull(),
+		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
+	}
+	if kubeContext != "" {
+		conn.Context = types.StringValue(kubeContext)
+	}
+	c, err := r.clients.Client(ctx, conn)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot connect for import", err.Error())
+		return
+	}
+	live, err := get(ctx, c, id)
+	if apierrors.IsNotFound(err) {
+		resp.Diagnostics.AddError("Object not found", fmt.Sprintf("%s does not exist in the cluster, so there is nothing to import.", id))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the object to import", fmt.Sprintf("Reading %s: %v", id, err))
+		return
+	}
+	body, err := cleanManifest(live)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot render the imported object", err.Error())
+		return
+	}
+	connObj, diags := conn.ToObject(ctx)
+	resp.Diagnostics.Append(diags...)
+	ref, diags := resourceref.Value(ctx, id, types.StringValue(live.GetNamespace()), connObj)
+	resp.Diagnostics.Append(diags...)
+	for attr, v := range map[string]any{
+		"id": types.StringValue(newID()), "yaml_body": types.StringValue(body),
+		"cluster_connection": connObj, "resource_ref": ref,
+	} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
+
+// ParseImportID splits an import id into its optional context and the object.
+func ParseImportID(s string) (kubeContext string, id manifest.Identity, err error) {
+	rest := s
+	if i := strings.LastIndex(s, "#"); i >= 0 {
+		kubeContext, rest = s[:i], s[i+1:]
+	}
+	parts := strings.Split(rest, "/")
+	kindAt := -1
+	for i, p := range parts {
+		if i > 0 && p != "" && unicode.IsUpper(rune(p[0])) {
+			kindAt = i
+			break
+		}
+	}
+	usage := fmt.Errorf("import id %q must be [<context>#]<apiVersion>/<kind>/[<namespace>/]<name>, "+
+		"e.g. apps/v1/Deployment/prod/web or v1/Namespace/prod", s)
+	if kindAt < 1 || kindAt > 2 {
+		return "", id, usage
+	}
+	id.APIVersion, id.Kind = strings.Join(parts[:kindAt], "/"), parts[kindAt]
+	switch after := parts[kindAt+1:]; len(after) {
+	case 1:
+		id.Name = after[0]
+	case 2:
+		id.Namespace, id.Name = after[0], after[1]
+	default:
+		return "", id, usage
+	}
+	if id.Name == "" {
+		return "", id, usage
+	}
+	return kubeContext, id, nil
+}
+
+func readKubeconfig() (string, error) {
+	p := os.Getenv("KUBECONFIG")
+	if p != "" {
+		p = filepath.SplitList(p)[0]
+	} else {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(home, ".kube", "config")
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("import reads the object through the kubeconfig in $KUBECONFIG or ~/.kube/config: %v", err)
+	}
+	return string(b), nil
+}
+
+// cleanManifest renders a live object as the yaml_body a user would write:
+// without status, server-set metadata, kubectl's last-applied copy or our own
+// bookkeeping annotations.
+func cleanManifest(live *unstructured.Unstructured) (string, error) {
+	obj := live.DeepCopy()
+	delete(obj.Object, "status")
+	for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
+		"deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences"} {
+		unstructured.RemoveNestedField(obj.Object, "metadata", f)
+	}
+	annotations := obj.GetAnnotations()
+	for _, a := range []string{"kubectl.kubernetes.io/last-applied-configuration", annotationOwnedBy, annotationCreatePending,
+		"deployment.kubernetes.io/revision"} {
+		delete(annotations, a)
+	}
+	if len(annotations) == 0 {
+		unstructured.RemoveNestedField(obj.Object, "metadata", "annotations")
+	} else {
+		obj.SetAnnotations(annotations)
+	}
+	b, err := yaml.Marshal(obj.Object)
+	return string(b), err
+}

@@ -32,6 +32,11 @@ cluster-up:
 cluster-down:
 	$(DEV) cluster-down
 
+## bench: time N (default 200) ConfigMaps through terraform against kubectl; peak RSS; requests per object
+N ?= 200
+bench: tools
+	$(GO) run ./provider/cmd/k8sconnect-bench -n $(N)
+
 ## test: everything CI runs
 test: tools
 	$(GO) vet ./...

@@ -75,6 +75,9 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 	if c.WrapTransport != nil {
 		cfg.Wrap(c.WrapTransport)
 	}
+	if w := requestLogWrapper(); w != nil {
+		cfg.Wrap(w)
+	}
 	cl, err := newClient(cfg)
 	if err != nil {
 		return nil, err

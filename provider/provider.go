@@ -18,6 +18,9 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/object"
 	"github.com/k8sconnect/k8sconnect/provider/patch"
+	"github.com/k8sconnect/k8sconnect/provider/wait"
+	"github.com/k8sconnect/k8sconnect/provider/yamlscoped"
+	"github.com/k8sconnect/k8sconnect/provider/yamlsplit"
 )
 
 // Address is the registry address Terraform and OpenTofu use for this provider.
@@ -76,9 +79,9 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.Configu
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{object.New, patch.New}
+	return []func() resource.Resource{object.New, patch.New, wait.New}
 }
 
 func (p *k8sconnectProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{yamlsplit.New, yamlscoped.New}
 }

@@ -51,8 +51,6 @@ const privateUID = "waited_uid"
 // Resource implements k8sconnect_wait.
 type Resource struct {
 	clients *connection.Cache
-	// progressInterval overrides waiting.DefaultProgressInterval in tests.
-	progressInterval time.Duration
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -342,8 +340,7 @@ func (r *Resource) await(ctx context.Context, c *connection.Client, id manifest.
 	fields := map[string]any{"object": id.String(), "waiting_for": spec.Describe()}
 	tflog.Info(ctx, fmt.Sprintf("%s: waiting up to %s for %s", id.Name, timeout, spec.Describe()), fields)
 	res, err := waiting.Until(ctx, c.Resource(mapping, namespaceFor(mapping, id)), id.Name, spec.Evaluate, waiting.Options{
-		Timeout:          time.Until(deadline),
-		ProgressInterval: r.progressInterval,
+		Timeout: time.Until(deadline),
 		Progress: func(st waiting.State, _ time.Duration) {
 			tflog.Info(ctx, progressLine(id.Name, st, time.Since(start)), fields)
 		},

@@ -351,14 +351,21 @@ func build(ctx context.Context, repo, root string, t tool) error {
 	return nil
 }
 
-// lockFile takes an exclusive advisory lock on path, waiting for it.
+// lockFile takes an exclusive advisory lock on path, waiting for it (and
+// saying so) if another process holds it.
 func lockFile(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
+	how := syscall.LOCK_EX | syscall.LOCK_NB
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = syscall.Flock(int(f.Fd()), how)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			log.Printf("toolchain: waiting for another process building %s", strings.TrimSuffix(filepath.Base(path), ".lock"))
+			how = syscall.LOCK_EX
+			continue
+		}
 		if !errors.Is(err, syscall.EINTR) {
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The table must agree with the tool modules it builds from.
@@ -66,5 +67,32 @@ func TestTerraformFromEnv(t *testing.T) {
 	t.Setenv(EnvTerraform, filepath.Join(t.TempDir(), "missing"))
 	if _, err := Path("terraform"); err == nil || !strings.Contains(err.Error(), EnvTerraform) {
 		t.Fatalf("got %v, want an error naming %s", err, EnvTerraform)
+	}
+}
+
+func TestLockFileWaits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := lockFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		u, err := lockFile(path)
+		if err == nil {
+			u()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("second lock taken while the first is held")
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("second lock not taken after the first was released")
 	}
 }

@@ -1,0 +1,761 @@
+// Package faultproxy is a loopback HTTPS reverse proxy in front of a real
+// kube-apiserver that tests tell to misbehave: drop a request before it reaches
+// the server, forward it and then cut the connection instead of answering,
+// delay it, or hold the server's answer until the test releases it (so that
+// the test can kill the client while its request has landed but its response
+// has not).
+//
+// The proxy terminates TLS with a certificate for 127.0.0.1 signed by a CA of
+// its own (Proxy.CAPEM), so a client connects with
+//
+//	cluster_connection = { host = proxy.URL, cluster_ca_certificate = proxy.CAPEM, token = <the cluster's token> }
+//
+// The Authorization header passes through; the proxy verifies the upstream
+// server with the cluster's CA. It serves HTTP/1.1 only (a connection is cut by
+// closing it), listens on 127.0.0.1 only, forwards only to a loopback server,
+// buffers at most MaxBody bytes of a request and MaxResponse bytes of a
+// faulted response, holds a paused response at most Rule.MaxHold, and stops
+// everything it started on Close.
+//
+// Rules (Proxy.Inject) are tried in the order they were added; the first that
+// matches a request acts on it. A rule acts on every matching request
+// (persistent) or on the first Times of them, optionally after letting the
+// first After through. Streaming requests (watches, log follows, upgrades)
+// always pass through untouched.
+package faultproxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Limits.
+const (
+	// MaxBody is how much of a request body the proxy reads to match rules;
+	// a longer body matches no rule that looks at bodies.
+	MaxBody = 1 << 20
+	// MaxResponse is the largest response a Cut or Pause rule buffers; a larger
+	// one fails the request as if it were cut.
+	MaxResponse = 16 << 20
+	// DefaultMaxHold is how long a paused response is held when the rule does
+	// not say.
+	DefaultMaxHold = 10 * time.Minute
+	// logSize is how many requests Requests remembers.
+	logSize = 1000
+	// upstreamTimeout bounds the upstream round trip of a faulted request,
+	// which runs to completion even if the client goes away.
+	upstreamTimeout = 2 * time.Minute
+)
+
+// Action is what a rule does with a request it matches.
+type Action int
+
+const (
+	// Drop closes the client's connection before forwarding: the server never
+	// sees the request.
+	Drop Action = iota + 1
+	// Cut forwards the request, reads the server's whole response and closes
+	// the client's connection without answering: the request took effect, the
+	// client cannot know.
+	Cut
+	// Delay waits Rule.Delay, then forwards the request normally.
+	Delay
+	// Pause forwards the request, reads the server's whole response and holds
+	// it until Fault.Release (or Fault.Remove, Proxy.Close, Rule.MaxHold), then
+	// answers, if the client is still there.
+	Pause
+)
+
+func (a Action) String() string {
+	switch a {
+	case Drop:
+		return "drop"
+	case Cut:
+		return "cut"
+	case Delay:
+		return "delay"
+	case Pause:
+		return "pause"
+	}
+	return "action(" + strconv.Itoa(int(a)) + ")"
+}
+
+// Match selects requests. Every non-empty field must hold.
+type Match struct {
+	Method  string   // e.g. "PATCH"
+	Path    string   // a substring of the URL path, e.g. "/configmaps/my-name"
+	Query   []string // query parameters that must be present: "name" or "name=value"
+	NoQuery []string // query parameters that must be absent: "name" or "name=value"
+	Body    string   // a substring of the request body
+	NoBody  string   // a substring the request body must not contain
+}
+
+// ApplyOf matches the server-side applies (PATCH) of one object, dry runs
+// excluded: resource is the plural resource name ("configmaps").
+func ApplyOf(resource, name string) Match {
+	return Match{Method: http.MethodPatch, Path: "/" + resource + "/" + name, NoQuery: []string{"dryRun"}}
+}
+
+// DeleteOf matches the deletes of one object, dry runs excluded.
+func DeleteOf(resource, name string) Match {
+	return Match{Method: http.MethodDelete, Path: "/" + resource + "/" + name, NoQuery: []string{"dryRun"}}
+}
+
+func (m Match) String() string {
+	var parts []string
+	if m.Method != "" {
+		parts = append(parts, m.Method)
+	}
+	if m.Path != "" {
+		parts = append(parts, "*"+m.Path+"*")
+	}
+	for _, q := range m.Query {
+		parts = append(parts, "?"+q)
+	}
+	for _, q := range m.NoQuery {
+		parts = append(parts, "!?"+q)
+	}
+	if m.Body != "" {
+		parts = append(parts, fmt.Sprintf("body~%q", m.Body))
+	}
+	if m.NoBody != "" {
+		parts = append(parts, fmt.Sprintf("body!~%q", m.NoBody))
+	}
+	if len(parts) == 0 {
+		return "any request"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (m Match) matches(r *http.Request, body []byte, bodyKnown bool) bool {
+	if m.Method != "" && !strings.EqualFold(m.Method, r.Method) {
+		return false
+	}
+	if m.Path != "" && !strings.Contains(r.URL.Path, m.Path) {
+		return false
+	}
+	q := r.URL.Query()
+	for _, want := range m.Query {
+		if !hasParam(q, want) {
+			return false
+		}
+	}
+	for _, not := range m.NoQuery {
+		if hasParam(q, not) {
+			return false
+		}
+	}
+	if m.Body != "" && (!bodyKnown || !bytes.Contains(body, []byte(m.Body))) {
+		return false
+	}
+	if m.NoBody != "" && (!bodyKnown || bytes.Contains(body, []byte(m.NoBody))) {
+		return false
+	}
+	return true
+}
+
+func hasParam(q url.Values, p string) bool {
+	name, value, withValue := strings.Cut(p, "=")
+	vs, ok := q[name]
+	if !ok || !withValue {
+		return ok
+	}
+	for _, v := range vs {
+		if v == value {
+			return true
+		}
+	}
+	return false
+}
+
+// Rule is a fault to inject.
+type Rule struct {
+	Match
+	Action Action
+	// Delay is how long a Delay rule waits.
+	Delay time.Duration
+	// After lets this many matching requests through untouched before the
+	// rule starts acting.
+	After int
+	// Times is how many requests the rule acts on before it stops matching;
+	// zero means every one (a persistent fault).
+	Times int
+	// MaxHold bounds how long a Pause rule holds a response; zero means
+	// DefaultMaxHold.
+	MaxHold time.Duration
+}
+
+func (r Rule) String() string {
+	s := r.Action.String() + " " + r.Match.String()
+	if r.Action == Delay {
+		s += " by " + r.Delay.String()
+	}
+	if r.After > 0 {
+		s += fmt.Sprintf(" after %d", r.After)
+	}
+	if r.Times > 0 {
+		s += fmt.Sprintf(" %d time(s)", r.Times)
+	} else {
+		s += " persistently"
+	}
+	return s
+}
+
+// Fault is an injected rule: its counters and controls.
+type Fault struct {
+	p       *Proxy
+	rule    Rule
+	release chan struct{} // closed by Release
+
+	// guarded by p.mu
+	seen     int // matching requests, including those let through by After
+	hits     int // requests acted on
+	held     int // Pause: responses held right now
+	removed  bool
+	released bool
+}
+
+// Rule is the rule as injected.
+func (f *Fault) Rule() Rule { return f.rule }
+
+// Hits is how many requests the rule has acted on.
+func (f *Fault) Hits() int {
+	f.p.mu.Lock()
+	defer f.p.mu.Unlock()
+	return f.hits
+}
+
+// Seen is how many requests matched the rule, including those it let through
+// because of After or after it was exhausted (but not after Remove).
+func (f *Fault) Seen() int {
+	f.p.mu.Lock()
+	defer f.p.mu.Unlock()
+	return f.seen
+}
+
+// Held is how many responses a Pause rule holds right now.
+func (f *Fault) Held() int {
+	f.p.mu.Lock()
+	defer f.p.mu.Unlock()
+	return f.held
+}
+
+// WaitHits waits until the rule has acted on n requests.
+func (f *Fault) WaitHits(ctx context.Context, n int) error {
+	return f.p.waitFor(ctx, func() bool { return f.hits >= n }, func() string {
+		return fmt.Sprintf("%d hit(s) of rule %q (have %d)", n, f.rule, f.hits)
+	})
+}
+
+// WaitHeld waits until a Pause rule holds n responses at once: the requests
+// have taken effect on the server and their clients are waiting.
+func (f *Fault) WaitHeld(ctx context.Context, n int) error {
+	return f.p.waitFor(ctx, func() bool { return f.held >= n }, func() string {
+		return fmt.Sprintf("%d held response(s) of rule %q (have %d)", n, f.rule, f.held)
+	})
+}
+
+// Release lets a Pause rule's held responses go, and the rule stops pausing
+// requests (they pass through untouched from now on).
+func (f *Fault) Release() {
+	f.p.mu.Lock()
+	defer f.p.mu.Unlock()
+	f.releaseLocked()
+}
+
+func (f *Fault) releaseLocked() {
+	if !f.released {
+		f.released = true
+		close(f.release)
+		f.p.notifyLocked()
+	}
+}
+
+// Remove takes the rule out: it matches nothing from now on, and what it
+// holds is released.
+func (f *Fault) Remove() {
+	f.p.mu.Lock()
+	defer f.p.mu.Unlock()
+	f.removed = true
+	f.releaseLocked()
+}
+
+// hold blocks a Pause rule's request until it is released.
+func (f *Fault) hold() {
+	maxHold := f.rule.MaxHold
+	if maxHold <= 0 {
+		maxHold = DefaultMaxHold
+	}
+	f.p.mu.Lock()
+	f.held++
+	f.p.notifyLocked()
+	f.p.mu.Unlock()
+	t := time.NewTimer(maxHold)
+	defer t.Stop()
+	select {
+	case <-f.release:
+	case <-f.p.done:
+	case <-t.C:
+	}
+	f.p.mu.Lock()
+	f.held--
+	f.p.notifyLocked()
+	f.p.mu.Unlock()
+}
+
+// Request is one request the proxy saw.
+type Request struct {
+	Time   time.Time
+	Method string
+	Path   string
+	Query  string
+	// Action is what the proxy did: "forward", "stream" (passed through as a
+	// stream, no rule applies), or the acting rule's action.
+	Action string
+	// Status is the server's status code, when the request reached it and
+	// the proxy saw the answer.
+	Status int
+}
+
+func (r Request) String() string {
+	s := r.Method + " " + r.Path
+	if r.Query != "" {
+		s += "?" + r.Query
+	}
+	s += " -> " + r.Action
+	if r.Status != 0 {
+		s += " " + strconv.Itoa(r.Status)
+	}
+	return s
+}
+
+// Proxy is a running fault-injecting proxy.
+type Proxy struct {
+	// URL is where clients connect: https://127.0.0.1:<port>.
+	URL string
+	// CAPEM is the CA that signed the proxy's serving certificate.
+	CAPEM []byte
+	// Upstream is the API server the proxy forwards to.
+	Upstream string
+
+	upstream *url.URL
+	ln       net.Listener
+	srv      *http.Server
+	rp       *httputil.ReverseProxy
+	base     *http.Transport
+	done     chan struct{} // closed by Close
+	logf     func(format string, args ...any)
+
+	mu      sync.Mutex
+	closed  bool
+	faults  []*Fault
+	log     []*Request // the last logSize requests
+	count   int        // requests seen in all
+	changed chan struct{}
+	wg      sync.WaitGroup
+}
+
+// Start starts a proxy in front of upstream (https://127.0.0.1:<port> or
+// another loopback address), whose serving certificate upstreamCAPEM signed.
+func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: upstream %q: %w", upstream, err)
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("faultproxy: upstream %q: want https://host:port", upstream)
+	}
+	if !loopback(u.Hostname()) {
+		return nil, fmt.Errorf("faultproxy: upstream %q is not a loopback address; the proxy is for local test clusters only", upstream)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(upstreamCAPEM) {
+		return nil, errors.New("faultproxy: no certificate in the upstream CA PEM")
+	}
+	cert, caPEM, err := servingCert()
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: %w", err)
+	}
+	p := &Proxy{
+		URL:      "https://" + ln.Addr().String(),
+		CAPEM:    caPEM,
+		Upstream: upstream,
+		upstream: &url.URL{Scheme: u.Scheme, Host: u.Host},
+		ln:       ln,
+		done:     make(chan struct{}),
+		changed:  make(chan struct{}),
+		logf:     func(string, ...any) {},
+	}
+	p.base = &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		TLSClientConfig:       &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   10 * time.Second,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(p.upstream)
+			pr.Out.Host = p.upstream.Host
+		},
+		Transport:     &transport{p: p},
+		FlushInterval: -1, // watches: every event at once
+		ErrorLog:      log.New(io.Discard, "", 0),
+		ModifyResponse: func(resp *http.Response) error {
+			if e, ok := resp.Request.Context().Value(entryKey{}).(*Request); ok {
+				p.mu.Lock()
+				e.Status = resp.StatusCode
+				p.mu.Unlock()
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, errCut) {
+				hangUp(w)
+				return
+			}
+			p.logff("faultproxy: %s %s: %v", r.Method, r.URL.Path, err)
+			http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+	p.srv = &http.Server{
+		Handler: p,
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert},
+			NextProtos:   []string{"http/1.1"},
+			MinVersion:   tls.VersionTLS12,
+		},
+		// A non-nil, empty map turns HTTP/2 off: connections can be hijacked.
+		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){},
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	go func() { _ = p.srv.ServeTLS(ln, "", "") }()
+	return p, nil
+}
+
+// New starts a proxy for a test and closes it when the test ends; faults and
+// odd upstream errors are logged to the test.
+func New(t testing.TB, upstream string, upstreamCAPEM []byte) *Proxy {
+	t.Helper()
+	p, err := Start(upstream, upstreamCAPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.logf = t.Logf
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Inject adds a rule after the existing ones and returns its handle.
+func (p *Proxy) Inject(r Rule) *Fault {
+	if r.Action < Drop || r.Action > Pause {
+		panic(fmt.Sprintf("faultproxy: unknown action %d", r.Action))
+	}
+	f := &Fault{p: p, rule: r, release: make(chan struct{})}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.faults = append(p.faults, f)
+	return f
+}
+
+// Clear removes every rule (and releases what they hold).
+func (p *Proxy) Clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.faults {
+		f.removed = true
+		f.releaseLocked()
+	}
+	p.faults = nil
+}
+
+// Requests returns the last requests the proxy saw, oldest first.
+func (p *Proxy) Requests() []Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Request, len(p.log))
+	for i, e := range p.log {
+		out[i] = *e
+	}
+	return out
+}
+
+// Count is how many requests the proxy has seen in all.
+func (p *Proxy) Count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.count
+}
+
+// Close stops the proxy: it stops listening, releases held responses, closes
+// every connection and waits (a few seconds at most) for requests in flight.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	close(p.done)
+	p.notifyLocked()
+	p.mu.Unlock()
+
+	err := p.srv.Close()
+	finished := make(chan struct{})
+	go func() { p.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+	}
+	p.base.CloseIdleConnections()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (p *Proxy) logff(format string, args ...any) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if !closed {
+		p.logf(format, args...)
+	}
+}
+
+// notifyLocked wakes everyone waiting for a change of counters.
+func (p *Proxy) notifyLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+func (p *Proxy) waitFor(ctx context.Context, cond func() bool, what func() string) error {
+	for {
+		p.mu.Lock()
+		if cond() {
+			p.mu.Unlock()
+			return nil
+		}
+		ch, closed := p.changed, p.closed
+		desc := what()
+		p.mu.Unlock()
+		if closed {
+			return fmt.Errorf("faultproxy closed while waiting for %s", desc)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", desc, ctx.Err())
+		}
+	}
+}
+
+type (
+	faultKey struct{}
+	entryKey struct{}
+)
+
+var errCut = errors.New("faultproxy: response cut")
+
+// ServeHTTP applies the rules to one request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		hangUp(w)
+		return
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	defer p.wg.Done()
+
+	if streaming(r) {
+		e := p.record(r, "stream")
+		p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), entryKey{}, e)))
+		return
+	}
+
+	var body []byte
+	bodyKnown := true
+	if r.Body != nil && r.Body != http.NoBody {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		if err != nil {
+			hangUp(w)
+			return
+		}
+		bodyKnown = len(body) <= MaxBody
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	}
+
+	f, hit := p.match(r, body, bodyKnown)
+	action := "forward"
+	if f != nil {
+		action = f.rule.Action.String()
+	}
+	e := p.record(r, action)
+	ctx := context.WithValue(r.Context(), entryKey{}, e)
+	if f != nil {
+		p.logff("faultproxy: %s %s (rule %q, hit %d)", action, r.Method+" "+r.URL.RequestURI(), f.rule, hit)
+		switch f.rule.Action {
+		case Drop:
+			hangUp(w)
+			return
+		case Delay:
+			t := time.NewTimer(f.rule.Delay)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			case <-p.done:
+				t.Stop()
+				hangUp(w)
+				return
+			}
+		case Cut, Pause:
+			ctx = context.WithValue(ctx, faultKey{}, f)
+		}
+	}
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// match finds the first rule that acts on r and counts the hit.
+func (p *Proxy) match(r *http.Request, body []byte, bodyKnown bool) (*Fault, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.faults {
+		if f.removed || !f.rule.matches(r, body, bodyKnown) {
+			continue
+		}
+		if f.rule.Times > 0 && f.hits >= f.rule.Times {
+			continue // exhausted: a later rule may apply
+		}
+		if f.rule.Action == Pause && f.released {
+			continue
+		}
+		f.seen++
+		if f.seen <= f.rule.After {
+			p.notifyLocked()
+			return nil, 0
+		}
+		f.hits++
+		p.notifyLocked()
+		return f, f.hits
+	}
+	return nil, 0
+}
+
+func (p *Proxy) record(r *http.Request, action string) *Request {
+	e := &Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Action: action}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.count++
+	if len(p.log) == logSize {
+		copy(p.log, p.log[1:])
+		p.log = p.log[:logSize-1]
+	}
+	p.log = append(p.log, e)
+	return e
+}
+
+// streaming reports requests that stay open: watches, followed logs,
+// protocol upgrades (exec, port-forward).
+func streaming(r *http.Request) bool {
+	q := r.URL.Query()
+	switch {
+	case q.Get("watch") == "true" || q.Get("watch") == "1":
+		return true
+	case strings.Contains(r.URL.Path, "/watch/"):
+		return true
+	case q.Get("follow") == "true":
+		return true
+	case r.Header.Get("Upgrade") != "":
+		return true
+	}
+	return false
+}
+
+// hangUp closes the client's connection without an answer.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // the server closes the connection
+	}
+	_ = conn.Close()
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// transport is the upstream round trip; it carries out Cut and Pause.
+type transport struct{ p *Proxy }
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	f, _ := req.Context().Value(faultKey{}).(*Fault)
+	if f == nil {
+		return t.p.base.RoundTrip(req)
+	}
+	// The request must reach the server and finish there whatever the client
+	// does meanwhile (it may be killed while the response is held).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), upstreamTimeout)
+	defer cancel()
+	resp, err := t.p.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse+1))
+	_ = resp.Body.Close()
+	if e, ok := req.Context().Value(entryKey{}).(*Request); ok {
+		t.p.mu.Lock()
+		e.Status = resp.StatusCode
+		t.p.mu.Unlock()
+	}
+	if err != nil || len(body) > MaxResponse {
+		return nil, errCut
+	}
+	switch f.rule.Action {
+	case Cut:
+		return nil, errCut
+	case Pause:
+		f.hold()
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.TransferEncoding = nil
+	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	return resp, nil
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package faultproxy
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// OwnGroup is a no-op here: KillTree needs Linux.
+func OwnGroup(cmd *exec.Cmd) {}
+
+// KillTree needs /proc: Linux only.
+func KillTree(pid int) ([]int, error) {
+	return nil, errors.New("faultproxy: KillTree is implemented on Linux only")
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/object"
+	"github.com/k8sconnect/k8sconnect/provider/objectdata"
 	"github.com/k8sconnect/k8sconnect/provider/patch"
 	"github.com/k8sconnect/k8sconnect/provider/wait"
 	"github.com/k8sconnect/k8sconnect/provider/yamlscoped"
@@ -83,5 +84,5 @@ func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resour
 }
 
 func (p *k8sconnectProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{yamlsplit.New, yamlscoped.New}
+	return []func() datasource.DataSource{objectdata.New, yamlsplit.New, yamlscoped.New}
 }

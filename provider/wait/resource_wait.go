@@ -29,6 +29,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
@@ -418,7 +419,7 @@ func statusOf(spec waiting.Spec, obj map[string]any) (types.Dynamic, diag.Diagno
 	if !found {
 		return types.DynamicNull(), diags
 	}
-	tv, err := toDynamic(v)
+	tv, err := dynamicvalue.FromUnstructured(v)
 	if err != nil {
 		diags.AddError("Could not record status", fmt.Sprintf("%s: %v", spec.Field, err))
 		return types.DynamicNull(), diags

@@ -1,4 +1,4 @@
-package wait
+package dynamicvalue
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-func TestToDynamicKeepsHeterogeneousValues(t *testing.T) {
-	got, err := toDynamic(map[string]any{
+func TestFromUnstructuredKeepsHeterogeneousValues(t *testing.T) {
+	got, err := FromUnstructured(map[string]any{
 		"loadBalancer": map[string]any{"ingress": []any{
 			nil,
 			map[string]any{"hostname": "lb.example.com", "ports": []any{map[string]any{"port": int64(80), "protocol": "TCP"}}},
@@ -49,8 +49,8 @@ func TestToDynamicKeepsHeterogeneousValues(t *testing.T) {
 	}
 }
 
-func TestToDynamicRefusesWhatJSONCannotHold(t *testing.T) {
-	if _, err := toDynamic(map[string]any{"x": struct{}{}}); err == nil {
+func TestFromUnstructuredRefusesWhatJSONCannotHold(t *testing.T) {
+	if _, err := FromUnstructured(map[string]any{"x": struct{}{}}); err == nil {
 		t.Error("a Go struct was accepted")
 	}
 }

@@ -1,4 +1,6 @@
-package wait
+// Package dynamicvalue turns values read from Kubernetes objects into Terraform
+// dynamic values that both Terraform and the Pulumi bridge can carry.
+package dynamicvalue
 
 import (
 	"context"
@@ -11,13 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// toDynamic converts a value from an unstructured object into a Terraform value.
+// FromUnstructured converts a value from an unstructured object into a Terraform value.
 //
 // Maps become objects and lists become tuples, never maps, lists or sets of one
 // element type: Kubernetes values are heterogeneous, and the Pulumi bridge
 // cannot carry sets inside a dynamic value. Nulls become null strings, because
 // a value inside a dynamic must have a concrete type on the wire.
-func toDynamic(v any) (attr.Value, error) {
+func FromUnstructured(v any) (attr.Value, error) {
 	switch t := v.(type) {
 	case nil:
 		return types.StringNull(), nil
@@ -46,7 +48,7 @@ func toDynamic(v any) (attr.Value, error) {
 		attrTypes := make(map[string]attr.Type, len(t))
 		attrs := make(map[string]attr.Value, len(t))
 		for _, k := range keys {
-			e, err := toDynamic(t[k])
+			e, err := FromUnstructured(t[k])
 			if err != nil {
 				return nil, err
 			}
@@ -61,7 +63,7 @@ func toDynamic(v any) (attr.Value, error) {
 		elemTypes := make([]attr.Type, len(t))
 		elems := make([]attr.Value, len(t))
 		for i, x := range t {
-			e, err := toDynamic(x)
+			e, err := FromUnstructured(x)
 			if err != nil {
 				return nil, err
 			}

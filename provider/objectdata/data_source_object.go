@@ -1,0 +1,187 @@
+// Package objectdata is the k8sconnect_object data source: read any object that
+// someone else created, as YAML, JSON and a structured value.
+package objectdata
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+)
+
+// redacted replaces Secret values in the outputs that are not sensitive.
+const redacted = "(sensitive: see secret_data)"
+
+// DataSource implements the k8sconnect_object data source.
+type DataSource struct{ clients *connection.Cache }
+
+// New returns the data source.
+func New() datasource.DataSource { return &DataSource{} }
+
+type model struct {
+	APIVersion        types.String  `tfsdk:"api_version"`
+	Kind              types.String  `tfsdk:"kind"`
+	Name              types.String  `tfsdk:"name"`
+	Namespace         types.String  `tfsdk:"namespace"`
+	ClusterConnection types.Object  `tfsdk:"cluster_connection"`
+	YAMLBody          types.String  `tfsdk:"yaml_body"`
+	JSON              types.String  `tfsdk:"json"`
+	Object            types.Dynamic `tfsdk:"object"`
+	SecretData        types.Map     `tfsdk:"secret_data"`
+}
+
+func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_object"
+}
+
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	conn := connection.DataSourceAttribute("How to reach the cluster.")
+	conn.Optional, conn.Required = false, true
+	resp.Schema = schema.Schema{
+		Description: "Reads one object from the cluster. For a Secret, the values of data and stringData are " +
+			"redacted in yaml_body, json and object and given, decoded, only in the sensitive secret_data.",
+		Attributes: map[string]schema.Attribute{
+			"api_version":        schema.StringAttribute{Required: true, Description: "apiVersion, e.g. apps/v1."},
+			"kind":               schema.StringAttribute{Required: true, Description: "Kind, e.g. Deployment."},
+			"name":               schema.StringAttribute{Required: true, Description: "Name."},
+			"namespace":          schema.StringAttribute{Optional: true, Computed: true, Description: "Namespace; defaults to \"default\" for namespaced kinds."},
+			"cluster_connection": conn,
+			"yaml_body":          schema.StringAttribute{Computed: true, Description: "The object as YAML, without managedFields."},
+			"json":               schema.StringAttribute{Computed: true, Description: "The object as JSON, without managedFields."},
+			"object":             schema.DynamicAttribute{Computed: true, Description: "The object as a structured value, e.g. .object.spec.replicas."},
+			"secret_data": schema.MapAttribute{
+				Computed: true, Sensitive: true, ElementType: types.StringType,
+				Description: "For a Secret: its data (decoded) and stringData, by key. Null for other kinds.",
+			},
+		},
+	}
+}
+
+func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	clients, ok := req.ProviderData.(*connection.Cache)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *connection.Cache, got %T", req.ProviderData))
+		return
+	}
+	d.clients = clients
+}
+
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conn, known, diags := connection.FromObject(ctx, m.ClusterConnection)
+	resp.Diagnostics.Append(diags...)
+	if !known {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Unknown cluster_connection", "cluster_connection must be known to read an object.")
+		return
+	}
+	c, err := d.clients.Client(ctx, conn)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
+		return
+	}
+	id := manifest.Identity{APIVersion: m.APIVersion.ValueString(), Kind: m.Kind.ValueString(), Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString()}
+	mapping, err := c.Mapping(id.GVK())
+	if err != nil {
+		resp.Diagnostics.AddError("Unknown kind", fmt.Sprintf("The cluster does not serve %s %s: %v", id.APIVersion, id.Kind, err))
+		return
+	}
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace && id.Namespace == "" {
+		id.Namespace = metav1.NamespaceDefault
+	}
+	obj, err := c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		resp.Diagnostics.AddError("Object not found", fmt.Sprintf("%s does not exist in the cluster.", id))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", id, err))
+		return
+	}
+	obj.SetManagedFields(nil)
+	secret, err := splitSecret(obj)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the Secret", err.Error())
+		return
+	}
+	y, err := yaml.Marshal(obj.Object)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot render the object", err.Error())
+		return
+	}
+	j, _ := json.Marshal(obj.Object)
+	dyn, err := dynamicvalue.FromUnstructured(obj.Object)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot render the object", err.Error())
+		return
+	}
+	m.Namespace = types.StringValue(obj.GetNamespace())
+	m.YAMLBody, m.JSON, m.Object = types.StringValue(string(y)), types.StringValue(string(j)), types.DynamicValue(dyn)
+	m.SecretData = types.MapNull(types.StringType)
+	if secret != nil {
+		sd, diags := types.MapValueFrom(ctx, types.StringType, secret)
+		resp.Diagnostics.Append(diags...)
+		m.SecretData = sd
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// splitSecret takes a core Secret's values out of obj (leaving a marker in
+// their place) and returns them decoded; nil for other kinds.
+func splitSecret(obj *unstructured.Unstructured) (map[string]string, error) {
+	if obj.GetKind() != "Secret" || obj.GroupVersionKind().Group != "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	data, _, _ := unstructured.NestedMap(obj.Object, "data")
+	for _, k := range sortedKeys(data) {
+		raw, err := base64.StdEncoding.DecodeString(fmt.Sprint(data[k]))
+		if err != nil {
+			return nil, fmt.Errorf("data.%s is not base64", k)
+		}
+		out[k] = string(raw)
+		data[k] = redacted
+	}
+	if len(data) > 0 {
+		_ = unstructured.SetNestedMap(obj.Object, data, "data")
+	}
+	stringData, _, _ := unstructured.NestedMap(obj.Object, "stringData")
+	for _, k := range sortedKeys(stringData) {
+		out[k] = fmt.Sprint(stringData[k])
+		stringData[k] = redacted
+	}
+	if len(stringData) > 0 {
+		_ = unstructured.SetNestedMap(obj.Object, stringData, "stringData")
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,88 @@
+package objectdata_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+)
+
+func TestMain(m *testing.M) { acctest.Main(m) }
+
+var (
+	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	secrets    = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+)
+
+func TestAccObjectData_readsAnObjectAsYAMLJSONAndValue(t *testing.T) {
+	ns, conn := acctest.Namespace(t), acctest.Connection(t)
+	acctest.ApplyAs(t, "someone", configMaps, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {mode: fast}\n", ns))
+	acctest.ApplyAs(t, "someone", secrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\nstringData: {password: hunter2}\n", ns))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: fmt.Sprintf(`
+data "k8sconnect_object" "cm" {
+  api_version = "v1"
+  kind        = "ConfigMap"
+  name        = "settings"
+  namespace   = %[1]q
+  %[2]s
+}
+data "k8sconnect_object" "secret" {
+  api_version = "v1"
+  kind        = "Secret"
+  name        = "creds"
+  namespace   = %[1]q
+  %[2]s
+}
+output "mode" { value = data.k8sconnect_object.cm.object.data.mode }
+output "password" {
+  value     = data.k8sconnect_object.secret.secret_data["password"]
+  sensitive = true
+}
+`, ns, conn),
+				Check: resource.TestCheckResourceAttrWith("data.k8sconnect_object.secret", "yaml_body", func(v string) error {
+					if strings.Contains(v, "hunter2") || strings.Contains(v, "aHVudGVyMg") {
+						return fmt.Errorf("the Secret's value appears in yaml_body:\n%s", v)
+					}
+					return nil
+				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("mode", knownvalue.StringExact("fast")),
+					statecheck.ExpectKnownOutputValue("password", knownvalue.StringExact("hunter2")),
+					statecheck.ExpectKnownValue("data.k8sconnect_object.cm", tfjsonpath.New("yaml_body"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)mode: fast`))),
+					statecheck.ExpectKnownValue("data.k8sconnect_object.cm", tfjsonpath.New("json"), knownvalue.StringRegexp(regexp.MustCompile(`"mode":"fast"`))),
+					statecheck.ExpectKnownValue("data.k8sconnect_object.secret", tfjsonpath.New("json"), knownvalue.StringRegexp(regexp.MustCompile(`sensitive: see secret_data`))),
+				},
+			},
+		},
+	})
+}
+
+func TestAccObjectData_missingObjectIsAClearError(t *testing.T) {
+	conn := acctest.Connection(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+data "k8sconnect_object" "nope" {
+  api_version = "apps/v1"
+  kind        = "Deployment"
+  name        = "does-not-exist"
+  %s
+}
+`, conn),
+			ExpectError: regexp.MustCompile(`Deployment default/does-not-exist does not exist`),
+		}},
+	})
+}

@@ -43,13 +43,13 @@ func clusterCommand(ctx context.Context, cmd string) error {
 
 func clusterUp(ctx context.Context, dir, kubeconfig string) error {
 	if c, err := localcluster.Load(kubeconfig); err == nil {
-		if err := c.Check(ctx); err == nil {
+		err := c.Check(ctx)
+		if err == nil {
 			log.Printf("the dev cluster is already running at %s (state in %s)", c.Host, dir)
 			fmt.Printf("KUBECONFIG=%s\n", c.KubeconfigPath)
 			return nil
-		} else {
-			log.Printf("the dev cluster in %s does not work (%v); starting it again", dir, firstLine(err))
 		}
+		log.Printf("the dev cluster in %s does not work (%v); starting it again", dir, firstLine(err))
 		if err := c.Stop(); err != nil {
 			return err
 		}

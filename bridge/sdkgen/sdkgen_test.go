@@ -2,6 +2,7 @@ package sdkgen
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,5 +37,17 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if len(diffs) > 0 {
 		t.Fatalf("generated files are stale; run `go run ./bridge/cmd/k8sconnect-sdkgen` (make generate) "+
 			"from the repository root and commit the result:\n  %s", strings.Join(diffs, "\n  "))
+	}
+}
+
+// TestGoSDKBuilds compiles the committed Go SDK, its own module in sdk/go.
+func TestGoSDKBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the Go SDK: not in -short")
+	}
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = filepath.Join("..", "..", "sdk", "go")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./... in sdk/go: %v\n%s", err, out)
 	}
 }

@@ -5,6 +5,21 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 // Export members:
+export { GetObjectArgs, GetObjectResult, GetObjectOutputArgs } from "./getObject";
+export const getObject: typeof import("./getObject").getObject = null as any;
+export const getObjectOutput: typeof import("./getObject").getObjectOutput = null as any;
+utilities.lazyLoad(exports, ["getObject","getObjectOutput"], () => require("./getObject"));
+
+export { GetYamlScopedArgs, GetYamlScopedResult, GetYamlScopedOutputArgs } from "./getYamlScoped";
+export const getYamlScoped: typeof import("./getYamlScoped").getYamlScoped = null as any;
+export const getYamlScopedOutput: typeof import("./getYamlScoped").getYamlScopedOutput = null as any;
+utilities.lazyLoad(exports, ["getYamlScoped","getYamlScopedOutput"], () => require("./getYamlScoped"));
+
+export { GetYamlSplitArgs, GetYamlSplitResult, GetYamlSplitOutputArgs } from "./getYamlSplit";
+export const getYamlSplit: typeof import("./getYamlSplit").getYamlSplit = null as any;
+export const getYamlSplitOutput: typeof import("./getYamlSplit").getYamlSplitOutput = null as any;
+utilities.lazyLoad(exports, ["getYamlSplit","getYamlSplitOutput"], () => require("./getYamlSplit"));
+
 export { KubernetesObjectArgs, KubernetesObjectState } from "./kubernetesObject";
 export type KubernetesObject = import("./kubernetesObject").KubernetesObject;
 export const KubernetesObject: typeof import("./kubernetesObject").KubernetesObject = null as any;
@@ -17,6 +32,11 @@ utilities.lazyLoad(exports, ["Patch"], () => require("./patch"));
 
 export * from "./provider";
 import { Provider } from "./provider";
+
+export { WaitArgs, WaitState } from "./wait";
+export type Wait = import("./wait").Wait;
+export const Wait: typeof import("./wait").Wait = null as any;
+utilities.lazyLoad(exports, ["Wait"], () => require("./wait"));
 
 
 // Export sub-modules:
@@ -36,6 +56,8 @@ const _module = {
                 return new KubernetesObject(name, <any>undefined, { urn })
             case "k8sconnect:index/patch:Patch":
                 return new Patch(name, <any>undefined, { urn })
+            case "k8sconnect:index/wait:Wait":
+                return new Wait(name, <any>undefined, { urn })
             default:
                 throw new Error(`unknown resource type ${type}`);
         }
@@ -43,6 +65,7 @@ const _module = {
 };
 pulumi.runtime.registerResourceModule("k8sconnect", "index/kubernetesObject", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/patch", _module)
+pulumi.runtime.registerResourceModule("k8sconnect", "index/wait", _module)
 pulumi.runtime.registerResourcePackage("k8sconnect", {
     version: utilities.getVersion(),
     constructProvider: (name: string, type: string, urn: string): pulumi.ProviderResource => {

@@ -12,7 +12,15 @@ import (
 	"github.com/k8sconnect/k8sconnect/schema"
 )
 
+// version, when set with -ldflags "-X main.version=X.Y.Z" (as `make build`
+// does for both providers), overrides bridge.Version. The SDKs ask the engine
+// for the version they were generated with (k8sconnect-sdkgen -version).
+var version string
+
 func main() {
+	if version != "" {
+		bridge.Version = version
+	}
 	tfbridge.Main(context.Background(), bridge.Name, bridge.Provider(),
 		tfbridge.ProviderMetadata{PackageSchema: schema.PackageSchema})
 }

@@ -25,6 +25,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &KubernetesObject{}
 	case "k8sconnect:index/patch:Patch":
 		r = &Patch{}
+	case "k8sconnect:index/wait:Wait":
+		r = &Wait{}
 	default:
 		return nil, fmt.Errorf("unknown resource type: %s", typ)
 	}
@@ -64,6 +66,11 @@ func init() {
 	pulumi.RegisterResourceModule(
 		"k8sconnect",
 		"index/patch",
+		&module{version},
+	)
+	pulumi.RegisterResourceModule(
+		"k8sconnect",
+		"index/wait",
 		&module{version},
 	)
 	pulumi.RegisterResourcePackage(

@@ -1930,6 +1930,1763 @@ func (o PatchTargetPtrOutput) Namespace() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type WaitResourceRef struct {
+	// apiVersion of the object.
+	ApiVersion string `pulumi:"apiVersion"`
+	// Connection used to reach the object.
+	ClusterConnection WaitResourceRefClusterConnection `pulumi:"clusterConnection"`
+	// Kind of the object.
+	Kind string `pulumi:"kind"`
+	// Name of the object.
+	Name string `pulumi:"name"`
+	// Namespace; empty for cluster-scoped kinds.
+	Namespace *string `pulumi:"namespace"`
+}
+
+// WaitResourceRefInput is an input type that accepts WaitResourceRefArgs and WaitResourceRefOutput values.
+// You can construct a concrete instance of `WaitResourceRefInput` via:
+//
+//	WaitResourceRefArgs{...}
+type WaitResourceRefInput interface {
+	pulumi.Input
+
+	ToWaitResourceRefOutput() WaitResourceRefOutput
+	ToWaitResourceRefOutputWithContext(context.Context) WaitResourceRefOutput
+}
+
+type WaitResourceRefArgs struct {
+	// apiVersion of the object.
+	ApiVersion pulumi.StringInput `pulumi:"apiVersion"`
+	// Connection used to reach the object.
+	ClusterConnection WaitResourceRefClusterConnectionInput `pulumi:"clusterConnection"`
+	// Kind of the object.
+	Kind pulumi.StringInput `pulumi:"kind"`
+	// Name of the object.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Namespace; empty for cluster-scoped kinds.
+	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
+}
+
+func (WaitResourceRefArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitResourceRef)(nil)).Elem()
+}
+
+func (i WaitResourceRefArgs) ToWaitResourceRefOutput() WaitResourceRefOutput {
+	return i.ToWaitResourceRefOutputWithContext(context.Background())
+}
+
+func (i WaitResourceRefArgs) ToWaitResourceRefOutputWithContext(ctx context.Context) WaitResourceRefOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefOutput)
+}
+
+func (i WaitResourceRefArgs) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
+	return i.ToWaitResourceRefPtrOutputWithContext(context.Background())
+}
+
+func (i WaitResourceRefArgs) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefOutput).ToWaitResourceRefPtrOutputWithContext(ctx)
+}
+
+// WaitResourceRefPtrInput is an input type that accepts WaitResourceRefArgs, WaitResourceRefPtr and WaitResourceRefPtrOutput values.
+// You can construct a concrete instance of `WaitResourceRefPtrInput` via:
+//
+//	        WaitResourceRefArgs{...}
+//
+//	or:
+//
+//	        nil
+type WaitResourceRefPtrInput interface {
+	pulumi.Input
+
+	ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput
+	ToWaitResourceRefPtrOutputWithContext(context.Context) WaitResourceRefPtrOutput
+}
+
+type waitResourceRefPtrType WaitResourceRefArgs
+
+func WaitResourceRefPtr(v *WaitResourceRefArgs) WaitResourceRefPtrInput {
+	return (*waitResourceRefPtrType)(v)
+}
+
+func (*waitResourceRefPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitResourceRef)(nil)).Elem()
+}
+
+func (i *waitResourceRefPtrType) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
+	return i.ToWaitResourceRefPtrOutputWithContext(context.Background())
+}
+
+func (i *waitResourceRefPtrType) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefPtrOutput)
+}
+
+type WaitResourceRefOutput struct{ *pulumi.OutputState }
+
+func (WaitResourceRefOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitResourceRef)(nil)).Elem()
+}
+
+func (o WaitResourceRefOutput) ToWaitResourceRefOutput() WaitResourceRefOutput {
+	return o
+}
+
+func (o WaitResourceRefOutput) ToWaitResourceRefOutputWithContext(ctx context.Context) WaitResourceRefOutput {
+	return o
+}
+
+func (o WaitResourceRefOutput) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
+	return o.ToWaitResourceRefPtrOutputWithContext(context.Background())
+}
+
+func (o WaitResourceRefOutput) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitResourceRef) *WaitResourceRef {
+		return &v
+	}).(WaitResourceRefPtrOutput)
+}
+
+// apiVersion of the object.
+func (o WaitResourceRefOutput) ApiVersion() pulumi.StringOutput {
+	return o.ApplyT(func(v WaitResourceRef) string { return v.ApiVersion }).(pulumi.StringOutput)
+}
+
+// Connection used to reach the object.
+func (o WaitResourceRefOutput) ClusterConnection() WaitResourceRefClusterConnectionOutput {
+	return o.ApplyT(func(v WaitResourceRef) WaitResourceRefClusterConnection { return v.ClusterConnection }).(WaitResourceRefClusterConnectionOutput)
+}
+
+// Kind of the object.
+func (o WaitResourceRefOutput) Kind() pulumi.StringOutput {
+	return o.ApplyT(func(v WaitResourceRef) string { return v.Kind }).(pulumi.StringOutput)
+}
+
+// Name of the object.
+func (o WaitResourceRefOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v WaitResourceRef) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Namespace; empty for cluster-scoped kinds.
+func (o WaitResourceRefOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRef) *string { return v.Namespace }).(pulumi.StringPtrOutput)
+}
+
+type WaitResourceRefPtrOutput struct{ *pulumi.OutputState }
+
+func (WaitResourceRefPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitResourceRef)(nil)).Elem()
+}
+
+func (o WaitResourceRefPtrOutput) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
+	return o
+}
+
+func (o WaitResourceRefPtrOutput) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
+	return o
+}
+
+func (o WaitResourceRefPtrOutput) Elem() WaitResourceRefOutput {
+	return o.ApplyT(func(v *WaitResourceRef) WaitResourceRef {
+		if v != nil {
+			return *v
+		}
+		var ret WaitResourceRef
+		return ret
+	}).(WaitResourceRefOutput)
+}
+
+// apiVersion of the object.
+func (o WaitResourceRefPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRef) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// Connection used to reach the object.
+func (o WaitResourceRefPtrOutput) ClusterConnection() WaitResourceRefClusterConnectionPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRef) *WaitResourceRefClusterConnection {
+		if v == nil {
+			return nil
+		}
+		return &v.ClusterConnection
+	}).(WaitResourceRefClusterConnectionPtrOutput)
+}
+
+// Kind of the object.
+func (o WaitResourceRefPtrOutput) Kind() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRef) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Kind
+	}).(pulumi.StringPtrOutput)
+}
+
+// Name of the object.
+func (o WaitResourceRefPtrOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRef) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Name
+	}).(pulumi.StringPtrOutput)
+}
+
+// Namespace; empty for cluster-scoped kinds.
+func (o WaitResourceRefPtrOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRef) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Namespace
+	}).(pulumi.StringPtrOutput)
+}
+
+type WaitResourceRefClusterConnection struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate *string `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey *string `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context *string `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec *WaitResourceRefClusterConnectionExec `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host *string `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure *bool `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig *string `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl *string `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token *string `pulumi:"token"`
+}
+
+// WaitResourceRefClusterConnectionInput is an input type that accepts WaitResourceRefClusterConnectionArgs and WaitResourceRefClusterConnectionOutput values.
+// You can construct a concrete instance of `WaitResourceRefClusterConnectionInput` via:
+//
+//	WaitResourceRefClusterConnectionArgs{...}
+type WaitResourceRefClusterConnectionInput interface {
+	pulumi.Input
+
+	ToWaitResourceRefClusterConnectionOutput() WaitResourceRefClusterConnectionOutput
+	ToWaitResourceRefClusterConnectionOutputWithContext(context.Context) WaitResourceRefClusterConnectionOutput
+}
+
+type WaitResourceRefClusterConnectionArgs struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context pulumi.StringPtrInput `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec WaitResourceRefClusterConnectionExecPtrInput `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host pulumi.StringPtrInput `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token pulumi.StringPtrInput `pulumi:"token"`
+}
+
+func (WaitResourceRefClusterConnectionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitResourceRefClusterConnection)(nil)).Elem()
+}
+
+func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionOutput() WaitResourceRefClusterConnectionOutput {
+	return i.ToWaitResourceRefClusterConnectionOutputWithContext(context.Background())
+}
+
+func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionOutput)
+}
+
+func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
+	return i.ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionOutput).ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx)
+}
+
+// WaitResourceRefClusterConnectionPtrInput is an input type that accepts WaitResourceRefClusterConnectionArgs, WaitResourceRefClusterConnectionPtr and WaitResourceRefClusterConnectionPtrOutput values.
+// You can construct a concrete instance of `WaitResourceRefClusterConnectionPtrInput` via:
+//
+//	        WaitResourceRefClusterConnectionArgs{...}
+//
+//	or:
+//
+//	        nil
+type WaitResourceRefClusterConnectionPtrInput interface {
+	pulumi.Input
+
+	ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput
+	ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Context) WaitResourceRefClusterConnectionPtrOutput
+}
+
+type waitResourceRefClusterConnectionPtrType WaitResourceRefClusterConnectionArgs
+
+func WaitResourceRefClusterConnectionPtr(v *WaitResourceRefClusterConnectionArgs) WaitResourceRefClusterConnectionPtrInput {
+	return (*waitResourceRefClusterConnectionPtrType)(v)
+}
+
+func (*waitResourceRefClusterConnectionPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitResourceRefClusterConnection)(nil)).Elem()
+}
+
+func (i *waitResourceRefClusterConnectionPtrType) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
+	return i.ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (i *waitResourceRefClusterConnectionPtrType) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionPtrOutput)
+}
+
+type WaitResourceRefClusterConnectionOutput struct{ *pulumi.OutputState }
+
+func (WaitResourceRefClusterConnectionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitResourceRefClusterConnection)(nil)).Elem()
+}
+
+func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionOutput() WaitResourceRefClusterConnectionOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
+	return o.ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitResourceRefClusterConnection) *WaitResourceRefClusterConnection {
+		return &v
+	}).(WaitResourceRefClusterConnectionPtrOutput)
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o WaitResourceRefClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o WaitResourceRefClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o WaitResourceRefClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o WaitResourceRefClusterConnectionOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o WaitResourceRefClusterConnectionOutput) Exec() WaitResourceRefClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *WaitResourceRefClusterConnectionExec { return v.Exec }).(WaitResourceRefClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o WaitResourceRefClusterConnectionOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o WaitResourceRefClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o WaitResourceRefClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o WaitResourceRefClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o WaitResourceRefClusterConnectionOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
+}
+
+type WaitResourceRefClusterConnectionPtrOutput struct{ *pulumi.OutputState }
+
+func (WaitResourceRefClusterConnectionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitResourceRefClusterConnection)(nil)).Elem()
+}
+
+func (o WaitResourceRefClusterConnectionPtrOutput) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionPtrOutput) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionPtrOutput) Elem() WaitResourceRefClusterConnectionOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) WaitResourceRefClusterConnection {
+		if v != nil {
+			return *v
+		}
+		var ret WaitResourceRefClusterConnection
+		return ret
+	}).(WaitResourceRefClusterConnectionOutput)
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o WaitResourceRefClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClientCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o WaitResourceRefClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClientKey
+	}).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o WaitResourceRefClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClusterCaCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o WaitResourceRefClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Context
+	}).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o WaitResourceRefClusterConnectionPtrOutput) Exec() WaitResourceRefClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *WaitResourceRefClusterConnectionExec {
+		if v == nil {
+			return nil
+		}
+		return v.Exec
+	}).(WaitResourceRefClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o WaitResourceRefClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Host
+	}).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o WaitResourceRefClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Insecure
+	}).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o WaitResourceRefClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o WaitResourceRefClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ProxyUrl
+	}).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o WaitResourceRefClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Token
+	}).(pulumi.StringPtrOutput)
+}
+
+type WaitResourceRefClusterConnectionExec struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion *string `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args []string `pulumi:"args"`
+	// Command to run.
+	Command *string `pulumi:"command"`
+	// Environment variables for the command.
+	Env map[string]string `pulumi:"env"`
+}
+
+// WaitResourceRefClusterConnectionExecInput is an input type that accepts WaitResourceRefClusterConnectionExecArgs and WaitResourceRefClusterConnectionExecOutput values.
+// You can construct a concrete instance of `WaitResourceRefClusterConnectionExecInput` via:
+//
+//	WaitResourceRefClusterConnectionExecArgs{...}
+type WaitResourceRefClusterConnectionExecInput interface {
+	pulumi.Input
+
+	ToWaitResourceRefClusterConnectionExecOutput() WaitResourceRefClusterConnectionExecOutput
+	ToWaitResourceRefClusterConnectionExecOutputWithContext(context.Context) WaitResourceRefClusterConnectionExecOutput
+}
+
+type WaitResourceRefClusterConnectionExecArgs struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// Command to run.
+	Command pulumi.StringPtrInput `pulumi:"command"`
+	// Environment variables for the command.
+	Env pulumi.StringMapInput `pulumi:"env"`
+}
+
+func (WaitResourceRefClusterConnectionExecArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitResourceRefClusterConnectionExec)(nil)).Elem()
+}
+
+func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecOutput() WaitResourceRefClusterConnectionExecOutput {
+	return i.ToWaitResourceRefClusterConnectionExecOutputWithContext(context.Background())
+}
+
+func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionExecOutput)
+}
+
+func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
+	return i.ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionExecOutput).ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx)
+}
+
+// WaitResourceRefClusterConnectionExecPtrInput is an input type that accepts WaitResourceRefClusterConnectionExecArgs, WaitResourceRefClusterConnectionExecPtr and WaitResourceRefClusterConnectionExecPtrOutput values.
+// You can construct a concrete instance of `WaitResourceRefClusterConnectionExecPtrInput` via:
+//
+//	        WaitResourceRefClusterConnectionExecArgs{...}
+//
+//	or:
+//
+//	        nil
+type WaitResourceRefClusterConnectionExecPtrInput interface {
+	pulumi.Input
+
+	ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput
+	ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Context) WaitResourceRefClusterConnectionExecPtrOutput
+}
+
+type waitResourceRefClusterConnectionExecPtrType WaitResourceRefClusterConnectionExecArgs
+
+func WaitResourceRefClusterConnectionExecPtr(v *WaitResourceRefClusterConnectionExecArgs) WaitResourceRefClusterConnectionExecPtrInput {
+	return (*waitResourceRefClusterConnectionExecPtrType)(v)
+}
+
+func (*waitResourceRefClusterConnectionExecPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitResourceRefClusterConnectionExec)(nil)).Elem()
+}
+
+func (i *waitResourceRefClusterConnectionExecPtrType) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
+	return i.ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i *waitResourceRefClusterConnectionExecPtrType) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionExecPtrOutput)
+}
+
+type WaitResourceRefClusterConnectionExecOutput struct{ *pulumi.OutputState }
+
+func (WaitResourceRefClusterConnectionExecOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitResourceRefClusterConnectionExec)(nil)).Elem()
+}
+
+func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecOutput() WaitResourceRefClusterConnectionExecOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
+	return o.ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitResourceRefClusterConnectionExec) *WaitResourceRefClusterConnectionExec {
+		return &v
+	}).(WaitResourceRefClusterConnectionExecPtrOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o WaitResourceRefClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o WaitResourceRefClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o WaitResourceRefClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o WaitResourceRefClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
+}
+
+type WaitResourceRefClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
+
+func (WaitResourceRefClusterConnectionExecPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitResourceRefClusterConnectionExec)(nil)).Elem()
+}
+
+func (o WaitResourceRefClusterConnectionExecPtrOutput) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionExecPtrOutput) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o WaitResourceRefClusterConnectionExecPtrOutput) Elem() WaitResourceRefClusterConnectionExecOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) WaitResourceRefClusterConnectionExec {
+		if v != nil {
+			return *v
+		}
+		var ret WaitResourceRefClusterConnectionExec
+		return ret
+	}).(WaitResourceRefClusterConnectionExecOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o WaitResourceRefClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o WaitResourceRefClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o WaitResourceRefClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Command
+	}).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o WaitResourceRefClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) map[string]string {
+		if v == nil {
+			return nil
+		}
+		return v.Env
+	}).(pulumi.StringMapOutput)
+}
+
+type WaitWaitFor struct {
+	// A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+	Condition *string `pulumi:"condition"`
+	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+	Field *string `pulumi:"field"`
+	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+	FieldValue map[string]string `pulumi:"fieldValue"`
+	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+	Rollout *bool `pulumi:"rollout"`
+	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+	Timeout *string `pulumi:"timeout"`
+}
+
+// WaitWaitForInput is an input type that accepts WaitWaitForArgs and WaitWaitForOutput values.
+// You can construct a concrete instance of `WaitWaitForInput` via:
+//
+//	WaitWaitForArgs{...}
+type WaitWaitForInput interface {
+	pulumi.Input
+
+	ToWaitWaitForOutput() WaitWaitForOutput
+	ToWaitWaitForOutputWithContext(context.Context) WaitWaitForOutput
+}
+
+type WaitWaitForArgs struct {
+	// A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+	Condition pulumi.StringPtrInput `pulumi:"condition"`
+	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+	Field pulumi.StringPtrInput `pulumi:"field"`
+	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+	FieldValue pulumi.StringMapInput `pulumi:"fieldValue"`
+	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+	Rollout pulumi.BoolPtrInput `pulumi:"rollout"`
+	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+	Timeout pulumi.StringPtrInput `pulumi:"timeout"`
+}
+
+func (WaitWaitForArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitWaitFor)(nil)).Elem()
+}
+
+func (i WaitWaitForArgs) ToWaitWaitForOutput() WaitWaitForOutput {
+	return i.ToWaitWaitForOutputWithContext(context.Background())
+}
+
+func (i WaitWaitForArgs) ToWaitWaitForOutputWithContext(ctx context.Context) WaitWaitForOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitWaitForOutput)
+}
+
+func (i WaitWaitForArgs) ToWaitWaitForPtrOutput() WaitWaitForPtrOutput {
+	return i.ToWaitWaitForPtrOutputWithContext(context.Background())
+}
+
+func (i WaitWaitForArgs) ToWaitWaitForPtrOutputWithContext(ctx context.Context) WaitWaitForPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitWaitForOutput).ToWaitWaitForPtrOutputWithContext(ctx)
+}
+
+// WaitWaitForPtrInput is an input type that accepts WaitWaitForArgs, WaitWaitForPtr and WaitWaitForPtrOutput values.
+// You can construct a concrete instance of `WaitWaitForPtrInput` via:
+//
+//	        WaitWaitForArgs{...}
+//
+//	or:
+//
+//	        nil
+type WaitWaitForPtrInput interface {
+	pulumi.Input
+
+	ToWaitWaitForPtrOutput() WaitWaitForPtrOutput
+	ToWaitWaitForPtrOutputWithContext(context.Context) WaitWaitForPtrOutput
+}
+
+type waitWaitForPtrType WaitWaitForArgs
+
+func WaitWaitForPtr(v *WaitWaitForArgs) WaitWaitForPtrInput {
+	return (*waitWaitForPtrType)(v)
+}
+
+func (*waitWaitForPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitWaitFor)(nil)).Elem()
+}
+
+func (i *waitWaitForPtrType) ToWaitWaitForPtrOutput() WaitWaitForPtrOutput {
+	return i.ToWaitWaitForPtrOutputWithContext(context.Background())
+}
+
+func (i *waitWaitForPtrType) ToWaitWaitForPtrOutputWithContext(ctx context.Context) WaitWaitForPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WaitWaitForPtrOutput)
+}
+
+type WaitWaitForOutput struct{ *pulumi.OutputState }
+
+func (WaitWaitForOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WaitWaitFor)(nil)).Elem()
+}
+
+func (o WaitWaitForOutput) ToWaitWaitForOutput() WaitWaitForOutput {
+	return o
+}
+
+func (o WaitWaitForOutput) ToWaitWaitForOutputWithContext(ctx context.Context) WaitWaitForOutput {
+	return o
+}
+
+func (o WaitWaitForOutput) ToWaitWaitForPtrOutput() WaitWaitForPtrOutput {
+	return o.ToWaitWaitForPtrOutputWithContext(context.Background())
+}
+
+func (o WaitWaitForOutput) ToWaitWaitForPtrOutputWithContext(ctx context.Context) WaitWaitForPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitWaitFor) *WaitWaitFor {
+		return &v
+	}).(WaitWaitForPtrOutput)
+}
+
+// A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+func (o WaitWaitForOutput) Condition() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitWaitFor) *string { return v.Condition }).(pulumi.StringPtrOutput)
+}
+
+// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+func (o WaitWaitForOutput) Field() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitWaitFor) *string { return v.Field }).(pulumi.StringPtrOutput)
+}
+
+// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+func (o WaitWaitForOutput) FieldValue() pulumi.StringMapOutput {
+	return o.ApplyT(func(v WaitWaitFor) map[string]string { return v.FieldValue }).(pulumi.StringMapOutput)
+}
+
+// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+func (o WaitWaitForOutput) Rollout() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v WaitWaitFor) *bool { return v.Rollout }).(pulumi.BoolPtrOutput)
+}
+
+// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+func (o WaitWaitForOutput) Timeout() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitWaitFor) *string { return v.Timeout }).(pulumi.StringPtrOutput)
+}
+
+type WaitWaitForPtrOutput struct{ *pulumi.OutputState }
+
+func (WaitWaitForPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**WaitWaitFor)(nil)).Elem()
+}
+
+func (o WaitWaitForPtrOutput) ToWaitWaitForPtrOutput() WaitWaitForPtrOutput {
+	return o
+}
+
+func (o WaitWaitForPtrOutput) ToWaitWaitForPtrOutputWithContext(ctx context.Context) WaitWaitForPtrOutput {
+	return o
+}
+
+func (o WaitWaitForPtrOutput) Elem() WaitWaitForOutput {
+	return o.ApplyT(func(v *WaitWaitFor) WaitWaitFor {
+		if v != nil {
+			return *v
+		}
+		var ret WaitWaitFor
+		return ret
+	}).(WaitWaitForOutput)
+}
+
+// A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+func (o WaitWaitForPtrOutput) Condition() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitWaitFor) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Condition
+	}).(pulumi.StringPtrOutput)
+}
+
+// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+func (o WaitWaitForPtrOutput) Field() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitWaitFor) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Field
+	}).(pulumi.StringPtrOutput)
+}
+
+// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+func (o WaitWaitForPtrOutput) FieldValue() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *WaitWaitFor) map[string]string {
+		if v == nil {
+			return nil
+		}
+		return v.FieldValue
+	}).(pulumi.StringMapOutput)
+}
+
+// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+func (o WaitWaitForPtrOutput) Rollout() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *WaitWaitFor) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Rollout
+	}).(pulumi.BoolPtrOutput)
+}
+
+// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+func (o WaitWaitForPtrOutput) Timeout() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitWaitFor) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Timeout
+	}).(pulumi.StringPtrOutput)
+}
+
+type GetObjectClusterConnection struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate *string `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey *string `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context *string `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec *GetObjectClusterConnectionExec `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host *string `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure *bool `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig *string `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl *string `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token *string `pulumi:"token"`
+}
+
+// GetObjectClusterConnectionInput is an input type that accepts GetObjectClusterConnectionArgs and GetObjectClusterConnectionOutput values.
+// You can construct a concrete instance of `GetObjectClusterConnectionInput` via:
+//
+//	GetObjectClusterConnectionArgs{...}
+type GetObjectClusterConnectionInput interface {
+	pulumi.Input
+
+	ToGetObjectClusterConnectionOutput() GetObjectClusterConnectionOutput
+	ToGetObjectClusterConnectionOutputWithContext(context.Context) GetObjectClusterConnectionOutput
+}
+
+type GetObjectClusterConnectionArgs struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context pulumi.StringPtrInput `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec GetObjectClusterConnectionExecPtrInput `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host pulumi.StringPtrInput `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token pulumi.StringPtrInput `pulumi:"token"`
+}
+
+func (GetObjectClusterConnectionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetObjectClusterConnection)(nil)).Elem()
+}
+
+func (i GetObjectClusterConnectionArgs) ToGetObjectClusterConnectionOutput() GetObjectClusterConnectionOutput {
+	return i.ToGetObjectClusterConnectionOutputWithContext(context.Background())
+}
+
+func (i GetObjectClusterConnectionArgs) ToGetObjectClusterConnectionOutputWithContext(ctx context.Context) GetObjectClusterConnectionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionOutput)
+}
+
+type GetObjectClusterConnectionOutput struct{ *pulumi.OutputState }
+
+func (GetObjectClusterConnectionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetObjectClusterConnection)(nil)).Elem()
+}
+
+func (o GetObjectClusterConnectionOutput) ToGetObjectClusterConnectionOutput() GetObjectClusterConnectionOutput {
+	return o
+}
+
+func (o GetObjectClusterConnectionOutput) ToGetObjectClusterConnectionOutputWithContext(ctx context.Context) GetObjectClusterConnectionOutput {
+	return o
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o GetObjectClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o GetObjectClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o GetObjectClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o GetObjectClusterConnectionOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o GetObjectClusterConnectionOutput) Exec() GetObjectClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *GetObjectClusterConnectionExec { return v.Exec }).(GetObjectClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o GetObjectClusterConnectionOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o GetObjectClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o GetObjectClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o GetObjectClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o GetObjectClusterConnectionOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
+}
+
+type GetObjectClusterConnectionExec struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion *string `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args []string `pulumi:"args"`
+	// Command to run.
+	Command *string `pulumi:"command"`
+	// Environment variables for the command.
+	Env map[string]string `pulumi:"env"`
+}
+
+// GetObjectClusterConnectionExecInput is an input type that accepts GetObjectClusterConnectionExecArgs and GetObjectClusterConnectionExecOutput values.
+// You can construct a concrete instance of `GetObjectClusterConnectionExecInput` via:
+//
+//	GetObjectClusterConnectionExecArgs{...}
+type GetObjectClusterConnectionExecInput interface {
+	pulumi.Input
+
+	ToGetObjectClusterConnectionExecOutput() GetObjectClusterConnectionExecOutput
+	ToGetObjectClusterConnectionExecOutputWithContext(context.Context) GetObjectClusterConnectionExecOutput
+}
+
+type GetObjectClusterConnectionExecArgs struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// Command to run.
+	Command pulumi.StringPtrInput `pulumi:"command"`
+	// Environment variables for the command.
+	Env pulumi.StringMapInput `pulumi:"env"`
+}
+
+func (GetObjectClusterConnectionExecArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetObjectClusterConnectionExec)(nil)).Elem()
+}
+
+func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecOutput() GetObjectClusterConnectionExecOutput {
+	return i.ToGetObjectClusterConnectionExecOutputWithContext(context.Background())
+}
+
+func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionExecOutput)
+}
+
+func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
+	return i.ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionExecOutput).ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx)
+}
+
+// GetObjectClusterConnectionExecPtrInput is an input type that accepts GetObjectClusterConnectionExecArgs, GetObjectClusterConnectionExecPtr and GetObjectClusterConnectionExecPtrOutput values.
+// You can construct a concrete instance of `GetObjectClusterConnectionExecPtrInput` via:
+//
+//	        GetObjectClusterConnectionExecArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetObjectClusterConnectionExecPtrInput interface {
+	pulumi.Input
+
+	ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput
+	ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Context) GetObjectClusterConnectionExecPtrOutput
+}
+
+type getObjectClusterConnectionExecPtrType GetObjectClusterConnectionExecArgs
+
+func GetObjectClusterConnectionExecPtr(v *GetObjectClusterConnectionExecArgs) GetObjectClusterConnectionExecPtrInput {
+	return (*getObjectClusterConnectionExecPtrType)(v)
+}
+
+func (*getObjectClusterConnectionExecPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetObjectClusterConnectionExec)(nil)).Elem()
+}
+
+func (i *getObjectClusterConnectionExecPtrType) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
+	return i.ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i *getObjectClusterConnectionExecPtrType) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionExecPtrOutput)
+}
+
+type GetObjectClusterConnectionExecOutput struct{ *pulumi.OutputState }
+
+func (GetObjectClusterConnectionExecOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetObjectClusterConnectionExec)(nil)).Elem()
+}
+
+func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecOutput() GetObjectClusterConnectionExecOutput {
+	return o
+}
+
+func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecOutput {
+	return o
+}
+
+func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
+	return o.ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetObjectClusterConnectionExec) *GetObjectClusterConnectionExec {
+		return &v
+	}).(GetObjectClusterConnectionExecPtrOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o GetObjectClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o GetObjectClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetObjectClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o GetObjectClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o GetObjectClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v GetObjectClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
+}
+
+type GetObjectClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
+
+func (GetObjectClusterConnectionExecPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetObjectClusterConnectionExec)(nil)).Elem()
+}
+
+func (o GetObjectClusterConnectionExecPtrOutput) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o GetObjectClusterConnectionExecPtrOutput) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o GetObjectClusterConnectionExecPtrOutput) Elem() GetObjectClusterConnectionExecOutput {
+	return o.ApplyT(func(v *GetObjectClusterConnectionExec) GetObjectClusterConnectionExec {
+		if v != nil {
+			return *v
+		}
+		var ret GetObjectClusterConnectionExec
+		return ret
+	}).(GetObjectClusterConnectionExecOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o GetObjectClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetObjectClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o GetObjectClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *GetObjectClusterConnectionExec) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o GetObjectClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetObjectClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Command
+	}).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o GetObjectClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *GetObjectClusterConnectionExec) map[string]string {
+		if v == nil {
+			return nil
+		}
+		return v.Env
+	}).(pulumi.StringMapOutput)
+}
+
+type GetYamlScopedClusterConnection struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate *string `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey *string `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context *string `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec *GetYamlScopedClusterConnectionExec `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host *string `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure *bool `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig *string `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl *string `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token *string `pulumi:"token"`
+}
+
+// GetYamlScopedClusterConnectionInput is an input type that accepts GetYamlScopedClusterConnectionArgs and GetYamlScopedClusterConnectionOutput values.
+// You can construct a concrete instance of `GetYamlScopedClusterConnectionInput` via:
+//
+//	GetYamlScopedClusterConnectionArgs{...}
+type GetYamlScopedClusterConnectionInput interface {
+	pulumi.Input
+
+	ToGetYamlScopedClusterConnectionOutput() GetYamlScopedClusterConnectionOutput
+	ToGetYamlScopedClusterConnectionOutputWithContext(context.Context) GetYamlScopedClusterConnectionOutput
+}
+
+type GetYamlScopedClusterConnectionArgs struct {
+	// PEM (or base64 of PEM) client certificate.
+	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
+	// PEM (or base64 of PEM) client key.
+	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
+	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
+	// Context to use from kubeconfig; defaults to its current-context.
+	Context pulumi.StringPtrInput `pulumi:"context"`
+	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+	Exec GetYamlScopedClusterConnectionExecPtrInput `pulumi:"exec"`
+	// API server URL, e.g. https://10.0.0.1:6443.
+	Host pulumi.StringPtrInput `pulumi:"host"`
+	// Skip verification of the server certificate. Only for throw-away clusters.
+	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
+	// Raw kubeconfig content. Other attributes override the selected context.
+	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// HTTP(S) or SOCKS5 proxy for API requests.
+	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
+	// Bearer token.
+	Token pulumi.StringPtrInput `pulumi:"token"`
+}
+
+func (GetYamlScopedClusterConnectionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlScopedClusterConnection)(nil)).Elem()
+}
+
+func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionOutput() GetYamlScopedClusterConnectionOutput {
+	return i.ToGetYamlScopedClusterConnectionOutputWithContext(context.Background())
+}
+
+func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionOutput)
+}
+
+func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
+	return i.ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionOutput).ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx)
+}
+
+// GetYamlScopedClusterConnectionPtrInput is an input type that accepts GetYamlScopedClusterConnectionArgs, GetYamlScopedClusterConnectionPtr and GetYamlScopedClusterConnectionPtrOutput values.
+// You can construct a concrete instance of `GetYamlScopedClusterConnectionPtrInput` via:
+//
+//	        GetYamlScopedClusterConnectionArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetYamlScopedClusterConnectionPtrInput interface {
+	pulumi.Input
+
+	ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput
+	ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Context) GetYamlScopedClusterConnectionPtrOutput
+}
+
+type getYamlScopedClusterConnectionPtrType GetYamlScopedClusterConnectionArgs
+
+func GetYamlScopedClusterConnectionPtr(v *GetYamlScopedClusterConnectionArgs) GetYamlScopedClusterConnectionPtrInput {
+	return (*getYamlScopedClusterConnectionPtrType)(v)
+}
+
+func (*getYamlScopedClusterConnectionPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlScopedClusterConnection)(nil)).Elem()
+}
+
+func (i *getYamlScopedClusterConnectionPtrType) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
+	return i.ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (i *getYamlScopedClusterConnectionPtrType) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionPtrOutput)
+}
+
+type GetYamlScopedClusterConnectionOutput struct{ *pulumi.OutputState }
+
+func (GetYamlScopedClusterConnectionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlScopedClusterConnection)(nil)).Elem()
+}
+
+func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionOutput() GetYamlScopedClusterConnectionOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
+	return o.ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Background())
+}
+
+func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetYamlScopedClusterConnection) *GetYamlScopedClusterConnection {
+		return &v
+	}).(GetYamlScopedClusterConnectionPtrOutput)
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o GetYamlScopedClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o GetYamlScopedClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o GetYamlScopedClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o GetYamlScopedClusterConnectionOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o GetYamlScopedClusterConnectionOutput) Exec() GetYamlScopedClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *GetYamlScopedClusterConnectionExec { return v.Exec }).(GetYamlScopedClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o GetYamlScopedClusterConnectionOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o GetYamlScopedClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o GetYamlScopedClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o GetYamlScopedClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o GetYamlScopedClusterConnectionOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
+}
+
+type GetYamlScopedClusterConnectionPtrOutput struct{ *pulumi.OutputState }
+
+func (GetYamlScopedClusterConnectionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlScopedClusterConnection)(nil)).Elem()
+}
+
+func (o GetYamlScopedClusterConnectionPtrOutput) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionPtrOutput) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionPtrOutput) Elem() GetYamlScopedClusterConnectionOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) GetYamlScopedClusterConnection {
+		if v != nil {
+			return *v
+		}
+		var ret GetYamlScopedClusterConnection
+		return ret
+	}).(GetYamlScopedClusterConnectionOutput)
+}
+
+// PEM (or base64 of PEM) client certificate.
+func (o GetYamlScopedClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClientCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) client key.
+func (o GetYamlScopedClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClientKey
+	}).(pulumi.StringPtrOutput)
+}
+
+// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+func (o GetYamlScopedClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClusterCaCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// Context to use from kubeconfig; defaults to its current-context.
+func (o GetYamlScopedClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Context
+	}).(pulumi.StringPtrOutput)
+}
+
+// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+func (o GetYamlScopedClusterConnectionPtrOutput) Exec() GetYamlScopedClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *GetYamlScopedClusterConnectionExec {
+		if v == nil {
+			return nil
+		}
+		return v.Exec
+	}).(GetYamlScopedClusterConnectionExecPtrOutput)
+}
+
+// API server URL, e.g. https://10.0.0.1:6443.
+func (o GetYamlScopedClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Host
+	}).(pulumi.StringPtrOutput)
+}
+
+// Skip verification of the server certificate. Only for throw-away clusters.
+func (o GetYamlScopedClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Insecure
+	}).(pulumi.BoolPtrOutput)
+}
+
+// Raw kubeconfig content. Other attributes override the selected context.
+func (o GetYamlScopedClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// HTTP(S) or SOCKS5 proxy for API requests.
+func (o GetYamlScopedClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ProxyUrl
+	}).(pulumi.StringPtrOutput)
+}
+
+// Bearer token.
+func (o GetYamlScopedClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Token
+	}).(pulumi.StringPtrOutput)
+}
+
+type GetYamlScopedClusterConnectionExec struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion *string `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args []string `pulumi:"args"`
+	// Command to run.
+	Command *string `pulumi:"command"`
+	// Environment variables for the command.
+	Env map[string]string `pulumi:"env"`
+}
+
+// GetYamlScopedClusterConnectionExecInput is an input type that accepts GetYamlScopedClusterConnectionExecArgs and GetYamlScopedClusterConnectionExecOutput values.
+// You can construct a concrete instance of `GetYamlScopedClusterConnectionExecInput` via:
+//
+//	GetYamlScopedClusterConnectionExecArgs{...}
+type GetYamlScopedClusterConnectionExecInput interface {
+	pulumi.Input
+
+	ToGetYamlScopedClusterConnectionExecOutput() GetYamlScopedClusterConnectionExecOutput
+	ToGetYamlScopedClusterConnectionExecOutputWithContext(context.Context) GetYamlScopedClusterConnectionExecOutput
+}
+
+type GetYamlScopedClusterConnectionExecArgs struct {
+	// client.authentication.k8s.io API version the plugin speaks.
+	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
+	// Arguments to the command.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// Command to run.
+	Command pulumi.StringPtrInput `pulumi:"command"`
+	// Environment variables for the command.
+	Env pulumi.StringMapInput `pulumi:"env"`
+}
+
+func (GetYamlScopedClusterConnectionExecArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlScopedClusterConnectionExec)(nil)).Elem()
+}
+
+func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecOutput() GetYamlScopedClusterConnectionExecOutput {
+	return i.ToGetYamlScopedClusterConnectionExecOutputWithContext(context.Background())
+}
+
+func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionExecOutput)
+}
+
+func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
+	return i.ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionExecOutput).ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx)
+}
+
+// GetYamlScopedClusterConnectionExecPtrInput is an input type that accepts GetYamlScopedClusterConnectionExecArgs, GetYamlScopedClusterConnectionExecPtr and GetYamlScopedClusterConnectionExecPtrOutput values.
+// You can construct a concrete instance of `GetYamlScopedClusterConnectionExecPtrInput` via:
+//
+//	        GetYamlScopedClusterConnectionExecArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetYamlScopedClusterConnectionExecPtrInput interface {
+	pulumi.Input
+
+	ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput
+	ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Context) GetYamlScopedClusterConnectionExecPtrOutput
+}
+
+type getYamlScopedClusterConnectionExecPtrType GetYamlScopedClusterConnectionExecArgs
+
+func GetYamlScopedClusterConnectionExecPtr(v *GetYamlScopedClusterConnectionExecArgs) GetYamlScopedClusterConnectionExecPtrInput {
+	return (*getYamlScopedClusterConnectionExecPtrType)(v)
+}
+
+func (*getYamlScopedClusterConnectionExecPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlScopedClusterConnectionExec)(nil)).Elem()
+}
+
+func (i *getYamlScopedClusterConnectionExecPtrType) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
+	return i.ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (i *getYamlScopedClusterConnectionExecPtrType) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionExecPtrOutput)
+}
+
+type GetYamlScopedClusterConnectionExecOutput struct{ *pulumi.OutputState }
+
+func (GetYamlScopedClusterConnectionExecOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlScopedClusterConnectionExec)(nil)).Elem()
+}
+
+func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecOutput() GetYamlScopedClusterConnectionExecOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
+	return o.ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Background())
+}
+
+func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetYamlScopedClusterConnectionExec) *GetYamlScopedClusterConnectionExec {
+		return &v
+	}).(GetYamlScopedClusterConnectionExecPtrOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o GetYamlScopedClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o GetYamlScopedClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o GetYamlScopedClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o GetYamlScopedClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
+}
+
+type GetYamlScopedClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
+
+func (GetYamlScopedClusterConnectionExecPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlScopedClusterConnectionExec)(nil)).Elem()
+}
+
+func (o GetYamlScopedClusterConnectionExecPtrOutput) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionExecPtrOutput) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
+	return o
+}
+
+func (o GetYamlScopedClusterConnectionExecPtrOutput) Elem() GetYamlScopedClusterConnectionExecOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) GetYamlScopedClusterConnectionExec {
+		if v != nil {
+			return *v
+		}
+		var ret GetYamlScopedClusterConnectionExec
+		return ret
+	}).(GetYamlScopedClusterConnectionExecOutput)
+}
+
+// client.authentication.k8s.io API version the plugin speaks.
+func (o GetYamlScopedClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// Arguments to the command.
+func (o GetYamlScopedClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// Command to run.
+func (o GetYamlScopedClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Command
+	}).(pulumi.StringPtrOutput)
+}
+
+// Environment variables for the command.
+func (o GetYamlScopedClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) map[string]string {
+		if v == nil {
+			return nil
+		}
+		return v.Env
+	}).(pulumi.StringMapOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionInput)(nil)).Elem(), KubernetesObjectClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionPtrInput)(nil)).Elem(), KubernetesObjectClusterConnectionArgs{})
@@ -1947,6 +3704,21 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionExecPtrInput)(nil)).Elem(), PatchClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetPtrInput)(nil)).Elem(), PatchTargetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefInput)(nil)).Elem(), WaitResourceRefArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefPtrInput)(nil)).Elem(), WaitResourceRefArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionInput)(nil)).Elem(), WaitResourceRefClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionPtrInput)(nil)).Elem(), WaitResourceRefClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionExecInput)(nil)).Elem(), WaitResourceRefClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionExecPtrInput)(nil)).Elem(), WaitResourceRefClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForInput)(nil)).Elem(), WaitWaitForArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForPtrInput)(nil)).Elem(), WaitWaitForArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetObjectClusterConnectionInput)(nil)).Elem(), GetObjectClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetObjectClusterConnectionExecInput)(nil)).Elem(), GetObjectClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetObjectClusterConnectionExecPtrInput)(nil)).Elem(), GetObjectClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionInput)(nil)).Elem(), GetYamlScopedClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionPtrInput)(nil)).Elem(), GetYamlScopedClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionExecInput)(nil)).Elem(), GetYamlScopedClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionExecPtrInput)(nil)).Elem(), GetYamlScopedClusterConnectionExecArgs{})
 	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionOutput{})
 	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionExecOutput{})
@@ -1963,4 +3735,19 @@ func init() {
 	pulumi.RegisterOutputType(PatchClusterConnectionExecPtrOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})
 	pulumi.RegisterOutputType(PatchTargetPtrOutput{})
+	pulumi.RegisterOutputType(WaitResourceRefOutput{})
+	pulumi.RegisterOutputType(WaitResourceRefPtrOutput{})
+	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionOutput{})
+	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionPtrOutput{})
+	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionExecOutput{})
+	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(WaitWaitForOutput{})
+	pulumi.RegisterOutputType(WaitWaitForPtrOutput{})
+	pulumi.RegisterOutputType(GetObjectClusterConnectionOutput{})
+	pulumi.RegisterOutputType(GetObjectClusterConnectionExecOutput{})
+	pulumi.RegisterOutputType(GetObjectClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionOutput{})
+	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionPtrOutput{})
+	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionExecOutput{})
+	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionExecPtrOutput{})
 }

@@ -5,6 +5,254 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
+export interface GetObjectClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: string;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: string;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: string;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: string;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: inputs.GetObjectClusterConnectionExec;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: string;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: boolean;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: string;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: string;
+    /**
+     * Bearer token.
+     */
+    token?: string;
+}
+
+export interface GetObjectClusterConnectionArgs {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: pulumi.Input<string | undefined>;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: pulumi.Input<inputs.GetObjectClusterConnectionExecArgs | undefined>;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: pulumi.Input<string | undefined>;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: pulumi.Input<boolean | undefined>;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Bearer token.
+     */
+    token?: pulumi.Input<string | undefined>;
+}
+
+export interface GetObjectClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: string;
+    /**
+     * Arguments to the command.
+     */
+    args?: string[];
+    /**
+     * Command to run.
+     */
+    command?: string;
+    /**
+     * Environment variables for the command.
+     */
+    env?: {[key: string]: string};
+}
+
+export interface GetObjectClusterConnectionExecArgs {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: pulumi.Input<string | undefined>;
+    /**
+     * Arguments to the command.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Command to run.
+     */
+    command?: pulumi.Input<string | undefined>;
+    /**
+     * Environment variables for the command.
+     */
+    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+}
+
+export interface GetYamlScopedClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: string;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: string;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: string;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: string;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: inputs.GetYamlScopedClusterConnectionExec;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: string;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: boolean;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: string;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: string;
+    /**
+     * Bearer token.
+     */
+    token?: string;
+}
+
+export interface GetYamlScopedClusterConnectionArgs {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: pulumi.Input<string | undefined>;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: pulumi.Input<inputs.GetYamlScopedClusterConnectionExecArgs | undefined>;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: pulumi.Input<string | undefined>;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: pulumi.Input<boolean | undefined>;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Bearer token.
+     */
+    token?: pulumi.Input<string | undefined>;
+}
+
+export interface GetYamlScopedClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: string;
+    /**
+     * Arguments to the command.
+     */
+    args?: string[];
+    /**
+     * Command to run.
+     */
+    command?: string;
+    /**
+     * Environment variables for the command.
+     */
+    env?: {[key: string]: string};
+}
+
+export interface GetYamlScopedClusterConnectionExecArgs {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: pulumi.Input<string | undefined>;
+    /**
+     * Arguments to the command.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Command to run.
+     */
+    command?: pulumi.Input<string | undefined>;
+    /**
+     * Environment variables for the command.
+     */
+    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+}
+
 export interface KubernetesObjectClusterConnection {
     /**
      * PEM (or base64 of PEM) client certificate.
@@ -231,4 +479,112 @@ export interface PatchTarget {
      * Namespace; leave out for cluster-scoped kinds.
      */
     namespace?: pulumi.Input<string | undefined>;
+}
+
+export interface WaitResourceRef {
+    /**
+     * apiVersion of the object.
+     */
+    apiVersion: pulumi.Input<string>;
+    /**
+     * Connection used to reach the object.
+     */
+    clusterConnection: pulumi.Input<inputs.WaitResourceRefClusterConnection>;
+    /**
+     * Kind of the object.
+     */
+    kind: pulumi.Input<string>;
+    /**
+     * Name of the object.
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Namespace; empty for cluster-scoped kinds.
+     */
+    namespace?: pulumi.Input<string | undefined>;
+}
+
+export interface WaitResourceRefClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: pulumi.Input<string | undefined>;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: pulumi.Input<string | undefined>;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: pulumi.Input<inputs.WaitResourceRefClusterConnectionExec | undefined>;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: pulumi.Input<string | undefined>;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: pulumi.Input<boolean | undefined>;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Bearer token.
+     */
+    token?: pulumi.Input<string | undefined>;
+}
+
+export interface WaitResourceRefClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: pulumi.Input<string | undefined>;
+    /**
+     * Arguments to the command.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Command to run.
+     */
+    command?: pulumi.Input<string | undefined>;
+    /**
+     * Environment variables for the command.
+     */
+    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+}
+
+export interface WaitWaitFor {
+    /**
+     * A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+     */
+    condition?: pulumi.Input<string | undefined>;
+    /**
+     * A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+     */
+    field?: pulumi.Input<string | undefined>;
+    /**
+     * Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+     */
+    fieldValue?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+    /**
+     * Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+     */
+    rollout?: pulumi.Input<boolean | undefined>;
+    /**
+     * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     */
+    timeout?: pulumi.Input<string | undefined>;
 }

@@ -5,6 +5,130 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
+export interface GetObjectClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: string;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: string;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: string;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: string;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: outputs.GetObjectClusterConnectionExec;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: string;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: boolean;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: string;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: string;
+    /**
+     * Bearer token.
+     */
+    token?: string;
+}
+
+export interface GetObjectClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: string;
+    /**
+     * Arguments to the command.
+     */
+    args?: string[];
+    /**
+     * Command to run.
+     */
+    command?: string;
+    /**
+     * Environment variables for the command.
+     */
+    env?: {[key: string]: string};
+}
+
+export interface GetYamlScopedClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: string;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: string;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: string;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: string;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: outputs.GetYamlScopedClusterConnectionExec;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: string;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: boolean;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: string;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: string;
+    /**
+     * Bearer token.
+     */
+    token?: string;
+}
+
+export interface GetYamlScopedClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: string;
+    /**
+     * Arguments to the command.
+     */
+    args?: string[];
+    /**
+     * Command to run.
+     */
+    command?: string;
+    /**
+     * Environment variables for the command.
+     */
+    env?: {[key: string]: string};
+}
+
 export interface KubernetesObjectClusterConnection {
     /**
      * PEM (or base64 of PEM) client certificate.
@@ -231,5 +355,113 @@ export interface PatchTarget {
      * Namespace; leave out for cluster-scoped kinds.
      */
     namespace?: string;
+}
+
+export interface WaitResourceRef {
+    /**
+     * apiVersion of the object.
+     */
+    apiVersion: string;
+    /**
+     * Connection used to reach the object.
+     */
+    clusterConnection: outputs.WaitResourceRefClusterConnection;
+    /**
+     * Kind of the object.
+     */
+    kind: string;
+    /**
+     * Name of the object.
+     */
+    name: string;
+    /**
+     * Namespace; empty for cluster-scoped kinds.
+     */
+    namespace?: string;
+}
+
+export interface WaitResourceRefClusterConnection {
+    /**
+     * PEM (or base64 of PEM) client certificate.
+     */
+    clientCertificate?: string;
+    /**
+     * PEM (or base64 of PEM) client key.
+     */
+    clientKey?: string;
+    /**
+     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+     */
+    clusterCaCertificate?: string;
+    /**
+     * Context to use from kubeconfig; defaults to its current-context.
+     */
+    context?: string;
+    /**
+     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+     */
+    exec?: outputs.WaitResourceRefClusterConnectionExec;
+    /**
+     * API server URL, e.g. https://10.0.0.1:6443.
+     */
+    host?: string;
+    /**
+     * Skip verification of the server certificate. Only for throw-away clusters.
+     */
+    insecure?: boolean;
+    /**
+     * Raw kubeconfig content. Other attributes override the selected context.
+     */
+    kubeconfig?: string;
+    /**
+     * HTTP(S) or SOCKS5 proxy for API requests.
+     */
+    proxyUrl?: string;
+    /**
+     * Bearer token.
+     */
+    token?: string;
+}
+
+export interface WaitResourceRefClusterConnectionExec {
+    /**
+     * client.authentication.k8s.io API version the plugin speaks.
+     */
+    apiVersion?: string;
+    /**
+     * Arguments to the command.
+     */
+    args?: string[];
+    /**
+     * Command to run.
+     */
+    command?: string;
+    /**
+     * Environment variables for the command.
+     */
+    env?: {[key: string]: string};
+}
+
+export interface WaitWaitFor {
+    /**
+     * A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+     */
+    condition?: string;
+    /**
+     * A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+     */
+    field?: string;
+    /**
+     * Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+     */
+    fieldValue?: {[key: string]: string};
+    /**
+     * Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+     */
+    rollout?: boolean;
+    /**
+     * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     */
+    timeout?: string;
 }
 

@@ -6,9 +6,13 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_object import *
+from .get_yaml_scoped import *
+from .get_yaml_split import *
 from .kubernetes_object import *
 from .patch import *
 from .provider import *
+from .wait import *
 from ._inputs import *
 from . import outputs
 
@@ -36,6 +40,14 @@ _utilities.register(
   "fqn": "pulumi_k8sconnect",
   "classes": {
    "k8sconnect:index/patch:Patch": "Patch"
+  }
+ },
+ {
+  "pkg": "k8sconnect",
+  "mod": "index/wait",
+  "fqn": "pulumi_k8sconnect",
+  "classes": {
+   "k8sconnect:index/wait:Wait": "Wait"
   }
  }
 ]

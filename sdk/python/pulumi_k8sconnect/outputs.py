@@ -24,6 +24,14 @@ __all__ = [
     'PatchClusterConnection',
     'PatchClusterConnectionExec',
     'PatchTarget',
+    'WaitResourceRef',
+    'WaitResourceRefClusterConnection',
+    'WaitResourceRefClusterConnectionExec',
+    'WaitWaitFor',
+    'GetObjectClusterConnectionResult',
+    'GetObjectClusterConnectionExecResult',
+    'GetYamlScopedClusterConnectionResult',
+    'GetYamlScopedClusterConnectionExecResult',
 ]
 
 @pulumi.output_type
@@ -851,5 +859,759 @@ class PatchTarget(dict):
         Namespace; leave out for cluster-scoped kinds.
         """
         return pulumi.get(self, "namespace")
+
+
+@pulumi.output_type
+class WaitResourceRef(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "apiVersion":
+            suggest = "api_version"
+        elif key == "clusterConnection":
+            suggest = "cluster_connection"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in WaitResourceRef. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        WaitResourceRef.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        WaitResourceRef.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 api_version: _builtins.str,
+                 cluster_connection: 'outputs.WaitResourceRefClusterConnection',
+                 kind: _builtins.str,
+                 name: _builtins.str,
+                 namespace: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str api_version: apiVersion of the object.
+        :param 'WaitResourceRefClusterConnectionArgs' cluster_connection: Connection used to reach the object.
+        :param _builtins.str kind: Kind of the object.
+        :param _builtins.str name: Name of the object.
+        :param _builtins.str namespace: Namespace; empty for cluster-scoped kinds.
+        """
+        pulumi.set(__self__, "api_version", api_version)
+        pulumi.set(__self__, "cluster_connection", cluster_connection)
+        pulumi.set(__self__, "kind", kind)
+        pulumi.set(__self__, "name", name)
+        if namespace is not None:
+            pulumi.set(__self__, "namespace", namespace)
+
+    @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> _builtins.str:
+        """
+        apiVersion of the object.
+        """
+        return pulumi.get(self, "api_version")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterConnection")
+    def cluster_connection(self) -> 'outputs.WaitResourceRefClusterConnection':
+        """
+        Connection used to reach the object.
+        """
+        return pulumi.get(self, "cluster_connection")
+
+    @_builtins.property
+    @pulumi.getter
+    def kind(self) -> _builtins.str:
+        """
+        Kind of the object.
+        """
+        return pulumi.get(self, "kind")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Name of the object.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def namespace(self) -> Optional[_builtins.str]:
+        """
+        Namespace; empty for cluster-scoped kinds.
+        """
+        return pulumi.get(self, "namespace")
+
+
+@pulumi.output_type
+class WaitResourceRefClusterConnection(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "clientCertificate":
+            suggest = "client_certificate"
+        elif key == "clientKey":
+            suggest = "client_key"
+        elif key == "clusterCaCertificate":
+            suggest = "cluster_ca_certificate"
+        elif key == "exec":
+            suggest = "exec_"
+        elif key == "proxyUrl":
+            suggest = "proxy_url"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in WaitResourceRefClusterConnection. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        WaitResourceRefClusterConnection.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        WaitResourceRefClusterConnection.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 client_certificate: Optional[_builtins.str] = None,
+                 client_key: Optional[_builtins.str] = None,
+                 cluster_ca_certificate: Optional[_builtins.str] = None,
+                 context: Optional[_builtins.str] = None,
+                 exec_: Optional['outputs.WaitResourceRefClusterConnectionExec'] = None,
+                 host: Optional[_builtins.str] = None,
+                 insecure: Optional[_builtins.bool] = None,
+                 kubeconfig: Optional[_builtins.str] = None,
+                 proxy_url: Optional[_builtins.str] = None,
+                 token: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
+        :param _builtins.str client_key: PEM (or base64 of PEM) client key.
+        :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param 'WaitResourceRefClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
+        :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param _builtins.str token: Bearer token.
+        """
+        if client_certificate is not None:
+            pulumi.set(__self__, "client_certificate", client_certificate)
+        if client_key is not None:
+            pulumi.set(__self__, "client_key", client_key)
+        if cluster_ca_certificate is not None:
+            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if context is not None:
+            pulumi.set(__self__, "context", context)
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if host is not None:
+            pulumi.set(__self__, "host", host)
+        if insecure is not None:
+            pulumi.set(__self__, "insecure", insecure)
+        if kubeconfig is not None:
+            pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if proxy_url is not None:
+            pulumi.set(__self__, "proxy_url", proxy_url)
+        if token is not None:
+            pulumi.set(__self__, "token", token)
+
+    @_builtins.property
+    @pulumi.getter(name="clientCertificate")
+    def client_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client certificate.
+        """
+        return pulumi.get(self, "client_certificate")
+
+    @_builtins.property
+    @pulumi.getter(name="clientKey")
+    def client_key(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client key.
+        """
+        return pulumi.get(self, "client_key")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterCaCertificate")
+    def cluster_ca_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        """
+        return pulumi.get(self, "cluster_ca_certificate")
+
+    @_builtins.property
+    @pulumi.getter
+    def context(self) -> Optional[_builtins.str]:
+        """
+        Context to use from kubeconfig; defaults to its current-context.
+        """
+        return pulumi.get(self, "context")
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> Optional['outputs.WaitResourceRefClusterConnectionExec']:
+        """
+        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        """
+        return pulumi.get(self, "exec_")
+
+    @_builtins.property
+    @pulumi.getter
+    def host(self) -> Optional[_builtins.str]:
+        """
+        API server URL, e.g. https://10.0.0.1:6443.
+        """
+        return pulumi.get(self, "host")
+
+    @_builtins.property
+    @pulumi.getter
+    def insecure(self) -> Optional[_builtins.bool]:
+        """
+        Skip verification of the server certificate. Only for throw-away clusters.
+        """
+        return pulumi.get(self, "insecure")
+
+    @_builtins.property
+    @pulumi.getter
+    def kubeconfig(self) -> Optional[_builtins.str]:
+        """
+        Raw kubeconfig content. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="proxyUrl")
+    def proxy_url(self) -> Optional[_builtins.str]:
+        """
+        HTTP(S) or SOCKS5 proxy for API requests.
+        """
+        return pulumi.get(self, "proxy_url")
+
+    @_builtins.property
+    @pulumi.getter
+    def token(self) -> Optional[_builtins.str]:
+        """
+        Bearer token.
+        """
+        return pulumi.get(self, "token")
+
+
+@pulumi.output_type
+class WaitResourceRefClusterConnectionExec(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "apiVersion":
+            suggest = "api_version"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in WaitResourceRefClusterConnectionExec. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        WaitResourceRefClusterConnectionExec.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        WaitResourceRefClusterConnectionExec.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 api_version: Optional[_builtins.str] = None,
+                 args: Optional[Sequence[_builtins.str]] = None,
+                 command: Optional[_builtins.str] = None,
+                 env: Optional[Mapping[str, _builtins.str]] = None):
+        """
+        :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
+        :param Sequence[_builtins.str] args: Arguments to the command.
+        :param _builtins.str command: Command to run.
+        :param Mapping[str, _builtins.str] env: Environment variables for the command.
+        """
+        if api_version is not None:
+            pulumi.set(__self__, "api_version", api_version)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+        if command is not None:
+            pulumi.set(__self__, "command", command)
+        if env is not None:
+            pulumi.set(__self__, "env", env)
+
+    @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> Optional[_builtins.str]:
+        """
+        client.authentication.k8s.io API version the plugin speaks.
+        """
+        return pulumi.get(self, "api_version")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Arguments to the command.
+        """
+        return pulumi.get(self, "args")
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> Optional[_builtins.str]:
+        """
+        Command to run.
+        """
+        return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter
+    def env(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Environment variables for the command.
+        """
+        return pulumi.get(self, "env")
+
+
+@pulumi.output_type
+class WaitWaitFor(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "fieldValue":
+            suggest = "field_value"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in WaitWaitFor. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        WaitWaitFor.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        WaitWaitFor.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 condition: Optional[_builtins.str] = None,
+                 field: Optional[_builtins.str] = None,
+                 field_value: Optional[Mapping[str, _builtins.str]] = None,
+                 rollout: Optional[_builtins.bool] = None,
+                 timeout: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+        :param _builtins.str field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+        :param Mapping[str, _builtins.str] field_value: Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+        :param _builtins.bool rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+        :param _builtins.str timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+        """
+        if condition is not None:
+            pulumi.set(__self__, "condition", condition)
+        if field is not None:
+            pulumi.set(__self__, "field", field)
+        if field_value is not None:
+            pulumi.set(__self__, "field_value", field_value)
+        if rollout is not None:
+            pulumi.set(__self__, "rollout", rollout)
+        if timeout is not None:
+            pulumi.set(__self__, "timeout", timeout)
+
+    @_builtins.property
+    @pulumi.getter
+    def condition(self) -> Optional[_builtins.str]:
+        """
+        A condition type that must be True, such as `Ready`, `Available` or `Complete`.
+        """
+        return pulumi.get(self, "condition")
+
+    @_builtins.property
+    @pulumi.getter
+    def field(self) -> Optional[_builtins.str]:
+        """
+        A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+        """
+        return pulumi.get(self, "field")
+
+    @_builtins.property
+    @pulumi.getter(name="fieldValue")
+    def field_value(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+        """
+        return pulumi.get(self, "field_value")
+
+    @_builtins.property
+    @pulumi.getter
+    def rollout(self) -> Optional[_builtins.bool]:
+        """
+        Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
+        """
+        return pulumi.get(self, "rollout")
+
+    @_builtins.property
+    @pulumi.getter
+    def timeout(self) -> Optional[_builtins.str]:
+        """
+        How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+        """
+        return pulumi.get(self, "timeout")
+
+
+@pulumi.output_type
+class GetObjectClusterConnectionResult(dict):
+    def __init__(__self__, *,
+                 client_certificate: Optional[_builtins.str] = None,
+                 client_key: Optional[_builtins.str] = None,
+                 cluster_ca_certificate: Optional[_builtins.str] = None,
+                 context: Optional[_builtins.str] = None,
+                 exec_: Optional['outputs.GetObjectClusterConnectionExecResult'] = None,
+                 host: Optional[_builtins.str] = None,
+                 insecure: Optional[_builtins.bool] = None,
+                 kubeconfig: Optional[_builtins.str] = None,
+                 proxy_url: Optional[_builtins.str] = None,
+                 token: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
+        :param _builtins.str client_key: PEM (or base64 of PEM) client key.
+        :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param 'GetObjectClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
+        :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param _builtins.str token: Bearer token.
+        """
+        if client_certificate is not None:
+            pulumi.set(__self__, "client_certificate", client_certificate)
+        if client_key is not None:
+            pulumi.set(__self__, "client_key", client_key)
+        if cluster_ca_certificate is not None:
+            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if context is not None:
+            pulumi.set(__self__, "context", context)
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if host is not None:
+            pulumi.set(__self__, "host", host)
+        if insecure is not None:
+            pulumi.set(__self__, "insecure", insecure)
+        if kubeconfig is not None:
+            pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if proxy_url is not None:
+            pulumi.set(__self__, "proxy_url", proxy_url)
+        if token is not None:
+            pulumi.set(__self__, "token", token)
+
+    @_builtins.property
+    @pulumi.getter(name="clientCertificate")
+    def client_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client certificate.
+        """
+        return pulumi.get(self, "client_certificate")
+
+    @_builtins.property
+    @pulumi.getter(name="clientKey")
+    def client_key(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client key.
+        """
+        return pulumi.get(self, "client_key")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterCaCertificate")
+    def cluster_ca_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        """
+        return pulumi.get(self, "cluster_ca_certificate")
+
+    @_builtins.property
+    @pulumi.getter
+    def context(self) -> Optional[_builtins.str]:
+        """
+        Context to use from kubeconfig; defaults to its current-context.
+        """
+        return pulumi.get(self, "context")
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> Optional['outputs.GetObjectClusterConnectionExecResult']:
+        """
+        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        """
+        return pulumi.get(self, "exec_")
+
+    @_builtins.property
+    @pulumi.getter
+    def host(self) -> Optional[_builtins.str]:
+        """
+        API server URL, e.g. https://10.0.0.1:6443.
+        """
+        return pulumi.get(self, "host")
+
+    @_builtins.property
+    @pulumi.getter
+    def insecure(self) -> Optional[_builtins.bool]:
+        """
+        Skip verification of the server certificate. Only for throw-away clusters.
+        """
+        return pulumi.get(self, "insecure")
+
+    @_builtins.property
+    @pulumi.getter
+    def kubeconfig(self) -> Optional[_builtins.str]:
+        """
+        Raw kubeconfig content. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="proxyUrl")
+    def proxy_url(self) -> Optional[_builtins.str]:
+        """
+        HTTP(S) or SOCKS5 proxy for API requests.
+        """
+        return pulumi.get(self, "proxy_url")
+
+    @_builtins.property
+    @pulumi.getter
+    def token(self) -> Optional[_builtins.str]:
+        """
+        Bearer token.
+        """
+        return pulumi.get(self, "token")
+
+
+@pulumi.output_type
+class GetObjectClusterConnectionExecResult(dict):
+    def __init__(__self__, *,
+                 api_version: Optional[_builtins.str] = None,
+                 args: Optional[Sequence[_builtins.str]] = None,
+                 command: Optional[_builtins.str] = None,
+                 env: Optional[Mapping[str, _builtins.str]] = None):
+        """
+        :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
+        :param Sequence[_builtins.str] args: Arguments to the command.
+        :param _builtins.str command: Command to run.
+        :param Mapping[str, _builtins.str] env: Environment variables for the command.
+        """
+        if api_version is not None:
+            pulumi.set(__self__, "api_version", api_version)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+        if command is not None:
+            pulumi.set(__self__, "command", command)
+        if env is not None:
+            pulumi.set(__self__, "env", env)
+
+    @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> Optional[_builtins.str]:
+        """
+        client.authentication.k8s.io API version the plugin speaks.
+        """
+        return pulumi.get(self, "api_version")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Arguments to the command.
+        """
+        return pulumi.get(self, "args")
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> Optional[_builtins.str]:
+        """
+        Command to run.
+        """
+        return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter
+    def env(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Environment variables for the command.
+        """
+        return pulumi.get(self, "env")
+
+
+@pulumi.output_type
+class GetYamlScopedClusterConnectionResult(dict):
+    def __init__(__self__, *,
+                 client_certificate: Optional[_builtins.str] = None,
+                 client_key: Optional[_builtins.str] = None,
+                 cluster_ca_certificate: Optional[_builtins.str] = None,
+                 context: Optional[_builtins.str] = None,
+                 exec_: Optional['outputs.GetYamlScopedClusterConnectionExecResult'] = None,
+                 host: Optional[_builtins.str] = None,
+                 insecure: Optional[_builtins.bool] = None,
+                 kubeconfig: Optional[_builtins.str] = None,
+                 proxy_url: Optional[_builtins.str] = None,
+                 token: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
+        :param _builtins.str client_key: PEM (or base64 of PEM) client key.
+        :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param 'GetYamlScopedClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
+        :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param _builtins.str token: Bearer token.
+        """
+        if client_certificate is not None:
+            pulumi.set(__self__, "client_certificate", client_certificate)
+        if client_key is not None:
+            pulumi.set(__self__, "client_key", client_key)
+        if cluster_ca_certificate is not None:
+            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if context is not None:
+            pulumi.set(__self__, "context", context)
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if host is not None:
+            pulumi.set(__self__, "host", host)
+        if insecure is not None:
+            pulumi.set(__self__, "insecure", insecure)
+        if kubeconfig is not None:
+            pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if proxy_url is not None:
+            pulumi.set(__self__, "proxy_url", proxy_url)
+        if token is not None:
+            pulumi.set(__self__, "token", token)
+
+    @_builtins.property
+    @pulumi.getter(name="clientCertificate")
+    def client_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client certificate.
+        """
+        return pulumi.get(self, "client_certificate")
+
+    @_builtins.property
+    @pulumi.getter(name="clientKey")
+    def client_key(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client key.
+        """
+        return pulumi.get(self, "client_key")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterCaCertificate")
+    def cluster_ca_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        """
+        return pulumi.get(self, "cluster_ca_certificate")
+
+    @_builtins.property
+    @pulumi.getter
+    def context(self) -> Optional[_builtins.str]:
+        """
+        Context to use from kubeconfig; defaults to its current-context.
+        """
+        return pulumi.get(self, "context")
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> Optional['outputs.GetYamlScopedClusterConnectionExecResult']:
+        """
+        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        """
+        return pulumi.get(self, "exec_")
+
+    @_builtins.property
+    @pulumi.getter
+    def host(self) -> Optional[_builtins.str]:
+        """
+        API server URL, e.g. https://10.0.0.1:6443.
+        """
+        return pulumi.get(self, "host")
+
+    @_builtins.property
+    @pulumi.getter
+    def insecure(self) -> Optional[_builtins.bool]:
+        """
+        Skip verification of the server certificate. Only for throw-away clusters.
+        """
+        return pulumi.get(self, "insecure")
+
+    @_builtins.property
+    @pulumi.getter
+    def kubeconfig(self) -> Optional[_builtins.str]:
+        """
+        Raw kubeconfig content. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="proxyUrl")
+    def proxy_url(self) -> Optional[_builtins.str]:
+        """
+        HTTP(S) or SOCKS5 proxy for API requests.
+        """
+        return pulumi.get(self, "proxy_url")
+
+    @_builtins.property
+    @pulumi.getter
+    def token(self) -> Optional[_builtins.str]:
+        """
+        Bearer token.
+        """
+        return pulumi.get(self, "token")
+
+
+@pulumi.output_type
+class GetYamlScopedClusterConnectionExecResult(dict):
+    def __init__(__self__, *,
+                 api_version: Optional[_builtins.str] = None,
+                 args: Optional[Sequence[_builtins.str]] = None,
+                 command: Optional[_builtins.str] = None,
+                 env: Optional[Mapping[str, _builtins.str]] = None):
+        """
+        :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
+        :param Sequence[_builtins.str] args: Arguments to the command.
+        :param _builtins.str command: Command to run.
+        :param Mapping[str, _builtins.str] env: Environment variables for the command.
+        """
+        if api_version is not None:
+            pulumi.set(__self__, "api_version", api_version)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+        if command is not None:
+            pulumi.set(__self__, "command", command)
+        if env is not None:
+            pulumi.set(__self__, "env", env)
+
+    @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> Optional[_builtins.str]:
+        """
+        client.authentication.k8s.io API version the plugin speaks.
+        """
+        return pulumi.get(self, "api_version")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Arguments to the command.
+        """
+        return pulumi.get(self, "args")
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> Optional[_builtins.str]:
+        """
+        Command to run.
+        """
+        return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter
+    def env(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Environment variables for the command.
+        """
+        return pulumi.get(self, "env")
 
 

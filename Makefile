@@ -10,7 +10,7 @@ DEV     := $(GO) run ./provider/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate demo test test-unit test-terraform test-tofu test-pulumi bench
+.PHONY: all tools build cluster-up cluster-down generate demo test bench
 
 all: build
 
@@ -36,6 +36,33 @@ cluster-down:
 N ?= 200
 bench: tools
 	$(GO) run ./provider/cmd/k8sconnect-bench -n $(N)
+
+## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
+generate:
+	$(GO) run ./bridge/cmd/k8sconnect-sdkgen
+
+## demo: the quickstart on the embedded cluster, with terraform and with Pulumi YAML
+DEMO := $(WORK)/demo
+demo: tools build
+	@mkdir -p $(DEMO)/pulumi-home $(DEMO)/pulumi-state
+	@kubeconfig=$$($(DEV) cluster-up | tail -n 1 | sed 's/^KUBECONFIG=//'); \
+	printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/k8sconnect/k8sconnect" = "%s"\n    "registry.opentofu.org/k8sconnect/k8sconnect" = "%s"\n  }\n  direct {}\n}\n' $(CURDIR)/bin $(CURDIR)/bin > $(DEMO)/terraformrc; \
+	echo "== terraform apply examples/terraform/quickstart"; \
+	TF_CLI_CONFIG_FILE=$(DEMO)/terraformrc CHECKPOINT_DISABLE=1 terraform -chdir=examples/terraform/quickstart apply \
+		-auto-approve -input=false -state=$(DEMO)/terraform.tfstate -var kubeconfig_path=$$kubeconfig; \
+	echo "== pulumi up examples/pulumi-yaml"; \
+	pulumi_dir=$$(dirname $$($(DEV) tools pulumi | tail -n 1 | sed 's/^pulumi=//')); \
+	export PATH=$(CURDIR)/bin:$$pulumi_dir:$$PATH PULUMI_HOME=$(DEMO)/pulumi-home PULUMI_BACKEND_URL=file://$(DEMO)/pulumi-state \
+		PULUMI_CONFIG_PASSPHRASE=demo PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true; \
+	cd examples/pulumi-yaml && { pulumi stack select demo 2>/dev/null || pulumi stack init demo; } && \
+	pulumi config set kubeconfigPath $$kubeconfig --config-file $(DEMO)/Pulumi.demo.yaml && \
+	pulumi up --yes --skip-preview --config-file $(DEMO)/Pulumi.demo.yaml && cd $(CURDIR) && \
+	echo "== what k8sconnect created (KUBECONFIG=$$kubeconfig)" && \
+	if command -v kubectl >/dev/null; then \
+		KUBECONFIG=$$kubeconfig kubectl get namespace k8sconnect-quickstart && \
+		KUBECONFIG=$$kubeconfig kubectl get configmaps -A -l '!kube-root-ca.crt' --field-selector metadata.namespace!=kube-system \
+			-o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,MANAGERS:.metadata.managedFields[*].manager; \
+	else terraform -chdir=examples/terraform/quickstart output -state=$(DEMO)/terraform.tfstate; fi
 
 ## test: everything CI runs
 test: tools

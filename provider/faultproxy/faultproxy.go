@@ -759,3 +759,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	return resp, nil
 }
+
+// Process is one process KillTree killed.
+type Process struct {
+	PID     int
+	Command string // base name of argv[0]
+}
+
+func (p Process) String() string { return strconv.Itoa(p.PID) + " " + p.Command }

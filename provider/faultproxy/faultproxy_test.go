@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -343,8 +344,13 @@ func TestKillTreeKillsEveryDescendant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(killed) != 3 {
-		t.Errorf("killed %v, want 3 processes", killed)
+	var commands []string
+	for _, p := range killed {
+		commands = append(commands, p.Command)
+	}
+	sort.Strings(commands)
+	if strings.Join(commands, " ") != "sh sleep sleep" {
+		t.Errorf("killed %v, want sh and two sleeps", killed)
 	}
 	err = cmd.Wait()
 	var exit *exec.ExitError

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,8 +25,8 @@ func OwnGroup(cmd *exec.Cmd) {
 // none of them sees another die, or forks meanwhile), then every process group
 // led by one of them is killed, then each process. Plugins that run in process
 // groups of their own (Pulumi starts each plugin in a new group) are included.
-// Only pid and its descendants are touched. It returns the pids it killed.
-func KillTree(pid int) ([]int, error) {
+// Only pid and its descendants are touched. It returns what it killed.
+func KillTree(pid int) ([]Process, error) {
 	if pid <= 1 || pid == os.Getpid() {
 		return nil, fmt.Errorf("faultproxy: refusing to kill pid %d", pid)
 	}
@@ -46,18 +48,30 @@ func KillTree(pid int) ([]int, error) {
 			break
 		}
 	}
-	var killed []int
+	var killed []Process
+	for p := range tree {
+		killed = append(killed, Process{PID: p, Command: command(p)})
+	}
+	sort.Slice(killed, func(i, j int) bool { return killed[i].PID < killed[j].PID })
 	for p := range tree {
 		if pgid, err := syscall.Getpgid(p); err == nil && pgid == p {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}
 	for p := range tree {
-		if err := syscall.Kill(p, syscall.SIGKILL); err == nil || err == syscall.ESRCH {
-			killed = append(killed, p)
-		}
+		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
 	return killed, nil
+}
+
+// command is the base name of a process's executable (argv[0]).
+func command(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	argv0, _, _ := strings.Cut(string(b), "\x00")
+	return filepath.Base(argv0)
 }
 
 // descendants lists pid and every live process below it, from /proc.

@@ -11,6 +11,6 @@ import (
 func OwnGroup(cmd *exec.Cmd) {}
 
 // KillTree needs /proc: Linux only.
-func KillTree(pid int) ([]int, error) {
+func KillTree(pid int) ([]Process, error) {
 	return nil, errors.New("faultproxy: KillTree is implemented on Linux only")
 }

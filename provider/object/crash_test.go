@@ -372,10 +372,8 @@ func TestAccCrash_createKilledAfterTheApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("killed %s and its plugins: pids %v", acctest.Engine(), killed)
-	if len(killed) < 2 {
-		t.Errorf("killed %v: want the engine and at least its provider plugin", killed)
-	}
+	t.Logf("killed %s and its plugins: %v", acctest.Engine(), killed)
+	expectKilled(t, killed, filepath.Base(cmd.Path), "terraform-provider-k8sconnect")
 	err = <-exited
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
@@ -420,11 +418,26 @@ func (e *crashEnv) startApply() (*exec.Cmd, *bytes.Buffer) {
 	return cmd, &out
 }
 
+// expectKilled checks that KillTree killed each of the commands.
+func expectKilled(t *testing.T, killed []faultproxy.Process, commands ...string) {
+	t.Helper()
+	for _, c := range commands {
+		found := false
+		for _, p := range killed {
+			found = found || p.Command == c
+		}
+		if !found {
+			t.Errorf("killed %v: %s is not among them", killed, c)
+		}
+	}
+}
+
 // waitDead waits until the killed processes are gone (reaped or zombies).
-func waitDead(t *testing.T, pids []int) {
+func waitDead(t *testing.T, procs []faultproxy.Process) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
+	for _, proc := range procs {
+		pid := proc.PID
 		for {
 			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 			s := string(stat)

@@ -1,0 +1,649 @@
+package bridge_test
+
+// Crash safety under Pulumi (docs/adr/0001-crash-safe-create.md), proven
+// against the real API server through provider/faultproxy, with a YAML
+// program run by the pulumi CLI: the same cases as provider/object's
+// crash_test.go. Each checks the failed run's exit code, the object's UID
+// across the recovering run, exactly one KubernetesObject in
+// `pulumi stack export`, no leftover objects in the namespace and a preview
+// with nothing to do.
+//
+// The Pulumi bridge records nothing when Create fails (pulumi-terraform-bridge
+// issue 1495), so these runs prove that the object, not the state, carries
+// the recovery. Run with: go test ./bridge -run TestPulumiCrash -v
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+const (
+	crashPending   = "k8sconnect.io/create-pending"
+	crashOwnedBy   = "k8sconnect.io/owned-by"
+	crashObjectTyp = "k8sconnect:index/kubernetesObject:KubernetesObject"
+	crashStack     = "crash"
+)
+
+// pulumiCrash is one test's namespace, proxy and Pulumi project.
+type pulumiCrash struct {
+	t       *testing.T
+	ns      string
+	name    string
+	proxy   *faultproxy.Proxy
+	cluster *localcluster.Cluster
+	dir     string
+	env     []string
+	pulumi  string
+}
+
+func newPulumiCrash(t *testing.T) *pulumiCrash {
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	// pulumitest builds pulumi-resource-k8sconnect from this checkout into
+	// .work/pulumi/bin and makes sure the pulumi CLI and its YAML language
+	// host are built; the programs here are our own.
+	pulumitest.New(t, pulumitest.YAML)
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pluginDir := filepath.Join(repo, ".work", "pulumi", "bin")
+	if _, err := os.Stat(filepath.Join(pluginDir, "pulumi-resource-k8sconnect")); err != nil {
+		t.Fatalf("the provider plugin pulumitest builds: %v", err)
+	}
+	pulumi, err := toolchain.Path("pulumi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &pulumiCrash{
+		t:       t,
+		ns:      acctest.Namespace(t),
+		name:    acctest.Name("crash"),
+		proxy:   faultproxy.New(t, cluster.Host, cluster.CAPEM),
+		cluster: cluster,
+		dir:     t.TempDir(),
+		pulumi:  pulumi,
+	}
+	e.env = pulumiEnv(e.dir, pluginDir, filepath.Dir(pulumi))
+	e.write("one")
+	if r := e.run("stack", "init", crashStack, "--non-interactive"); r.err != nil {
+		t.Fatalf("pulumi stack init: %v\n%s", r.err, r.out)
+	}
+	t.Cleanup(func() {
+		e.proxy.Clear()
+		if len(e.objectsInState()) > 0 {
+			_ = e.run("cancel", "--yes", "--stack", crashStack) // a lock left by a killed run
+			if r := e.run("destroy", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack); r.err != nil {
+				t.Errorf("cleanup: pulumi destroy: %v\n%s", r.err, r.out)
+			}
+		}
+		if t.Failed() {
+			for _, r := range e.proxy.Requests() {
+				t.Logf("proxy: %s", r)
+			}
+		}
+	})
+	return e
+}
+
+// pulumiEnv is the environment of every pulumi process: inherited, minus any
+// Pulumi settings of the developer, plus a private backend and home, and our
+// plugin first on PATH.
+func pulumiEnv(dir, pluginDir, pulumiDir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "PULUMI_") || k == "PATH" || k == "KUBECONFIG" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	home, backend := filepath.Join(dir, ".home"), filepath.Join(dir, ".backend")
+	for _, d := range []string{home, backend} {
+		_ = os.MkdirAll(d, 0o755)
+	}
+	return append(env,
+		"PATH="+pluginDir+string(os.PathListSeparator)+pulumiDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PULUMI_HOME="+home,
+		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(backend),
+		"PULUMI_CONFIG_PASSPHRASE=k8sconnect-test",
+		"PULUMI_SKIP_UPDATE_CHECK=true",
+		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
+	)
+}
+
+// write makes the program: one ConfigMap, reached through the proxy.
+func (e *pulumiCrash) write(greeting string) {
+	e.t.Helper()
+	body := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  greeting: %s\n", e.name, e.ns, greeting)
+	program := map[string]any{
+		"name":    "k8sconnect-crash",
+		"runtime": "yaml",
+		"resources": map[string]any{
+			"cm": map[string]any{
+				"type": "k8sconnect:KubernetesObject",
+				"properties": map[string]any{
+					"clusterConnection": map[string]any{
+						"host":                 e.proxy.URL,
+						"clusterCaCertificate": string(e.proxy.CAPEM),
+						"token":                map[string]any{"fn::secret": e.cluster.Token},
+					},
+					"yamlBody": body,
+				},
+			},
+		},
+	}
+	b, err := yaml.Marshal(program)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "Pulumi.yaml"), b, 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+type pulumiResult struct {
+	out string
+	err error
+}
+
+func (e *pulumiCrash) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(e.pulumi, args...)
+	cmd.Dir, cmd.Env = e.dir, e.env
+	return cmd
+}
+
+func (e *pulumiCrash) run(args ...string) pulumiResult {
+	cmd := e.command(args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	faultproxy.OwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return pulumiResult{err: err}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return pulumiResult{out: out.String(), err: err}
+	case <-time.After(10 * time.Minute):
+		_, _ = faultproxy.KillTree(cmd.Process.Pid)
+		<-done
+		return pulumiResult{out: out.String(), err: fmt.Errorf("pulumi %s: timed out", strings.Join(args, " "))}
+	}
+}
+
+// timed runs one operation and logs how long it took.
+func (e *pulumiCrash) timed(what string, args ...string) pulumiResult {
+	e.t.Helper()
+	begin := time.Now()
+	r := e.run(append(args, "--non-interactive", "--stack", crashStack)...)
+	e.t.Logf("pulumi %s: %v in %s", what, r.err, time.Since(begin).Round(100*time.Millisecond))
+	return r
+}
+
+func (e *pulumiCrash) up(what string) pulumiResult {
+	e.t.Helper()
+	return e.timed("up ("+what+")", "up", "--yes", "--skip-preview")
+}
+
+func (e *pulumiCrash) destroy(what string) pulumiResult {
+	e.t.Helper()
+	return e.timed("destroy ("+what+")", "destroy", "--yes", "--skip-preview")
+}
+
+func (e *pulumiCrash) mustFail(r pulumiResult, what string) {
+	e.t.Helper()
+	var exit *exec.ExitError
+	if !errors.As(r.err, &exit) || exit.ExitCode() == 0 {
+		e.t.Fatalf("pulumi %s: want a failed run with a non-zero exit code, got %v\n%s", what, r.err, r.out)
+	}
+	e.t.Logf("pulumi %s failed as it should: exit code %d", what, exit.ExitCode())
+}
+
+func (e *pulumiCrash) mustSucceed(r pulumiResult, what string) {
+	e.t.Helper()
+	if r.err != nil {
+		e.t.Fatalf("pulumi %s failed: %v\n%s", what, r.err, r.out)
+	}
+}
+
+// stateResource is a resource of `pulumi stack export`.
+type stateResource struct {
+	URN     string         `json:"urn"`
+	Type    string         `json:"type"`
+	Inputs  map[string]any `json:"inputs"`
+	Outputs map[string]any `json:"outputs"`
+}
+
+// export is the stack's deployment: its resources and pending operations.
+func (e *pulumiCrash) export() (resources []stateResource, pending []string) {
+	e.t.Helper()
+	r := e.run("stack", "export", "--stack", crashStack)
+	if r.err != nil {
+		e.t.Fatalf("pulumi stack export: %v\n%s", r.err, r.out)
+	}
+	var d struct {
+		Deployment struct {
+			Resources         []stateResource `json:"resources"`
+			PendingOperations []struct {
+				Type     string        `json:"type"`
+				Resource stateResource `json:"resource"`
+			} `json:"pending_operations"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &d); err != nil {
+		e.t.Fatalf("pulumi stack export: %v\n%s", err, r.out)
+	}
+	for _, op := range d.Deployment.PendingOperations {
+		pending = append(pending, op.Type+" "+op.Resource.URN)
+	}
+	return d.Deployment.Resources, pending
+}
+
+// objectsInState are the KubernetesObjects in the stack's state.
+func (e *pulumiCrash) objectsInState() []stateResource {
+	e.t.Helper()
+	res, _ := e.export()
+	var out []stateResource
+	for _, r := range res {
+		if r.Type == crashObjectTyp {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (e *pulumiCrash) expectInState(n int) []stateResource {
+	e.t.Helper()
+	got := e.objectsInState()
+	if len(got) != n {
+		var urns []string
+		for _, r := range got {
+			urns = append(urns, r.URN)
+		}
+		e.t.Fatalf("want %d KubernetesObject in the stack's state, have %d: %v", n, len(got), urns)
+	}
+	return got
+}
+
+// stateGreeting is the greeting in the state's yamlBody input.
+func (e *pulumiCrash) stateGreeting() string {
+	e.t.Helper()
+	res := e.expectInState(1)
+	body, _ := res[0].Inputs["yamlBody"].(string)
+	for _, l := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "greeting: "); ok {
+			return v
+		}
+	}
+	e.t.Fatalf("no greeting in the state's yamlBody %q", body)
+	return ""
+}
+
+// preview returns the change summary of `pulumi preview`.
+func (e *pulumiCrash) preview() map[string]int {
+	e.t.Helper()
+	r := e.run("preview", "--json", "--non-interactive", "--stack", crashStack)
+	if r.err != nil {
+		e.t.Fatalf("pulumi preview: %v\n%s", r.err, r.out)
+	}
+	var p struct {
+		ChangeSummary map[string]int `json:"changeSummary"`
+	}
+	out := r.out
+	if i := strings.Index(out, "{"); i > 0 {
+		out = out[i:]
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		e.t.Fatalf("pulumi preview --json: %v\n%s", err, r.out)
+	}
+	return p.ChangeSummary
+}
+
+// expectPreview checks the preview's summary; absent operations count zero.
+func (e *pulumiCrash) expectPreview(want map[string]int) {
+	e.t.Helper()
+	got := e.preview()
+	for op, n := range got {
+		if n != want[op] {
+			e.t.Fatalf("pulumi preview: want %v, have %v", want, got)
+		}
+	}
+	for op, n := range want {
+		if got[op] != n {
+			e.t.Fatalf("pulumi preview: want %v, have %v", want, got)
+		}
+	}
+}
+
+func (e *pulumiCrash) objects() map[string]metav1.ObjectMeta {
+	e.t.Helper()
+	list, err := acctest.Clientset(e.t).CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]metav1.ObjectMeta{}
+	for _, cm := range list.Items {
+		if cm.Name != "kube-root-ca.crt" {
+			out[cm.Name] = cm.ObjectMeta
+		}
+	}
+	return out
+}
+
+func names[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// expectOrphan checks what a create cut short after its first step leaves:
+// the object alone in the namespace with the marker. It returns its UID.
+func (e *pulumiCrash) expectOrphan() string {
+	e.t.Helper()
+	objs := e.objects()
+	m, ok := objs[e.name]
+	if !ok || len(objs) != 1 {
+		e.t.Fatalf("want only ConfigMap %s in %s after the failed run, have %v", e.name, e.ns, names(objs))
+	}
+	if m.Annotations[crashPending] == "" || m.Annotations[crashPending] != m.Annotations[crashOwnedBy] {
+		e.t.Fatalf("ConfigMap %s/%s: want the pending marker equal to the owner id, have annotations %v", e.ns, e.name, m.Annotations)
+	}
+	return string(m.UID)
+}
+
+func (e *pulumiCrash) expectNoObjects() {
+	e.t.Helper()
+	if objs := e.objects(); len(objs) != 0 {
+		e.t.Fatalf("want no ConfigMap in %s, have %v", e.ns, names(objs))
+	}
+}
+
+// expectConverged checks the end of a recovering run: exactly one object,
+// with uid (when given), the greeting, our owner id and no marker; exactly
+// one KubernetesObject in state, recording that greeting; a preview with
+// nothing to do.
+func (e *pulumiCrash) expectConverged(uid, greeting string) string {
+	e.t.Helper()
+	objs := e.objects()
+	m, ok := objs[e.name]
+	if !ok || len(objs) != 1 {
+		e.t.Fatalf("want exactly ConfigMap %s in %s, have %v", e.name, e.ns, names(objs))
+	}
+	if uid != "" && string(m.UID) != uid {
+		e.t.Fatalf("ConfigMap %s/%s was replaced: UID %s, was %s", e.ns, e.name, m.UID, uid)
+	}
+	if _, pending := m.Annotations[crashPending]; pending || m.Annotations[crashOwnedBy] == "" {
+		e.t.Fatalf("ConfigMap %s/%s: want the owner id and no pending marker, have annotations %v", e.ns, e.name, m.Annotations)
+	}
+	cm, err := acctest.Clientset(e.t).CoreV1().ConfigMaps(e.ns).Get(context.Background(), e.name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if cm.Data["greeting"] != greeting {
+		e.t.Fatalf("ConfigMap %s/%s data.greeting = %q, want %q", e.ns, e.name, cm.Data["greeting"], greeting)
+	}
+	if g := e.stateGreeting(); g != greeting {
+		e.t.Fatalf("the stack's state has greeting %q, want %q", g, greeting)
+	}
+	if res := e.expectInState(1); res[0].Outputs["id"] != m.Annotations[crashOwnedBy] {
+		e.t.Fatalf("the state's id %v is not the object's owner id %s", res[0].Outputs["id"], m.Annotations[crashOwnedBy])
+	}
+	e.expectPreview(map[string]int{"same": 2}) // the stack and the object
+	return string(m.UID)
+}
+
+func (e *pulumiCrash) expectHits(f *faultproxy.Fault) {
+	e.t.Helper()
+	if f.Hits() == 0 {
+		e.t.Fatalf("rule %q never acted: the test proved nothing", f.Rule())
+	}
+	e.t.Logf("rule %q acted %d time(s)", f.Rule(), f.Hits())
+}
+
+func (e *pulumiCrash) applyMarked() faultproxy.Match {
+	m := faultproxy.ApplyOf("configmaps", e.name)
+	m.Body = crashPending
+	return m
+}
+
+func (e *pulumiCrash) applyUnmarked() faultproxy.Match {
+	m := faultproxy.ApplyOf("configmaps", e.name)
+	m.NoBody = crashPending
+	return m
+}
+
+// 1. The connection fails before the apply reaches the server.
+func TestPulumiCrash_createDroppedBeforeTheServer(t *testing.T) {
+	e := newPulumiCrash(t)
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Drop})
+	e.mustFail(e.up("every apply dropped"), "up")
+	e.expectHits(f)
+	e.expectNoObjects()
+	e.expectInState(0)
+
+	f.Remove()
+	e.mustSucceed(e.up("recovering"), "up")
+	e.expectConverged("", "one")
+}
+
+// 2. The server applies the object, the response is lost (every time).
+func TestPulumiCrash_createResponseLost(t *testing.T) {
+	e := newPulumiCrash(t)
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
+	e.mustFail(e.up("every apply's response cut"), "up")
+	e.expectHits(f)
+	uid := e.expectOrphan()
+	e.expectInState(0)
+
+	f.Remove()
+	e.mustSucceed(e.up("recovering"), "up")
+	e.expectConverged(uid, "one")
+}
+
+// 3. The first step (with the marker) succeeds, the second never gets through.
+func TestPulumiCrash_createSecondStepFails(t *testing.T) {
+	e := newPulumiCrash(t)
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Drop})
+	e.mustFail(e.up("second step dropped"), "up")
+	e.expectHits(f)
+	uid := e.expectOrphan()
+	e.expectInState(0)
+
+	f.Remove()
+	e.mustSucceed(e.up("recovering"), "up")
+	e.expectConverged(uid, "one")
+}
+
+// 4. pulumi, its language host and the provider plugin are killed (SIGKILL)
+// while the first step's response is held. The killed run leaves the stack
+// locked (Pulumi's own file lock) and a pending create in the checkpoint;
+// `pulumi cancel` (what the lock error tells the user to run) unlocks it, the
+// next `pulumi up` adopts the object, and `pulumi refresh
+// --clear-pending-creates` clears the stale pending create.
+func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
+	e := newPulumiCrash(t)
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyMarked(), Action: faultproxy.Pause, Times: 1})
+	cmd := e.command("up", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	faultproxy.OwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_, _ = faultproxy.KillTree(cmd.Process.Pid)
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	held := make(chan error, 1)
+	go func() { held <- f.WaitHeld(ctx, 1) }()
+	select {
+	case err := <-held:
+		if err != nil {
+			_, _ = faultproxy.KillTree(cmd.Process.Pid)
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+	case err := <-exited:
+		t.Fatalf("pulumi up ended (%v) before its first apply was held\n%s", err, out.String())
+	}
+	killed, err := faultproxy.KillTree(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed pulumi and its plugins: %v", killed)
+	for _, c := range []string{"pulumi", "pulumi-language-yaml", "pulumi-resource-k8sconnect"} {
+		found := false
+		for _, p := range killed {
+			found = found || p.Command == c
+		}
+		if !found {
+			t.Errorf("killed %v: %s is not among them", killed, c)
+		}
+	}
+	err = <-exited
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("the killed run ended with %v, want a non-zero exit", err)
+	}
+	t.Logf("the killed run: %v", err)
+	f.Release()
+	waitDead(t, killed)
+
+	uid := e.expectOrphan()
+	e.expectInState(0)
+	_, pending := e.export()
+	t.Logf("pending operations after the kill: %v", pending)
+
+	r := e.up("right after the kill")
+	if r.err != nil {
+		if !strings.Contains(r.out, "pulumi cancel") {
+			t.Fatalf("pulumi up after the kill failed, and not because of the stale lock: %v\n%s", r.err, r.out)
+		}
+		t.Logf("pulumi up after the kill: the stack is locked; running pulumi cancel as the error says")
+		e.mustSucceed(e.timed("cancel", "cancel", "--yes"), "cancel")
+		r = e.up("recovering")
+	}
+	e.mustSucceed(r, "up")
+	e.expectConverged(uid, "one")
+	// Pulumi keeps the killed run's pending create in the checkpoint (and
+	// warns about it on every up) until a refresh clears it.
+	if _, pending := e.export(); len(pending) > 0 {
+		t.Logf("pending operations after the recovering run (Pulumi's own bookkeeping): %v", pending)
+		e.mustSucceed(e.timed("refresh --clear-pending-creates", "refresh", "--yes", "--skip-preview", "--clear-pending-creates"), "refresh")
+		if _, pending := e.export(); len(pending) > 0 {
+			t.Fatalf("pending operations after refresh --clear-pending-creates: %v", pending)
+		}
+		e.expectConverged(uid, "one")
+	}
+}
+
+// waitDead waits until the killed processes are gone (reaped or zombies).
+func waitDead(t *testing.T, procs []faultproxy.Process) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, proc := range procs {
+		pid := proc.PID
+		for {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			s := string(stat)
+			i := strings.LastIndexByte(s, ')')
+			if err != nil || i < 0 || strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d outlived SIGKILL", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// A failed update (applied by the server, the response lost every time)
+// keeps the previous state and is no replacement; re-running converges.
+func TestPulumiCrash_updateResponseLost(t *testing.T) {
+	e := newPulumiCrash(t)
+	e.mustSucceed(e.up("create"), "up")
+	uid := e.expectConverged("", "one")
+
+	e.write("two")
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
+	e.mustFail(e.up("update, every response cut"), "up")
+	e.expectHits(f)
+	if g := e.stateGreeting(); g != "one" {
+		t.Fatalf("the failed update changed the state: greeting %q, want the previous %q", g, "one")
+	}
+	f.Remove()
+	e.expectPreview(map[string]int{"same": 1, "update": 1}) // in place, no replacement
+	if objs := e.objects(); string(objs[e.name].UID) != uid || len(objs) != 1 {
+		t.Fatalf("after the failed update: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
+	}
+
+	e.mustSucceed(e.up("recovering"), "up")
+	e.expectConverged(uid, "two")
+}
+
+// A failed delete keeps the resource in state; re-running finishes it. Drop:
+// the delete never reached the server. Cut: it did, the response was lost.
+func TestPulumiCrash_deleteFails(t *testing.T) {
+	t.Parallel()
+	for _, action := range []faultproxy.Action{faultproxy.Drop, faultproxy.Cut} {
+		t.Run(action.String(), func(t *testing.T) {
+			e := newPulumiCrash(t)
+			e.mustSucceed(e.up("create"), "up")
+			uid := e.expectConverged("", "one")
+
+			f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.DeleteOf("configmaps", e.name), Action: action})
+			e.mustFail(e.destroy("delete "+action.String()), "destroy")
+			e.expectHits(f)
+			e.expectInState(1)
+			objs := e.objects()
+			switch action {
+			case faultproxy.Drop:
+				if string(objs[e.name].UID) != uid || len(objs) != 1 {
+					t.Fatalf("after a delete that never reached the server: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
+				}
+			case faultproxy.Cut:
+				if len(objs) != 0 {
+					t.Fatalf("after a delete whose response was lost: want no ConfigMap, have %v", names(objs))
+				}
+			}
+
+			f.Remove()
+			e.mustSucceed(e.destroy("recovering"), "destroy")
+			e.expectNoObjects()
+			if res, pending := e.export(); len(res) != 0 || len(pending) != 0 {
+				t.Fatalf("after the recovering destroy: want an empty stack, have resources %v, pending %v", res, pending)
+			}
+		})
+	}
+}

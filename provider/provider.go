@@ -75,8 +75,8 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.AddAttributeError(path.Root("ownership_messages"), "Invalid ownership_messages", err.Error())
 		return
 	}
-	resp.ResourceData = &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity}
-	resp.DataSourceData = p.clients
+	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity}
+	resp.ResourceData, resp.DataSourceData = data, data
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {

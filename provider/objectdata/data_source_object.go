@@ -22,6 +22,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 )
 
 // redacted replaces Secret values in the outputs that are not sensitive.
@@ -76,12 +77,12 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 	if req.ProviderData == nil {
 		return
 	}
-	clients, ok := req.ProviderData.(*connection.Cache)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *connection.Cache, got %T", req.ProviderData))
+	data, err := providerdata.From(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
 		return
 	}
-	d.clients = clients
+	d.clients = data.Clients
 }
 
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -5,7 +5,6 @@ package yamlscoped
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -16,6 +15,7 @@ import (
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -87,12 +87,12 @@ func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureReques
 	if req.ProviderData == nil {
 		return
 	}
-	clients, ok := req.ProviderData.(*connection.Cache)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *connection.Cache, got %T", req.ProviderData))
+	data, err := providerdata.From(req.ProviderData)
+	if err != nil {
+		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
 		return
 	}
-	d.clients = clients
+	d.clients = data.Clients
 }
 
 func (d *DataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {

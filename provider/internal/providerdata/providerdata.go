@@ -9,7 +9,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 )
 
-// Data is passed as ResourceData.
+// Data is passed as ResourceData and DataSourceData.
 type Data struct {
 	Clients           *connection.Cache
 	OwnershipMessages ownership.Verbosity

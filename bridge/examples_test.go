@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
@@ -17,10 +16,10 @@ import (
 
 func TestMain(m *testing.M) { localcluster.Main(m) }
 
-// TestExamples runs each language's quickstart (examples/pulumi-<language>)
-// through a ConfigMap's life: create, preview and apply a change of its data,
-// refresh, destroy, and checks the ConfigMap in the cluster after every step.
-// Run one language with -run 'TestExamples/<language>'.
+// TestExamples runs each language's quickstart (examples/pulumi-<language>: a
+// namespace and a ConfigMap "greeting" in it) through the ConfigMap's life:
+// create, preview and apply a change of its data, refresh, destroy, and checks
+// the cluster after every step. Run one language with -run 'TestExamples/<language>'.
 func TestExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the provider plugin and runs pulumi: not in -short")
@@ -35,59 +34,68 @@ func TestExamples(t *testing.T) {
 	}
 	for _, lang := range pulumitest.Languages {
 		t.Run(string(lang), func(t *testing.T) {
-			testConfigMapLifecycle(t, lang, contexts[lang])
+			testQuickstart(t, lang, contexts[lang])
 		})
 	}
 }
 
-func testConfigMapLifecycle(t *testing.T, lang pulumitest.Language, kubeContext string) {
+func testQuickstart(t *testing.T, lang pulumitest.Language, kubeContext string) {
 	cluster := localcluster.Shared(t)
 	cs, err := kubernetes.NewForConfig(cluster.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	stack := pulumitest.New(t, lang)
-	name := fmt.Sprintf("pulumi-%s-%s", lang, stack.Name())
-	const namespace = "default"
+	namespace := fmt.Sprintf("pulumi-%s-%s", lang, stack.Name())
+	const name = "greeting"
 
-	// Create.
+	// Create. The counts of changes include the stack itself.
 	res := stack.Run(pulumitest.Up, pulumitest.Config{
 		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
 		"context":        pulumitest.Plain(kubeContext),
 		"namespace":      pulumitest.Plain(namespace),
-		"name":           pulumitest.Plain(name),
-		"message":        pulumitest.Plain("first"),
+		"greeting":       pulumitest.Plain("first"),
 	})
-	expectChanges(t, res, map[string]int{"create": 2}) // the stack and the ConfigMap
-	if got, want := res.Outputs["object"], namespace+"/"+name; got != want {
-		t.Errorf("output object = %v, want %q", got, want)
+	expectChanges(t, res, map[string]int{"create": 3})
+	if got, want := res.Outputs["configmap"], namespace+"/"+name; got != want {
+		t.Errorf("output configmap = %v, want %q", got, want)
+	}
+	ns, err := cs.CoreV1().Namespaces().Get(context.Background(), namespace, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("namespace %s: %v", namespace, err)
 	}
 	created := getConfigMap(t, cs, namespace, name)
-	expectMessage(t, created, "first")
+	expectGreeting(t, created, "first")
 
 	// Preview a change of the data: an in-place update, and nothing applied yet.
-	res = stack.Run(pulumitest.Preview, pulumitest.Config{"message": pulumitest.Plain("second")})
-	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
-	expectMessage(t, getConfigMap(t, cs, namespace, name), "first")
+	res = stack.Run(pulumitest.Preview, pulumitest.Config{"greeting": pulumitest.Plain("second")})
+	expectChanges(t, res, map[string]int{"same": 2, "update": 1})
+	expectGreeting(t, getConfigMap(t, cs, namespace, name), "first")
 
 	// Update: same object (UID), new data.
 	res = stack.Run(pulumitest.Up, nil)
-	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
+	expectChanges(t, res, map[string]int{"same": 2, "update": 1})
 	updated := getConfigMap(t, cs, namespace, name)
-	expectMessage(t, updated, "second")
+	expectGreeting(t, updated, "second")
 	if updated.UID != created.UID {
 		t.Errorf("the update replaced the ConfigMap: UID %s, was %s", updated.UID, created.UID)
 	}
 
-	// Refresh reads the object back and finds nothing to change.
+	// Refresh reads the objects back and finds nothing to change.
 	res = stack.Run(pulumitest.Refresh, nil)
-	expectChanges(t, res, map[string]int{"same": 2})
-	expectMessage(t, getConfigMap(t, cs, namespace, name), "second")
+	expectChanges(t, res, map[string]int{"same": 3})
+	expectGreeting(t, getConfigMap(t, cs, namespace, name), "second")
 
-	// Destroy.
+	// Destroy: both objects are gone when it returns.
 	res = stack.Run(pulumitest.Destroy, nil)
-	expectChanges(t, res, map[string]int{"delete": 2})
-	expectGone(t, cs, namespace, name, updated.UID)
+	expectChanges(t, res, map[string]int{"delete": 3})
+	_, err = cs.CoreV1().ConfigMaps(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	expectGone(t, "ConfigMap "+namespace+"/"+name, err)
+	got, err := cs.CoreV1().Namespaces().Get(context.Background(), namespace, metav1.GetOptions{})
+	if err == nil && got.UID != ns.UID {
+		t.Fatalf("namespace %s was recreated after destroy", namespace)
+	}
+	expectGone(t, "namespace "+namespace, err)
 }
 
 func expectChanges(t *testing.T, res pulumitest.Result, want map[string]int) {
@@ -113,25 +121,22 @@ func getConfigMap(t *testing.T, cs kubernetes.Interface, namespace, name string)
 	return cm
 }
 
-func expectMessage(t *testing.T, cm *corev1.ConfigMap, want string) {
+func expectGreeting(t *testing.T, cm *corev1.ConfigMap, want string) {
 	t.Helper()
-	if got := cm.Data["message"]; got != want {
-		t.Fatalf("ConfigMap %s/%s data.message = %q, want %q", cm.Namespace, cm.Name, got, want)
+	if got := cm.Data["greeting"]; got != want {
+		t.Fatalf("ConfigMap %s/%s data.greeting = %q, want %q", cm.Namespace, cm.Name, got, want)
 	}
 }
 
-// expectGone checks that the ConfigMap is deleted; destroy waits for the
-// deletion, so it is gone at once.
-func expectGone(t *testing.T, cs kubernetes.Interface, namespace, name string, uid types.UID) {
+// expectGone checks the error of a Get after destroy: destroy waits for the
+// deletion, so the object is gone at once.
+func expectGone(t *testing.T, what string, err error) {
 	t.Helper()
-	cm, err := cs.CoreV1().ConfigMaps(namespace).Get(context.Background(), name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
-		t.Fatalf("ConfigMap %s/%s: %v", namespace, name, err)
-	case cm.UID == uid:
-		t.Fatalf("ConfigMap %s/%s still exists after destroy (deletionTimestamp %v)", namespace, name, cm.DeletionTimestamp)
+		t.Fatalf("%s: %v", what, err)
 	default:
-		t.Fatalf("ConfigMap %s/%s was recreated after destroy (UID %s, was %s)", namespace, name, cm.UID, uid)
+		t.Fatalf("%s still exists after destroy", what)
 	}
 }

@@ -19,8 +19,9 @@
 //     Preparation is skipped while its inputs are unchanged (stamps in
 //     .work/pulumi) and serialized across test processes with file locks.
 //
-// The tests need go, node/npm and python3 on PATH, and npm and PyPI reachable
-// the first time.
+// Environ gives tests that run pulumi on programs of their own the same
+// environment. The tests need go, node/npm and python3 on PATH, and npm and
+// PyPI reachable the first time.
 package pulumitest
 
 import (
@@ -123,8 +124,7 @@ func New(t testing.TB, lang Language) *Stack {
 		example: filepath.Join(repo, "examples", "pulumi-"+string(lang)),
 		dir:     t.TempDir(),
 	}
-	pluginDir, pulumiDir := prepareCommon(t, repo)
-	s.env = baseEnv(s.dir, pluginDir, pulumiDir)
+	s.env = Environ(t, s.dir)
 
 	switch lang {
 	case YAML:
@@ -314,8 +314,24 @@ func summaryChanges(path string) (map[string]int, error) {
 	return nil, fmt.Errorf("no summary event in %s", path)
 }
 
-// baseEnv is the environment of every pulumi process: inherited, minus any
-// Pulumi settings of the developer, plus a private backend and home.
+// Environ builds what every stack needs, once per test binary (the plugin from
+// this checkout, the pulumi CLI and its YAML language host), and returns the
+// environment that Stack runs pulumi with, for tests that run pulumi on
+// programs of their own: the inherited environment minus any Pulumi settings
+// of the developer and KUBECONFIG, with a private file:// backend and
+// PULUMI_HOME under dir, the plugin and then the CLI first on PATH, a config
+// passphrase, no update checks or plugin downloads, and PULUMI_DEBUG_COMMANDS
+// (for --event-log).
+func Environ(t testing.TB, dir string) []string {
+	t.Helper()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pluginDir, pulumiDir := prepareCommon(t, repo)
+	return baseEnv(dir, pluginDir, pulumiDir)
+}
+
 func baseEnv(dir, pluginDir, pulumiDir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {

@@ -1,6 +1,7 @@
-// Command k8sconnect-go is the k8sconnect quickstart for Pulumi in Go: one
-// ConfigMap, applied with Server-Side Apply. The program is in package
-// quickstart so that it can also run as an Automation API inline program.
+// Command k8sconnect-go is the k8sconnect quickstart for Pulumi in Go: a
+// namespace and a ConfigMap in it, applied with Server-Side Apply. The program
+// is in package quickstart so that it can also run as an Automation API inline
+// program.
 package main
 
 import (

@@ -1,4 +1,5 @@
-"""k8sconnect quickstart: one ConfigMap, applied with Server-Side Apply."""
+"""The quickstart of examples/terraform/quickstart: a namespace and a ConfigMap
+in it, applied with Server-Side Apply."""
 
 import json
 import os
@@ -16,29 +17,41 @@ kubeconfig_path = (
     or os.path.expanduser("~/.kube/config")
 )
 with open(kubeconfig_path, encoding="utf-8") as f:
-    kubeconfig = f.read()
-
-namespace = config.get("namespace") or "default"
-name = config.get("name") or "k8sconnect-quickstart"
-message = config.get("message") or "hello from k8sconnect"
-
-configmap = k8sconnect.KubernetesObject(
-    "configmap",
-    cluster_connection={
-        "kubeconfig": pulumi.Output.secret(kubeconfig),
+    cluster = {
+        "kubeconfig": pulumi.Output.secret(f.read()),
         "context": config.get("context"),
-    },
+    }
+namespace = config.get("namespace") or "k8sconnect-pulumi"
+# Change it and run `pulumi up` again to see an in-place update.
+greeting = config.get("greeting") or "hello"
+
+ns = k8sconnect.KubernetesObject(
+    "ns",
+    cluster_connection=cluster,
     yaml_body=f"""apiVersion: v1
-kind: ConfigMap
+kind: Namespace
 metadata:
-  name: {name}
-  namespace: {namespace}
-data:
-  message: {json.dumps(message)}
+  name: {namespace}
 """,
 )
 
+config_map = k8sconnect.KubernetesObject(
+    "configmap",
+    cluster_connection=cluster,
+    yaml_body=ns.resource_ref.name.apply(
+        lambda ns_name: f"""apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: greeting
+  namespace: {ns_name}
+data:
+  greeting: {json.dumps(greeting)}
+"""
+    ),
+)
+
+# Where the ConfigMap lives.
 pulumi.export(
-    "object",
-    pulumi.Output.concat(configmap.resource_ref.namespace, "/", configmap.resource_ref.name),
+    "configmap",
+    pulumi.Output.concat(config_map.resource_ref.namespace, "/", config_map.resource_ref.name),
 )

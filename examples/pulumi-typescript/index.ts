@@ -5,8 +5,9 @@ import * as path from "path";
 import * as k8sconnect from "@k8sconnect/k8sconnect";
 import * as pulumi from "@pulumi/pulumi";
 
-// The program is a function so that it runs the same under `pulumi up` and
-// as an Automation API inline program.
+// The quickstart of examples/terraform/quickstart: a namespace and a ConfigMap
+// in it. The program is a function so that it runs the same under `pulumi up`
+// and as an Automation API inline program.
 export = async () => {
     const config = new pulumi.Config();
 
@@ -14,28 +15,37 @@ export = async () => {
     // else ~/.kube/config) and optionally one of its contexts.
     const kubeconfigPath =
         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
-    const clusterConnection = {
+    const cluster = {
         kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
         context: config.get("context"),
     };
+    const namespace = config.get("namespace") ?? "k8sconnect-pulumi";
+    // Change it and run `pulumi up` again to see an in-place update.
+    const greeting = config.get("greeting") ?? "hello";
 
-    const namespace = config.get("namespace") ?? "default";
-    const name = config.get("name") ?? "k8sconnect-quickstart";
-    const message = config.get("message") ?? "hello from k8sconnect";
+    const ns = new k8sconnect.KubernetesObject("ns", {
+        clusterConnection: cluster,
+        yamlBody: `apiVersion: v1
+kind: Namespace
+metadata:
+  name: ${namespace}
+`,
+    });
 
     const configMap = new k8sconnect.KubernetesObject("configmap", {
-        clusterConnection,
-        yamlBody: `apiVersion: v1
+        clusterConnection: cluster,
+        yamlBody: pulumi.interpolate`apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: ${name}
-  namespace: ${namespace}
+  name: greeting
+  namespace: ${ns.resourceRef.name}
 data:
-  message: ${JSON.stringify(message)}
+  greeting: ${JSON.stringify(greeting)}
 `,
     });
 
     return {
-        object: pulumi.interpolate`${configMap.resourceRef.namespace}/${configMap.resourceRef.name}`,
+        // Where the ConfigMap lives.
+        configmap: pulumi.interpolate`${configMap.resourceRef.namespace}/${configMap.resourceRef.name}`,
     };
 };

@@ -1,5 +1,5 @@
-// Package quickstart is the k8sconnect quickstart program: one ConfigMap,
-// applied with Server-Side Apply.
+// Package quickstart is the quickstart of examples/terraform/quickstart: a
+// namespace and a ConfigMap in it, applied with Server-Side Apply.
 package quickstart
 
 import (
@@ -14,7 +14,8 @@ import (
 	"github.com/k8sconnect/k8sconnect/sdk/go/k8sconnect"
 )
 
-// Program creates the ConfigMap; the stack config says where and what.
+// Program creates the namespace and the ConfigMap; the stack config says where
+// and what.
 func Program(ctx *pulumi.Context) error {
 	cfg := config.New(ctx, "")
 
@@ -35,30 +36,43 @@ func Program(ctx *pulumi.Context) error {
 	if err != nil {
 		return err
 	}
+	cluster := &k8sconnect.KubernetesObjectClusterConnectionArgs{
+		Kubeconfig: pulumi.ToSecret(pulumi.String(kubeconfig)).(pulumi.StringOutput),
+		Context:    pulumi.StringPtrFromPtr(optional(cfg.Get("context"))),
+	}
+	namespace := orDefault(cfg.Get("namespace"), "k8sconnect-pulumi")
+	// Change it and run `pulumi up` again to see an in-place update.
+	greeting := orDefault(cfg.Get("greeting"), "hello")
 
-	namespace := orDefault(cfg.Get("namespace"), "default")
-	name := orDefault(cfg.Get("name"), "k8sconnect-quickstart")
-	message := orDefault(cfg.Get("message"), "hello from k8sconnect")
-
-	configMap, err := k8sconnect.NewKubernetesObject(ctx, "configmap", &k8sconnect.KubernetesObjectArgs{
-		ClusterConnection: &k8sconnect.KubernetesObjectClusterConnectionArgs{
-			Kubeconfig: pulumi.ToSecret(pulumi.String(kubeconfig)).(pulumi.StringOutput),
-			Context:    pulumi.StringPtrFromPtr(optional(cfg.Get("context"))),
-		},
+	ns, err := k8sconnect.NewKubernetesObject(ctx, "ns", &k8sconnect.KubernetesObjectArgs{
+		ClusterConnection: cluster,
 		YamlBody: pulumi.String(fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
+kind: Namespace
 metadata:
   name: %s
-  namespace: %s
-data:
-  message: %s
-`, name, namespace, strconv.Quote(message))),
+`, namespace)),
 	})
 	if err != nil {
 		return err
 	}
 
-	ctx.Export("object", pulumi.Sprintf("%s/%s",
+	configMap, err := k8sconnect.NewKubernetesObject(ctx, "configmap", &k8sconnect.KubernetesObjectArgs{
+		ClusterConnection: cluster,
+		YamlBody: pulumi.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: greeting
+  namespace: %s
+data:
+  greeting: %s
+`, ns.ResourceRef.Name().Elem(), strconv.Quote(greeting)),
+	})
+	if err != nil {
+		return err
+	}
+
+	// Where the ConfigMap lives.
+	ctx.Export("configmap", pulumi.Sprintf("%s/%s",
 		configMap.ResourceRef.Namespace().Elem(), configMap.ResourceRef.Name().Elem()))
 	return nil
 }

@@ -480,25 +480,27 @@ func TestPulumiCrash_createSecondStepFails(t *testing.T) {
 }
 
 // 3b. The second step lands but its response is lost for longer than the
-// retry window: the object has no marker any more and no state has it. The
-// re-run should adopt it; today it is refused.
+// retry window: the object has no marker any more and no state has it. Nothing
+// tells it from another configuration's object, so the re-run refuses it
+// (ADR 0001, "cases refused") and names the pulumi import that takes it over.
 func TestPulumiCrash_createSecondStepResponseLost(t *testing.T) {
-	if os.Getenv("K8SCONNECT_TEST_KNOWN_BUGS") == "" {
-		t.Skip("known provider gap: a create whose second step landed but whose response was lost leaves an " +
-			"unmarked object that the re-run refuses (K8SCONNECT_TEST_KNOWN_BUGS=1 runs this check)")
-	}
 	e := newPulumiCrash(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Cut})
 	e.mustFail(e.up("second step's response cut"), "up")
 	e.expectHits(f)
 	objs := e.objects()
-	uid := string(objs[e.name].UID)
-	t.Logf("after the failed run: annotations %v", objs[e.name].Annotations)
+	if _, ok := objs[e.name]; !ok {
+		t.Fatalf("the object is missing after the failed run: %v", objs)
+	}
 	e.expectInState(0)
 
 	f.Remove()
-	e.mustSucceed(e.up("recovering"), "up")
-	e.expectConverged(uid, "one")
+	r := e.up("refused")
+	e.mustFail(r, "up")
+	want := fmt.Sprintf("pulumi import k8sconnect:index/kubernetesObject:KubernetesObject <name> v1/ConfigMap/%s/%s", e.ns, e.name)
+	if !strings.Contains(strings.Join(strings.Fields(r.out), " "), want) {
+		t.Fatalf("the refusal does not name %q:\n%s", want, r.out)
+	}
 }
 
 // 4. pulumi, its language host and the provider plugin are killed (SIGKILL)

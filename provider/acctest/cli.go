@@ -139,6 +139,9 @@ func (w *Workdir) Plan() Result { return w.run("plan", "-input=false", "-json") 
 // Destroy runs destroy -auto-approve.
 func (w *Workdir) Destroy() Result { return w.run("destroy", "-auto-approve", "-input=false", "-json") }
 
+// SetEnv sets an environment variable for the commands this directory runs.
+func (w *Workdir) SetEnv(key, value string) { w.env = append(w.env, key+"="+value) }
+
 // Dir is the configuration directory.
 func (w *Workdir) Dir() string { return w.dir }
 

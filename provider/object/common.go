@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -166,27 +165,17 @@ func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity
 // that another resource in the same run is still creating.
 func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var applied *unstructured.Unstructured
-	var lastErr error
-	backoff := wait.Backoff{Duration: 250 * time.Millisecond, Factor: 1.6, Steps: 100, Cap: 4 * time.Second}
-	deadline := time.Now().Add(orderingTimeout)
-	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
-		applied, lastErr = ssa.Apply(ctx, c, obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
-		if lastErr == nil {
-			return true, nil
-		}
-		if (waitsForOrdering(lastErr) || transient(lastErr)) && time.Now().Before(deadline) {
-			return false, nil
-		}
-		return false, lastErr
+	err := retry(ctx, func(err error) bool { return waitsForOrdering(err) || transient(err) }, func(ctx context.Context) error {
+		var err error
+		applied, err = ssa.Apply(ctx, c, obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		return err
 	})
+	lastErr := err
 	if err == nil {
 		if applied.GetNamespace() != "" {
 			obj.SetNamespace(applied.GetNamespace())
 		}
 		return applied, nil
-	}
-	if lastErr == nil {
-		lastErr = err
 	}
 	id := manifest.IdentityOf(obj)
 	switch {
@@ -199,6 +188,27 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 			"k8sconnect_object) or fix metadata.namespace: %v", obj.GetNamespace(), orderingTimeout, lastErr)
 	}
 	return nil, fmt.Errorf("server-side apply of %s failed: %w", id, lastErr)
+}
+
+// retry calls f until it succeeds, fails in a way retryable rejects, or
+// orderingTimeout has passed, backing off from 250ms to at most 4s between
+// calls. It returns f's last error. (wait.ExponentialBackoff stops as soon as
+// its cap is reached, long before the timeout; hence this loop.)
+func retry(ctx context.Context, retryable func(error) bool, f func(context.Context) error) error {
+	deadline := time.Now().Add(orderingTimeout)
+	delay := 250 * time.Millisecond
+	for {
+		err := f(ctx)
+		if err == nil || !retryable(err) || time.Now().Add(delay).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(time.Duration(float64(delay)*1.6), 4*time.Second)
+	}
 }
 
 // waitsForOrdering: the kind is not served yet, or the namespace does not exist

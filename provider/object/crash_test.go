@@ -345,21 +345,12 @@ func TestAccCrash_createSecondStepFails(t *testing.T) {
 	e.expectConverged(uid, "one")
 }
 
-// knownBug skips a check of ADR 0001 that the provider does not meet yet,
-// unless K8SCONNECT_TEST_KNOWN_BUGS is set.
-func knownBug(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("K8SCONNECT_TEST_KNOWN_BUGS") == "" {
-		t.Skip("known provider gap: " + why + " (K8SCONNECT_TEST_KNOWN_BUGS=1 runs this check)")
-	}
-}
-
 // 3b. The second step lands but its response is lost for longer than the
 // retry window: the object carries no marker any more, and no state has it.
-// The re-run should adopt it; today it is refused as "managed by the
-// k8sconnect resource with id <the failed run's id>".
+// Nothing on the object tells it from another configuration's, so the re-run
+// refuses it (ADR 0001, "cases refused") and names the import that takes it
+// over; importing and applying converges on the same object.
 func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
-	knownBug(t, "a create whose second step landed but whose response was lost leaves an unmarked object that the re-run refuses")
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Cut})
 	r := e.timed("apply (second step's response cut)", e.w.Apply)
@@ -367,15 +358,24 @@ func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 	e.expectHits(f)
 	objs := e.objects()
 	uid := string(objs[e.name].UID)
-	t.Logf("after the failed run: annotations %v", objs[e.name].Annotations)
 	e.expectState()
 
 	f.Remove()
-	r = e.timed("apply (recovering)", e.w.Apply)
+	r = e.timed("apply (refused)", e.w.Apply)
+	e.mustFail(r, "apply")
+	importID := fmt.Sprintf("v1/ConfigMap/%s/%s", e.ns, e.name)
+	named := false
 	for _, d := range r.Diagnostics {
-		t.Logf("%s: %s: %s", d.Severity, d.Summary, d.Detail)
+		named = named || strings.Contains(strings.Join(strings.Fields(d.Detail), " "), "terraform import <address> "+importID)
 	}
-	e.mustSucceed(r, "apply")
+	if !named {
+		t.Fatalf("the refusal does not name the import command for %s: %+v", importID, r.Diagnostics)
+	}
+	e.w.SetEnv("KUBECONFIG", e.cluster.KubeconfigPath)
+	if r := e.w.Run("import", "-input=false", crashAddress, importID); r.Err != nil {
+		t.Fatalf("import failed: %v\n%s", r.Err, r.Output)
+	}
+	e.mustSucceed(e.timed("apply (after import)", e.w.Apply), "apply")
 	e.expectConverged(uid, "one")
 }
 
@@ -501,7 +501,6 @@ func TestAccCrash_transientFaultIsRetriedWithinTheRun(t *testing.T) {
 // ADR 0001 point 5: an outage shorter than the retry window (30 s) does not
 // fail the run. Here every apply is dropped for 15 s from the first one.
 func TestAccCrash_outageShorterThanTheRetryWindowIsAbsorbed(t *testing.T) {
-	knownBug(t, "applyWithOrdering gives up after about 6.6 s, not 30 s: its wait.Backoff's Cap sets Steps to 0")
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Drop})
 	go func() {

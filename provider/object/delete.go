@@ -72,7 +72,15 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	}
 	ri := c.Resource(mapping, id.Namespace)
 	propagation := metav1.DeletePropagationBackground
-	err = ri.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation})
+	// A delete is idempotent (an object already gone counts as deleted), so a
+	// request whose fate is unknown is sent again.
+	err = retry(ctx, transient, func(ctx context.Context) error {
+		err := ri.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

@@ -83,6 +83,14 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	}
 }
 
+// ImportID is the import id of an object read through the current context.
+func ImportID(id manifest.Identity) string {
+	if id.Namespace == "" {
+		return id.APIVersion + "/" + id.Kind + "/" + id.Name
+	}
+	return id.APIVersion + "/" + id.Kind + "/" + id.Namespace + "/" + id.Name
+}
+
 // ParseImportID splits an import id into its optional context and the object.
 func ParseImportID(s string) (kubeContext string, id manifest.Identity, err error) {
 	rest := s

@@ -153,9 +153,12 @@ func identityChanged(prev, next manifest.Identity, namespace types.String) bool 
 // belongs to someone else, or to another k8sconnect resource.
 func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error {
 	if owner := live.GetAnnotations()[annotationOwnedBy]; owner != "" {
-		return fmt.Errorf("%s already exists and is managed by the k8sconnect resource with id %s (annotation %s). "+
-			"Two resources must not manage one object: remove one of them, or move the resource in state "+
-			"(terraform state mv / pulumi state move) instead of declaring it twice", id, owner, annotationOwnedBy)
+		return fmt.Errorf("%[1]s already exists and carries the id %[2]s of another k8sconnect resource (annotation %[3]s), "+
+			"whose create finished. If two resources declare this object, remove one of them or move it in state "+
+			"(terraform state mv / pulumi state move). If it was left by an apply of this resource that failed while "+
+			"confirming the create, take it over with: terraform import <address> %[4]s (or: pulumi import "+
+			"k8sconnect:index/kubernetesObject:KubernetesObject <name> %[4]s)",
+			id, owner, annotationOwnedBy, ImportID(id))
 	}
 	return fmt.Errorf("%s already exists in the cluster and k8sconnect does not manage it. Delete it, or choose "+
 		"another name. To change a few fields of an object someone else manages, use k8sconnect_patch", id)

@@ -218,10 +218,12 @@ func TestPulumiOwnership_driftWarningInPreview(t *testing.T) {
 
 	e.scaleAs("horizontal-pod-autoscaler", 5)
 	// Without --refresh Pulumi diffs against its checkpoint, which still says
-	// 3: the provider's plan reads the object and warns, yet the preview
-	// counts no change (logged, not asserted).
+	// 3; the provider's plan reads the live object, so it both warns and
+	// plans the update that keeps the warning's promise.
 	plain, plainChanges := e.preview()
-	t.Logf("pulumi preview without --refresh: drift warning shown: %v, changes %v\n%s", strings.Contains(plain, "Drift"), plainChanges, plain)
+	if !strings.Contains(flat(plain), "spec.replicas: 5 -> 3 (changed by horizontal-pod-autoscaler)") || plainChanges["update"] != 1 {
+		t.Errorf("pulumi preview without --refresh: want the drift warning and one update, have %v:\n%s", plainChanges, plain)
+	}
 
 	out, changes := e.previewRefresh()
 	for _, want := range []string{
@@ -240,14 +242,10 @@ func TestPulumiOwnership_driftWarningInPreview(t *testing.T) {
 	}
 	t.Logf("pulumi preview --refresh output:\n%s", out)
 
-	// A preview's refresh is not saved: a plain up diffs against the
-	// checkpoint again (replicas 3), finds nothing to do and leaves 5. Up
-	// needs its own --refresh to see, and revert, the drift.
-	upOut := e.mustRun("up", "--yes", "--skip-preview")
-	t.Logf("replicas after a plain pulumi up = %d (its output warns of drift: %v)", e.replicas(), strings.Contains(upOut, "Drift"))
-	e.mustRun("up", "--yes", "--skip-preview", "--refresh")
+	// A plain up (no refresh) reverts the drift too.
+	e.mustRun("up", "--yes", "--skip-preview")
 	if got := e.replicas(); got != 3 {
-		t.Fatalf("replicas after up --refresh = %d, want 3 (the drift reverted)", got)
+		t.Fatalf("replicas after a plain pulumi up = %d, want 3 (the drift reverted)", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package object
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -15,8 +16,10 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -115,7 +118,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
 			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
 	}
-	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) {
+	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	} else {
 		plan.FieldOwnership = state.FieldOwnership
@@ -230,4 +233,19 @@ func idOrPlaceholder(id types.String) string {
 		return "planned"
 	}
 	return id.ValueString()
+}
+
+// liveDiffers reports whether the live values of our fields differ from what the
+// apply will set. Terraform refreshes state before planning, so the projection
+// diff shows this already; Pulumi plans against its last saved state unless
+// run with --refresh, and without this check would warn about drift and then
+// leave it in place.
+func (r *Resource) liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured,
+	ignore []objectpath.Path, planned projection.Projection) bool {
+	if live == nil {
+		return false
+	}
+	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
+	now, err := observe(live, prev, ignore)
+	return err == nil && !maps.Equal(now.Projection, planned)
 }

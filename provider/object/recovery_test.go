@@ -58,7 +58,7 @@ data: {greeting: theirs}
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{{
 			Config:      configMapConfig(conn, ns, name, "ours"),
-			ExpectError: regexp.MustCompile(`managed by the\s+k8sconnect resource with id fedcba9876543210`),
+			ExpectError: regexp.MustCompile(`carries the id\s+fedcba9876543210\s+of\s+another\s+k8sconnect\s+resource`),
 		}},
 	})
 	if err := configMapHas(t, ns, name, "greeting", "theirs")(nil); err != nil {

@@ -3,6 +3,7 @@ package patch
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -144,7 +146,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.ManagedFields = projectionValue(ctx, predicted, &resp.Diagnostics)
-	if !creating && plan.ManagedFields.Equal(state.ManagedFields) {
+	if !creating && plan.ManagedFields.Equal(state.ManagedFields) && !liveDiffers(ctx, req, live, manager, predicted) {
 		plan.FieldOwnership = state.FieldOwnership
 	}
 
@@ -233,4 +235,13 @@ func apiError(err error) string {
 		}
 	}
 	return b.String()
+}
+
+// liveDiffers reports whether the live values of the patched fields differ from
+// what the patch sets. Pulumi plans against its last saved state unless run with
+// --refresh; without this check it would warn about drift and leave it in place.
+func liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured, manager string, planned projection.Projection) bool {
+	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
+	now, err := projection.Observe(live, manager, prev, nil, nil)
+	return err == nil && !maps.Equal(now.Projection, planned)
 }

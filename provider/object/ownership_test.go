@@ -192,3 +192,44 @@ func TestAccOwnership_multiFieldAggregation(t *testing.T) {
 		}
 	}
 }
+
+// ownership_messages = "none" silences the warning; "full" adds the notes for
+// fields taken or released.
+func TestAccOwnership_verbositySetting(t *testing.T) {
+	t.Parallel()
+	ns, name, conn := acctest.Namespace(t), acctest.Name("cm"), acctest.Connection(t)
+	cfg := func(verbosity string, ignore ...string) string {
+		return fmt.Sprintf("provider \"k8sconnect\" {\n  ownership_messages = %q\n}\n", verbosity) +
+			configMapWithKeys(conn, ns, name, map[string]string{"a": "1", "b": "1"}, ignore...)
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(cfg("none"))
+	w.MustApply()
+	w.Cleanup()
+
+	acctest.PatchAs(t, "kubectl-edit", configMaps, ns, name, `{"data":{"a":"2"}}`)
+	r := w.Plan()
+	noWarnings(t, r)
+	if _, change, _ := r.Changes(); change != 1 {
+		t.Fatalf("with ownership_messages = none the drift must still be planned; changes = %d", change)
+	}
+
+	w.Write(cfg("full", "data.b"))
+	r = w.Plan()
+	if r.Err != nil {
+		t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+	}
+	summaries := map[string]bool{}
+	for _, d := range r.Warnings() {
+		summaries[d.Summary] = true
+	}
+	if !summaries["Drift: external changes will be reverted"] || !summaries["Note: ConfigMap "+ns+"/"+name+": k8sconnect releases data.b"] {
+		t.Fatalf("ownership_messages = full: want the drift warning and the release note, got %+v", r.Warnings())
+	}
+
+	w.Write(cfg("loud"))
+	if r := w.Plan(); r.Err == nil || !strings.Contains(r.Output, `ownership_messages must be`) {
+		t.Fatalf("an invalid ownership_messages must fail the plan:\n%s", r.Output)
+	}
+	w.Write(cfg("conflicts"))
+}

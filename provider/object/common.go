@@ -39,21 +39,7 @@ var pathConnection = path.Root("cluster_connection")
 
 // client returns the cached client for a cluster_connection value.
 func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
-	m, known, d := connection.FromObject(ctx, conn)
-	diags.Append(d...)
-	if diags.HasError() {
-		return nil, false
-	}
-	if !known {
-		diags.AddAttributeError(pathConnection, "Unknown cluster_connection", "cluster_connection is not known yet at apply time.")
-		return nil, false
-	}
-	c, err := r.clients.Client(ctx, m)
-	if err != nil {
-		diags.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
-		return nil, false
-	}
-	return c, true
+	return r.clients.ClientFor(ctx, conn, pathConnection, diags)
 }
 
 // desiredFromConfig is the object to apply: yaml_body without the ignored fields.

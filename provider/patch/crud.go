@@ -167,21 +167,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 }
 
 func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
-	m, known, d := connection.FromObject(ctx, conn)
-	diags.Append(d...)
-	if diags.HasError() {
-		return nil, false
-	}
-	if !known {
-		diags.AddAttributeError(path.Root("cluster_connection"), "Unknown cluster_connection", "cluster_connection is not known at apply time.")
-		return nil, false
-	}
-	c, err := r.clients.Client(ctx, m)
-	if err != nil {
-		diags.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
-		return nil, false
-	}
-	return c, true
+	return r.clients.ClientFor(ctx, conn, path.Root("cluster_connection"), diags)
 }
 
 func getTarget(ctx context.Context, c *connection.Client, target manifest.Identity) (*unstructured.Unstructured, error) {

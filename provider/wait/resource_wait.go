@@ -390,25 +390,7 @@ func namespaceFor(m *meta.RESTMapping, id manifest.Identity) string {
 }
 
 func (r *Resource) client(ctx context.Context, ref resourceref.Model, diags *diag.Diagnostics) (*connection.Client, bool) {
-	m, known, d := connection.FromObject(ctx, ref.ClusterConnection)
-	diags.Append(d...)
-	if diags.HasError() {
-		return nil, false
-	}
-	if !known {
-		diags.AddAttributeError(pathConnection, "Unknown cluster_connection", "resource_ref.cluster_connection is not known yet at apply time.")
-		return nil, false
-	}
-	if r.clients == nil {
-		diags.AddError("Provider not configured", "k8sconnect_wait has no client cache; this is a bug in the provider.")
-		return nil, false
-	}
-	c, err := r.clients.Client(ctx, m)
-	if err != nil {
-		diags.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
-		return nil, false
-	}
-	return c, true
+	return r.clients.ClientFor(ctx, ref.ClusterConnection, pathConnection, diags)
 }
 
 // statusOf is the status attribute of a field wait; null when the field is

@@ -9,6 +9,10 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -126,4 +130,29 @@ func parseProxyURL(s string) (func(*http.Request) (*url.URL, error), error) {
 		return nil, fmt.Errorf("cluster_connection.proxy_url scheme %q is not supported; use http, https or socks5", u.Scheme)
 	}
 	return http.ProxyURL(u), nil
+}
+
+// ClientFor is what a resource calls at apply or read time: the cached client
+// for a cluster_connection value, or false with an error on at (the attribute
+// that holds the connection) when it is unknown or invalid.
+func (c *Cache) ClientFor(ctx context.Context, conn types.Object, at path.Path, diags *diag.Diagnostics) (*Client, bool) {
+	m, known, d := FromObject(ctx, conn)
+	diags.Append(d...)
+	if diags.HasError() {
+		return nil, false
+	}
+	if !known {
+		diags.AddAttributeError(at, "Unknown cluster_connection", "The connection is not known yet at apply time.")
+		return nil, false
+	}
+	if c == nil {
+		diags.AddError("Provider not configured", "No client cache was configured; this is a bug in the provider.")
+		return nil, false
+	}
+	cl, err := c.Client(ctx, m)
+	if err != nil {
+		diags.AddAttributeError(at, "Invalid cluster_connection", err.Error())
+		return nil, false
+	}
+	return cl, true
 }

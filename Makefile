@@ -59,9 +59,10 @@ demo: tools build
 	pulumi up --yes --skip-preview --config-file $(DEMO)/Pulumi.demo.yaml && cd $(CURDIR) && \
 	echo "== what k8sconnect created (KUBECONFIG=$$kubeconfig)" && \
 	if command -v kubectl >/dev/null; then \
-		KUBECONFIG=$$kubeconfig kubectl get namespace k8sconnect-quickstart && \
-		KUBECONFIG=$$kubeconfig kubectl get configmaps -A -l '!kube-root-ca.crt' --field-selector metadata.namespace!=kube-system \
-			-o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,MANAGERS:.metadata.managedFields[*].manager; \
+		for ns in k8sconnect-quickstart k8sconnect-pulumi; do \
+			KUBECONFIG=$$kubeconfig kubectl get configmap greeting -n $$ns \
+				-o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,GREETING:.data.greeting,MANAGERS:.metadata.managedFields[*].manager; \
+		done; \
 	else terraform -chdir=examples/terraform/quickstart output -state=$(DEMO)/terraform.tfstate; fi
 
 ## test: everything CI runs. -count=1: the Go test cache cannot see the cluster, so a

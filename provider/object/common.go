@@ -22,10 +22,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
-// annotationOwnedBy carries the resource id on the object, so a second
-// configuration (or a second resource block) cannot silently adopt it, and
-// k8sconnect_patch can refuse to patch an object k8sconnect_object manages.
-const annotationOwnedBy = "k8sconnect.io/owned-by"
+const annotationOwnedBy = ssa.AnnotationOwnedBy
 
 var annotationPath = objectpath.Path{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationOwnedBy)}
 

@@ -16,15 +16,9 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	ktypes "k8s.io/apimachinery/pkg/types"
 )
-
-// objectAnnotationOwnedBy is the annotation k8sconnect_object puts on the
-// objects it manages (see package object).
-const objectAnnotationOwnedBy = "k8sconnect.io/owned-by"
-
-// objectFieldManager is the field manager of k8sconnect_object.
-const objectFieldManager = "k8sconnect"
 
 // send sends the patch to the target under manager; with dryRun the server
 // computes the result without storing it, for every patch type.
@@ -92,9 +86,9 @@ func checkTargetMetadata(ct *content, target manifest.Identity) error {
 // selfPatchError refuses to patch an object that k8sconnect_object manages:
 // two resources of one configuration would fight over it.
 func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) error {
-	managedByObject := live.GetAnnotations()[objectAnnotationOwnedBy] != ""
+	managedByObject := live.GetAnnotations()[ssa.AnnotationOwnedBy] != ""
 	for _, e := range live.GetManagedFields() {
-		if e.Manager == objectFieldManager {
+		if e.Manager == ssa.FieldManager {
 			managedByObject = true
 		}
 	}
@@ -103,7 +97,7 @@ func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) e
 	}
 	return fmt.Errorf("%s is managed by a k8sconnect_object (annotation %s or field manager %q). "+
 		"k8sconnect_patch is for objects something else manages. Change the k8sconnect_object's yaml_body instead, "+
-		"or list the fields another controller should own in its ignore_fields", target, objectAnnotationOwnedBy, objectFieldManager)
+		"or list the fields another controller should own in its ignore_fields", target, ssa.AnnotationOwnedBy, ssa.FieldManager)
 }
 
 // rivalPatches finds other k8sconnect patches that own fields this one takes.

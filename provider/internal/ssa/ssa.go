@@ -18,6 +18,11 @@ import (
 // FieldManager is the manager name k8sconnect_object applies under.
 const FieldManager = "k8sconnect"
 
+// AnnotationOwnedBy carries a k8sconnect_object's resource id on its object, so
+// a second configuration cannot silently adopt it and k8sconnect_patch can
+// refuse to patch it.
+const AnnotationOwnedBy = "k8sconnect.io/owned-by"
+
 // Options control one apply.
 type Options struct {
 	FieldManager string

@@ -122,7 +122,9 @@ func preparePython(t testing.TB, repo string) string {
 		return python, withLock(repo, "python", func() error {
 			inputs := ""
 			for _, dir := range []string{filepath.Join(repo, "sdk", "python"), example, filepath.Dir(constraints)} {
-				s, err := stamp(dir, []string{".venv", "build", "dist", "__pycache__"})
+				// scenarios/ are programs the driver runs from source: the
+				// virtualenv does not depend on them.
+				s, err := stamp(dir, []string{".venv", "build", "dist", "__pycache__", "scenarios"})
 				if err != nil {
 					return err
 				}

@@ -102,6 +102,7 @@ type Stack struct {
 	lang     Language
 	name     string
 	example  string   // the example directory
+	scenario string   // the scenario program, or "" for the example's main program
 	dir      string   // scratch directory of this stack
 	env      []string // environment of every pulumi and driver process
 	driver   []string // command that runs one operation (Go, TypeScript, Python)
@@ -109,9 +110,20 @@ type Stack struct {
 }
 
 // New prepares lang (once per test binary) and returns a new, empty stack of
-// its example. If the test ends with resources still deployed, a destroy runs
-// in Cleanup.
+// its example's main program. If the test ends with resources still deployed,
+// a destroy runs in Cleanup.
 func New(t testing.TB, lang Language) *Stack {
+	t.Helper()
+	return NewScenario(t, lang, "")
+}
+
+// NewScenario is New for one of the example's scenario programs, which live
+// beside the main program: examples/pulumi-go/scenarios (registered by name in
+// scenarios.Programs), examples/pulumi-typescript/scenarios/<name>.ts,
+// examples/pulumi-python/scenarios/<name>.py and
+// examples/pulumi-yaml/scenarios/<name>/Pulumi.yaml. They share the main
+// program's project name, so the same config keys reach them.
+func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 	t.Helper()
 	repo, err := toolchain.RepoRoot()
 	if err != nil {
@@ -121,8 +133,12 @@ func New(t testing.TB, lang Language) *Stack {
 		t:       t,
 		lang:    lang,
 		name:    "test" + randomSuffix(),
-		example: filepath.Join(repo, "examples", "pulumi-"+string(lang)),
-		dir:     t.TempDir(),
+		example:  filepath.Join(repo, "examples", "pulumi-"+string(lang)),
+		scenario: scenario,
+		dir:      t.TempDir(),
+	}
+	if lang == YAML && scenario != "" {
+		s.example = filepath.Join(s.example, "scenarios", scenario)
 	}
 	s.env = Environ(t, s.dir)
 
@@ -140,34 +156,125 @@ func New(t testing.TB, lang Language) *Stack {
 		t.Fatalf("pulumitest: unknown language %q", lang)
 	}
 
-	t.Cleanup(func() {
+	s.destroyOnCleanup()
+	return s
+}
+
+func (s *Stack) destroyOnCleanup() {
+	s.t.Cleanup(func() {
 		if !s.deployed {
 			return
 		}
-		if _, err := s.run(Destroy, nil); err != nil {
-			t.Logf("pulumitest: cleanup destroy of %s stack %s failed: %v", lang, s.name, err)
+		if _, err := s.run(Destroy, nil, nil); err != nil {
+			s.t.Logf("pulumitest: cleanup destroy of %s failed: %v", s.program(), err)
 		}
 	})
+}
+
+// NewYAMLProgram is New for a YAML program the test writes itself: source is
+// the whole Pulumi.yaml.
+func NewYAMLProgram(t testing.TB, source string) *Stack {
+	t.Helper()
+	s := &Stack{t: t, lang: YAML, name: "test" + randomSuffix(), scenario: "(the test's own program)", dir: t.TempDir()}
+	s.env = Environ(t, s.dir)
+	s.WriteYAML(source)
+	if out, err := execIn(s.dir, s.env, "pulumi", "stack", "init", s.name, "--non-interactive"); err != nil {
+		t.Fatalf("pulumi stack init: %v\n%s", err, out)
+	}
+	s.destroyOnCleanup()
 	return s
+}
+
+// WriteYAML replaces the program of a stack made by NewYAMLProgram.
+func (s *Stack) WriteYAML(source string) {
+	s.t.Helper()
+	if s.lang != YAML || s.example != "" {
+		s.t.Fatalf("pulumitest: WriteYAML is for stacks made by NewYAMLProgram")
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "Pulumi.yaml"), []byte(source), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// Resources are the types and names of the resources in the stack's state
+// (`pulumi stack export`), the stack itself and providers left out, and the
+// number of operations the engine left pending.
+func (s *Stack) Resources() (resources []string, pending int) {
+	s.t.Helper()
+	dir := s.dir
+	if s.lang != YAML {
+		dir = filepath.Join(s.dir, "workspace") // where the driver's workspace keeps Pulumi.yaml
+	}
+	out, err := execIn(dir, s.env, "pulumi", "stack", "export", "--stack", s.name)
+	if err != nil {
+		s.t.Fatalf("pulumi stack export: %v\n%s", err, out)
+	}
+	var export struct {
+		Deployment struct {
+			Resources []struct {
+				URN  string `json:"urn"`
+				Type string `json:"type"`
+			} `json:"resources"`
+			Pending []json.RawMessage `json:"pending_operations"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &export); err != nil {
+		s.t.Fatalf("pulumi stack export: %v\n%s", err, out)
+	}
+	for _, r := range export.Deployment.Resources {
+		if r.Type == "pulumi:pulumi:Stack" || strings.HasPrefix(r.Type, "pulumi:providers:") {
+			continue
+		}
+		resources = append(resources, r.Type+" "+r.URN[strings.LastIndex(r.URN, "::")+2:])
+	}
+	return resources, len(export.Deployment.Pending)
 }
 
 // Name is the stack's name.
 func (s *Stack) Name() string { return s.name }
 
+// Flag changes how an operation runs.
+type Flag string
+
+// RefreshFirst makes a preview or an up refresh the stack's resources from
+// the cluster first (`--refresh`), so a change made by someone else is seen.
+const RefreshFirst Flag = "--refresh"
+
 // Run sets cfg (on top of what earlier runs set) and runs op, failing the test
 // if the operation fails.
-func (s *Stack) Run(op Operation, cfg Config) Result {
+func (s *Stack) Run(op Operation, cfg Config, flags ...Flag) Result {
 	s.t.Helper()
-	begin := time.Now()
-	res, err := s.run(op, cfg)
+	res, err := s.Try(op, cfg, flags...)
 	if err != nil {
-		s.t.Fatalf("pulumi %s of the %s example failed: %v", op, s.lang, err)
+		s.t.Fatalf("pulumi %s of %s failed: %v", op, s.program(), err)
 	}
-	s.t.Logf("pulumi %s (%s): %v in %s", op, s.lang, res.Changes, time.Since(begin).Round(100*time.Millisecond))
 	return res
 }
 
-func (s *Stack) run(op Operation, cfg Config) (Result, error) {
+// Try is Run for an operation that may fail: the error (with the engine's
+// output) is returned, and Result.Log holds the output either way.
+func (s *Stack) Try(op Operation, cfg Config, flags ...Flag) (Result, error) {
+	s.t.Helper()
+	begin := time.Now()
+	res, err := s.run(op, cfg, flags)
+	outcome := fmt.Sprint(res.Changes)
+	if err != nil {
+		outcome = "failed"
+	}
+	s.t.Logf("pulumi %s %v (%s): %s in %s", op, flags, s.program(), outcome, time.Since(begin).Round(100*time.Millisecond))
+	return res, err
+}
+
+// program names the program for messages: "the go example" or "the go
+// scenario patch-json".
+func (s *Stack) program() string {
+	if s.scenario == "" {
+		return "the " + string(s.lang) + " example"
+	}
+	return "the " + string(s.lang) + " scenario " + s.scenario
+}
+
+func (s *Stack) run(op Operation, cfg Config, flags []Flag) (Result, error) {
 	switch op {
 	case Up:
 		s.deployed = true
@@ -177,10 +284,15 @@ func (s *Stack) run(op Operation, cfg Config) (Result, error) {
 	}
 	var res Result
 	var err error
+	for _, f := range flags {
+		if f == RefreshFirst && op != Up && op != Preview {
+			return Result{}, fmt.Errorf("%s applies to up and preview, not %s", f, op)
+		}
+	}
 	if s.lang == YAML {
-		res, err = s.runCLI(op, cfg)
+		res, err = s.runCLI(op, cfg, flags)
 	} else {
-		res, err = s.runDriver(op, cfg)
+		res, err = s.runDriver(op, cfg, flags)
 	}
 	if err == nil && op == Destroy {
 		s.deployed = false
@@ -189,7 +301,7 @@ func (s *Stack) run(op Operation, cfg Config) (Result, error) {
 }
 
 // runDriver runs one operation through the language's Automation API driver.
-func (s *Stack) runDriver(op Operation, cfg Config) (Result, error) {
+func (s *Stack) runDriver(op Operation, cfg Config, flags []Flag) (Result, error) {
 	if cfg == nil {
 		cfg = Config{}
 	}
@@ -206,8 +318,12 @@ func (s *Stack) runDriver(op Operation, cfg Config) (Result, error) {
 		"K8SCONNECT_PULUMI_WORKDIR="+workspace,
 		"K8SCONNECT_PULUMI_STACK="+s.name,
 		"K8SCONNECT_PULUMI_CONFIG="+string(cfgJSON),
+		"K8SCONNECT_PULUMI_PROGRAM="+s.scenario,
 	)
 	args := append(append([]string(nil), s.driver[1:]...), string(op))
+	for _, f := range flags {
+		args = append(args, string(f))
+	}
 	out, err := execIn(s.dir, env, s.driver[0], args...)
 	if err != nil {
 		return Result{Operation: op, Log: out}, fmt.Errorf("%w\n%s", err, out)
@@ -254,7 +370,7 @@ func (s *Stack) linkYAMLProject(t testing.TB) {
 }
 
 // runCLI runs one operation of the YAML example with the pulumi CLI.
-func (s *Stack) runCLI(op Operation, cfg Config) (Result, error) {
+func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 	if len(cfg) > 0 {
 		args := []string{"config", "set-all", "--stack", s.name}
 		for _, k := range sortedKeys(cfg) {
@@ -273,6 +389,9 @@ func (s *Stack) runCLI(op Operation, cfg Config) (Result, error) {
 	args := []string{string(op), "--stack", s.name, "--non-interactive", "--event-log", events}
 	if op != Preview {
 		args = append(args, "--yes", "--skip-preview")
+	}
+	for _, f := range flags {
+		args = append(args, string(f))
 	}
 	out, err := execIn(s.dir, s.env, "pulumi", args...)
 	res := Result{Operation: op, Log: out}

@@ -1,5 +1,6 @@
-// Command go runs examples/pulumi-go as an Automation API inline program, one
-// operation per run. See ../README.md for the interface.
+// Command go runs a program of examples/pulumi-go (the quickstart, or one of
+// its scenarios) as an Automation API inline program, one operation per run.
+// See ../README.md for the interface.
 package main
 
 import (
@@ -15,8 +16,10 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optrefresh"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/k8sconnect/k8sconnect/examples/pulumi-go/quickstart"
+	"github.com/k8sconnect/k8sconnect/examples/pulumi-go/scenarios"
 )
 
 const resultPrefix = "k8sconnect-result: "
@@ -35,10 +38,19 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	if len(os.Args) != 2 {
-		return fmt.Errorf("usage: %s up|preview|refresh|destroy", os.Args[0])
+	if len(os.Args) < 2 || len(os.Args) > 3 || (len(os.Args) == 3 && os.Args[2] != "--refresh") {
+		return fmt.Errorf("usage: %s up|preview|refresh|destroy [--refresh]", os.Args[0])
 	}
 	operation := os.Args[1]
+	refreshFirst := len(os.Args) == 3
+	program := pulumi.RunFunc(quickstart.Program)
+	if name := os.Getenv("K8SCONNECT_PULUMI_PROGRAM"); name != "" {
+		p, ok := scenarios.Programs[name]
+		if !ok {
+			return fmt.Errorf("K8SCONNECT_PULUMI_PROGRAM: no scenario %q in examples/pulumi-go/scenarios", name)
+		}
+		program = p
+	}
 
 	exampleDir := os.Getenv("K8SCONNECT_PULUMI_EXAMPLE")
 	if exampleDir == "" {
@@ -63,7 +75,7 @@ func run(ctx context.Context) error {
 	if dir := os.Getenv("K8SCONNECT_PULUMI_WORKDIR"); dir != "" {
 		opts = append(opts, auto.WorkDir(dir))
 	}
-	stack, err := auto.UpsertStackInlineSource(ctx, stackName, project, quickstart.Program, opts...)
+	stack, err := auto.UpsertStackInlineSource(ctx, stackName, project, program, opts...)
 	if err != nil {
 		return err
 	}
@@ -85,7 +97,11 @@ func run(ctx context.Context) error {
 	res := result{Operation: operation, Changes: map[string]int{}, Outputs: map[string]any{}}
 	switch operation {
 	case "up":
-		r, err := stack.Up(ctx, optup.ProgressStreams(os.Stdout))
+		opts := []optup.Option{optup.ProgressStreams(os.Stdout)}
+		if refreshFirst {
+			opts = append(opts, optup.Refresh())
+		}
+		r, err := stack.Up(ctx, opts...)
 		if err != nil {
 			return err
 		}
@@ -94,7 +110,11 @@ func run(ctx context.Context) error {
 			res.Outputs[k] = o.Value
 		}
 	case "preview":
-		r, err := stack.Preview(ctx, optpreview.ProgressStreams(os.Stdout))
+		opts := []optpreview.Option{optpreview.ProgressStreams(os.Stdout)}
+		if refreshFirst {
+			opts = append(opts, optpreview.Refresh())
+		}
+		r, err := stack.Preview(ctx, opts...)
 		if err != nil {
 			return err
 		}

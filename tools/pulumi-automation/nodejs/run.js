@@ -1,5 +1,6 @@
-// Runs examples/pulumi-typescript as an Automation API inline program, one
-// operation per run. See ../README.md for the interface.
+// Runs a program of examples/pulumi-typescript (index.ts, or one of its
+// scenarios/*.ts) as an Automation API inline program, one operation per run.
+// See ../README.md for the interface.
 "use strict";
 
 const fs = require("fs");
@@ -8,10 +9,11 @@ const path = require("path");
 const resultPrefix = "k8sconnect-result: ";
 
 async function main() {
-    const operation = process.argv[2];
-    if (!["up", "preview", "refresh", "destroy"].includes(operation)) {
-        throw new Error(`usage: run.js up|preview|refresh|destroy (got ${operation})`);
+    const [operation, flag, ...rest] = process.argv.slice(2);
+    if (!["up", "preview", "refresh", "destroy"].includes(operation) || (flag && flag !== "--refresh") || rest.length) {
+        throw new Error(`usage: run.js up|preview|refresh|destroy [--refresh] (got ${process.argv.slice(2).join(" ")})`);
     }
+    const refresh = flag === "--refresh";
     const exampleDir = path.resolve(
         process.env.K8SCONNECT_PULUMI_EXAMPLE || path.join(__dirname, "..", "..", "..", "examples", "pulumi-typescript"),
     );
@@ -22,7 +24,8 @@ async function main() {
     // The example's own @pulumi/pulumi: the program and the SDK must share one
     // copy of the runtime.
     const { LocalWorkspace } = require(require.resolve("@pulumi/pulumi/automation", { paths: [exampleDir] }));
-    const program = require(path.join(exampleDir, "bin", "index.js"));
+    const scenario = process.env.K8SCONNECT_PULUMI_PROGRAM;
+    const program = require(path.join(exampleDir, "bin", ...(scenario ? ["scenarios", `${scenario}.js`] : ["index.js"])));
     const projectName = projectNameOf(exampleDir);
 
     const stack = await LocalWorkspace.createOrSelectStack(
@@ -39,13 +42,13 @@ async function main() {
     const result = { operation, changes: {}, outputs: {} };
     switch (operation) {
         case "up": {
-            const r = await stack.up({ onOutput });
+            const r = await stack.up({ onOutput, refresh });
             result.changes = r.summary.resourceChanges || {};
             for (const [k, o] of Object.entries(r.outputs)) result.outputs[k] = o.value;
             break;
         }
         case "preview": {
-            const r = await stack.preview({ onOutput });
+            const r = await stack.preview({ onOutput, refresh });
             result.changes = r.changeSummary || {};
             break;
         }

@@ -1,5 +1,6 @@
-"""Runs examples/pulumi-python as an Automation API inline program, one
-operation per run. See ../README.md for the interface."""
+"""Runs a program of examples/pulumi-python (__main__.py, or one of its
+scenarios/*.py) as an Automation API inline program, one operation per run.
+See ../README.md for the interface."""
 
 import json
 import os
@@ -13,9 +14,11 @@ RESULT_PREFIX = "k8sconnect-result: "
 
 
 def main() -> None:
-    operation = sys.argv[1] if len(sys.argv) > 1 else ""
-    if operation not in ("up", "preview", "refresh", "destroy"):
-        sys.exit(f"usage: run.py up|preview|refresh|destroy (got {operation!r})")
+    args = sys.argv[1:]
+    operation = args[0] if args else ""
+    if operation not in ("up", "preview", "refresh", "destroy") or args[1:] not in ([], ["--refresh"]):
+        sys.exit(f"usage: run.py up|preview|refresh|destroy [--refresh] (got {' '.join(args)!r})")
+    refresh = args[1:] == ["--refresh"]
     example_dir = os.path.abspath(
         os.environ.get("K8SCONNECT_PULUMI_EXAMPLE")
         or os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "pulumi-python")
@@ -24,10 +27,12 @@ def main() -> None:
     config = json.loads(os.environ.get("K8SCONNECT_PULUMI_CONFIG") or "{}") or {}
     work_dir = os.environ.get("K8SCONNECT_PULUMI_WORKDIR") or None
     project_name = project_name_of(example_dir)
+    scenario = os.environ.get("K8SCONNECT_PULUMI_PROGRAM")
+    source = os.path.join(example_dir, "scenarios", scenario + ".py") if scenario else os.path.join(example_dir, "__main__.py")
 
     def program() -> None:
-        # The example exactly as `pulumi up` would run it.
-        runpy.run_path(os.path.join(example_dir, "__main__.py"), run_name="__main__")
+        # The program exactly as `pulumi up` would run it.
+        runpy.run_path(source, run_name="__main__")
 
     stack = auto.create_or_select_stack(
         stack_name=stack_name,
@@ -51,11 +56,11 @@ def main() -> None:
 
     result = {"operation": operation, "changes": {}, "outputs": {}}
     if operation == "up":
-        r = stack.up(on_output=on_output)
+        r = stack.up(on_output=on_output, refresh=refresh)
         result["changes"] = r.summary.resource_changes or {}
         result["outputs"] = {k: o.value for k, o in r.outputs.items()}
     elif operation == "preview":
-        r = stack.preview(on_output=on_output)
+        r = stack.preview(on_output=on_output, refresh=refresh)
         result["changes"] = {str(k): v for k, v in (r.change_summary or {}).items()}
     elif operation == "refresh":
         r = stack.refresh(on_output=on_output)

@@ -1,0 +1,96 @@
+package bridge_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+)
+
+// The data sources are functions in the SDKs. The "manifests" scenario of
+// TypeScript and Python splits the multi-document file of yaml_scoped's
+// Terraform tests (written out of order: namespaced objects before their
+// Namespace, a custom resource before its CRD) and applies it CRDs first;
+// the same file reordered previews no change.
+func TestPulumiYAMLScoped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+	for _, lang := range []pulumitest.Language{pulumitest.TypeScript, pulumitest.Python} {
+		t.Run(string(lang), func(t *testing.T) {
+			t.Parallel()
+			testManifests(t, lang)
+		})
+	}
+}
+
+func testManifests(t *testing.T, lang pulumitest.Language) {
+	cluster := localcluster.Shared(t)
+	dyn, err := dynamic.NewForConfig(cluster.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := pulumitest.NewScenario(t, lang, "manifests")
+	namespace := "manifests-" + stack.Name()
+	// One CRD group per language, so the languages' runs never share an object.
+	group := string(lang) + ".yamlscoped.k8sconnect.test"
+	shelves := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "shelves"}
+
+	render := func(file string) string {
+		repo, err := toolchain.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(repo, "provider", "yamlscoped", "testdata", "scoped", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(b), "${namespace}", namespace)
+		s = strings.ReplaceAll(s, "yamlscoped.k8sconnect.test", group)
+		out := filepath.Join(t.TempDir(), strings.TrimSuffix(file, ".tftpl"))
+		if err := os.WriteFile(out, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	res := stack.Run(pulumitest.Up, pulumitest.Config{
+		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
+		"context":        pulumitest.Plain(localcluster.TokenContext),
+		"manifests":      pulumitest.Plain(render("app.yaml.tftpl")),
+	})
+	// CRD, Shelf, Namespace, ConfigMap, ServiceAccount, and the stack.
+	expectChanges(t, res, map[string]int{"create": 6})
+	if got := res.Outputs["applied"]; got != float64(5) {
+		t.Errorf("output applied = %v, want 5", got)
+	}
+	ctx := context.Background()
+	_, err = dyn.Resource(shelves).Get(ctx, namespace, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the cluster-scoped Shelf %s: %v", namespace, err)
+	}
+	for _, r := range []schema.GroupVersionResource{{Version: "v1", Resource: "configmaps"}, {Version: "v1", Resource: "serviceaccounts"}} {
+		name := map[string]string{"configmaps": "settings", "serviceaccounts": "reader"}[r.Resource]
+		if _, err := dyn.Resource(r).Namespace(namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			t.Fatalf("%s %s/%s: %v", r.Resource, namespace, name, err)
+		}
+	}
+
+	// The same documents in another order: same keys, so nothing to do.
+	res = stack.Run(pulumitest.Preview, pulumitest.Config{"manifests": pulumitest.Plain(render("reordered.yaml.tftpl"))})
+	expectChanges(t, res, map[string]int{"same": 6})
+
+	res = stack.Run(pulumitest.Destroy, nil)
+	expectChanges(t, res, map[string]int{"delete": 6})
+	_, err = dyn.Resource(shelves).Get(ctx, namespace, metav1.GetOptions{})
+	expectGone(t, "Shelf "+namespace, err)
+}

@@ -1,0 +1,45 @@
+"""Applies a multi-document YAML file (config `manifests`) the way Kubernetes
+needs it: CRDs first, then cluster-scoped objects (Namespaces, custom
+resources of those CRDs), then namespaced objects. get_yaml_scoped splits the
+file and keys every document by <group>/<Kind>/[<namespace>/]<name>, so the
+resource names, and with them the stack, do not change when the documents are
+reordered."""
+
+import os
+
+import pulumi
+import pulumi_k8sconnect as k8sconnect
+
+config = pulumi.Config()
+kubeconfig_path = (
+    config.get("kubeconfigPath")
+    or os.environ.get("KUBECONFIG")
+    or os.path.expanduser("~/.kube/config")
+)
+with open(kubeconfig_path, encoding="utf-8") as f:
+    cluster = {
+        "kubeconfig": pulumi.Output.secret(f.read()),
+        "context": config.get("context"),
+    }
+
+with open(config.require("manifests"), encoding="utf-8") as f:
+    scoped = k8sconnect.get_yaml_scoped(content=f.read())
+
+
+def apply(manifests: dict, after: list) -> list:
+    return [
+        k8sconnect.KubernetesObject(
+            key,
+            cluster_connection=cluster,
+            yaml_body=body,
+            opts=pulumi.ResourceOptions(depends_on=after),
+        )
+        for key, body in manifests.items()
+    ]
+
+
+crds = apply(scoped.crds, [])
+cluster_scoped = apply(scoped.cluster_scoped, crds)
+namespaced = apply(scoped.namespaced, cluster_scoped)
+
+pulumi.export("applied", len(crds) + len(cluster_scoped) + len(namespaced))

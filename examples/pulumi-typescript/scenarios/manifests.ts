@@ -1,0 +1,37 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+import * as k8sconnect from "@k8sconnect/k8sconnect";
+import * as pulumi from "@pulumi/pulumi";
+
+// Applies a multi-document YAML file (config `manifests`) the way Kubernetes
+// needs it: CRDs first, then cluster-scoped objects (Namespaces, custom
+// resources of those CRDs), then namespaced objects. getYamlScoped splits the
+// file and keys every document by <group>/<Kind>/[<namespace>/]<name>, so the
+// resource names, and with them the stack, do not change when the documents
+// are reordered.
+export = async () => {
+    const config = new pulumi.Config();
+    const kubeconfigPath =
+        config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+    const cluster = {
+        kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
+        context: config.get("context"),
+    };
+
+    const scoped = await k8sconnect.getYamlScoped({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+
+    const apply = (manifests: { [key: string]: string }, after: pulumi.Resource[]) =>
+        Object.entries(manifests).map(
+            ([key, yamlBody]) =>
+                new k8sconnect.KubernetesObject(key, { clusterConnection: cluster, yamlBody }, { dependsOn: after }),
+        );
+    const crds = apply(scoped.crds, []);
+    const clusterScoped = apply(scoped.clusterScoped, crds);
+    const namespaced = apply(scoped.namespaced, clusterScoped);
+
+    return {
+        applied: [...crds, ...clusterScoped, ...namespaced].length,
+    };
+};

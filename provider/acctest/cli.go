@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -182,6 +183,37 @@ func (w *Workdir) MustApply() Result {
 		w.t.Fatalf("%s apply failed: %v\n%s", Engine(), r.Err, r.Output)
 	}
 	return r
+}
+
+// MustFail checks that a command failed the way a user sees it: it ran and
+// exited non-zero.
+func (w *Workdir) MustFail(r Result, what string) {
+	w.t.Helper()
+	var exit *exec.ExitError
+	if !errors.As(r.Err, &exit) || exit.ExitCode() == 0 {
+		w.t.Fatalf("%s %s: want a failed run with a non-zero exit code, got %v\n%s", Engine(), what, r.Err, r.Output)
+	}
+}
+
+// StateList is `state list`: the addresses of the resources in state, none
+// when there is no state yet.
+func (w *Workdir) StateList() []string {
+	w.t.Helper()
+	r := w.run("state", "list")
+	if r.Err != nil {
+		if strings.Contains(r.Output, "No state file was found") {
+			return nil
+		}
+		w.t.Fatalf("%s state list: %v\n%s", Engine(), r.Err, r.Output)
+	}
+	var out []string
+	for _, l := range strings.Split(r.Output, "\n") {
+		// Skips the engine's warning about development overrides.
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "k8sconnect_") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Cleanup destroys whatever the directory created when the test ends.

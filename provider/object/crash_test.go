@@ -118,15 +118,6 @@ func (e *crashEnv) timed(what string, run func() acctest.Result) acctest.Result 
 	return r
 }
 
-// mustFail checks that a run failed with a non-zero exit code.
-func (e *crashEnv) mustFail(r acctest.Result, what string) {
-	e.t.Helper()
-	var exit *exec.ExitError
-	if !errors.As(r.Err, &exit) || exit.ExitCode() == 0 {
-		e.t.Fatalf("%s %s: want a failed run with a non-zero exit code, got %v\n%s", acctest.Engine(), what, r.Err, r.Output)
-	}
-}
-
 func (e *crashEnv) mustSucceed(r acctest.Result, what string) {
 	e.t.Helper()
 	if r.Err != nil {
@@ -134,28 +125,9 @@ func (e *crashEnv) mustSucceed(r acctest.Result, what string) {
 	}
 }
 
-// state is `state list`.
-func (e *crashEnv) state() []string {
-	e.t.Helper()
-	r := e.w.Run("state", "list")
-	if r.Err != nil {
-		if strings.Contains(r.Output, "No state file was found") {
-			return nil
-		}
-		e.t.Fatalf("%s state list: %v\n%s", acctest.Engine(), r.Err, r.Output)
-	}
-	var out []string
-	for _, l := range strings.Split(r.Output, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "overrides") && strings.HasPrefix(l, "k8sconnect_") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 func (e *crashEnv) expectState(want ...string) {
 	e.t.Helper()
-	got := e.state()
+	got := e.w.StateList()
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		e.t.Fatalf("%s state list = %q, want %q", acctest.Engine(), got, want)
 	}
@@ -303,7 +275,7 @@ func TestAccCrash_createDroppedBeforeTheServer(t *testing.T) {
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Drop})
 	r := e.timed("apply (every apply dropped)", e.w.Apply)
-	e.mustFail(r, "apply")
+	e.w.MustFail(r, "apply")
 	e.expectHits(f)
 	e.expectNoObjects()
 	e.expectState()
@@ -319,7 +291,7 @@ func TestAccCrash_createResponseLost(t *testing.T) {
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	r := e.timed("apply (every apply's response cut)", e.w.Apply)
-	e.mustFail(r, "apply")
+	e.w.MustFail(r, "apply")
 	e.expectHits(f)
 	uid := e.expectOrphan()
 	e.expectState()
@@ -335,7 +307,7 @@ func TestAccCrash_createSecondStepFails(t *testing.T) {
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Drop})
 	r := e.timed("apply (second step dropped)", e.w.Apply)
-	e.mustFail(r, "apply")
+	e.w.MustFail(r, "apply")
 	e.expectHits(f)
 	uid := e.expectOrphan()
 	e.expectState()
@@ -354,7 +326,7 @@ func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Cut})
 	r := e.timed("apply (second step's response cut)", e.w.Apply)
-	e.mustFail(r, "apply")
+	e.w.MustFail(r, "apply")
 	e.expectHits(f)
 	objs := e.objects()
 	uid := string(objs[e.name].UID)
@@ -362,7 +334,7 @@ func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 
 	f.Remove()
 	r = e.timed("apply (refused)", e.w.Apply)
-	e.mustFail(r, "apply")
+	e.w.MustFail(r, "apply")
 	importID := fmt.Sprintf("v1/ConfigMap/%s/%s", e.ns, e.name)
 	named := false
 	for _, d := range r.Diagnostics {
@@ -527,7 +499,7 @@ func TestAccCrash_updateResponseLost(t *testing.T) {
 	e.write("two")
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	r := e.timed("apply (update, every response cut)", e.w.Apply)
-	e.mustFail(r, "apply")
+	e.w.MustFail(r, "apply")
 	e.expectHits(f)
 	e.expectState(crashAddress)
 	if g := e.stateGreeting(); g != "one" {
@@ -555,7 +527,7 @@ func TestAccCrash_deleteFails(t *testing.T) {
 
 			f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.DeleteOf("configmaps", e.name), Action: action})
 			r := e.timed("destroy (delete "+action.String()+")", e.w.Destroy)
-			e.mustFail(r, "destroy")
+			e.w.MustFail(r, "destroy")
 			e.expectHits(f)
 			e.expectState(crashAddress)
 			objs := e.objects()

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
@@ -670,4 +671,97 @@ func TestPulumiCrash_deleteFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// k8sconnect_patch (docs/adr/0002-crash-safe-patch.md): the patch reaches the
+// server, its answer is cut. `pulumi up` fails; the next `up` finishes the
+// create under the manager the lost run left on the target.
+func TestPulumiCrash_patchResponseLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns, name := acctest.Namespace(t), acctest.Name("crash")
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	target := acctest.ApplyAs(t, "helm", configMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", name, ns))
+	proxy := faultproxy.New(t, cluster.Host, cluster.CAPEM)
+	program, err := yaml.Marshal(map[string]any{
+		"name":    "k8sconnect-crash-patch",
+		"runtime": "yaml",
+		"resources": map[string]any{
+			"greeting": map[string]any{
+				"type": "k8sconnect:Patch",
+				"properties": map[string]any{
+					"target":        map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": name},
+					"patch":         "data: {greeting: patched}",
+					"takeOwnership": true,
+					"clusterConnection": map[string]any{
+						"host":                 proxy.URL,
+						"clusterCaCertificate": string(proxy.CAPEM),
+						"token":                map[string]any{"fn::secret": cluster.Token},
+					},
+				},
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := pulumitest.NewYAMLProgram(t, string(program))
+	t.Cleanup(proxy.Clear) // runs before the stack's destroy
+
+	f := proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", name), Action: faultproxy.Cut})
+	res, err := stack.Try(pulumitest.Up, nil)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("pulumi up with the patch's answer cut: want a non-zero exit code, got %v\n%s", err, res.Log)
+	}
+	if f.Hits() == 0 {
+		t.Fatalf("the fault never fired: %v", proxy.Requests())
+	}
+	if got, _ := stack.Resources(); len(got) != 0 {
+		t.Fatalf("state after the failed up = %q, want nothing", got)
+	}
+	lost := patchManagersOf(t, ns, name)
+	if len(lost) != 1 {
+		t.Fatalf("after the cut the target should carry one patch manager, has %q", lost)
+	}
+
+	f.Remove()
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 1, "same": 1})
+	if got, pending := stack.Resources(); len(got) != 1 || pending != 0 {
+		t.Fatalf("state = %q with %d pending operations, want the patch once and nothing pending", got, pending)
+	}
+	if got := patchManagersOf(t, ns, name); len(got) != 1 || got[0] != lost[0] {
+		t.Fatalf("patch managers on the target = %q, want only %q, the one the lost run left", got, lost[0])
+	}
+	live, err := acctest.Get(t, configMaps, ns, name)
+	if err != nil || live == nil {
+		t.Fatalf("target %s/%s: %v", ns, name, err)
+	}
+	if live.GetUID() != target.GetUID() {
+		t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), target.GetUID())
+	}
+	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" {
+		t.Fatalf("target data = %v, want greeting patched and helm's owner kept", data)
+	}
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+}
+
+// patchManagersOf are the k8sconnect_patch field managers on a ConfigMap.
+func patchManagersOf(t *testing.T, ns, name string) []string {
+	t.Helper()
+	cm, err := acctest.Clientset(t).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ConfigMap %s/%s: %v", ns, name, err)
+	}
+	var out []string
+	for _, e := range cm.ManagedFields {
+		if strings.HasPrefix(e.Manager, "k8sconnect-patch-") {
+			out = append(out, e.Manager)
+		}
+	}
+	return out
 }

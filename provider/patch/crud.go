@@ -2,7 +2,7 @@ package patch
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 
@@ -28,9 +28,6 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
-	}
-	if plan.ID.IsUnknown() {
-		plan.ID = types.StringValue(newID())
 	}
 	if r.apply(ctx, &plan, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -59,6 +56,9 @@ func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.
 	if err != nil {
 		diags.AddAttributeError(contentPath(*plan), "Invalid patch", err.Error())
 		return false
+	}
+	if plan.ID.IsUnknown() {
+		plan.ID = types.StringValue(idFor(target, ct))
 	}
 	c, ok := r.client(ctx, plan.ClusterConnection, diags)
 	if !ok {
@@ -178,8 +178,18 @@ func getTarget(ctx context.Context, c *connection.Client, target manifest.Identi
 	return c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
 }
 
-func newID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+// idFor derives a new patch's id, and so its field manager, from what it
+// patches and how. A create that landed on the server but failed before the
+// engine recorded it (a lost response, a killed process) is then finished by
+// the next run under the same manager, instead of that run finding a
+// k8sconnect-patch manager it does not know and refusing it as a rival.
+// docs/adr/0002-crash-safe-patch.md has the cases.
+func idFor(target manifest.Identity, ct *content) string {
+	h := sha256.New()
+	for _, part := range []string{target.APIVersion, target.Kind, target.Namespace, target.Name, string(ct.patchType)} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	h.Write(ct.body) // canonical JSON: map keys sorted, formatting gone
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }

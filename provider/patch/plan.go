@@ -48,13 +48,19 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
 
 	target, targetKnown := targetOf(ctx, plan.Target)
-	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
-	if !targetKnown || !connKnown || !plan.contentKnown() || r.clients == nil {
+	if !targetKnown || !plan.contentKnown() {
 		return
 	}
 	ct, err := parseContent(plan)
 	if err != nil || ct == nil {
 		return // reported by ValidateConfig
+	}
+	if creating {
+		plan.ID = types.StringValue(idFor(target, ct))
+	}
+	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
+	if !connKnown || r.clients == nil {
+		return
 	}
 	if err := checkTargetMetadata(ct, target); err != nil {
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "Invalid patch", err.Error())
@@ -96,13 +102,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 
-	// The id, and so the manager name, is chosen at apply: Terraform plans
-	// again during apply and would see a second random value. The dry run's
-	// result does not depend on the name.
-	manager := FieldManager("planned")
-	if !creating {
-		manager = FieldManager(plan.ID.ValueString())
-	}
+	manager := FieldManager(plan.ID.ValueString())
 	dry, err := send(ctx, c, target, ct, manager, true)
 	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) {
 		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"

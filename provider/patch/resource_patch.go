@@ -80,7 +80,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"Not for objects managed by k8sconnect_object.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Description:   "Random identifier; the field manager is k8sconnect-patch-<id>.",
+				Description: "Derived from the target and the patch as first created; the field manager is k8sconnect-patch-<id>. " +
+					"A create that landed but failed to finish (a lost response, a killed run) is completed by the next apply under the same manager.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},

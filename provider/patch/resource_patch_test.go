@@ -45,13 +45,17 @@ func managers(obj *unstructured.Unstructured) []string {
 	return out
 }
 
-func hasPatchManager(obj *unstructured.Unstructured) bool {
+func hasPatchManager(obj *unstructured.Unstructured) bool { return len(patchManagers(obj)) > 0 }
+
+// patchManagers are the k8sconnect_patch field managers on obj.
+func patchManagers(obj *unstructured.Unstructured) []string {
+	var out []string
 	for _, m := range managers(obj) {
 		if strings.HasPrefix(m, "k8sconnect-patch-") {
-			return true
+			out = append(out, m)
 		}
 	}
-	return false
+	return out
 }
 
 // containerEnv returns a container's env as name -> value.

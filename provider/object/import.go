@@ -46,7 +46,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	conn := connection.Model{
 		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringValue(kubeconfig), Context: types.StringNull(), ProxyURL: types.StringNull(),
+		Kubeconfig: types.StringValue(kubeconfig), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
 		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
 	}
 	if kubeContext != "" {

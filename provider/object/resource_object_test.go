@@ -2,7 +2,9 @@ package object_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -364,5 +366,44 @@ resource "k8sconnect_object" "cm" {
 			}},
 			Check: configMapHas(t, ns, name, "k", "v"),
 		}},
+	})
+}
+
+// kubeconfig_file is read by the provider: a missing file fails the plan naming
+// the path, and neither the file's content nor its token lands in state.
+func TestAccObject_kubeconfigFile(t *testing.T) {
+	ns, name := acctest.Namespace(t), acctest.Name("cm")
+	c := localcluster.Shared(t)
+	missing := filepath.Join(t.TempDir(), "no-kubeconfig")
+	conn := func(path string) string {
+		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n  }", path)
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             gone(t, configMaps, ns, name),
+		Steps: []resource.TestStep{
+			{
+				Config:      configMapConfig(conn(missing), ns, name, "hello"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`kubeconfig_file\s+"` + regexp.QuoteMeta(missing) + `"\s+cannot\s+be\s+read:\s+no\s+such\s+file`),
+			},
+			{
+				Config: configMapConfig(conn(c.KubeconfigPath), ns, name, "hello"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					configMapHas(t, ns, name, "greeting", "hello"),
+					resource.TestCheckResourceAttr("k8sconnect_object.cm", "cluster_connection.kubeconfig_file", c.KubeconfigPath),
+					resource.TestCheckNoResourceAttr("k8sconnect_object.cm", "cluster_connection.kubeconfig"),
+					func(s *terraform.State) error {
+						for k, v := range s.RootModule().Resources["k8sconnect_object.cm"].Primary.Attributes {
+							if strings.Contains(v, c.Token) {
+								return fmt.Errorf("state attribute %s holds the kubeconfig's token", k)
+							}
+						}
+						return nil
+					},
+				),
+			},
+		},
 	})
 }

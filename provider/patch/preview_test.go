@@ -36,7 +36,7 @@ spec:
 	m := connection.Model{
 		Host: types.StringValue(cl.Host), ClusterCACertificate: types.StringValue(string(cl.CAPEM)), Token: types.StringValue(cl.Token),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
+		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
 		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
 	}
 	c, err := connection.NewCache().Client(context.Background(), m)

@@ -66,13 +66,17 @@ func NewCache() *Cache { return &Cache{clients: map[string]*Client{}} }
 
 // Client returns the cached client for m, building it on first use.
 func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
-	key := m.cacheKey()
+	src, err := m.kubeconfig()
+	if err != nil {
+		return nil, err
+	}
+	key := m.cacheKey(src)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cl, ok := c.clients[key]; ok {
 		return cl, nil
 	}
-	cfg, err := m.RESTConfig(ctx)
+	cfg, err := m.restConfig(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -104,13 +108,19 @@ func newClient(cfg *rest.Config) (*Client, error) {
 }
 
 // cacheKey hashes every field, so credentials are compared without being kept
-// in a readable map key.
-func (m Model) cacheKey() string {
+// in a readable map key. A kubeconfig file counts by its content as well as its
+// path: a file rewritten with new credentials must get a new client.
+func (m Model) cacheKey(src *kubeconfigSource) string {
+	var fileContent string
+	if src != nil && src.path != "" {
+		fileContent = string(src.content)
+	}
 	h := sha256.New()
 	for _, s := range []string{
 		m.Host.String(), m.ClusterCACertificate.String(), m.Token.String(),
 		m.ClientCertificate.String(), m.ClientKey.String(), m.Insecure.String(),
-		m.Kubeconfig.String(), m.Context.String(), m.ProxyURL.String(), m.Exec.String(),
+		m.Kubeconfig.String(), m.KubeconfigFile.String(), fileContent,
+		m.Context.String(), m.ProxyURL.String(), m.Exec.String(),
 	} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})

@@ -12,6 +12,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -35,6 +38,7 @@ type Model struct {
 	ClientKey            types.String `tfsdk:"client_key"`
 	Insecure             types.Bool   `tfsdk:"insecure"`
 	Kubeconfig           types.String `tfsdk:"kubeconfig"`
+	KubeconfigFile       types.String `tfsdk:"kubeconfig_file"`
 	Context              types.String `tfsdk:"context"`
 	ProxyURL             types.String `tfsdk:"proxy_url"`
 	Exec                 types.Object `tfsdk:"exec"`
@@ -64,6 +68,7 @@ var AttrTypes = map[string]attr.Type{
 	"client_key":             types.StringType,
 	"insecure":               types.BoolType,
 	"kubeconfig":             types.StringType,
+	"kubeconfig_file":        types.StringType,
 	"context":                types.StringType,
 	"proxy_url":              types.StringType,
 	"exec":                   types.ObjectType{AttrTypes: execAttrTypes},
@@ -93,9 +98,11 @@ var fields = map[string]field{
 	"client_certificate":     {description: "PEM (or base64 of PEM) client certificate."},
 	"client_key":             {description: "PEM (or base64 of PEM) client key.", sensitive: true},
 	"insecure":               {description: "Skip verification of the server certificate. Only for throw-away clusters."},
-	"kubeconfig":             {description: "Raw kubeconfig content. Other attributes override the selected context.", sensitive: true},
-	"context":                {description: "Context to use from kubeconfig; defaults to its current-context."},
-	"proxy_url":              {description: "HTTP(S) or SOCKS5 proxy for API requests."},
+	"kubeconfig":             {description: "Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.", sensitive: true},
+	"kubeconfig_file": {description: "Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider " +
+		"connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context."},
+	"context":   {description: "Context to use from kubeconfig or kubeconfig_file; defaults to its current-context."},
+	"proxy_url": {description: "HTTP(S) or SOCKS5 proxy for API requests."},
 	"exec": {
 		description: "Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.",
 		nested: map[string]field{
@@ -187,31 +194,105 @@ func isFullyKnown(v attr.Value) bool {
 	return true
 }
 
+// kubeconfigSource is the kubeconfig a connection names, read once so the cache
+// key and the client are built from the same content.
+type kubeconfigSource struct {
+	content []byte
+	path    string // the file it was read from; empty for inline content
+	attr    string // how errors name it
+}
+
+// kubeconfig reads the connection's kubeconfig; nil when it names none. A file is
+// read on every call, so an edited file reaches the next client that is built.
+func (m Model) kubeconfig() (*kubeconfigSource, error) {
+	inline, file := m.Kubeconfig.ValueString(), m.KubeconfigFile.ValueString()
+	switch {
+	case inline != "" && file != "":
+		return nil, errors.New("cluster_connection sets both kubeconfig and kubeconfig_file; set only one of them")
+	case inline != "":
+		return &kubeconfigSource{content: []byte(inline), attr: "cluster_connection.kubeconfig"}, nil
+	case file == "":
+		return nil, nil
+	}
+	path, err := expandHome(file)
+	if err != nil {
+		return nil, fmt.Errorf("cluster_connection.kubeconfig_file %q: %w", file, err)
+	}
+	content, err := os.ReadFile(path)
+	if err != nil {
+		// The path is quoted, never the file's content (a kubeconfig holds credentials).
+		reason := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			reason = pe.Err
+		}
+		return nil, fmt.Errorf("cluster_connection.kubeconfig_file %q cannot be read: %v", path, reason)
+	}
+	return &kubeconfigSource{content: content, path: path, attr: fmt.Sprintf("cluster_connection.kubeconfig_file %q", path)}, nil
+}
+
+// expandHome expands a leading ~ the way a shell would for the current user.
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot expand ~: %w", err)
+	}
+	return filepath.Join(home, p[1:]), nil
+}
+
 // RESTConfig builds a client configuration. Errors never quote credential values.
 func (m Model) RESTConfig(ctx context.Context) (*rest.Config, error) {
+	src, err := m.kubeconfig()
+	if err != nil {
+		return nil, err
+	}
+	return m.restConfig(ctx, src)
+}
+
+func (m Model) restConfig(ctx context.Context, src *kubeconfigSource) (*rest.Config, error) {
 	var cfg *rest.Config
-	if s := m.Kubeconfig.ValueString(); s != "" {
-		raw, err := clientcmd.Load([]byte(s))
+	if src != nil {
+		raw, err := clientcmd.Load(src.content)
 		if err != nil {
-			return nil, fmt.Errorf("cluster_connection.kubeconfig is not a valid kubeconfig: %w", err)
+			return nil, fmt.Errorf("%s is not a valid kubeconfig: %w", src.attr, err)
+		}
+		if src.path != "" {
+			// Relative certificate and key paths in a kubeconfig file are
+			// relative to the file, as kubectl reads them.
+			for _, c := range raw.Clusters {
+				c.LocationOfOrigin = src.path
+			}
+			for _, a := range raw.AuthInfos {
+				a.LocationOfOrigin = src.path
+			}
+			if err := clientcmd.ResolveLocalPaths(raw); err != nil {
+				return nil, fmt.Errorf("%s: %w", src.attr, err)
+			}
 		}
 		contextName := m.Context.ValueString()
 		if contextName == "" {
 			contextName = raw.CurrentContext
 		}
 		if contextName == "" {
-			return nil, fmt.Errorf("cluster_connection.kubeconfig has no current-context; set cluster_connection.context to one of: %s", contextNames(raw))
+			return nil, fmt.Errorf("%s has no current-context; set cluster_connection.context to one of: %s", src.attr, contextNames(raw))
 		}
 		if _, ok := raw.Contexts[contextName]; !ok {
-			return nil, fmt.Errorf("cluster_connection.context %q is not in the kubeconfig; it has: %s", contextName, contextNames(raw))
+			where := "the kubeconfig"
+			if src.path != "" {
+				where = fmt.Sprintf("the kubeconfig file %q", src.path)
+			}
+			return nil, fmt.Errorf("cluster_connection.context %q is not in %s; it has: %s", contextName, where, contextNames(raw))
 		}
 		cfg, err = clientcmd.NewNonInteractiveClientConfig(*raw, contextName, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
 		if err != nil {
-			return nil, fmt.Errorf("cluster_connection.kubeconfig context %q: %w", contextName, err)
+			return nil, fmt.Errorf("%s context %q: %w", src.attr, contextName, err)
 		}
 	} else {
 		if m.Host.ValueString() == "" {
-			return nil, errors.New("cluster_connection needs either kubeconfig or host")
+			return nil, errors.New("cluster_connection needs kubeconfig, kubeconfig_file or host")
 		}
 		cfg = &rest.Config{}
 	}

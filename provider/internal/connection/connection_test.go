@@ -3,6 +3,8 @@ package connection
 import (
 	"context"
 	"encoding/base64"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,7 +34,7 @@ func model() Model {
 	return Model{
 		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
+		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
 		Exec: types.ObjectNull(AttrTypes["exec"].(types.ObjectType).AttrTypes),
 	}
 }
@@ -113,5 +115,132 @@ func TestCacheReturnsOneClientPerConnection(t *testing.T) {
 	b.Token = types.StringValue("y")
 	if cc, _ := c.Client(ctx, b); cc == ca {
 		t.Fatal("different tokens share a client")
+	}
+}
+
+func writeKubeconfig(t *testing.T, dir, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestKubeconfigFileSelectsContextAndExpandsHome(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeKubeconfig(t, home, twoContexts+"current-context: ctx-a\n")
+
+	m := model()
+	m.KubeconfigFile = types.StringValue("~/kubeconfig")
+	cfg, err := m.RESTConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://a.example:6443" || cfg.BearerToken != "secret-token-value" {
+		t.Fatalf("current-context of ~/kubeconfig gave host %q", cfg.Host)
+	}
+
+	m.Context = types.StringValue("ctx-b")
+	if cfg, err = m.RESTConfig(ctx); err != nil || cfg.Host != "https://b.example:6443" {
+		t.Fatalf("context ctx-b: host %v err %v", cfg, err)
+	}
+
+	m.Context = types.StringValue("nope")
+	_, err = m.RESTConfig(ctx)
+	want := `"nope" is not in the kubeconfig file "` + filepath.Join(home, "kubeconfig") + `"; it has: ctx-a, ctx-b`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("unknown context: error = %v, want it to contain %s", err, want)
+	}
+}
+
+// kubectl reads a relative certificate path in a kubeconfig file as relative to
+// the file, not to the directory the command runs in.
+func TestKubeconfigFileResolvesRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "certs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"ca.pem", "client.pem", "client-key.pem"} {
+		if err := os.WriteFile(filepath.Join(dir, "certs", f), []byte(fakePEM), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := model()
+	m.KubeconfigFile = types.StringValue(writeKubeconfig(t, dir, `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://c.example:6443", certificate-authority: certs/ca.pem}
+users:
+- name: u
+  user: {client-certificate: certs/client.pem, client-key: certs/client-key.pem}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`))
+	cfg, err := m.RESTConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for got, want := range map[string]string{
+		cfg.CAFile: "ca.pem", cfg.CertFile: "client.pem", cfg.KeyFile: "client-key.pem",
+	} {
+		if got != filepath.Join(dir, "certs", want) {
+			t.Errorf("got %q, want %q", got, filepath.Join(dir, "certs", want))
+		}
+	}
+}
+
+func TestKubeconfigFileErrorsNameThePathNotTheContent(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "does-not-exist")
+
+	m := model()
+	m.KubeconfigFile = types.StringValue(missing)
+	_, err := m.RESTConfig(ctx)
+	if err == nil || !strings.Contains(err.Error(), `kubeconfig_file "`+missing+`" cannot be read: no such file or directory`) {
+		t.Fatalf("missing file: error = %v", err)
+	}
+
+	m.KubeconfigFile = types.StringValue(writeKubeconfig(t, dir, "users: secret-token-value\n"))
+	_, err = m.RESTConfig(ctx)
+	if err == nil || !strings.Contains(err.Error(), "is not a valid kubeconfig") || strings.Contains(err.Error(), "secret-token-value") {
+		t.Fatalf("invalid file: error = %v; it must fail without quoting the content", err)
+	}
+
+	m.KubeconfigFile = types.StringValue(writeKubeconfig(t, dir, twoContexts))
+	m.Kubeconfig = types.StringValue(twoContexts)
+	_, err = m.RESTConfig(ctx)
+	if err == nil || !strings.Contains(err.Error(), "sets both kubeconfig and kubeconfig_file") {
+		t.Fatalf("both set: error = %v", err)
+	}
+	if _, err := NewCache().Client(ctx, m); err == nil {
+		t.Fatal("the cache built a client for a connection with both kubeconfig and kubeconfig_file")
+	}
+}
+
+// Rotated credentials are usually written over the same file; the next client
+// must use them rather than the one cached for the old content.
+func TestCacheRereadsAnEditedKubeconfigFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := NewCache()
+	m := model()
+	m.KubeconfigFile = types.StringValue(writeKubeconfig(t, dir, twoContexts+"current-context: ctx-a\n"))
+	first, err := c.Client(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := c.Client(ctx, m); again != first {
+		t.Fatal("an unchanged kubeconfig file got a second client")
+	}
+	writeKubeconfig(t, dir, twoContexts+"current-context: ctx-b\n")
+	if edited, _ := c.Client(ctx, m); edited == first {
+		t.Fatal("an edited kubeconfig file kept the client built from its old content")
 	}
 }

@@ -20,7 +20,7 @@ type KubernetesObjectClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *KubernetesObjectClusterConnectionExec `pulumi:"exec"`
@@ -28,8 +28,10 @@ type KubernetesObjectClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -54,7 +56,7 @@ type KubernetesObjectClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec KubernetesObjectClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -62,8 +64,10 @@ type KubernetesObjectClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -162,7 +166,7 @@ func (o KubernetesObjectClusterConnectionOutput) ClusterCaCertificate() pulumi.S
 	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o KubernetesObjectClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -182,9 +186,14 @@ func (o KubernetesObjectClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput
 	return o.ApplyT(func(v KubernetesObjectClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o KubernetesObjectClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o KubernetesObjectClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
@@ -251,7 +260,7 @@ func (o KubernetesObjectClusterConnectionPtrOutput) ClusterCaCertificate() pulum
 	}).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o KubernetesObjectClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
 		if v == nil {
@@ -291,13 +300,23 @@ func (o KubernetesObjectClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOut
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o KubernetesObjectClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o KubernetesObjectClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.KubeconfigFile
 	}).(pulumi.StringPtrOutput)
 }
 
@@ -737,7 +756,7 @@ type KubernetesObjectResourceRefClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *KubernetesObjectResourceRefClusterConnectionExec `pulumi:"exec"`
@@ -745,8 +764,10 @@ type KubernetesObjectResourceRefClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -771,7 +792,7 @@ type KubernetesObjectResourceRefClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec KubernetesObjectResourceRefClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -779,8 +800,10 @@ type KubernetesObjectResourceRefClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -879,7 +902,7 @@ func (o KubernetesObjectResourceRefClusterConnectionOutput) ClusterCaCertificate
 	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o KubernetesObjectResourceRefClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -901,9 +924,14 @@ func (o KubernetesObjectResourceRefClusterConnectionOutput) Insecure() pulumi.Bo
 	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o KubernetesObjectResourceRefClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o KubernetesObjectResourceRefClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
@@ -970,7 +998,7 @@ func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ClusterCaCertific
 	}).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
 		if v == nil {
@@ -1010,13 +1038,23 @@ func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Insecure() pulumi
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.KubeconfigFile
 	}).(pulumi.StringPtrOutput)
 }
 
@@ -1241,7 +1279,7 @@ type PatchClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *PatchClusterConnectionExec `pulumi:"exec"`
@@ -1249,8 +1287,10 @@ type PatchClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -1275,7 +1315,7 @@ type PatchClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec PatchClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -1283,8 +1323,10 @@ type PatchClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -1383,7 +1425,7 @@ func (o PatchClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOut
 	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o PatchClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -1403,9 +1445,14 @@ func (o PatchClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v PatchClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o PatchClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o PatchClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v PatchClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
@@ -1472,7 +1519,7 @@ func (o PatchClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtr
 	}).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o PatchClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *PatchClusterConnection) *string {
 		if v == nil {
@@ -1512,13 +1559,23 @@ func (o PatchClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o PatchClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *PatchClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o PatchClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *PatchClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.KubeconfigFile
 	}).(pulumi.StringPtrOutput)
 }
 
@@ -2150,7 +2207,7 @@ type WaitResourceRefClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *WaitResourceRefClusterConnectionExec `pulumi:"exec"`
@@ -2158,8 +2215,10 @@ type WaitResourceRefClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -2184,7 +2243,7 @@ type WaitResourceRefClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec WaitResourceRefClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -2192,8 +2251,10 @@ type WaitResourceRefClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -2292,7 +2353,7 @@ func (o WaitResourceRefClusterConnectionOutput) ClusterCaCertificate() pulumi.St
 	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o WaitResourceRefClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -2312,9 +2373,14 @@ func (o WaitResourceRefClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput 
 	return o.ApplyT(func(v WaitResourceRefClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o WaitResourceRefClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o WaitResourceRefClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
@@ -2381,7 +2447,7 @@ func (o WaitResourceRefClusterConnectionPtrOutput) ClusterCaCertificate() pulumi
 	}).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o WaitResourceRefClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
 		if v == nil {
@@ -2421,13 +2487,23 @@ func (o WaitResourceRefClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutp
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o WaitResourceRefClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o WaitResourceRefClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.KubeconfigFile
 	}).(pulumi.StringPtrOutput)
 }
 
@@ -2865,7 +2941,7 @@ type GetObjectClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *GetObjectClusterConnectionExec `pulumi:"exec"`
@@ -2873,8 +2949,10 @@ type GetObjectClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -2899,7 +2977,7 @@ type GetObjectClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec GetObjectClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -2907,8 +2985,10 @@ type GetObjectClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -2956,7 +3036,7 @@ func (o GetObjectClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPt
 	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o GetObjectClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -2976,9 +3056,14 @@ func (o GetObjectClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v GetObjectClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o GetObjectClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o GetObjectClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
@@ -3192,7 +3277,7 @@ type GetYamlScopedClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *GetYamlScopedClusterConnectionExec `pulumi:"exec"`
@@ -3200,8 +3285,10 @@ type GetYamlScopedClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -3226,7 +3313,7 @@ type GetYamlScopedClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec GetYamlScopedClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -3234,8 +3321,10 @@ type GetYamlScopedClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
+	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
@@ -3334,7 +3423,7 @@ func (o GetYamlScopedClusterConnectionOutput) ClusterCaCertificate() pulumi.Stri
 	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o GetYamlScopedClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -3354,9 +3443,14 @@ func (o GetYamlScopedClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o GetYamlScopedClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o GetYamlScopedClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
@@ -3423,7 +3517,7 @@ func (o GetYamlScopedClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.S
 	}).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 func (o GetYamlScopedClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
 		if v == nil {
@@ -3463,13 +3557,23 @@ func (o GetYamlScopedClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 func (o GetYamlScopedClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Kubeconfig
+	}).(pulumi.StringPtrOutput)
+}
+
+// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+func (o GetYamlScopedClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.KubeconfigFile
 	}).(pulumi.StringPtrOutput)
 }
 

@@ -19,7 +19,7 @@ export interface GetObjectClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -35,9 +35,13 @@ export interface GetObjectClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -62,7 +66,7 @@ export interface GetObjectClusterConnectionArgs {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -78,9 +82,13 @@ export interface GetObjectClusterConnectionArgs {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -143,7 +151,7 @@ export interface GetYamlScopedClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -159,9 +167,13 @@ export interface GetYamlScopedClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -186,7 +198,7 @@ export interface GetYamlScopedClusterConnectionArgs {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -202,9 +214,13 @@ export interface GetYamlScopedClusterConnectionArgs {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -267,7 +283,7 @@ export interface KubernetesObjectClusterConnection {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -283,9 +299,13 @@ export interface KubernetesObjectClusterConnection {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -352,7 +372,7 @@ export interface KubernetesObjectResourceRefClusterConnection {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -368,9 +388,13 @@ export interface KubernetesObjectResourceRefClusterConnection {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -414,7 +438,7 @@ export interface PatchClusterConnection {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -430,9 +454,13 @@ export interface PatchClusterConnection {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -518,7 +546,7 @@ export interface WaitResourceRefClusterConnection {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -534,9 +562,13 @@ export interface WaitResourceRefClusterConnection {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */

@@ -19,7 +19,7 @@ export interface GetObjectClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -35,9 +35,13 @@ export interface GetObjectClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -81,7 +85,7 @@ export interface GetYamlScopedClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -97,9 +101,13 @@ export interface GetYamlScopedClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -143,7 +151,7 @@ export interface KubernetesObjectClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -159,9 +167,13 @@ export interface KubernetesObjectClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -228,7 +240,7 @@ export interface KubernetesObjectResourceRefClusterConnection {
      */
     clusterCaCertificate: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context: string;
     /**
@@ -244,9 +256,13 @@ export interface KubernetesObjectResourceRefClusterConnection {
      */
     insecure: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -290,7 +306,7 @@ export interface PatchClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -306,9 +322,13 @@ export interface PatchClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */
@@ -394,7 +414,7 @@ export interface WaitResourceRefClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
      */
     context?: string;
     /**
@@ -410,9 +430,13 @@ export interface WaitResourceRefClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
      */
     kubeconfig?: string;
+    /**
+     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     */
+    kubeconfigFile?: string;
     /**
      * HTTP(S) or SOCKS5 proxy for API requests.
      */

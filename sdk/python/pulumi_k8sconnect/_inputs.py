@@ -64,7 +64,7 @@ class KubernetesObjectClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Context to use from kubeconfig; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
     exec_: NotRequired[pulumi.Input[Optional['KubernetesObjectClusterConnectionExecArgsDict']]]
     """
@@ -80,7 +80,11 @@ class KubernetesObjectClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Raw kubeconfig content. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -102,17 +106,19 @@ class KubernetesObjectClusterConnectionArgs:
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure: pulumi.Input[Optional[_builtins.bool]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
+                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
                  proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig; defaults to its current-context.
+        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param pulumi.Input['KubernetesObjectClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param pulumi.Input[_builtins.str] token: Bearer token.
         """
@@ -132,6 +138,8 @@ class KubernetesObjectClusterConnectionArgs:
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -177,7 +185,7 @@ class KubernetesObjectClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -225,13 +233,25 @@ class KubernetesObjectClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
     @kubeconfig.setter
     def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "kubeconfig_file", value)
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -471,7 +491,7 @@ class KubernetesObjectResourceRefClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Context to use from kubeconfig; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
     exec_: NotRequired[pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionExecArgsDict']]]
     """
@@ -487,7 +507,11 @@ class KubernetesObjectResourceRefClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Raw kubeconfig content. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -509,17 +533,19 @@ class KubernetesObjectResourceRefClusterConnectionArgs:
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure: pulumi.Input[Optional[_builtins.bool]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
+                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
                  proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig; defaults to its current-context.
+        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param pulumi.Input['KubernetesObjectResourceRefClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param pulumi.Input[_builtins.str] token: Bearer token.
         """
@@ -539,6 +565,8 @@ class KubernetesObjectResourceRefClusterConnectionArgs:
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -584,7 +612,7 @@ class KubernetesObjectResourceRefClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -632,13 +660,25 @@ class KubernetesObjectResourceRefClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
     @kubeconfig.setter
     def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "kubeconfig_file", value)
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -769,7 +809,7 @@ class PatchClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Context to use from kubeconfig; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
     exec_: NotRequired[pulumi.Input[Optional['PatchClusterConnectionExecArgsDict']]]
     """
@@ -785,7 +825,11 @@ class PatchClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Raw kubeconfig content. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -807,17 +851,19 @@ class PatchClusterConnectionArgs:
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure: pulumi.Input[Optional[_builtins.bool]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
+                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
                  proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig; defaults to its current-context.
+        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param pulumi.Input['PatchClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param pulumi.Input[_builtins.str] token: Bearer token.
         """
@@ -837,6 +883,8 @@ class PatchClusterConnectionArgs:
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -882,7 +930,7 @@ class PatchClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -930,13 +978,25 @@ class PatchClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
     @kubeconfig.setter
     def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "kubeconfig_file", value)
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -1258,7 +1318,7 @@ class WaitResourceRefClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Context to use from kubeconfig; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
     exec_: NotRequired[pulumi.Input[Optional['WaitResourceRefClusterConnectionExecArgsDict']]]
     """
@@ -1274,7 +1334,11 @@ class WaitResourceRefClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Raw kubeconfig content. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -1296,17 +1360,19 @@ class WaitResourceRefClusterConnectionArgs:
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure: pulumi.Input[Optional[_builtins.bool]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
+                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
                  proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig; defaults to its current-context.
+        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param pulumi.Input['WaitResourceRefClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param pulumi.Input[_builtins.str] token: Bearer token.
         """
@@ -1326,6 +1392,8 @@ class WaitResourceRefClusterConnectionArgs:
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -1371,7 +1439,7 @@ class WaitResourceRefClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -1419,13 +1487,25 @@ class WaitResourceRefClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
     @kubeconfig.setter
     def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "kubeconfig_file", value)
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -1665,7 +1745,7 @@ class GetObjectClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[_builtins.str]
     """
-    Context to use from kubeconfig; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
     exec_: NotRequired['GetObjectClusterConnectionExecArgsDict']
     """
@@ -1681,7 +1761,11 @@ class GetObjectClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[_builtins.str]
     """
-    Raw kubeconfig content. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[_builtins.str]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[_builtins.str]
     """
@@ -1703,17 +1787,19 @@ class GetObjectClusterConnectionArgs:
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'GetObjectClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -1733,6 +1819,8 @@ class GetObjectClusterConnectionArgs:
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -1778,7 +1866,7 @@ class GetObjectClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -1826,13 +1914,25 @@ class GetObjectClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
     @kubeconfig.setter
     def kubeconfig(self, value: Optional[_builtins.str]):
         pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "kubeconfig_file", value)
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -1963,7 +2063,7 @@ class GetYamlScopedClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[_builtins.str]
     """
-    Context to use from kubeconfig; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
     exec_: NotRequired['GetYamlScopedClusterConnectionExecArgsDict']
     """
@@ -1979,7 +2079,11 @@ class GetYamlScopedClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[_builtins.str]
     """
-    Raw kubeconfig content. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[_builtins.str]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[_builtins.str]
     """
@@ -2001,17 +2105,19 @@ class GetYamlScopedClusterConnectionArgs:
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'GetYamlScopedClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -2031,6 +2137,8 @@ class GetYamlScopedClusterConnectionArgs:
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -2076,7 +2184,7 @@ class GetYamlScopedClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -2124,13 +2232,25 @@ class GetYamlScopedClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
     @kubeconfig.setter
     def kubeconfig(self, value: Optional[_builtins.str]):
         pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "kubeconfig_file", value)
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")

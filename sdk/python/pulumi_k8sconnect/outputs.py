@@ -47,6 +47,8 @@ class KubernetesObjectClusterConnection(dict):
             suggest = "cluster_ca_certificate"
         elif key == "exec":
             suggest = "exec_"
+        elif key == "kubeconfigFile":
+            suggest = "kubeconfig_file"
         elif key == "proxyUrl":
             suggest = "proxy_url"
 
@@ -70,17 +72,19 @@ class KubernetesObjectClusterConnection(dict):
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'KubernetesObjectClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -100,6 +104,8 @@ class KubernetesObjectClusterConnection(dict):
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -133,7 +139,7 @@ class KubernetesObjectClusterConnection(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -165,9 +171,17 @@ class KubernetesObjectClusterConnection(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -357,6 +371,8 @@ class KubernetesObjectResourceRefClusterConnection(dict):
             suggest = "cluster_ca_certificate"
         elif key == "exec":
             suggest = "exec_"
+        elif key == "kubeconfigFile":
+            suggest = "kubeconfig_file"
         elif key == "proxyUrl":
             suggest = "proxy_url"
 
@@ -380,17 +396,19 @@ class KubernetesObjectResourceRefClusterConnection(dict):
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'KubernetesObjectResourceRefClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -410,6 +428,8 @@ class KubernetesObjectResourceRefClusterConnection(dict):
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -443,7 +463,7 @@ class KubernetesObjectResourceRefClusterConnection(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -475,9 +495,17 @@ class KubernetesObjectResourceRefClusterConnection(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -581,6 +609,8 @@ class PatchClusterConnection(dict):
             suggest = "cluster_ca_certificate"
         elif key == "exec":
             suggest = "exec_"
+        elif key == "kubeconfigFile":
+            suggest = "kubeconfig_file"
         elif key == "proxyUrl":
             suggest = "proxy_url"
 
@@ -604,17 +634,19 @@ class PatchClusterConnection(dict):
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'PatchClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -634,6 +666,8 @@ class PatchClusterConnection(dict):
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -667,7 +701,7 @@ class PatchClusterConnection(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -699,9 +733,17 @@ class PatchClusterConnection(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -956,6 +998,8 @@ class WaitResourceRefClusterConnection(dict):
             suggest = "cluster_ca_certificate"
         elif key == "exec":
             suggest = "exec_"
+        elif key == "kubeconfigFile":
+            suggest = "kubeconfig_file"
         elif key == "proxyUrl":
             suggest = "proxy_url"
 
@@ -979,17 +1023,19 @@ class WaitResourceRefClusterConnection(dict):
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'WaitResourceRefClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -1009,6 +1055,8 @@ class WaitResourceRefClusterConnection(dict):
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -1042,7 +1090,7 @@ class WaitResourceRefClusterConnection(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -1074,9 +1122,17 @@ class WaitResourceRefClusterConnection(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -1262,17 +1318,19 @@ class GetObjectClusterConnectionResult(dict):
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'GetObjectClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -1292,6 +1350,8 @@ class GetObjectClusterConnectionResult(dict):
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -1325,7 +1385,7 @@ class GetObjectClusterConnectionResult(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -1357,9 +1417,17 @@ class GetObjectClusterConnectionResult(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")
@@ -1444,17 +1512,19 @@ class GetYamlScopedClusterConnectionResult(dict):
                  host: Optional[_builtins.str] = None,
                  insecure: Optional[_builtins.bool] = None,
                  kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         :param 'GetYamlScopedClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
         :param _builtins.str token: Bearer token.
         """
@@ -1474,6 +1544,8 @@ class GetYamlScopedClusterConnectionResult(dict):
             pulumi.set(__self__, "insecure", insecure)
         if kubeconfig is not None:
             pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
         if token is not None:
@@ -1507,7 +1579,7 @@ class GetYamlScopedClusterConnectionResult(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -1539,9 +1611,17 @@ class GetYamlScopedClusterConnectionResult(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
 
     @_builtins.property
     @pulumi.getter(name="proxyUrl")

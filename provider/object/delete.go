@@ -55,6 +55,13 @@ func (e *stuckError) Error() string {
 	for _, r := range e.remaining {
 		fmt.Fprintf(&b, "\n  %s", r)
 	}
+	if len(e.remaining) > 0 {
+		// force_destroy clears the Namespace's own finalizers, which do not
+		// hold it here: the objects left inside do.
+		b.WriteString("\nThe Namespace goes once everything in it is gone. Check the controllers behind the finalizers " +
+			"above, or remove those finalizers from the objects left inside; set delete_timeout to wait longer.")
+		return b.String()
+	}
 	b.WriteString("\nCheck the controllers that own these finalizers; set delete_timeout to wait longer, or " +
 		"force_destroy = true to remove the finalizers after the timeout.")
 	return b.String()

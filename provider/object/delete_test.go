@@ -149,7 +149,8 @@ resource "k8sconnect_object" "ns" {
 				Destroy: true,
 				ExpectError: regexp.MustCompile(`still\s+exists\s+3s\s+after\s+deletion\s+was\s+requested\.\s+` +
 					`Some\s+resources\s+are\s+remaining:\s+configmaps\.\s+has\s+1\s+resource\s+instances\s+` +
-					`Some\s+content\s+in\s+the\s+namespace\s+has\s+finalizers\s+remaining:\s+k8sconnect\.test/block\s+in\s+1\s+resource\s+instances`),
+					`Some\s+content\s+in\s+the\s+namespace\s+has\s+finalizers\s+remaining:\s+k8sconnect\.test/block\s+in\s+1\s+resource\s+instances\s+` +
+					`The\s+Namespace\s+goes\s+once\s+everything\s+in\s+it\s+is\s+gone[\s\S]*remove\s+those\s+finalizers\s+from\s+the\s+objects\s+left\s+inside`),
 			},
 			{
 				// Once the finalizer is released and the namespace is gone, a

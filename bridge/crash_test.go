@@ -61,18 +61,6 @@ func newPulumiCrash(t *testing.T) *pulumiCrash {
 	}
 	t.Parallel()
 	cluster := localcluster.Shared(t)
-	// pulumitest builds pulumi-resource-k8sconnect from this checkout into
-	// .work/pulumi/bin and makes sure the pulumi CLI and its YAML language
-	// host are built; the programs here are our own.
-	pulumitest.New(t, pulumitest.YAML)
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pluginDir := filepath.Join(repo, ".work", "pulumi", "bin")
-	if _, err := os.Stat(filepath.Join(pluginDir, "pulumi-resource-k8sconnect")); err != nil {
-		t.Fatalf("the provider plugin pulumitest builds: %v", err)
-	}
 	pulumi, err := toolchain.Path("pulumi")
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +74,9 @@ func newPulumiCrash(t *testing.T) *pulumiCrash {
 		dir:     t.TempDir(),
 		pulumi:  pulumi,
 	}
-	e.env = pulumiEnv(e.dir, pluginDir, filepath.Dir(pulumi))
+	// The plugin from this checkout and the pulumi CLI, built once per test
+	// binary; the programs here are our own.
+	e.env = pulumitest.Environ(t, e.dir)
 	e.write("one")
 	if r := e.run("stack", "init", crashStack, "--non-interactive"); r.err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", r.err, r.out)
@@ -108,32 +98,6 @@ func newPulumiCrash(t *testing.T) *pulumiCrash {
 	return e
 }
 
-// pulumiEnv is the environment of every pulumi process: inherited, minus any
-// Pulumi settings of the developer, plus a private backend and home, and our
-// plugin first on PATH.
-func pulumiEnv(dir, pluginDir, pulumiDir string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "PULUMI_") || k == "PATH" || k == "KUBECONFIG" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	home, backend := filepath.Join(dir, ".home"), filepath.Join(dir, ".backend")
-	for _, d := range []string{home, backend} {
-		_ = os.MkdirAll(d, 0o755)
-	}
-	return append(env,
-		"PATH="+pluginDir+string(os.PathListSeparator)+pulumiDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"PULUMI_HOME="+home,
-		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(backend),
-		"PULUMI_CONFIG_PASSPHRASE=k8sconnect-test",
-		"PULUMI_SKIP_UPDATE_CHECK=true",
-		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
-	)
-}
-
 // write makes the program: one ConfigMap, reached through the proxy.
 func (e *pulumiCrash) write(greeting string) {
 	e.t.Helper()
@@ -145,12 +109,8 @@ func (e *pulumiCrash) write(greeting string) {
 			"cm": map[string]any{
 				"type": "k8sconnect:KubernetesObject",
 				"properties": map[string]any{
-					"clusterConnection": map[string]any{
-						"host":                 e.proxy.URL,
-						"clusterCaCertificate": string(e.proxy.CAPEM),
-						"token":                map[string]any{"fn::secret": e.cluster.Token},
-					},
-					"yamlBody": body,
+					"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
+					"yamlBody":          body,
 				},
 			},
 		},
@@ -694,14 +654,10 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 			"greeting": map[string]any{
 				"type": "k8sconnect:Patch",
 				"properties": map[string]any{
-					"target":        map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": name},
-					"patch":         "data: {greeting: patched}",
-					"takeOwnership": true,
-					"clusterConnection": map[string]any{
-						"host":                 proxy.URL,
-						"clusterCaCertificate": string(proxy.CAPEM),
-						"token":                map[string]any{"fn::secret": cluster.Token},
-					},
+					"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": name},
+					"patch":             "data: {greeting: patched}",
+					"takeOwnership":     true,
+					"clusterConnection": yamlConnection(proxy.URL, proxy.CAPEM, cluster.Token),
 				},
 			},
 		},

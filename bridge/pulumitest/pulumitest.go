@@ -130,9 +130,9 @@ func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 		t.Fatal(err)
 	}
 	s := &Stack{
-		t:       t,
-		lang:    lang,
-		name:    "test" + randomSuffix(),
+		t:        t,
+		lang:     lang,
+		name:     "test" + randomSuffix(),
 		example:  filepath.Join(repo, "examples", "pulumi-"+string(lang)),
 		scenario: scenario,
 		dir:      t.TempDir(),
@@ -229,6 +229,10 @@ func (s *Stack) Resources() (resources []string, pending int) {
 	}
 	return resources, len(export.Deployment.Pending)
 }
+
+// SetEnv sets an environment variable for the stack's pulumi and driver
+// processes, and so for the provider plugin (import reads $KUBECONFIG).
+func (s *Stack) SetEnv(key, value string) { s.env = append(s.env, key+"="+value) }
 
 // Name is the stack's name.
 func (s *Stack) Name() string { return s.name }

@@ -1,0 +1,228 @@
+package bridge_test
+
+// KubernetesObject behaviour a Pulumi user meets, with YAML programs the tests
+// write: ignoreFields, replacement on an identity change, a CRD and its custom
+// resource in one up, and import. Drift on owned fields is in
+// ownership_test.go. Run with: go test ./bridge -run TestPulumiObject -v
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+var (
+	objConfigMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	objDeployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+)
+
+// objects is a YAML program of KubernetesObjects on the shared cluster:
+// resource name -> yamlBody, plus any extra properties or options.
+type objects map[string]objectSpec
+
+type objectSpec struct {
+	body       string
+	properties map[string]any
+	options    map[string]any
+}
+
+func (o objects) program(t *testing.T) string {
+	t.Helper()
+	cluster := localcluster.Shared(t)
+	resources := map[string]any{}
+	for name, spec := range o {
+		props := map[string]any{
+			"clusterConnection": yamlConnection(cluster.Host, cluster.CAPEM, cluster.Token),
+			"yamlBody":          spec.body,
+		}
+		for k, v := range spec.properties {
+			props[k] = v
+		}
+		r := map[string]any{"type": "k8sconnect:KubernetesObject", "properties": props}
+		if spec.options != nil {
+			r["options"] = spec.options
+		}
+		resources[name] = r
+	}
+	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-object", "runtime": "yaml", "resources": resources})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func newObjectStack(t *testing.T, o objects) *pulumitest.Stack {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+	t.Parallel()
+	return pulumitest.NewYAMLProgram(t, o.program(t))
+}
+
+func mustGetObject(t *testing.T, gvr schema.GroupVersionResource, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := acctest.Get(t, gvr, ns, name)
+	if err != nil || obj == nil {
+		t.Fatalf("%s %s/%s not in the cluster (err=%v)", gvr.Resource, ns, name, err)
+	}
+	return obj
+}
+
+// ignoreFields hands spec.replicas to an autoscaler: its changes are neither
+// drift in a refreshed preview nor reverted by up, while a change of a field
+// we still manage is.
+func TestPulumiObject_ignoreFields(t *testing.T) {
+	ns, name := acctest.Namespace(t), acctest.Name("web")
+	deployment := func(image string) objects {
+		return objects{"web": {
+			body: fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, namespace: %[2]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      containers: [{name: app, image: %[3]q}]
+`, name, ns, image),
+			properties: map[string]any{"ignoreFields": []string{"spec.replicas"}},
+		}}
+	}
+	stack := newObjectStack(t, deployment("nginx:1.27"))
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+
+	acctest.ApplyAs(t, "horizontal-pod-autoscaler", objDeployments, fmt.Sprintf(
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: %s}\nspec: {replicas: 5}\n", name, ns))
+	res := stack.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst)
+	expectChanges(t, res, map[string]int{"same": 2})
+	if strings.Contains(res.Log, "Drift") {
+		t.Errorf("a refreshed preview reports drift on an ignored field:\n%s", res.Log)
+	}
+
+	stack.WriteYAML(deployment("nginx:1.28").program(t))
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
+	live := mustGetObject(t, objDeployments, ns, name)
+	replicas, _, _ := unstructured.NestedInt64(live.Object, "spec", "replicas")
+	containers, _, _ := unstructured.NestedSlice(live.Object, "spec", "template", "spec", "containers")
+	if replicas != 5 || len(containers) != 1 || containers[0].(map[string]any)["image"] != "nginx:1.28" {
+		t.Fatalf("after the update: replicas %d (want the autoscaler's 5), containers %v (want nginx:1.28)", replicas, containers)
+	}
+}
+
+// A new name is a new object: the preview plans a replacement, up creates the
+// new ConfigMap and deletes the old one.
+func TestPulumiObject_identityChangeReplaces(t *testing.T) {
+	ns := acctest.Namespace(t)
+	configMap := func(name string) objects {
+		return objects{"settings": {body: fmt.Sprintf(
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello}\n", name, ns)}}
+	}
+	stack := newObjectStack(t, configMap("first"))
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+	first := mustGetObject(t, objConfigMaps, ns, "first")
+
+	stack.WriteYAML(configMap("second").program(t))
+	res := stack.Run(pulumitest.Preview, nil)
+	expectChanges(t, res, map[string]int{"same": 1, "replace": 1})
+	if still := mustGetObject(t, objConfigMaps, ns, "first"); still.GetUID() != first.GetUID() {
+		t.Fatalf("the preview changed the cluster")
+	}
+
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "replace": 1})
+	mustGetObject(t, objConfigMaps, ns, "second")
+	if gone, err := acctest.Get(t, objConfigMaps, ns, "first"); err != nil || gone != nil {
+		t.Fatalf("ConfigMap %s/first still exists after the replacement (err=%v)", ns, err)
+	}
+}
+
+// A CRD and a custom resource of it in one program with no dependsOn: Pulumi
+// may create them in any order, and the custom resource's create waits for
+// its kind to be served.
+func TestPulumiObject_crdAndCustomResource(t *testing.T) {
+	group := strings.ToLower(acctest.Name("crd")) + ".k8sconnect.test"
+	kind := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"}
+	stack := newObjectStack(t, objects{
+		"gadget": {body: fmt.Sprintf("apiVersion: %s/v1\nkind: Gadget\nmetadata: {name: one}\nspec: {size: 3}\n", group)},
+		"crd": {body: fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.%[1]s}
+spec:
+  group: %[1]s
+  scope: Cluster
+  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`, group)},
+	})
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 3})
+	gadget := mustGetObject(t, kind, "", "one")
+	if size, _, _ := unstructured.NestedInt64(gadget.Object, "spec", "size"); size != 3 {
+		t.Fatalf("Gadget one has spec.size %d, want 3", size)
+	}
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 3})
+}
+
+// An object made by someone else is imported by id (the resource option
+// `import`, id format as for `terraform import`), then managed: the next up
+// applies the program's change to the same object.
+func TestPulumiObject_import(t *testing.T) {
+	ns, name := acctest.Namespace(t), acctest.Name("imported")
+	existing := acctest.ApplyAs(t, "kubectl", objConfigMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello}\n", name, ns))
+	configMap := func(greeting string) objects {
+		return objects{"settings": {
+			body:    fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  greeting: %s\n", name, ns, greeting),
+			options: map[string]any{"import": "v1/ConfigMap/" + ns + "/" + name},
+		}}
+	}
+	stack := newObjectStack(t, configMap("hello"))
+	stack.SetEnv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	// The import reads the object through $KUBECONFIG; the same up then
+	// applies the program's yamlBody through its own clusterConnection, which
+	// takes ownership (an update, as after `terraform import`).
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 1, "import": 1, "update": 1})
+	if got, _ := stack.Resources(); len(got) != 1 {
+		t.Fatalf("state after the import = %q, want the ConfigMap", got)
+	}
+	if owner := mustGetObject(t, objConfigMaps, ns, name).GetAnnotations()["k8sconnect.io/owned-by"]; owner == "" {
+		t.Fatalf("the imported ConfigMap does not carry k8sconnect.io/owned-by: the update did not take ownership")
+	}
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+
+	stack.WriteYAML(configMap("imported").program(t))
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
+	live := mustGetObject(t, objConfigMaps, ns, name)
+	if live.GetUID() != existing.GetUID() {
+		t.Fatalf("the import replaced the ConfigMap: UID %s, was %s", live.GetUID(), existing.GetUID())
+	}
+	if got, _, _ := unstructured.NestedString(live.Object, "data", "greeting"); got != "imported" {
+		t.Fatalf("data.greeting = %q after the update, want %q", got, "imported")
+	}
+}
+
+// yamlConnection is a YAML program's clusterConnection: a server, its CA and
+// a bearer token kept secret in the stack's state.
+func yamlConnection(host string, caPEM []byte, token string) map[string]any {
+	return map[string]any{
+		"host":                 host,
+		"clusterCaCertificate": string(caPEM),
+		"token":                map[string]any{"fn::secret": token},
+	}
+}

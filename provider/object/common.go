@@ -109,15 +109,7 @@ func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unst
 
 // refuseExisting is Create's last check that it does not take over an object
 // that exists already; it reports whether the create may go ahead.
-func (r *Resource) refuseExisting(ctx context.Context, plan model, diags *diag.Diagnostics) bool {
-	desired, _ := desiredFromConfig(ctx, plan, diags)
-	if desired == nil {
-		return false
-	}
-	c, ok := r.client(ctx, plan.ClusterConnection, diags)
-	if !ok {
-		return false
-	}
+func refuseExisting(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, diags *diag.Diagnostics) bool {
 	id := manifest.IdentityOf(desired)
 	if id.Namespace == "" {
 		if mapping, err := c.Mapping(id.GVK()); err == nil && mapping.Scope.Name() == meta.RESTScopeNameNamespace {

@@ -149,9 +149,6 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if plan.ID.IsUnknown() {
 		plan.ID = types.StringValue(newID())
 	}
-	if !r.refuseExisting(ctx, plan, &resp.Diagnostics) {
-		return
-	}
 	r.applyAndRecord(ctx, &plan, true, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -46,6 +46,9 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan *model, creating boo
 	if !ok {
 		return
 	}
+	if creating && !refuseExisting(ctx, c, desired, diags) {
+		return
+	}
 	setOwnedBy(desired, plan.ID.ValueString())
 	var applied *unstructured.Unstructured
 	var err error

@@ -2,14 +2,16 @@ package bridge_test
 
 // KubernetesObject behaviour a Pulumi user meets, with YAML programs the tests
 // write: ignoreFields, replacement on an identity change, a CRD and its custom
-// resource in one up, and import. Drift on owned fields is in
+// resource in one up, import, bad input and delete protection. Drift on owned fields is in
 // ownership_test.go. Run with: go test ./bridge -run TestPulumiObject -v
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -224,5 +226,65 @@ func yamlConnection(host string, caPEM []byte, token string) map[string]any {
 		"host":                 host,
 		"clusterCaCertificate": string(caPEM),
 		"token":                map[string]any{"fn::secret": token},
+	}
+}
+
+// Bad input fails `pulumi preview` with the provider's message, and nothing
+// reaches the cluster: here a yamlBody with two objects and one with a field
+// the kind does not have (the dry run validates strictly).
+func TestPulumiObject_badInputFailsPreview(t *testing.T) {
+	ns := acctest.Namespace(t)
+	cases := []struct {
+		body, want string
+	}{
+		{fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: %[1]s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: %[1]s}\n", ns),
+			"yaml_body holds 2 documents"},
+		{fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: %s}\nspec: {replicas: 1}\n", ns),
+			`yaml_body has an unknown field "spec": ConfigMap (apiVersion v1) has no such field`},
+	}
+	stack := newObjectStack(t, objects{"bad": {body: cases[0].body}})
+	for i, c := range cases {
+		if i > 0 {
+			stack.WriteYAML(objects{"bad": {body: c.body}}.program(t))
+		}
+		res, err := stack.Try(pulumitest.Preview, nil)
+		if err == nil || !strings.Contains(flat(res.Log), c.want) {
+			t.Errorf("preview of %q: want a failure mentioning %q, got err=%v\n%s", c.body, c.want, err, res.Log)
+		}
+	}
+	list, err := acctest.Clientset(t).CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range list.Items {
+		if cm.Name != "kube-root-ca.crt" {
+			t.Errorf("preview of bad input left ConfigMap %s in the cluster", cm.Name)
+		}
+	}
+}
+
+// delete_protection refuses `pulumi destroy` with what to do instead; the
+// object stays until the protection is lifted.
+func TestPulumiObject_deleteProtection(t *testing.T) {
+	ns, name := acctest.Namespace(t), acctest.Name("kept")
+	configMap := func(protect bool) objects {
+		return objects{"kept": {
+			body:       fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello}\n", name, ns),
+			properties: map[string]any{"deleteProtection": protect},
+		}}
+	}
+	stack := newObjectStack(t, configMap(true))
+	stack.Run(pulumitest.Up, nil)
+	res, err := stack.Try(pulumitest.Destroy, nil)
+	if err == nil || !strings.Contains(flat(res.Log), "has delete_protection = true. Set it to false and apply") {
+		t.Fatalf("destroy of a protected object: want the refusal, got err=%v\n%s", err, res.Log)
+	}
+	mustGetObject(t, objConfigMaps, ns, name)
+
+	stack.WriteYAML(configMap(false).program(t))
+	stack.Run(pulumitest.Up, nil)
+	expectChanges(t, stack.Run(pulumitest.Destroy, nil), map[string]int{"delete": 2})
+	if gone, err := acctest.Get(t, objConfigMaps, ns, name); err != nil || gone != nil {
+		t.Fatalf("ConfigMap %s/%s still exists after destroy (err=%v)", ns, name, err)
 	}
 }

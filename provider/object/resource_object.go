@@ -120,15 +120,9 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 }
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 	}
-	data, err := providerdata.From(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 }
 
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

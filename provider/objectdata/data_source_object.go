@@ -74,15 +74,9 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 }
 
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.clients = data.Clients
 	}
-	data, err := providerdata.From(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	d.clients = data.Clients
 }
 
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -134,15 +134,9 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 }
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 	}
-	data, err := providerdata.From(req.ProviderData)
-	if err != nil {
-		resp.Diagnostics.AddError("Unexpected provider data", err.Error())
-		return
-	}
-	r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 }
 
 // ValidateConfig rejects what can be judged without the cluster.

@@ -5,6 +5,8 @@ package providerdata
 import (
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 )
@@ -15,11 +17,18 @@ type Data struct {
 	OwnershipMessages ownership.Verbosity
 }
 
-// From converts the value a resource receives in Configure.
-func From(v any) (*Data, error) {
+// Receive is every resource's and data source's Configure: it returns the
+// provider's data, or nil while there is none yet (Terraform configures
+// resources before the provider when it validates) or when v is something
+// else, which it reports in diags.
+func Receive(v any, diags *diag.Diagnostics) *Data {
+	if v == nil {
+		return nil
+	}
 	d, ok := v.(*Data)
 	if !ok {
-		return nil, fmt.Errorf("expected *providerdata.Data, got %T; this is a bug in the provider", v)
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerdata.Data, got %T; this is a bug in the provider", v))
+		return nil
 	}
-	return d, nil
+	return d
 }

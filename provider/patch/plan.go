@@ -171,8 +171,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	plan.PreviousOwners = ownersValue(ctx, known, &resp.Diagnostics)
+	// A patch has no ignore_fields: it hands a field back by no longer setting it.
 	ownership.Explain(ctx, target.String(), manager, live, predicted,
-		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
+		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics,
+		ownership.LetGoBy("remove them from the patch: [%s]"))
 }
 
 func rivalMessage(target string, rivals map[string][]string) string {

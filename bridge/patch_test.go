@@ -539,7 +539,9 @@ func TestPulumiPatch_driftNamesTheController(t *testing.T) {
 	configMapOwnedBy(t, "level-controller", ns, "tuned", `{level: "medium"}`)
 	res = stack.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst)
 	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
-	expectLog(t, res, "Drift: external changes will be reverted", "data.level: medium -> high (changed by level-controller)")
+	expectLog(t, res, "Drift: external changes will be reverted", "data.level: medium -> high (changed by level-controller)",
+		`To let level-controller manage them, remove them from the patch: ["data.level"]`)
+	expectNoLog(t, res, "ignore_fields")
 	if got := level(); got != "medium" {
 		t.Fatalf("the preview changed level to %v", got)
 	}

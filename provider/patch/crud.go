@@ -81,7 +81,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.
 	manager := FieldManager(plan.ID.ValueString())
 	result, err := send(ctx, c, target, ct, manager, false)
 	if err != nil {
-		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s", target, apiError(err)))
+		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s", target, rejection(err, ct, live)))
 		return false
 	}
 	obs, err := projection.Observe(result, manager, nil, nil, nil)

@@ -42,6 +42,10 @@ resource "k8sconnect_patch" "tune" {
 	if plan.Err != nil || len(ws) != 1 || !strings.Contains(ws[0].Detail, "data.level: medium -> high (changed by level-controller)") {
 		t.Fatalf("want one drift warning naming level-controller, got err=%v %+v\n%s", plan.Err, ws, plan.Output)
 	}
+	// A patch has no ignore_fields to offer.
+	if d := ws[0].Detail; !strings.Contains(d, `To let level-controller manage them, remove them from the patch: ["data.level"]`) || strings.Contains(d, "ignore_fields") {
+		t.Fatalf("the drift warning's remedy does not fit a patch:\n%s", d)
+	}
 	w.MustApply()
 	if got := mustGet(t, configMaps, ns, "tuned").Object["data"].(map[string]any)["level"]; got != "high" {
 		t.Fatalf("level after apply = %v, want high", got)

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -137,7 +139,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		predicted = local
 	default:
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",
-			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, apiError(err)))
+			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, rejection(err, ct, live)))
 		return
 	}
 	rivals, err := rivalPatches(live, manager, predicted)
@@ -169,8 +171,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	plan.PreviousOwners = ownersValue(ctx, known, &resp.Diagnostics)
+	// A patch has no ignore_fields: it hands a field back by no longer setting it.
 	ownership.Explain(ctx, target.String(), manager, live, predicted,
-		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
+		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics,
+		ownership.LetGoBy("remove them from the patch: [%s]"))
 }
 
 func rivalMessage(target string, rivals map[string][]string) string {
@@ -235,6 +239,46 @@ func apiError(err error) string {
 		}
 	}
 	return b.String()
+}
+
+// rejection renders the server's refusal of a patch. For a JSON Patch the
+// server keeps to itself which operation failed and why ("the server rejected
+// our request due to an error in our request"), so the operations are replayed
+// on the live object, with the library the API server uses, to name it.
+func rejection(err error, ct *content, live *unstructured.Unstructured) string {
+	msg := apiError(err)
+	if ct.patchType != ktypes.JSONPatchType || live == nil {
+		return msg
+	}
+	if failed := failingOperation(live, ct.body); failed != "" {
+		msg += "\n\n" + failed
+	}
+	return msg
+}
+
+// failingOperation applies a JSON Patch to obj one operation at a time and
+// describes the first that fails, or returns "" if they all apply.
+func failingOperation(obj *unstructured.Unstructured, body []byte) string {
+	doc, err := json.Marshal(obj.Object)
+	if err != nil {
+		return ""
+	}
+	var ops []json.RawMessage
+	if json.Unmarshal(body, &ops) != nil {
+		return ""
+	}
+	for i, raw := range ops {
+		var op struct{ Op, Path string }
+		_ = json.Unmarshal(raw, &op)
+		p, err := jsonpatch.DecodePatch(append(append([]byte("["), raw...), ']'))
+		if err == nil {
+			doc, err = p.Apply(doc)
+		}
+		if err != nil {
+			return fmt.Sprintf("json_patch operation %d (%s %s) failed: %v", i, op.Op, op.Path, err)
+		}
+	}
+	return ""
 }
 
 // liveDiffers reports whether the live values of the patched fields differ from

@@ -299,9 +299,10 @@ resource "k8sconnect_patch" "json" {
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
 			{
+				// The server says only "an error in our request"; the provider names the operation.
 				Config:      jsonPatch("not-x"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)rejected the patch.*test`),
+				ExpectError: regexp.MustCompile(`(?s)rejected\s+the\s+patch.*json_patch\s+operation\s+0\s+\(test\s+/data/keep\)\s+failed:\s+testing\s+value\s+/data/keep\s+failed`),
 			},
 			{
 				Config: jsonPatch("x"),

@@ -11,11 +11,17 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 )
 
+// Option changes the wording of Explain's messages.
+type Option func(*Report)
+
+// LetGoBy sets Report.LetGo: how the resource hands fields to another manager.
+func LetGoBy(format string) Option { return func(r *Report) { r.LetGo = format } }
+
 // Explain is what a resource's ModifyPlan calls after its dry run: it classifies
 // the fields manager asserts, adds at most one warning per conflict kind, and
 // records the revert streaks to keep if this plan is applied.
 func Explain(ctx context.Context, subject, manager string, live *unstructured.Unstructured, planned projection.Projection,
-	private privatestate.ReadWriter, v Verbosity, diags *diag.Diagnostics) {
+	private privatestate.ReadWriter, v Verbosity, diags *diag.Diagnostics, opts ...Option) {
 	recorded, ok, err := privatestate.Load[projection.Projection](ctx, private, privatestate.AppliedProjection)
 	if err != nil || !ok {
 		return // no record of our last apply (an import, or state from an older version)
@@ -32,6 +38,9 @@ func Explain(ctx context.Context, subject, manager string, live *unstructured.Un
 			map[string]any{"object": subject, "field": f.Path, "row": f.Transition.Row()})
 	}
 	diags.Append(privatestate.Save(ctx, private, privatestate.RevertStreaks, next)...)
+	for _, o := range opts {
+		o(report)
+	}
 	for _, m := range report.Messages(v) {
 		diags.AddWarning(m.Summary, m.Detail)
 	}

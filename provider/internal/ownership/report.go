@@ -30,7 +30,11 @@ type Message struct {
 type Report struct {
 	// Subject names the resource in messages, e.g. "Deployment prod/web".
 	Subject string
-	fields  map[Kind][]Field
+	// LetGo says, in the remedy of conflict messages, how the resource hands
+	// fields to another manager: a format whose %s is the quoted paths. Empty
+	// is k8sconnect_object's way, "add to ignore_fields: [%s]".
+	LetGo  string
+	fields map[Kind][]Field
 }
 
 // Add records one field; silent and impossible kinds are dropped.
@@ -103,7 +107,7 @@ func (r *Report) driftMessage(fs []Field) Message {
 		fmt.Fprintf(&b, "\n%s reverted from %s on %d consecutive applies: they keep changing it back.",
 			f.Path, managerNames(f.Managers), f.Streak)
 	}
-	b.WriteString("\n" + remedy(fs))
+	b.WriteString("\n" + r.remedy(fs))
 	summary := "Drift: external changes will be reverted"
 	if len(persistent) > 0 {
 		summary = "Persistent ownership conflict: external changes will be reverted again"
@@ -118,7 +122,7 @@ func (r *Report) takingMessage(fs []Field) Message {
 		fmt.Fprintf(&b, "  %s: %s -> %s%s\n", f.Path, show(f.Live), show(f.Planned), by(f.Managers))
 	}
 	b.WriteString("\nIf that manager keeps running it will change them back on every reconcile, and every plan will show drift.\n")
-	b.WriteString(remedy(fs))
+	b.WriteString(r.remedy(fs))
 	return Message{Warning: true, Summary: "Ownership conflict: taking fields from an active manager", Detail: b.String()}
 }
 
@@ -129,13 +133,13 @@ func (r *Report) updateMessage(fs []Field) Message {
 		fmt.Fprintf(&b, "  %s: %s -> %s (last applied %s; they set %s%s)\n",
 			f.Path, show(f.Live), show(f.Planned), show(f.Recorded), show(f.Live), by(f.Managers))
 	}
-	b.WriteString("\n" + remedy(fs))
+	b.WriteString("\n" + r.remedy(fs))
 	return Message{Warning: true, Summary: "Ownership conflict: overwriting concurrent external changes", Detail: b.String()}
 }
 
-// remedy names the exact ignore_fields entries that would end the conflict, or
-// the managers to stop.
-func remedy(fs []Field) string {
+// remedy names the exact ignore_fields entries (or what LetGo says) that would
+// end the conflict, or the managers to stop.
+func (r *Report) remedy(fs []Field) string {
 	paths := make([]string, len(fs))
 	for i, f := range fs {
 		paths[i] = fmt.Sprintf("%q", f.Path)
@@ -155,8 +159,12 @@ func remedy(fs []Field) string {
 	if len(ms) > 0 {
 		who = strings.Join(ms, ", ")
 	}
-	return fmt.Sprintf("To let %s manage them, add to ignore_fields: [%s]\nTo keep them yours, stop %s from changing them.",
-		who, strings.Join(paths, ", "), who)
+	letGo := r.LetGo
+	if letGo == "" {
+		letGo = "add to ignore_fields: [%s]"
+	}
+	return fmt.Sprintf("To let %s manage them, %s\nTo keep them yours, stop %s from changing them.",
+		who, fmt.Sprintf(letGo, strings.Join(paths, ", ")), who)
 }
 
 func by(managers []string) string {

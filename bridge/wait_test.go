@@ -1,0 +1,142 @@
+package bridge_test
+
+// k8sconnect_wait under Pulumi (ADR-016): the scenarios of
+// provider/wait/resource_wait_test.go as Pulumi programs, one language each,
+// asserting what their Terraform versions assert. Run with:
+// go test ./bridge -run TestPulumiWait -v
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+var (
+	waitJobs       = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	waitPods       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	waitConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
+
+const (
+	waitType   = "k8sconnect:index/wait:Wait"
+	objectType = "k8sconnect:index/kubernetesObject:KubernetesObject"
+)
+
+func skipShortWait(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+}
+
+// holdPods is the podAnnotations config that keeps a scenario's pods Pending
+// until the test releases them.
+func holdPods() pulumitest.Value {
+	b, _ := json.Marshal(map[string]string{localcluster.HoldAnnotation: "true"})
+	return pulumitest.Plain(string(b))
+}
+
+// Scenario 2 (Python): a Wait that times out fails `pulumi up` and keeps its
+// dependent from being created, but leaves the Job alone, in the stack and in
+// the cluster; the next up waits on the very same Job and succeeds.
+func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
+	skipShortWait(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	stack := pulumitest.NewScenario(t, pulumitest.Python, "wait_retry")
+	jobResource := objectType + " migrate"
+
+	res, err := stack.Try(pulumitest.Up, pulumitest.Config{
+		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
+		"context":        pulumitest.Plain(localcluster.CertContext),
+		"namespace":      pulumitest.Plain(ns),
+		"podAnnotations": holdPods(),
+		"timeout":        pulumitest.Plain("5s"),
+	})
+	if err == nil {
+		t.Fatalf("pulumi up succeeded, but the Job's pod is held: the wait cannot have finished\n%s", res.Log)
+	}
+	for _, want := range []string{"Timed out waiting for Job " + ns + "/migrate", "Pods not ready", "it will not be replaced"} {
+		if !strings.Contains(res.Log, want) {
+			t.Errorf("the failed up does not say %q:\n%s", want, res.Log)
+		}
+	}
+	// Only the Job is in the stack: the failed Wait is not, nor what depends on it.
+	resources, pending := stack.Resources()
+	if len(resources) != 1 || resources[0] != jobResource || pending != 0 {
+		t.Fatalf("after the failed up the stack holds %v with %d pending operations; want only %q and none pending",
+			resources, pending, jobResource)
+	}
+	waitMustNotExist(t, waitConfigMaps, ns, "after-migration")
+	uid := waitUID(t, waitJobs, ns, "migrate")
+
+	// The retry plans to create the Wait and the ConfigMap, and to leave the Job.
+	cfg := pulumitest.Config{"timeout": pulumitest.Plain("2m")}
+	res = stack.Run(pulumitest.Preview, cfg)
+	expectChanges(t, res, map[string]int{"same": 2, "create": 2})
+
+	waitReleaseJob(t, ns, "migrate")
+	res = stack.Run(pulumitest.Up, cfg)
+	expectChanges(t, res, map[string]int{"same": 2, "create": 2})
+	if got := waitUID(t, waitJobs, ns, "migrate"); got != uid {
+		t.Fatalf("the Job was recreated: UID %s, was %s", got, uid)
+	}
+	if got, want := res.Outputs["waited"], "batch/v1/Job/"+ns+"/migrate"; got != want {
+		t.Errorf("output waited = %v, want %q", got, want)
+	}
+	if obj, err := acctest.Get(t, waitConfigMaps, ns, "after-migration"); err != nil || obj == nil {
+		t.Fatalf("ConfigMap after-migration was not created once the Job completed (err=%v)", err)
+	}
+	resources, pending = stack.Resources()
+	want := []string{jobResource, waitType + " migrated", objectType + " after-migration"}
+	if strings.Join(resources, ",") != strings.Join(want, ",") || pending != 0 {
+		t.Fatalf("after the retry the stack holds %v with %d pending operations; want %v", resources, pending, want)
+	}
+}
+
+// waitReleaseJob lets a held Job's pods run, the only release a Job allows.
+func waitReleaseJob(t *testing.T, ns, job string) {
+	t.Helper()
+	list, err := acctest.Dynamic(t).Resource(waitPods).Namespace(ns).List(context.Background(),
+		metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		t.Fatalf("Job %s has no pods to release", job)
+	}
+	for _, p := range list.Items {
+		acctest.PatchAs(t, "test", waitPods, ns, p.GetName(),
+			fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation))
+	}
+}
+
+func waitMustNotExist(t *testing.T, gvr schema.GroupVersionResource, ns, name string) {
+	t.Helper()
+	obj, err := acctest.Get(t, gvr, ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj != nil {
+		t.Fatalf("%s %s/%s exists, but what it depends on never succeeded", gvr.Resource, ns, name)
+	}
+}
+
+func waitUID(t *testing.T, gvr schema.GroupVersionResource, ns, name string) string {
+	t.Helper()
+	obj, err := acctest.Get(t, gvr, ns, name)
+	if err != nil || obj == nil {
+		t.Fatalf("%s %s/%s is not in the cluster (err=%v)", gvr.Resource, ns, name, err)
+	}
+	return string(obj.GetUID())
+}

@@ -10,10 +10,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
@@ -21,9 +25,10 @@ import (
 )
 
 var (
-	waitJobs       = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
-	waitPods       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	waitConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	waitDeployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	waitJobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	waitPods        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	waitConfigMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 )
 
 const (
@@ -43,6 +48,39 @@ func skipShortWait(t *testing.T) {
 func holdPods() pulumitest.Value {
 	b, _ := json.Marshal(map[string]string{localcluster.HoldAnnotation: "true"})
 	return pulumitest.Plain(string(b))
+}
+
+// Scenario 1 (TypeScript): a Deployment's rollout gates a second Deployment,
+// which is created only once the first has all its replicas available.
+func TestPulumiWait_rolloutGatesDependent(t *testing.T) {
+	skipShortWait(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	stack := pulumitest.NewScenario(t, pulumitest.TypeScript, "wait-rollout")
+	// Each pod starts 3s after it was created, as on a slow node, so the
+	// rollout takes a while and the ordering is meaningful.
+	waitReleasePodsAfter(t, ns, "app=web", 3*time.Second)
+
+	res := stack.Run(pulumitest.Up, pulumitest.Config{
+		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
+		"context":        pulumitest.Plain(localcluster.TokenContext),
+		"namespace":      pulumitest.Plain(ns),
+		"podAnnotations": holdPods(),
+	})
+	// web, the Wait, after, and the stack.
+	expectChanges(t, res, map[string]int{"create": 4})
+	if got, want := res.Outputs["waited"], "apps/v1/Deployment/"+ns+"/web"; got != want {
+		t.Errorf("output waited = %v, want %q", got, want)
+	}
+	if got, ok := res.Outputs["status"]; ok && got != nil {
+		t.Errorf("output status = %v, want none: only field waits fill it", got)
+	}
+	waitCreatedAfterReady(t, ns, "web", "after")
+
+	// A finished rollout is not judged again: nothing to do.
+	res = stack.Run(pulumitest.Preview, nil)
+	expectChanges(t, res, map[string]int{"same": 4})
 }
 
 // Scenario 2 (Python): a Wait that times out fails `pulumi up` and keeps its
@@ -104,6 +142,37 @@ func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
 	}
 }
 
+// waitReleasePodsAfter lets each held pod matching selector start once it is
+// delay old, as a slow kubelet would, until the test ends.
+func waitReleasePodsAfter(t *testing.T, ns, selector string, delay time.Duration) {
+	t.Helper()
+	ri := acctest.Dynamic(t).Resource(waitPods).Namespace(ns)
+	unhold := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	t.Cleanup(func() { close(stop); wg.Wait() })
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			list, err := ri.List(context.Background(), metav1.ListOptions{LabelSelector: selector})
+			if err != nil {
+				continue
+			}
+			for _, p := range list.Items {
+				if p.GetAnnotations()[localcluster.HoldAnnotation] == "true" && time.Since(p.GetCreationTimestamp().Time) >= delay {
+					_, _ = ri.Patch(context.Background(), p.GetName(), types.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"})
+				}
+			}
+		}
+	}()
+}
+
 // waitReleaseJob lets a held Job's pods run, the only release a Job allows.
 func waitReleaseJob(t *testing.T, ns, job string) {
 	t.Helper()
@@ -139,4 +208,37 @@ func waitUID(t *testing.T, gvr schema.GroupVersionResource, ns, name string) str
 		t.Fatalf("%s %s/%s is not in the cluster (err=%v)", gvr.Resource, ns, name, err)
 	}
 	return string(obj.GetUID())
+}
+
+// waitCreatedAfterReady proves the ordering: the dependent was created no
+// earlier than the moment the first Deployment had all its replicas available.
+func waitCreatedAfterReady(t *testing.T, ns, first, dependent string) {
+	t.Helper()
+	web, err := acctest.Get(t, waitDeployments, ns, first)
+	if err != nil || web == nil {
+		t.Fatalf("deployment %s: %v", first, err)
+	}
+	if ready, _, _ := unstructured.NestedInt64(web.Object, "status", "readyReplicas"); ready != 3 {
+		t.Fatalf("deployment %s has %d ready replicas, want 3", first, ready)
+	}
+	after, err := acctest.Get(t, waitDeployments, ns, dependent)
+	if err != nil || after == nil {
+		t.Fatalf("deployment %s was not created: %v", dependent, err)
+	}
+	conds, _, _ := unstructured.NestedSlice(web.Object, "status", "conditions")
+	for _, c := range conds {
+		m := c.(map[string]any)
+		if m["type"] != "Available" || m["status"] != "True" {
+			continue
+		}
+		availableAt, err := time.Parse(time.RFC3339, m["lastTransitionTime"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if created := after.GetCreationTimestamp().Time; created.Before(availableAt) {
+			t.Fatalf("%s was created at %s, before %s became available at %s", dependent, created, first, availableAt)
+		}
+		return
+	}
+	t.Fatalf("deployment %s has no Available=True condition", first)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,6 +30,7 @@ var (
 	waitJobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 	waitPods        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	waitConfigMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	waitServices    = schema.GroupVersionResource{Version: "v1", Resource: "services"}
 )
 
 const (
@@ -142,6 +144,57 @@ func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
 	}
 }
 
+// Scenario 3 (Go): a field that another actor fills in later is waited for,
+// passed on through the Wait's status, and a later change of it reaches the
+// dependent on the next up with --refresh.
+func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
+	skipShortWait(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	stack := pulumitest.NewScenario(t, pulumitest.Go, "wait-field")
+	// Plays the cloud controller: once the Service exists, and the Wait is
+	// surely watching, it gets a hostname.
+	waitLater(t, waitServices, ns, "lb", func() error { return waitSetLoadBalancer(t, ns, "lb", "lb-1.example.com") })
+
+	res := stack.Run(pulumitest.Up, pulumitest.Config{
+		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
+		"context":        pulumitest.Plain(localcluster.TokenContext),
+		"namespace":      pulumitest.Plain(ns),
+	})
+	// lb, the Wait, consumer, and the stack.
+	expectChanges(t, res, map[string]int{"create": 4})
+	if got := res.Outputs["hostname"]; got != "lb-1.example.com" {
+		t.Errorf("output hostname = %v, want lb-1.example.com", got)
+	}
+	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com")
+	consumerUID := waitUID(t, waitConfigMaps, ns, "consumer")
+
+	if err := waitSetLoadBalancer(t, ns, "lb", "lb-2.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	// Pulumi reads the cluster only on refresh: a plain preview still works
+	// from the hostname the stack recorded.
+	res = stack.Run(pulumitest.Preview, nil)
+	expectChanges(t, res, map[string]int{"same": 4})
+
+	// With --refresh the Wait's status is read again: the consumer, and only
+	// it, is to be updated.
+	res = stack.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst)
+	expectChanges(t, res, map[string]int{"same": 3, "update": 1})
+	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com")
+
+	res = stack.Run(pulumitest.Up, nil, pulumitest.RefreshFirst)
+	expectChanges(t, res, map[string]int{"same": 3, "update": 1})
+	if got := res.Outputs["hostname"]; got != "lb-2.example.com" {
+		t.Errorf("output hostname = %v, want lb-2.example.com", got)
+	}
+	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-2.example.com")
+	if got := waitUID(t, waitConfigMaps, ns, "consumer"); got != consumerUID {
+		t.Errorf("the consumer ConfigMap was recreated: UID %s, was %s", got, consumerUID)
+	}
+}
+
 // waitReleasePodsAfter lets each held pod matching selector start once it is
 // delay old, as a slow kubelet would, until the test ends.
 func waitReleasePodsAfter(t *testing.T, ns, selector string, delay time.Duration) {
@@ -187,6 +240,62 @@ func waitReleaseJob(t *testing.T, ns, job string) {
 	for _, p := range list.Items {
 		acctest.PatchAs(t, "test", waitPods, ns, p.GetName(),
 			fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation))
+	}
+}
+
+// waitLater runs f in the background a few seconds after the object appears;
+// the test does not end before it has.
+func waitLater(t *testing.T, gvr schema.GroupVersionResource, ns, name string, f func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	t.Cleanup(wg.Wait)
+	ri := acctest.Dynamic(t).Resource(gvr).Namespace(ns)
+	go func() {
+		defer wg.Done()
+		for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+			_, err := ri.Get(context.Background(), name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				t.Errorf("reading %s %s/%s: %v", gvr.Resource, ns, name, err)
+				return
+			}
+			time.Sleep(3 * time.Second)
+			if err := f(); err != nil {
+				t.Errorf("acting on %s %s/%s: %v", gvr.Resource, ns, name, err)
+			}
+			return
+		}
+		t.Errorf("%s %s/%s never appeared", gvr.Resource, ns, name)
+	}()
+}
+
+// waitSetLoadBalancer writes a Service's status as a cloud controller would.
+func waitSetLoadBalancer(t *testing.T, ns, name, hostname string) error {
+	ri := acctest.Dynamic(t).Resource(waitServices).Namespace(ns)
+	for attempt := 0; ; attempt++ {
+		svc, err := ri.Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		_ = unstructured.SetNestedSlice(svc.Object, []any{map[string]any{"hostname": hostname}}, "status", "loadBalancer", "ingress")
+		_, err = ri.UpdateStatus(context.Background(), svc, metav1.UpdateOptions{FieldManager: "test-cloud-controller"})
+		if !apierrors.IsConflict(err) || attempt == 5 {
+			return err
+		}
+	}
+}
+
+func waitConfigMapHas(t *testing.T, ns, name, key, want string) {
+	t.Helper()
+	cm, err := acctest.Get(t, waitConfigMaps, ns, name)
+	if err != nil || cm == nil {
+		t.Fatalf("ConfigMap %s/%s is not in the cluster (err=%v)", ns, name, err)
+	}
+	if got, _, _ := unstructured.NestedString(cm.Object, "data", key); got != want {
+		t.Fatalf("ConfigMap %s/%s data.%s = %q, want %q", ns, name, key, got, want)
 	}
 }
 

@@ -6,4 +6,6 @@ package scenarios
 import "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 // Programs are the scenarios by name.
-var Programs = map[string]pulumi.RunFunc{}
+var Programs = map[string]pulumi.RunFunc{
+	"wait-field": WaitField,
+}

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
@@ -643,8 +642,7 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns, name := acctest.Namespace(t), acctest.Name("crash")
-	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	target := acctest.ApplyAs(t, "helm", configMaps, fmt.Sprintf(
+	target := acctest.ApplyAs(t, "helm", objConfigMaps, fmt.Sprintf(
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", name, ns))
 	proxy := faultproxy.New(t, cluster.Host, cluster.CAPEM)
 	program, err := yaml.Marshal(map[string]any{
@@ -680,7 +678,7 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 	if got, _ := stack.Resources(); len(got) != 0 {
 		t.Fatalf("state after the failed up = %q, want nothing", got)
 	}
-	lost := patchManagersOf(t, ns, name)
+	lost := patchManagers(mustGetObject(t, objConfigMaps, ns, name))
 	if len(lost) != 1 {
 		t.Fatalf("after the cut the target should carry one patch manager, has %q", lost)
 	}
@@ -690,13 +688,10 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 	if got, pending := stack.Resources(); len(got) != 1 || pending != 0 {
 		t.Fatalf("state = %q with %d pending operations, want the patch once and nothing pending", got, pending)
 	}
-	if got := patchManagersOf(t, ns, name); len(got) != 1 || got[0] != lost[0] {
+	if got := patchManagers(mustGetObject(t, objConfigMaps, ns, name)); len(got) != 1 || got[0] != lost[0] {
 		t.Fatalf("patch managers on the target = %q, want only %q, the one the lost run left", got, lost[0])
 	}
-	live, err := acctest.Get(t, configMaps, ns, name)
-	if err != nil || live == nil {
-		t.Fatalf("target %s/%s: %v", ns, name, err)
-	}
+	live := mustGetObject(t, objConfigMaps, ns, name)
 	if live.GetUID() != target.GetUID() {
 		t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), target.GetUID())
 	}
@@ -704,20 +699,4 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 		t.Fatalf("target data = %v, want greeting patched and helm's owner kept", data)
 	}
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
-}
-
-// patchManagersOf are the k8sconnect_patch field managers on a ConfigMap.
-func patchManagersOf(t *testing.T, ns, name string) []string {
-	t.Helper()
-	cm, err := acctest.Clientset(t).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("ConfigMap %s/%s: %v", ns, name, err)
-	}
-	var out []string
-	for _, e := range cm.ManagedFields {
-		if strings.HasPrefix(e.Manager, "k8sconnect-patch-") {
-			out = append(out, e.Manager)
-		}
-	}
-	return out
 }

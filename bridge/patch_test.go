@@ -55,15 +55,6 @@ func skipShort(t *testing.T) {
 	}
 }
 
-func mustGetObject(t *testing.T, gvr schema.GroupVersionResource, ns, name string) *unstructured.Unstructured {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil || obj == nil {
-		t.Fatalf("%s %s/%s not in the cluster: %v", gvr.Resource, ns, name, err)
-	}
-	return obj
-}
-
 // fieldManagers are the managers in an object's managedFields.
 func fieldManagers(obj *unstructured.Unstructured) []string {
 	var out []string
@@ -150,27 +141,6 @@ func releasedEvent(t *testing.T, ns, name, path string) bool {
 	return false
 }
 
-// containerEnvOf returns a container's env as name -> value, and its image
-// under "__image".
-func containerEnvOf(obj *unstructured.Unstructured, container string) map[string]string {
-	cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-	out := map[string]string{}
-	for _, c := range cs {
-		cm := c.(map[string]any)
-		if cm["name"] != container {
-			continue
-		}
-		env, _ := cm["env"].([]any)
-		for _, e := range env {
-			em := e.(map[string]any)
-			v, _ := em["value"].(string)
-			out[em["name"].(string)] = v
-		}
-		out["__image"] = fmt.Sprint(cm["image"])
-	}
-	return out
-}
-
 const awsNodeDaemonSet = `apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: aws-node, namespace: %s}
@@ -218,7 +188,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	expectLog(t, res, "Field ownership override",
 		"currently managed by: "+eks,
 		nameKey+" (from "+eks+")")
-	if env := containerEnvOf(awsNode(), "aws-node"); env["HTTP_PROXY"] != "" {
+	if env := acctest.ContainerEnv(awsNode(), "aws-node"); env["HTTP_PROXY"] != "" {
 		t.Fatalf("the preview applied the patch: env %v", env)
 	}
 
@@ -231,14 +201,14 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 		t.Errorf("output previousOwners[%q] = %v, want [%s]", nameKey, got, eks)
 	}
 	ds := awsNode()
-	env := containerEnvOf(ds, "aws-node")
+	env := acctest.ContainerEnv(ds, "aws-node")
 	for k, v := range map[string]string{"HTTP_PROXY": "http://proxy:3128", "NO_PROXY": ".svc,.cluster.local",
 		"AWS_VPC_K8S_CNI_LOGLEVEL": "DEBUG", "WARM_ENI_TARGET": "1", "__image": "amazon-k8s-cni:v1.18.0"} {
 		if env[k] != v {
 			t.Errorf("aws-node %s = %q, want %q (env %v)", k, env[k], v, env)
 		}
 	}
-	if other := containerEnvOf(ds, "aws-eks-nodeagent"); other["__image"] != "aws-network-policy-agent:v1.1.0" {
+	if other := acctest.ContainerEnv(ds, "aws-eks-nodeagent"); other["__image"] != "aws-network-policy-agent:v1.1.0" {
 		t.Errorf("the other container was changed: %v", other)
 	}
 	if ms := fieldManagers(ds); !slices.Contains(ms, eks) || len(patchManagers(ds)) != 1 {
@@ -253,7 +223,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
 	res = stack.Run(pulumitest.Up, nil)
 	expectChanges(t, res, map[string]int{"same": 1, "update": 1})
-	if got := containerEnvOf(awsNode(), "aws-node")["NO_PROXY"]; got != ".svc,.cluster.local,169.254.169.254" {
+	if got := acctest.ContainerEnv(awsNode(), "aws-node")["NO_PROXY"]; got != ".svc,.cluster.local,169.254.169.254" {
 		t.Fatalf("NO_PROXY after the update = %q", got)
 	}
 
@@ -264,7 +234,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	if ms := patchManagers(ds); len(ms) != 0 {
 		t.Errorf("our field manager is still in managedFields after destroy: %v", fieldManagers(ds))
 	}
-	env = containerEnvOf(ds, "aws-node")
+	env = acctest.ContainerEnv(ds, "aws-node")
 	if env["HTTP_PROXY"] != "http://proxy:3128" || env["WARM_ENI_TARGET"] != "1" {
 		t.Errorf("destroy changed the env; it must leave the values: %v", env)
 	}

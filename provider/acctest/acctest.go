@@ -203,3 +203,24 @@ func PatchAs(t testing.TB, manager string, gvr schema.GroupVersionResource, name
 		t.Fatalf("PatchAs %s: %v", manager, err)
 	}
 }
+
+// ContainerEnv is a workload's container env as name -> value, and the
+// container's image under "__image".
+func ContainerEnv(obj *unstructured.Unstructured, container string) map[string]string {
+	cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+	out := map[string]string{}
+	for _, c := range cs {
+		cm := c.(map[string]any)
+		if cm["name"] != container {
+			continue
+		}
+		env, _ := cm["env"].([]any)
+		for _, e := range env {
+			em := e.(map[string]any)
+			v, _ := em["value"].(string)
+			out[em["name"].(string)] = v
+		}
+		out["__image"] = fmt.Sprint(cm["image"])
+	}
+	return out
+}

@@ -34,8 +34,8 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 	}
 	applied, err := applyWithOrdering(ctx, c, desired)
 	if err != nil {
-		return nil, fmt.Errorf("%w\nThe object was created, but removing its %s marker was not confirmed. Run apply "+
-			"again: while the marker is there, the same object is picked up. If the removal did land, the re-run "+
+		return nil, fmt.Errorf("%w\nThe object was created, but removing its %s marker was not confirmed. Run terraform "+
+			"apply, tofu apply or pulumi up again: while the marker is there, the same object is picked up. If the removal did land, the re-run "+
 			"says so and names the import command that takes the object over", err, annotationCreatePending)
 	}
 	if ns := applied.GetNamespace(); ns != "" {

@@ -58,26 +58,6 @@ func patchManagers(obj *unstructured.Unstructured) []string {
 	return out
 }
 
-// containerEnv returns a container's env as name -> value.
-func containerEnv(obj *unstructured.Unstructured, container string) map[string]string {
-	cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-	out := map[string]string{}
-	for _, c := range cs {
-		cm := c.(map[string]any)
-		if cm["name"] != container {
-			continue
-		}
-		env, _ := cm["env"].([]any)
-		for _, e := range env {
-			em := e.(map[string]any)
-			v, _ := em["value"].(string)
-			out[em["name"].(string)] = v
-		}
-		out["__image"] = fmt.Sprint(cm["image"])
-	}
-	return out
-}
-
 const awsNode = `apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: aws-node, namespace: kube-system}
@@ -133,7 +113,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 			if hasPatchManager(ds) {
 				return fmt.Errorf("our field manager is still in managedFields after destroy: %v", managers(ds))
 			}
-			env := containerEnv(ds, "aws-node")
+			env := acctest.ContainerEnv(ds, "aws-node")
 			if env["HTTP_PROXY"] != "http://proxy:3128" {
 				return fmt.Errorf("destroy reverted HTTP_PROXY (env %v); it must leave the value", env)
 			}
@@ -154,14 +134,14 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 				},
 				Check: func(*terraform.State) error {
 					ds := mustGet(t, daemonSets, "kube-system", "aws-node")
-					env := containerEnv(ds, "aws-node")
+					env := acctest.ContainerEnv(ds, "aws-node")
 					for k, v := range map[string]string{"HTTP_PROXY": "http://proxy:3128", "NO_PROXY": ".svc,.cluster.local",
 						"AWS_VPC_K8S_CNI_LOGLEVEL": "DEBUG", "WARM_ENI_TARGET": "1", "__image": "amazon-k8s-cni:v1.18.0"} {
 						if env[k] != v {
 							return fmt.Errorf("aws-node %s = %q, want %q (env %v)", k, env[k], v, env)
 						}
 					}
-					if other := containerEnv(ds, "aws-eks-nodeagent"); other["__image"] != "aws-network-policy-agent:v1.1.0" {
+					if other := acctest.ContainerEnv(ds, "aws-eks-nodeagent"); other["__image"] != "aws-network-policy-agent:v1.1.0" {
 						return fmt.Errorf("the other container was changed: %v", other)
 					}
 					return nil
@@ -174,7 +154,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 					plancheck.ExpectResourceAction("k8sconnect_patch.aws_node_proxy", plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if got := containerEnv(mustGet(t, daemonSets, "kube-system", "aws-node"), "aws-node")["NO_PROXY"]; got != ".svc,.cluster.local,169.254.169.254" {
+					if got := acctest.ContainerEnv(mustGet(t, daemonSets, "kube-system", "aws-node"), "aws-node")["NO_PROXY"]; got != ".svc,.cluster.local,169.254.169.254" {
 						return fmt.Errorf("NO_PROXY = %q", got)
 					}
 					return nil

@@ -38,7 +38,7 @@ func failure(id manifest.Identity, spec waiting.Spec, timeout time.Duration, err
 		fmt.Fprintf(&b, "(Could not list its pods: %v)\n", podErr)
 	}
 	b.WriteString("\nThe object was not changed, and it will not be replaced: only this wait failed. " +
-		"Run apply again to wait again on the same object; resources that depend on this wait are created once it succeeds.")
+		"Run terraform apply, tofu apply or pulumi up again to wait again on the same object; resources that depend on this wait are created once it succeeds.")
 	return summary, b.String()
 }
 

@@ -44,7 +44,7 @@ func TestFailureSaysWhatToDoNext(t *testing.T) {
 		"Pods: 1 active",
 		"migrate-abc: Pending; not scheduled yet",
 		"it will not be replaced",
-		"Run apply again",
+		"Run terraform apply, tofu apply or pulumi up again",
 	} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("detail lacks %q:\n%s", want, detail)

@@ -11,8 +11,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/sdk/go/k8sconnect"
 )
 
-func init() { Programs["json-and-merge-patch"] = JSONAndMergePatch }
-
 // JSONAndMergePatch patches two ConfigMaps that another tool owns, in the
 // patch types Server-Side Apply cannot express: an RFC 6902 JSON Patch (every
 // operation, guarded by a test) on "cfg", and an RFC 7386 merge patch that

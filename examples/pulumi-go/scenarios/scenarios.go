@@ -7,5 +7,6 @@ import "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 // Programs are the scenarios by name.
 var Programs = map[string]pulumi.RunFunc{
-	"wait-field": WaitField,
+	"json-and-merge-patch": JSONAndMergePatch,
+	"wait-field":           WaitField,
 }

@@ -6,6 +6,8 @@ package bridge
 
 import (
 	"encoding/json"
+	"sort"
+	"strings"
 
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfbridge"
 	sdkbridge "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge"
@@ -59,8 +61,11 @@ func Provider() sdkbridge.ProviderInfo {
 		Repository:  "https://github.com/k8sconnect/k8sconnect",
 		GitHubOrg:   "k8sconnect",
 
-		MetadataInfo:        sdkbridge.NewProviderMetadata(schema.BridgeMetadata),
-		SchemaPostProcessor: ownPackageText,
+		MetadataInfo: sdkbridge.NewProviderMetadata(schema.BridgeMetadata),
+		SchemaPostProcessor: func(spec *pschema.PackageSpec) {
+			ownPackageText(spec)
+			shareTypes(spec)
+		},
 
 		JavaScript: &sdkbridge.JavaScriptInfo{
 			PackageName:          "@k8sconnect/k8sconnect",
@@ -123,4 +128,80 @@ func ownPackageText(spec *pschema.PackageSpec) {
 		}
 		spec.Language[lang] = pschema.RawMessage(raw)
 	}
+}
+
+// shareTypes gives the blocks the resources and functions have in common one
+// Pulumi type each. The bridge names a nested block after its owner
+// (PatchClusterConnection, WaitResourceRef, ...) and ignores TypeName
+// overrides for Plugin Framework providers, so this merges them in the
+// schema: every cluster_connection is a ClusterConnection, and a
+// KubernetesObject's resourceRef output is the very ResourceRef type a Wait
+// takes, so a Go program passes one to the other as TypeScript and Python
+// programs already could. The engine matches values by property name, not by
+// type token, so nothing changes at run time.
+func shareTypes(spec *pschema.PackageSpec) {
+	renames := map[string]string{}
+	merged := map[string]pschema.ComplexTypeSpec{}
+	for _, tok := range sortedKeys(spec.Types) {
+		shared := sharedName(tok)
+		if shared == "" {
+			continue
+		}
+		newTok := Name + ":index/" + shared + ":" + shared
+		renames[tok] = newTok
+		t := spec.Types[tok]
+		if shared != "ResourceRef" {
+			// The copy nested in a resourceRef output lists every field as a
+			// required output; a configured connection sets only some.
+			t.Language = nil
+		}
+		if prev, ok := merged[newTok]; ok {
+			// Inputs need the required list (a Wait's resourceRef has one); the
+			// outputs' requiredOutputs stay from whichever type had them.
+			if len(prev.Required) > 0 {
+				t.Required = prev.Required
+			}
+			if t.Language == nil {
+				t.Language = prev.Language
+			}
+		}
+		merged[newTok] = t
+		delete(spec.Types, tok)
+	}
+	for tok, t := range merged {
+		spec.Types[tok] = t
+	}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		panic(err)
+	}
+	text := string(raw)
+	for _, old := range sortedKeys(renames) {
+		text = strings.ReplaceAll(text, `"#/types/`+old+`"`, `"#/types/`+renames[old]+`"`)
+	}
+	var out pschema.PackageSpec
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		panic(err)
+	}
+	*spec = out
+}
+
+// sharedName is the one name of a type shared by several owners, or "".
+func sharedName(tok string) string {
+	name := tok[strings.LastIndex(tok, ":")+1:]
+	for _, shared := range []string{"ClusterConnectionExec", "ClusterConnection", "ResourceRef"} {
+		if strings.HasSuffix(name, shared) {
+			return shared
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -21,7 +21,7 @@ export function getYamlScoped(args?: GetYamlScopedArgs, opts?: pulumi.InvokeOpti
  * A collection of arguments for invoking getYamlScoped.
  */
 export interface GetYamlScopedArgs {
-    clusterConnection?: inputs.GetYamlScopedClusterConnection;
+    clusterConnection?: inputs.ClusterConnection;
     content?: string;
     kustomizePath?: string;
     pattern?: string;
@@ -31,7 +31,7 @@ export interface GetYamlScopedArgs {
  * A collection of values returned by getYamlScoped.
  */
 export interface GetYamlScopedResult {
-    readonly clusterConnection?: outputs.GetYamlScopedClusterConnection;
+    readonly clusterConnection?: outputs.ClusterConnection;
     readonly clusterScoped: {[key: string]: string};
     readonly content?: string;
     readonly crds: {[key: string]: string};
@@ -54,7 +54,7 @@ export function getYamlScopedOutput(args?: GetYamlScopedOutputArgs, opts?: pulum
  * A collection of arguments for invoking getYamlScoped.
  */
 export interface GetYamlScopedOutputArgs {
-    clusterConnection?: pulumi.Input<inputs.GetYamlScopedClusterConnectionArgs | undefined>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     content?: pulumi.Input<string | undefined>;
     kustomizePath?: pulumi.Input<string | undefined>;
     pattern?: pulumi.Input<string | undefined>;

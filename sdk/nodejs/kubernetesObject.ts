@@ -37,7 +37,7 @@ export class KubernetesObject extends pulumi.CustomResource {
     /**
      * How to reach the cluster.
      */
-    declare public readonly clusterConnection: pulumi.Output<outputs.KubernetesObjectClusterConnection>;
+    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
@@ -65,7 +65,7 @@ export class KubernetesObject extends pulumi.CustomResource {
     /**
      * The object's identity and connection, for k8sconnect_wait.resource_ref.
      */
-    declare public /*out*/ readonly resourceRef: pulumi.Output<outputs.KubernetesObjectResourceRef>;
+    declare public /*out*/ readonly resourceRef: pulumi.Output<outputs.ResourceRef>;
     /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */
@@ -123,7 +123,7 @@ export interface KubernetesObjectState {
     /**
      * How to reach the cluster.
      */
-    clusterConnection?: pulumi.Input<inputs.KubernetesObjectClusterConnection | undefined>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
@@ -151,7 +151,7 @@ export interface KubernetesObjectState {
     /**
      * The object's identity and connection, for k8sconnect_wait.resource_ref.
      */
-    resourceRef?: pulumi.Input<inputs.KubernetesObjectResourceRef | undefined>;
+    resourceRef?: pulumi.Input<inputs.ResourceRef | undefined>;
     /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */
@@ -165,7 +165,7 @@ export interface KubernetesObjectArgs {
     /**
      * How to reach the cluster.
      */
-    clusterConnection: pulumi.Input<inputs.KubernetesObjectClusterConnection>;
+    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */

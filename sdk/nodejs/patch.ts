@@ -37,7 +37,7 @@ export class Patch extends pulumi.CustomResource {
     /**
      * How to reach the cluster.
      */
-    declare public readonly clusterConnection: pulumi.Output<outputs.PatchClusterConnection>;
+    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
     /**
      * For each patched field, every manager that owns it now.
      */
@@ -126,7 +126,7 @@ export interface PatchState {
     /**
      * How to reach the cluster.
      */
-    clusterConnection?: pulumi.Input<inputs.PatchClusterConnection | undefined>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * For each patched field, every manager that owns it now.
      */
@@ -168,7 +168,7 @@ export interface PatchArgs {
     /**
      * How to reach the cluster.
      */
-    clusterConnection: pulumi.Input<inputs.PatchClusterConnection>;
+    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
     /**
      * An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
      */

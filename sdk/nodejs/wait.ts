@@ -37,7 +37,7 @@ export class Wait extends pulumi.CustomResource {
     /**
      * The resourceRef of the k8sconnect.KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
      */
-    declare public readonly resourceRef: pulumi.Output<outputs.WaitResourceRef>;
+    declare public readonly resourceRef: pulumi.Output<outputs.ResourceRef>;
     /**
      * For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
      */
@@ -87,7 +87,7 @@ export interface WaitState {
     /**
      * The resourceRef of the k8sconnect.KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
      */
-    resourceRef?: pulumi.Input<inputs.WaitResourceRef | undefined>;
+    resourceRef?: pulumi.Input<inputs.ResourceRef | undefined>;
     /**
      * For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
      */
@@ -105,7 +105,7 @@ export interface WaitArgs {
     /**
      * The resourceRef of the k8sconnect.KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
      */
-    resourceRef: pulumi.Input<inputs.WaitResourceRef>;
+    resourceRef: pulumi.Input<inputs.ResourceRef>;
     /**
      * What to wait for: exactly one of field, field_value, condition or rollout.
      */

@@ -36,7 +36,7 @@ func Program(ctx *pulumi.Context) error {
 	if err != nil {
 		return err
 	}
-	cluster := &k8sconnect.KubernetesObjectClusterConnectionArgs{
+	cluster := &k8sconnect.ClusterConnectionArgs{
 		Kubeconfig: pulumi.ToSecret(pulumi.String(kubeconfig)).(pulumi.StringOutput),
 		Context:    pulumi.StringPtrFromPtr(optional(cfg.Get("context"))),
 	}
@@ -65,7 +65,7 @@ metadata:
   namespace: %s
 data:
   greeting: %s
-`, ns.ResourceRef.Name().Elem(), strconv.Quote(greeting)),
+`, ns.ResourceRef.Name(), strconv.Quote(greeting)),
 	})
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ data:
 
 	// Where the ConfigMap lives.
 	ctx.Export("configmap", pulumi.Sprintf("%s/%s",
-		configMap.ResourceRef.Namespace().Elem(), configMap.ResourceRef.Name().Elem()))
+		configMap.ResourceRef.Namespace().Elem(), configMap.ResourceRef.Name()))
 	return nil
 }
 

@@ -86,7 +86,7 @@ func JSONAndMergePatch(ctx *pulumi.Context) error {
 
 // clusterConnection reads the kubeconfig named by config kubeconfigPath (else
 // $KUBECONFIG, else ~/.kube/config) and selects config context, if set.
-func clusterConnection(cfg *config.Config) (*k8sconnect.PatchClusterConnectionArgs, error) {
+func clusterConnection(cfg *config.Config) (*k8sconnect.ClusterConnectionArgs, error) {
 	path := cfg.Get("kubeconfigPath")
 	if path == "" {
 		path = os.Getenv("KUBECONFIG")
@@ -102,7 +102,7 @@ func clusterConnection(cfg *config.Config) (*k8sconnect.PatchClusterConnectionAr
 	if err != nil {
 		return nil, err
 	}
-	conn := &k8sconnect.PatchClusterConnectionArgs{
+	conn := &k8sconnect.ClusterConnectionArgs{
 		Kubeconfig: pulumi.ToSecret(pulumi.String(kubeconfig)).(pulumi.StringOutput),
 	}
 	if c := cfg.Get("context"); c != "" {

@@ -35,8 +35,9 @@ func WaitField(ctx *pulumi.Context) error {
 	}
 	namespace := cfg.Require("namespace")
 
+	cluster := k8sconnect.ClusterConnectionArgs{Kubeconfig: kubeconfig, Context: kubeContext}
 	lb, err := k8sconnect.NewKubernetesObject(ctx, "lb", &k8sconnect.KubernetesObjectArgs{
-		ClusterConnection: k8sconnect.KubernetesObjectClusterConnectionArgs{Kubeconfig: kubeconfig, Context: kubeContext},
+		ClusterConnection: cluster,
 		YamlBody: pulumi.String(fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata:
@@ -52,17 +53,10 @@ spec:
 		return err
 	}
 
-	// In Go the object's resourceRef output and the Wait's resourceRef input
-	// are different types, so the reference is spelled out: the identity comes
-	// from lb's outputs, which also makes the Wait depend on lb.
+	// The object's resourceRef names it and how to reach it, and makes the
+	// Wait depend on it.
 	ready, err := k8sconnect.NewWait(ctx, "lb-hostname", &k8sconnect.WaitArgs{
-		ResourceRef: k8sconnect.WaitResourceRefArgs{
-			ApiVersion:        lb.ResourceRef.ApiVersion().Elem(),
-			Kind:              lb.ResourceRef.Kind().Elem(),
-			Namespace:         lb.ResourceRef.Namespace(),
-			Name:              lb.ResourceRef.Name().Elem(),
-			ClusterConnection: k8sconnect.WaitResourceRefClusterConnectionArgs{Kubeconfig: kubeconfig, Context: kubeContext},
-		},
+		ResourceRef: lb.ResourceRef,
 		WaitFor: k8sconnect.WaitWaitForArgs{
 			Field:   pulumi.String("status.loadBalancer.ingress[0].hostname"),
 			Timeout: pulumi.String("2m"),
@@ -74,7 +68,7 @@ spec:
 	hostname := ready.Status.ApplyT(waitFieldHostname).(pulumi.StringOutput)
 
 	_, err = k8sconnect.NewKubernetesObject(ctx, "consumer", &k8sconnect.KubernetesObjectArgs{
-		ClusterConnection: k8sconnect.KubernetesObjectClusterConnectionArgs{Kubeconfig: kubeconfig, Context: kubeContext},
+		ClusterConnection: cluster,
 		YamlBody: pulumi.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata:

@@ -23,21 +23,21 @@ func GetYamlScoped(ctx *pulumi.Context, args *GetYamlScopedArgs, opts ...pulumi.
 
 // A collection of arguments for invoking getYamlScoped.
 type GetYamlScopedArgs struct {
-	ClusterConnection *GetYamlScopedClusterConnection `pulumi:"clusterConnection"`
-	Content           *string                         `pulumi:"content"`
-	KustomizePath     *string                         `pulumi:"kustomizePath"`
-	Pattern           *string                         `pulumi:"pattern"`
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	Content           *string            `pulumi:"content"`
+	KustomizePath     *string            `pulumi:"kustomizePath"`
+	Pattern           *string            `pulumi:"pattern"`
 }
 
 // A collection of values returned by getYamlScoped.
 type GetYamlScopedResult struct {
-	ClusterConnection *GetYamlScopedClusterConnection `pulumi:"clusterConnection"`
-	ClusterScoped     map[string]string               `pulumi:"clusterScoped"`
-	Content           *string                         `pulumi:"content"`
-	Crds              map[string]string               `pulumi:"crds"`
-	KustomizePath     *string                         `pulumi:"kustomizePath"`
-	Namespaced        map[string]string               `pulumi:"namespaced"`
-	Pattern           *string                         `pulumi:"pattern"`
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	ClusterScoped     map[string]string  `pulumi:"clusterScoped"`
+	Content           *string            `pulumi:"content"`
+	Crds              map[string]string  `pulumi:"crds"`
+	KustomizePath     *string            `pulumi:"kustomizePath"`
+	Namespaced        map[string]string  `pulumi:"namespaced"`
+	Pattern           *string            `pulumi:"pattern"`
 }
 
 func GetYamlScopedOutput(ctx *pulumi.Context, args GetYamlScopedOutputArgs, opts ...pulumi.InvokeOption) GetYamlScopedResultOutput {
@@ -51,10 +51,10 @@ func GetYamlScopedOutput(ctx *pulumi.Context, args GetYamlScopedOutputArgs, opts
 
 // A collection of arguments for invoking getYamlScoped.
 type GetYamlScopedOutputArgs struct {
-	ClusterConnection GetYamlScopedClusterConnectionPtrInput `pulumi:"clusterConnection"`
-	Content           pulumi.StringPtrInput                  `pulumi:"content"`
-	KustomizePath     pulumi.StringPtrInput                  `pulumi:"kustomizePath"`
-	Pattern           pulumi.StringPtrInput                  `pulumi:"pattern"`
+	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
+	Content           pulumi.StringPtrInput     `pulumi:"content"`
+	KustomizePath     pulumi.StringPtrInput     `pulumi:"kustomizePath"`
+	Pattern           pulumi.StringPtrInput     `pulumi:"pattern"`
 }
 
 func (GetYamlScopedOutputArgs) ElementType() reflect.Type {
@@ -76,8 +76,8 @@ func (o GetYamlScopedResultOutput) ToGetYamlScopedResultOutputWithContext(ctx co
 	return o
 }
 
-func (o GetYamlScopedResultOutput) ClusterConnection() GetYamlScopedClusterConnectionPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedResult) *GetYamlScopedClusterConnection { return v.ClusterConnection }).(GetYamlScopedClusterConnectionPtrOutput)
+func (o GetYamlScopedResultOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedResult) *ClusterConnection { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 func (o GetYamlScopedResultOutput) ClusterScoped() pulumi.StringMapOutput {

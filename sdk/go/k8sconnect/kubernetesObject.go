@@ -16,7 +16,7 @@ type KubernetesObject struct {
 	pulumi.CustomResourceState
 
 	// How to reach the cluster.
-	ClusterConnection KubernetesObjectClusterConnectionOutput `pulumi:"clusterConnection"`
+	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrOutput `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -30,7 +30,7 @@ type KubernetesObject struct {
 	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
-	ResourceRef KubernetesObjectResourceRefOutput `pulumi:"resourceRef"`
+	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
 }
@@ -72,7 +72,7 @@ func GetKubernetesObject(ctx *pulumi.Context,
 // Input properties used for looking up and filtering KubernetesObject resources.
 type kubernetesObjectState struct {
 	// How to reach the cluster.
-	ClusterConnection *KubernetesObjectClusterConnection `pulumi:"clusterConnection"`
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -86,14 +86,14 @@ type kubernetesObjectState struct {
 	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
-	ResourceRef *KubernetesObjectResourceRef `pulumi:"resourceRef"`
+	ResourceRef *ResourceRef `pulumi:"resourceRef"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody *string `pulumi:"yamlBody"`
 }
 
 type KubernetesObjectState struct {
 	// How to reach the cluster.
-	ClusterConnection KubernetesObjectClusterConnectionPtrInput
+	ClusterConnection ClusterConnectionPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -107,7 +107,7 @@ type KubernetesObjectState struct {
 	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
 	ManagedStateProjection pulumi.StringMapInput
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
-	ResourceRef KubernetesObjectResourceRefPtrInput
+	ResourceRef ResourceRefPtrInput
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringPtrInput
 }
@@ -118,7 +118,7 @@ func (KubernetesObjectState) ElementType() reflect.Type {
 
 type kubernetesObjectArgs struct {
 	// How to reach the cluster.
-	ClusterConnection KubernetesObjectClusterConnection `pulumi:"clusterConnection"`
+	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -134,7 +134,7 @@ type kubernetesObjectArgs struct {
 // The set of arguments for constructing a KubernetesObject resource.
 type KubernetesObjectArgs struct {
 	// How to reach the cluster.
-	ClusterConnection KubernetesObjectClusterConnectionInput
+	ClusterConnection ClusterConnectionInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -235,8 +235,8 @@ func (o KubernetesObjectOutput) ToKubernetesObjectOutputWithContext(ctx context.
 }
 
 // How to reach the cluster.
-func (o KubernetesObjectOutput) ClusterConnection() KubernetesObjectClusterConnectionOutput {
-	return o.ApplyT(func(v *KubernetesObject) KubernetesObjectClusterConnectionOutput { return v.ClusterConnection }).(KubernetesObjectClusterConnectionOutput)
+func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionOutput {
+	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
 }
 
 // Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
@@ -270,8 +270,8 @@ func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput 
 }
 
 // The object's identity and connection, for k8sconnect_wait.resource_ref.
-func (o KubernetesObjectOutput) ResourceRef() KubernetesObjectResourceRefOutput {
-	return o.ApplyT(func(v *KubernetesObject) KubernetesObjectResourceRefOutput { return v.ResourceRef }).(KubernetesObjectResourceRefOutput)
+func (o KubernetesObjectOutput) ResourceRef() ResourceRefOutput {
+	return o.ApplyT(func(v *KubernetesObject) ResourceRefOutput { return v.ResourceRef }).(ResourceRefOutput)
 }
 
 // The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.

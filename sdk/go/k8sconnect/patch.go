@@ -16,7 +16,7 @@ type Patch struct {
 	pulumi.CustomResourceState
 
 	// How to reach the cluster.
-	ClusterConnection PatchClusterConnectionOutput `pulumi:"clusterConnection"`
+	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -75,7 +75,7 @@ func GetPatch(ctx *pulumi.Context,
 // Input properties used for looking up and filtering Patch resources.
 type patchState struct {
 	// How to reach the cluster.
-	ClusterConnection *PatchClusterConnection `pulumi:"clusterConnection"`
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -96,7 +96,7 @@ type patchState struct {
 
 type PatchState struct {
 	// How to reach the cluster.
-	ClusterConnection PatchClusterConnectionPtrInput
+	ClusterConnection ClusterConnectionPtrInput
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -121,7 +121,7 @@ func (PatchState) ElementType() reflect.Type {
 
 type patchArgs struct {
 	// How to reach the cluster.
-	ClusterConnection PatchClusterConnection `pulumi:"clusterConnection"`
+	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
@@ -137,7 +137,7 @@ type patchArgs struct {
 // The set of arguments for constructing a Patch resource.
 type PatchArgs struct {
 	// How to reach the cluster.
-	ClusterConnection PatchClusterConnectionInput
+	ClusterConnection ClusterConnectionInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
@@ -238,8 +238,8 @@ func (o PatchOutput) ToPatchOutputWithContext(ctx context.Context) PatchOutput {
 }
 
 // How to reach the cluster.
-func (o PatchOutput) ClusterConnection() PatchClusterConnectionOutput {
-	return o.ApplyT(func(v *Patch) PatchClusterConnectionOutput { return v.ClusterConnection }).(PatchClusterConnectionOutput)
+func (o PatchOutput) ClusterConnection() ClusterConnectionOutput {
+	return o.ApplyT(func(v *Patch) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
 }
 
 // For each patched field, every manager that owns it now.

@@ -13,7 +13,7 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
-type KubernetesObjectClusterConnection struct {
+type ClusterConnection struct {
 	// PEM (or base64 of PEM) client certificate.
 	ClientCertificate *string `pulumi:"clientCertificate"`
 	// PEM (or base64 of PEM) client key.
@@ -23,7 +23,7 @@ type KubernetesObjectClusterConnection struct {
 	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec *KubernetesObjectClusterConnectionExec `pulumi:"exec"`
+	Exec *ClusterConnectionExec `pulumi:"exec"`
 	// API server URL, e.g. https://10.0.0.1:6443.
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
@@ -38,18 +38,18 @@ type KubernetesObjectClusterConnection struct {
 	Token *string `pulumi:"token"`
 }
 
-// KubernetesObjectClusterConnectionInput is an input type that accepts KubernetesObjectClusterConnectionArgs and KubernetesObjectClusterConnectionOutput values.
-// You can construct a concrete instance of `KubernetesObjectClusterConnectionInput` via:
+// ClusterConnectionInput is an input type that accepts ClusterConnectionArgs and ClusterConnectionOutput values.
+// You can construct a concrete instance of `ClusterConnectionInput` via:
 //
-//	KubernetesObjectClusterConnectionArgs{...}
-type KubernetesObjectClusterConnectionInput interface {
+//	ClusterConnectionArgs{...}
+type ClusterConnectionInput interface {
 	pulumi.Input
 
-	ToKubernetesObjectClusterConnectionOutput() KubernetesObjectClusterConnectionOutput
-	ToKubernetesObjectClusterConnectionOutputWithContext(context.Context) KubernetesObjectClusterConnectionOutput
+	ToClusterConnectionOutput() ClusterConnectionOutput
+	ToClusterConnectionOutputWithContext(context.Context) ClusterConnectionOutput
 }
 
-type KubernetesObjectClusterConnectionArgs struct {
+type ClusterConnectionArgs struct {
 	// PEM (or base64 of PEM) client certificate.
 	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
 	// PEM (or base64 of PEM) client key.
@@ -59,7 +59,7 @@ type KubernetesObjectClusterConnectionArgs struct {
 	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec KubernetesObjectClusterConnectionExecPtrInput `pulumi:"exec"`
+	Exec ClusterConnectionExecPtrInput `pulumi:"exec"`
 	// API server URL, e.g. https://10.0.0.1:6443.
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
@@ -74,165 +74,165 @@ type KubernetesObjectClusterConnectionArgs struct {
 	Token pulumi.StringPtrInput `pulumi:"token"`
 }
 
-func (KubernetesObjectClusterConnectionArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectClusterConnection)(nil)).Elem()
+func (ClusterConnectionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ClusterConnection)(nil)).Elem()
 }
 
-func (i KubernetesObjectClusterConnectionArgs) ToKubernetesObjectClusterConnectionOutput() KubernetesObjectClusterConnectionOutput {
-	return i.ToKubernetesObjectClusterConnectionOutputWithContext(context.Background())
+func (i ClusterConnectionArgs) ToClusterConnectionOutput() ClusterConnectionOutput {
+	return i.ToClusterConnectionOutputWithContext(context.Background())
 }
 
-func (i KubernetesObjectClusterConnectionArgs) ToKubernetesObjectClusterConnectionOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectClusterConnectionOutput)
+func (i ClusterConnectionArgs) ToClusterConnectionOutputWithContext(ctx context.Context) ClusterConnectionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ClusterConnectionOutput)
 }
 
-func (i KubernetesObjectClusterConnectionArgs) ToKubernetesObjectClusterConnectionPtrOutput() KubernetesObjectClusterConnectionPtrOutput {
-	return i.ToKubernetesObjectClusterConnectionPtrOutputWithContext(context.Background())
+func (i ClusterConnectionArgs) ToClusterConnectionPtrOutput() ClusterConnectionPtrOutput {
+	return i.ToClusterConnectionPtrOutputWithContext(context.Background())
 }
 
-func (i KubernetesObjectClusterConnectionArgs) ToKubernetesObjectClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectClusterConnectionOutput).ToKubernetesObjectClusterConnectionPtrOutputWithContext(ctx)
+func (i ClusterConnectionArgs) ToClusterConnectionPtrOutputWithContext(ctx context.Context) ClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ClusterConnectionOutput).ToClusterConnectionPtrOutputWithContext(ctx)
 }
 
-// KubernetesObjectClusterConnectionPtrInput is an input type that accepts KubernetesObjectClusterConnectionArgs, KubernetesObjectClusterConnectionPtr and KubernetesObjectClusterConnectionPtrOutput values.
-// You can construct a concrete instance of `KubernetesObjectClusterConnectionPtrInput` via:
+// ClusterConnectionPtrInput is an input type that accepts ClusterConnectionArgs, ClusterConnectionPtr and ClusterConnectionPtrOutput values.
+// You can construct a concrete instance of `ClusterConnectionPtrInput` via:
 //
-//	        KubernetesObjectClusterConnectionArgs{...}
+//	        ClusterConnectionArgs{...}
 //
 //	or:
 //
 //	        nil
-type KubernetesObjectClusterConnectionPtrInput interface {
+type ClusterConnectionPtrInput interface {
 	pulumi.Input
 
-	ToKubernetesObjectClusterConnectionPtrOutput() KubernetesObjectClusterConnectionPtrOutput
-	ToKubernetesObjectClusterConnectionPtrOutputWithContext(context.Context) KubernetesObjectClusterConnectionPtrOutput
+	ToClusterConnectionPtrOutput() ClusterConnectionPtrOutput
+	ToClusterConnectionPtrOutputWithContext(context.Context) ClusterConnectionPtrOutput
 }
 
-type kubernetesObjectClusterConnectionPtrType KubernetesObjectClusterConnectionArgs
+type clusterConnectionPtrType ClusterConnectionArgs
 
-func KubernetesObjectClusterConnectionPtr(v *KubernetesObjectClusterConnectionArgs) KubernetesObjectClusterConnectionPtrInput {
-	return (*kubernetesObjectClusterConnectionPtrType)(v)
+func ClusterConnectionPtr(v *ClusterConnectionArgs) ClusterConnectionPtrInput {
+	return (*clusterConnectionPtrType)(v)
 }
 
-func (*kubernetesObjectClusterConnectionPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectClusterConnection)(nil)).Elem()
+func (*clusterConnectionPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ClusterConnection)(nil)).Elem()
 }
 
-func (i *kubernetesObjectClusterConnectionPtrType) ToKubernetesObjectClusterConnectionPtrOutput() KubernetesObjectClusterConnectionPtrOutput {
-	return i.ToKubernetesObjectClusterConnectionPtrOutputWithContext(context.Background())
+func (i *clusterConnectionPtrType) ToClusterConnectionPtrOutput() ClusterConnectionPtrOutput {
+	return i.ToClusterConnectionPtrOutputWithContext(context.Background())
 }
 
-func (i *kubernetesObjectClusterConnectionPtrType) ToKubernetesObjectClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectClusterConnectionPtrOutput)
+func (i *clusterConnectionPtrType) ToClusterConnectionPtrOutputWithContext(ctx context.Context) ClusterConnectionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ClusterConnectionPtrOutput)
 }
 
-type KubernetesObjectClusterConnectionOutput struct{ *pulumi.OutputState }
+type ClusterConnectionOutput struct{ *pulumi.OutputState }
 
-func (KubernetesObjectClusterConnectionOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectClusterConnection)(nil)).Elem()
+func (ClusterConnectionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ClusterConnection)(nil)).Elem()
 }
 
-func (o KubernetesObjectClusterConnectionOutput) ToKubernetesObjectClusterConnectionOutput() KubernetesObjectClusterConnectionOutput {
+func (o ClusterConnectionOutput) ToClusterConnectionOutput() ClusterConnectionOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionOutput) ToKubernetesObjectClusterConnectionOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionOutput {
+func (o ClusterConnectionOutput) ToClusterConnectionOutputWithContext(ctx context.Context) ClusterConnectionOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionOutput) ToKubernetesObjectClusterConnectionPtrOutput() KubernetesObjectClusterConnectionPtrOutput {
-	return o.ToKubernetesObjectClusterConnectionPtrOutputWithContext(context.Background())
+func (o ClusterConnectionOutput) ToClusterConnectionPtrOutput() ClusterConnectionPtrOutput {
+	return o.ToClusterConnectionPtrOutputWithContext(context.Background())
 }
 
-func (o KubernetesObjectClusterConnectionOutput) ToKubernetesObjectClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v KubernetesObjectClusterConnection) *KubernetesObjectClusterConnection {
+func (o ClusterConnectionOutput) ToClusterConnectionPtrOutputWithContext(ctx context.Context) ClusterConnectionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ClusterConnection) *ClusterConnection {
 		return &v
-	}).(KubernetesObjectClusterConnectionPtrOutput)
+	}).(ClusterConnectionPtrOutput)
 }
 
 // PEM (or base64 of PEM) client certificate.
-func (o KubernetesObjectClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
 }
 
 // PEM (or base64 of PEM) client key.
-func (o KubernetesObjectClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
 }
 
 // PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o KubernetesObjectClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
 // Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o KubernetesObjectClusterConnectionOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
 
 // Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o KubernetesObjectClusterConnectionOutput) Exec() KubernetesObjectClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *KubernetesObjectClusterConnectionExec { return v.Exec }).(KubernetesObjectClusterConnectionExecPtrOutput)
+func (o ClusterConnectionOutput) Exec() ClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *ClusterConnectionExec { return v.Exec }).(ClusterConnectionExecPtrOutput)
 }
 
 // API server URL, e.g. https://10.0.0.1:6443.
-func (o KubernetesObjectClusterConnectionOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
 }
 
 // Skip verification of the server certificate. Only for throw-away clusters.
-func (o KubernetesObjectClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
+func (o ClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
 // Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o KubernetesObjectClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
 }
 
 // Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o KubernetesObjectClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
-func (o KubernetesObjectClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
 }
 
 // Bearer token.
-func (o KubernetesObjectClusterConnectionOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
 }
 
-type KubernetesObjectClusterConnectionPtrOutput struct{ *pulumi.OutputState }
+type ClusterConnectionPtrOutput struct{ *pulumi.OutputState }
 
-func (KubernetesObjectClusterConnectionPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectClusterConnection)(nil)).Elem()
+func (ClusterConnectionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ClusterConnection)(nil)).Elem()
 }
 
-func (o KubernetesObjectClusterConnectionPtrOutput) ToKubernetesObjectClusterConnectionPtrOutput() KubernetesObjectClusterConnectionPtrOutput {
+func (o ClusterConnectionPtrOutput) ToClusterConnectionPtrOutput() ClusterConnectionPtrOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionPtrOutput) ToKubernetesObjectClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionPtrOutput {
+func (o ClusterConnectionPtrOutput) ToClusterConnectionPtrOutputWithContext(ctx context.Context) ClusterConnectionPtrOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionPtrOutput) Elem() KubernetesObjectClusterConnectionOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) KubernetesObjectClusterConnection {
+func (o ClusterConnectionPtrOutput) Elem() ClusterConnectionOutput {
+	return o.ApplyT(func(v *ClusterConnection) ClusterConnection {
 		if v != nil {
 			return *v
 		}
-		var ret KubernetesObjectClusterConnection
+		var ret ClusterConnection
 		return ret
-	}).(KubernetesObjectClusterConnectionOutput)
+	}).(ClusterConnectionOutput)
 }
 
 // PEM (or base64 of PEM) client certificate.
-func (o KubernetesObjectClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -241,8 +241,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) ClientCertificate() pulumi.S
 }
 
 // PEM (or base64 of PEM) client key.
-func (o KubernetesObjectClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -251,8 +251,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) ClientKey() pulumi.StringPtr
 }
 
 // PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o KubernetesObjectClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -261,8 +261,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) ClusterCaCertificate() pulum
 }
 
 // Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o KubernetesObjectClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -271,18 +271,18 @@ func (o KubernetesObjectClusterConnectionPtrOutput) Context() pulumi.StringPtrOu
 }
 
 // Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o KubernetesObjectClusterConnectionPtrOutput) Exec() KubernetesObjectClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *KubernetesObjectClusterConnectionExec {
+func (o ClusterConnectionPtrOutput) Exec() ClusterConnectionExecPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *ClusterConnectionExec {
 		if v == nil {
 			return nil
 		}
 		return v.Exec
-	}).(KubernetesObjectClusterConnectionExecPtrOutput)
+	}).(ClusterConnectionExecPtrOutput)
 }
 
 // API server URL, e.g. https://10.0.0.1:6443.
-func (o KubernetesObjectClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -291,8 +291,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) Host() pulumi.StringPtrOutpu
 }
 
 // Skip verification of the server certificate. Only for throw-away clusters.
-func (o KubernetesObjectClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *bool {
+func (o ClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *bool {
 		if v == nil {
 			return nil
 		}
@@ -301,8 +301,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOut
 }
 
 // Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o KubernetesObjectClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -311,8 +311,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPt
 }
 
 // Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o KubernetesObjectClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -321,8 +321,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) KubeconfigFile() pulumi.Stri
 }
 
 // HTTP(S) or SOCKS5 proxy for API requests.
-func (o KubernetesObjectClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -331,8 +331,8 @@ func (o KubernetesObjectClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrO
 }
 
 // Bearer token.
-func (o KubernetesObjectClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnection) *string {
+func (o ClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
 			return nil
 		}
@@ -340,7 +340,7 @@ func (o KubernetesObjectClusterConnectionPtrOutput) Token() pulumi.StringPtrOutp
 	}).(pulumi.StringPtrOutput)
 }
 
-type KubernetesObjectClusterConnectionExec struct {
+type ClusterConnectionExec struct {
 	// client.authentication.k8s.io API version the plugin speaks.
 	ApiVersion *string `pulumi:"apiVersion"`
 	// Arguments to the command.
@@ -351,18 +351,18 @@ type KubernetesObjectClusterConnectionExec struct {
 	Env map[string]string `pulumi:"env"`
 }
 
-// KubernetesObjectClusterConnectionExecInput is an input type that accepts KubernetesObjectClusterConnectionExecArgs and KubernetesObjectClusterConnectionExecOutput values.
-// You can construct a concrete instance of `KubernetesObjectClusterConnectionExecInput` via:
+// ClusterConnectionExecInput is an input type that accepts ClusterConnectionExecArgs and ClusterConnectionExecOutput values.
+// You can construct a concrete instance of `ClusterConnectionExecInput` via:
 //
-//	KubernetesObjectClusterConnectionExecArgs{...}
-type KubernetesObjectClusterConnectionExecInput interface {
+//	ClusterConnectionExecArgs{...}
+type ClusterConnectionExecInput interface {
 	pulumi.Input
 
-	ToKubernetesObjectClusterConnectionExecOutput() KubernetesObjectClusterConnectionExecOutput
-	ToKubernetesObjectClusterConnectionExecOutputWithContext(context.Context) KubernetesObjectClusterConnectionExecOutput
+	ToClusterConnectionExecOutput() ClusterConnectionExecOutput
+	ToClusterConnectionExecOutputWithContext(context.Context) ClusterConnectionExecOutput
 }
 
-type KubernetesObjectClusterConnectionExecArgs struct {
+type ClusterConnectionExecArgs struct {
 	// client.authentication.k8s.io API version the plugin speaks.
 	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
 	// Arguments to the command.
@@ -373,130 +373,130 @@ type KubernetesObjectClusterConnectionExecArgs struct {
 	Env pulumi.StringMapInput `pulumi:"env"`
 }
 
-func (KubernetesObjectClusterConnectionExecArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectClusterConnectionExec)(nil)).Elem()
+func (ClusterConnectionExecArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ClusterConnectionExec)(nil)).Elem()
 }
 
-func (i KubernetesObjectClusterConnectionExecArgs) ToKubernetesObjectClusterConnectionExecOutput() KubernetesObjectClusterConnectionExecOutput {
-	return i.ToKubernetesObjectClusterConnectionExecOutputWithContext(context.Background())
+func (i ClusterConnectionExecArgs) ToClusterConnectionExecOutput() ClusterConnectionExecOutput {
+	return i.ToClusterConnectionExecOutputWithContext(context.Background())
 }
 
-func (i KubernetesObjectClusterConnectionExecArgs) ToKubernetesObjectClusterConnectionExecOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionExecOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectClusterConnectionExecOutput)
+func (i ClusterConnectionExecArgs) ToClusterConnectionExecOutputWithContext(ctx context.Context) ClusterConnectionExecOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ClusterConnectionExecOutput)
 }
 
-func (i KubernetesObjectClusterConnectionExecArgs) ToKubernetesObjectClusterConnectionExecPtrOutput() KubernetesObjectClusterConnectionExecPtrOutput {
-	return i.ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(context.Background())
+func (i ClusterConnectionExecArgs) ToClusterConnectionExecPtrOutput() ClusterConnectionExecPtrOutput {
+	return i.ToClusterConnectionExecPtrOutputWithContext(context.Background())
 }
 
-func (i KubernetesObjectClusterConnectionExecArgs) ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectClusterConnectionExecOutput).ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(ctx)
+func (i ClusterConnectionExecArgs) ToClusterConnectionExecPtrOutputWithContext(ctx context.Context) ClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ClusterConnectionExecOutput).ToClusterConnectionExecPtrOutputWithContext(ctx)
 }
 
-// KubernetesObjectClusterConnectionExecPtrInput is an input type that accepts KubernetesObjectClusterConnectionExecArgs, KubernetesObjectClusterConnectionExecPtr and KubernetesObjectClusterConnectionExecPtrOutput values.
-// You can construct a concrete instance of `KubernetesObjectClusterConnectionExecPtrInput` via:
+// ClusterConnectionExecPtrInput is an input type that accepts ClusterConnectionExecArgs, ClusterConnectionExecPtr and ClusterConnectionExecPtrOutput values.
+// You can construct a concrete instance of `ClusterConnectionExecPtrInput` via:
 //
-//	        KubernetesObjectClusterConnectionExecArgs{...}
+//	        ClusterConnectionExecArgs{...}
 //
 //	or:
 //
 //	        nil
-type KubernetesObjectClusterConnectionExecPtrInput interface {
+type ClusterConnectionExecPtrInput interface {
 	pulumi.Input
 
-	ToKubernetesObjectClusterConnectionExecPtrOutput() KubernetesObjectClusterConnectionExecPtrOutput
-	ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(context.Context) KubernetesObjectClusterConnectionExecPtrOutput
+	ToClusterConnectionExecPtrOutput() ClusterConnectionExecPtrOutput
+	ToClusterConnectionExecPtrOutputWithContext(context.Context) ClusterConnectionExecPtrOutput
 }
 
-type kubernetesObjectClusterConnectionExecPtrType KubernetesObjectClusterConnectionExecArgs
+type clusterConnectionExecPtrType ClusterConnectionExecArgs
 
-func KubernetesObjectClusterConnectionExecPtr(v *KubernetesObjectClusterConnectionExecArgs) KubernetesObjectClusterConnectionExecPtrInput {
-	return (*kubernetesObjectClusterConnectionExecPtrType)(v)
+func ClusterConnectionExecPtr(v *ClusterConnectionExecArgs) ClusterConnectionExecPtrInput {
+	return (*clusterConnectionExecPtrType)(v)
 }
 
-func (*kubernetesObjectClusterConnectionExecPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectClusterConnectionExec)(nil)).Elem()
+func (*clusterConnectionExecPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ClusterConnectionExec)(nil)).Elem()
 }
 
-func (i *kubernetesObjectClusterConnectionExecPtrType) ToKubernetesObjectClusterConnectionExecPtrOutput() KubernetesObjectClusterConnectionExecPtrOutput {
-	return i.ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(context.Background())
+func (i *clusterConnectionExecPtrType) ToClusterConnectionExecPtrOutput() ClusterConnectionExecPtrOutput {
+	return i.ToClusterConnectionExecPtrOutputWithContext(context.Background())
 }
 
-func (i *kubernetesObjectClusterConnectionExecPtrType) ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectClusterConnectionExecPtrOutput)
+func (i *clusterConnectionExecPtrType) ToClusterConnectionExecPtrOutputWithContext(ctx context.Context) ClusterConnectionExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ClusterConnectionExecPtrOutput)
 }
 
-type KubernetesObjectClusterConnectionExecOutput struct{ *pulumi.OutputState }
+type ClusterConnectionExecOutput struct{ *pulumi.OutputState }
 
-func (KubernetesObjectClusterConnectionExecOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectClusterConnectionExec)(nil)).Elem()
+func (ClusterConnectionExecOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ClusterConnectionExec)(nil)).Elem()
 }
 
-func (o KubernetesObjectClusterConnectionExecOutput) ToKubernetesObjectClusterConnectionExecOutput() KubernetesObjectClusterConnectionExecOutput {
+func (o ClusterConnectionExecOutput) ToClusterConnectionExecOutput() ClusterConnectionExecOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionExecOutput) ToKubernetesObjectClusterConnectionExecOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionExecOutput {
+func (o ClusterConnectionExecOutput) ToClusterConnectionExecOutputWithContext(ctx context.Context) ClusterConnectionExecOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionExecOutput) ToKubernetesObjectClusterConnectionExecPtrOutput() KubernetesObjectClusterConnectionExecPtrOutput {
-	return o.ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(context.Background())
+func (o ClusterConnectionExecOutput) ToClusterConnectionExecPtrOutput() ClusterConnectionExecPtrOutput {
+	return o.ToClusterConnectionExecPtrOutputWithContext(context.Background())
 }
 
-func (o KubernetesObjectClusterConnectionExecOutput) ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionExecPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v KubernetesObjectClusterConnectionExec) *KubernetesObjectClusterConnectionExec {
+func (o ClusterConnectionExecOutput) ToClusterConnectionExecPtrOutputWithContext(ctx context.Context) ClusterConnectionExecPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ClusterConnectionExec) *ClusterConnectionExec {
 		return &v
-	}).(KubernetesObjectClusterConnectionExecPtrOutput)
+	}).(ClusterConnectionExecPtrOutput)
 }
 
 // client.authentication.k8s.io API version the plugin speaks.
-func (o KubernetesObjectClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
 }
 
 // Arguments to the command.
-func (o KubernetesObjectClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
+func (o ClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v ClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
 }
 
 // Command to run.
-func (o KubernetesObjectClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
+func (o ClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
 }
 
 // Environment variables for the command.
-func (o KubernetesObjectClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v KubernetesObjectClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
+func (o ClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v ClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
 }
 
-type KubernetesObjectClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
+type ClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
 
-func (KubernetesObjectClusterConnectionExecPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectClusterConnectionExec)(nil)).Elem()
+func (ClusterConnectionExecPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ClusterConnectionExec)(nil)).Elem()
 }
 
-func (o KubernetesObjectClusterConnectionExecPtrOutput) ToKubernetesObjectClusterConnectionExecPtrOutput() KubernetesObjectClusterConnectionExecPtrOutput {
+func (o ClusterConnectionExecPtrOutput) ToClusterConnectionExecPtrOutput() ClusterConnectionExecPtrOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionExecPtrOutput) ToKubernetesObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectClusterConnectionExecPtrOutput {
+func (o ClusterConnectionExecPtrOutput) ToClusterConnectionExecPtrOutputWithContext(ctx context.Context) ClusterConnectionExecPtrOutput {
 	return o
 }
 
-func (o KubernetesObjectClusterConnectionExecPtrOutput) Elem() KubernetesObjectClusterConnectionExecOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnectionExec) KubernetesObjectClusterConnectionExec {
+func (o ClusterConnectionExecPtrOutput) Elem() ClusterConnectionExecOutput {
+	return o.ApplyT(func(v *ClusterConnectionExec) ClusterConnectionExec {
 		if v != nil {
 			return *v
 		}
-		var ret KubernetesObjectClusterConnectionExec
+		var ret ClusterConnectionExec
 		return ret
-	}).(KubernetesObjectClusterConnectionExecOutput)
+	}).(ClusterConnectionExecOutput)
 }
 
 // client.authentication.k8s.io API version the plugin speaks.
-func (o KubernetesObjectClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnectionExec) *string {
+func (o ClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnectionExec) *string {
 		if v == nil {
 			return nil
 		}
@@ -505,8 +505,8 @@ func (o KubernetesObjectClusterConnectionExecPtrOutput) ApiVersion() pulumi.Stri
 }
 
 // Arguments to the command.
-func (o KubernetesObjectClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnectionExec) []string {
+func (o ClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *ClusterConnectionExec) []string {
 		if v == nil {
 			return nil
 		}
@@ -515,8 +515,8 @@ func (o KubernetesObjectClusterConnectionExecPtrOutput) Args() pulumi.StringArra
 }
 
 // Command to run.
-func (o KubernetesObjectClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnectionExec) *string {
+func (o ClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnectionExec) *string {
 		if v == nil {
 			return nil
 		}
@@ -525,1267 +525,8 @@ func (o KubernetesObjectClusterConnectionExecPtrOutput) Command() pulumi.StringP
 }
 
 // Environment variables for the command.
-func (o KubernetesObjectClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *KubernetesObjectClusterConnectionExec) map[string]string {
-		if v == nil {
-			return nil
-		}
-		return v.Env
-	}).(pulumi.StringMapOutput)
-}
-
-type KubernetesObjectResourceRef struct {
-	// apiVersion of the object.
-	ApiVersion *string `pulumi:"apiVersion"`
-	// Connection used to reach the object.
-	ClusterConnection *KubernetesObjectResourceRefClusterConnection `pulumi:"clusterConnection"`
-	// Kind of the object.
-	Kind *string `pulumi:"kind"`
-	// Name of the object.
-	Name *string `pulumi:"name"`
-	// Namespace; empty for cluster-scoped kinds.
-	Namespace *string `pulumi:"namespace"`
-}
-
-// KubernetesObjectResourceRefInput is an input type that accepts KubernetesObjectResourceRefArgs and KubernetesObjectResourceRefOutput values.
-// You can construct a concrete instance of `KubernetesObjectResourceRefInput` via:
-//
-//	KubernetesObjectResourceRefArgs{...}
-type KubernetesObjectResourceRefInput interface {
-	pulumi.Input
-
-	ToKubernetesObjectResourceRefOutput() KubernetesObjectResourceRefOutput
-	ToKubernetesObjectResourceRefOutputWithContext(context.Context) KubernetesObjectResourceRefOutput
-}
-
-type KubernetesObjectResourceRefArgs struct {
-	// apiVersion of the object.
-	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Connection used to reach the object.
-	ClusterConnection KubernetesObjectResourceRefClusterConnectionPtrInput `pulumi:"clusterConnection"`
-	// Kind of the object.
-	Kind pulumi.StringPtrInput `pulumi:"kind"`
-	// Name of the object.
-	Name pulumi.StringPtrInput `pulumi:"name"`
-	// Namespace; empty for cluster-scoped kinds.
-	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
-}
-
-func (KubernetesObjectResourceRefArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectResourceRef)(nil)).Elem()
-}
-
-func (i KubernetesObjectResourceRefArgs) ToKubernetesObjectResourceRefOutput() KubernetesObjectResourceRefOutput {
-	return i.ToKubernetesObjectResourceRefOutputWithContext(context.Background())
-}
-
-func (i KubernetesObjectResourceRefArgs) ToKubernetesObjectResourceRefOutputWithContext(ctx context.Context) KubernetesObjectResourceRefOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefOutput)
-}
-
-func (i KubernetesObjectResourceRefArgs) ToKubernetesObjectResourceRefPtrOutput() KubernetesObjectResourceRefPtrOutput {
-	return i.ToKubernetesObjectResourceRefPtrOutputWithContext(context.Background())
-}
-
-func (i KubernetesObjectResourceRefArgs) ToKubernetesObjectResourceRefPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefOutput).ToKubernetesObjectResourceRefPtrOutputWithContext(ctx)
-}
-
-// KubernetesObjectResourceRefPtrInput is an input type that accepts KubernetesObjectResourceRefArgs, KubernetesObjectResourceRefPtr and KubernetesObjectResourceRefPtrOutput values.
-// You can construct a concrete instance of `KubernetesObjectResourceRefPtrInput` via:
-//
-//	        KubernetesObjectResourceRefArgs{...}
-//
-//	or:
-//
-//	        nil
-type KubernetesObjectResourceRefPtrInput interface {
-	pulumi.Input
-
-	ToKubernetesObjectResourceRefPtrOutput() KubernetesObjectResourceRefPtrOutput
-	ToKubernetesObjectResourceRefPtrOutputWithContext(context.Context) KubernetesObjectResourceRefPtrOutput
-}
-
-type kubernetesObjectResourceRefPtrType KubernetesObjectResourceRefArgs
-
-func KubernetesObjectResourceRefPtr(v *KubernetesObjectResourceRefArgs) KubernetesObjectResourceRefPtrInput {
-	return (*kubernetesObjectResourceRefPtrType)(v)
-}
-
-func (*kubernetesObjectResourceRefPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectResourceRef)(nil)).Elem()
-}
-
-func (i *kubernetesObjectResourceRefPtrType) ToKubernetesObjectResourceRefPtrOutput() KubernetesObjectResourceRefPtrOutput {
-	return i.ToKubernetesObjectResourceRefPtrOutputWithContext(context.Background())
-}
-
-func (i *kubernetesObjectResourceRefPtrType) ToKubernetesObjectResourceRefPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefPtrOutput)
-}
-
-type KubernetesObjectResourceRefOutput struct{ *pulumi.OutputState }
-
-func (KubernetesObjectResourceRefOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectResourceRef)(nil)).Elem()
-}
-
-func (o KubernetesObjectResourceRefOutput) ToKubernetesObjectResourceRefOutput() KubernetesObjectResourceRefOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefOutput) ToKubernetesObjectResourceRefOutputWithContext(ctx context.Context) KubernetesObjectResourceRefOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefOutput) ToKubernetesObjectResourceRefPtrOutput() KubernetesObjectResourceRefPtrOutput {
-	return o.ToKubernetesObjectResourceRefPtrOutputWithContext(context.Background())
-}
-
-func (o KubernetesObjectResourceRefOutput) ToKubernetesObjectResourceRefPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v KubernetesObjectResourceRef) *KubernetesObjectResourceRef {
-		return &v
-	}).(KubernetesObjectResourceRefPtrOutput)
-}
-
-// apiVersion of the object.
-func (o KubernetesObjectResourceRefOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRef) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
-}
-
-// Connection used to reach the object.
-func (o KubernetesObjectResourceRefOutput) ClusterConnection() KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRef) *KubernetesObjectResourceRefClusterConnection {
-		return v.ClusterConnection
-	}).(KubernetesObjectResourceRefClusterConnectionPtrOutput)
-}
-
-// Kind of the object.
-func (o KubernetesObjectResourceRefOutput) Kind() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRef) *string { return v.Kind }).(pulumi.StringPtrOutput)
-}
-
-// Name of the object.
-func (o KubernetesObjectResourceRefOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRef) *string { return v.Name }).(pulumi.StringPtrOutput)
-}
-
-// Namespace; empty for cluster-scoped kinds.
-func (o KubernetesObjectResourceRefOutput) Namespace() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRef) *string { return v.Namespace }).(pulumi.StringPtrOutput)
-}
-
-type KubernetesObjectResourceRefPtrOutput struct{ *pulumi.OutputState }
-
-func (KubernetesObjectResourceRefPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectResourceRef)(nil)).Elem()
-}
-
-func (o KubernetesObjectResourceRefPtrOutput) ToKubernetesObjectResourceRefPtrOutput() KubernetesObjectResourceRefPtrOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefPtrOutput) ToKubernetesObjectResourceRefPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefPtrOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefPtrOutput) Elem() KubernetesObjectResourceRefOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRef) KubernetesObjectResourceRef {
-		if v != nil {
-			return *v
-		}
-		var ret KubernetesObjectResourceRef
-		return ret
-	}).(KubernetesObjectResourceRefOutput)
-}
-
-// apiVersion of the object.
-func (o KubernetesObjectResourceRefPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRef) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ApiVersion
-	}).(pulumi.StringPtrOutput)
-}
-
-// Connection used to reach the object.
-func (o KubernetesObjectResourceRefPtrOutput) ClusterConnection() KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRef) *KubernetesObjectResourceRefClusterConnection {
-		if v == nil {
-			return nil
-		}
-		return v.ClusterConnection
-	}).(KubernetesObjectResourceRefClusterConnectionPtrOutput)
-}
-
-// Kind of the object.
-func (o KubernetesObjectResourceRefPtrOutput) Kind() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRef) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Kind
-	}).(pulumi.StringPtrOutput)
-}
-
-// Name of the object.
-func (o KubernetesObjectResourceRefPtrOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRef) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Name
-	}).(pulumi.StringPtrOutput)
-}
-
-// Namespace; empty for cluster-scoped kinds.
-func (o KubernetesObjectResourceRefPtrOutput) Namespace() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRef) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Namespace
-	}).(pulumi.StringPtrOutput)
-}
-
-type KubernetesObjectResourceRefClusterConnection struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate *string `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey *string `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context *string `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec *KubernetesObjectResourceRefClusterConnectionExec `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host *string `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig *string `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile *string `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl *string `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token *string `pulumi:"token"`
-}
-
-// KubernetesObjectResourceRefClusterConnectionInput is an input type that accepts KubernetesObjectResourceRefClusterConnectionArgs and KubernetesObjectResourceRefClusterConnectionOutput values.
-// You can construct a concrete instance of `KubernetesObjectResourceRefClusterConnectionInput` via:
-//
-//	KubernetesObjectResourceRefClusterConnectionArgs{...}
-type KubernetesObjectResourceRefClusterConnectionInput interface {
-	pulumi.Input
-
-	ToKubernetesObjectResourceRefClusterConnectionOutput() KubernetesObjectResourceRefClusterConnectionOutput
-	ToKubernetesObjectResourceRefClusterConnectionOutputWithContext(context.Context) KubernetesObjectResourceRefClusterConnectionOutput
-}
-
-type KubernetesObjectResourceRefClusterConnectionArgs struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context pulumi.StringPtrInput `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec KubernetesObjectResourceRefClusterConnectionExecPtrInput `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host pulumi.StringPtrInput `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token pulumi.StringPtrInput `pulumi:"token"`
-}
-
-func (KubernetesObjectResourceRefClusterConnectionArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionArgs) ToKubernetesObjectResourceRefClusterConnectionOutput() KubernetesObjectResourceRefClusterConnectionOutput {
-	return i.ToKubernetesObjectResourceRefClusterConnectionOutputWithContext(context.Background())
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionArgs) ToKubernetesObjectResourceRefClusterConnectionOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefClusterConnectionOutput)
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionArgs) ToKubernetesObjectResourceRefClusterConnectionPtrOutput() KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return i.ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionArgs) ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefClusterConnectionOutput).ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(ctx)
-}
-
-// KubernetesObjectResourceRefClusterConnectionPtrInput is an input type that accepts KubernetesObjectResourceRefClusterConnectionArgs, KubernetesObjectResourceRefClusterConnectionPtr and KubernetesObjectResourceRefClusterConnectionPtrOutput values.
-// You can construct a concrete instance of `KubernetesObjectResourceRefClusterConnectionPtrInput` via:
-//
-//	        KubernetesObjectResourceRefClusterConnectionArgs{...}
-//
-//	or:
-//
-//	        nil
-type KubernetesObjectResourceRefClusterConnectionPtrInput interface {
-	pulumi.Input
-
-	ToKubernetesObjectResourceRefClusterConnectionPtrOutput() KubernetesObjectResourceRefClusterConnectionPtrOutput
-	ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(context.Context) KubernetesObjectResourceRefClusterConnectionPtrOutput
-}
-
-type kubernetesObjectResourceRefClusterConnectionPtrType KubernetesObjectResourceRefClusterConnectionArgs
-
-func KubernetesObjectResourceRefClusterConnectionPtr(v *KubernetesObjectResourceRefClusterConnectionArgs) KubernetesObjectResourceRefClusterConnectionPtrInput {
-	return (*kubernetesObjectResourceRefClusterConnectionPtrType)(v)
-}
-
-func (*kubernetesObjectResourceRefClusterConnectionPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (i *kubernetesObjectResourceRefClusterConnectionPtrType) ToKubernetesObjectResourceRefClusterConnectionPtrOutput() KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return i.ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i *kubernetesObjectResourceRefClusterConnectionPtrType) ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefClusterConnectionPtrOutput)
-}
-
-type KubernetesObjectResourceRefClusterConnectionOutput struct{ *pulumi.OutputState }
-
-func (KubernetesObjectResourceRefClusterConnectionOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ToKubernetesObjectResourceRefClusterConnectionOutput() KubernetesObjectResourceRefClusterConnectionOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ToKubernetesObjectResourceRefClusterConnectionOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ToKubernetesObjectResourceRefClusterConnectionPtrOutput() KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return o.ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v KubernetesObjectResourceRefClusterConnection) *KubernetesObjectResourceRefClusterConnection {
-		return &v
-	}).(KubernetesObjectResourceRefClusterConnectionPtrOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) Exec() KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *KubernetesObjectResourceRefClusterConnectionExec {
-		return v.Exec
-	}).(KubernetesObjectResourceRefClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o KubernetesObjectResourceRefClusterConnectionOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
-}
-
-type KubernetesObjectResourceRefClusterConnectionPtrOutput struct{ *pulumi.OutputState }
-
-func (KubernetesObjectResourceRefClusterConnectionPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ToKubernetesObjectResourceRefClusterConnectionPtrOutput() KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ToKubernetesObjectResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionPtrOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Elem() KubernetesObjectResourceRefClusterConnectionOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) KubernetesObjectResourceRefClusterConnection {
-		if v != nil {
-			return *v
-		}
-		var ret KubernetesObjectResourceRefClusterConnection
-		return ret
-	}).(KubernetesObjectResourceRefClusterConnectionOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientKey
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClusterCaCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Context
-	}).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Exec() KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *KubernetesObjectResourceRefClusterConnectionExec {
-		if v == nil {
-			return nil
-		}
-		return v.Exec
-	}).(KubernetesObjectResourceRefClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Host
-	}).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *bool {
-		if v == nil {
-			return nil
-		}
-		return v.Insecure
-	}).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Kubeconfig
-	}).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.KubeconfigFile
-	}).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ProxyUrl
-	}).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o KubernetesObjectResourceRefClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Token
-	}).(pulumi.StringPtrOutput)
-}
-
-type KubernetesObjectResourceRefClusterConnectionExec struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion *string `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args []string `pulumi:"args"`
-	// Command to run.
-	Command *string `pulumi:"command"`
-	// Environment variables for the command.
-	Env map[string]string `pulumi:"env"`
-}
-
-// KubernetesObjectResourceRefClusterConnectionExecInput is an input type that accepts KubernetesObjectResourceRefClusterConnectionExecArgs and KubernetesObjectResourceRefClusterConnectionExecOutput values.
-// You can construct a concrete instance of `KubernetesObjectResourceRefClusterConnectionExecInput` via:
-//
-//	KubernetesObjectResourceRefClusterConnectionExecArgs{...}
-type KubernetesObjectResourceRefClusterConnectionExecInput interface {
-	pulumi.Input
-
-	ToKubernetesObjectResourceRefClusterConnectionExecOutput() KubernetesObjectResourceRefClusterConnectionExecOutput
-	ToKubernetesObjectResourceRefClusterConnectionExecOutputWithContext(context.Context) KubernetesObjectResourceRefClusterConnectionExecOutput
-}
-
-type KubernetesObjectResourceRefClusterConnectionExecArgs struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args pulumi.StringArrayInput `pulumi:"args"`
-	// Command to run.
-	Command pulumi.StringPtrInput `pulumi:"command"`
-	// Environment variables for the command.
-	Env pulumi.StringMapInput `pulumi:"env"`
-}
-
-func (KubernetesObjectResourceRefClusterConnectionExecArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionExecArgs) ToKubernetesObjectResourceRefClusterConnectionExecOutput() KubernetesObjectResourceRefClusterConnectionExecOutput {
-	return i.ToKubernetesObjectResourceRefClusterConnectionExecOutputWithContext(context.Background())
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionExecArgs) ToKubernetesObjectResourceRefClusterConnectionExecOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionExecOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefClusterConnectionExecOutput)
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionExecArgs) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutput() KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return i.ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i KubernetesObjectResourceRefClusterConnectionExecArgs) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefClusterConnectionExecOutput).ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(ctx)
-}
-
-// KubernetesObjectResourceRefClusterConnectionExecPtrInput is an input type that accepts KubernetesObjectResourceRefClusterConnectionExecArgs, KubernetesObjectResourceRefClusterConnectionExecPtr and KubernetesObjectResourceRefClusterConnectionExecPtrOutput values.
-// You can construct a concrete instance of `KubernetesObjectResourceRefClusterConnectionExecPtrInput` via:
-//
-//	        KubernetesObjectResourceRefClusterConnectionExecArgs{...}
-//
-//	or:
-//
-//	        nil
-type KubernetesObjectResourceRefClusterConnectionExecPtrInput interface {
-	pulumi.Input
-
-	ToKubernetesObjectResourceRefClusterConnectionExecPtrOutput() KubernetesObjectResourceRefClusterConnectionExecPtrOutput
-	ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(context.Context) KubernetesObjectResourceRefClusterConnectionExecPtrOutput
-}
-
-type kubernetesObjectResourceRefClusterConnectionExecPtrType KubernetesObjectResourceRefClusterConnectionExecArgs
-
-func KubernetesObjectResourceRefClusterConnectionExecPtr(v *KubernetesObjectResourceRefClusterConnectionExecArgs) KubernetesObjectResourceRefClusterConnectionExecPtrInput {
-	return (*kubernetesObjectResourceRefClusterConnectionExecPtrType)(v)
-}
-
-func (*kubernetesObjectResourceRefClusterConnectionExecPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (i *kubernetesObjectResourceRefClusterConnectionExecPtrType) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutput() KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return i.ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i *kubernetesObjectResourceRefClusterConnectionExecPtrType) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KubernetesObjectResourceRefClusterConnectionExecPtrOutput)
-}
-
-type KubernetesObjectResourceRefClusterConnectionExecOutput struct{ *pulumi.OutputState }
-
-func (KubernetesObjectResourceRefClusterConnectionExecOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) ToKubernetesObjectResourceRefClusterConnectionExecOutput() KubernetesObjectResourceRefClusterConnectionExecOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) ToKubernetesObjectResourceRefClusterConnectionExecOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionExecOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutput() KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return o.ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v KubernetesObjectResourceRefClusterConnectionExec) *KubernetesObjectResourceRefClusterConnectionExec {
-		return &v
-	}).(KubernetesObjectResourceRefClusterConnectionExecPtrOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o KubernetesObjectResourceRefClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v KubernetesObjectResourceRefClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
-}
-
-type KubernetesObjectResourceRefClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
-
-func (KubernetesObjectResourceRefClusterConnectionExecPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**KubernetesObjectResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutput() KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) ToKubernetesObjectResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) KubernetesObjectResourceRefClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) Elem() KubernetesObjectResourceRefClusterConnectionExecOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnectionExec) KubernetesObjectResourceRefClusterConnectionExec {
-		if v != nil {
-			return *v
-		}
-		var ret KubernetesObjectResourceRefClusterConnectionExec
-		return ret
-	}).(KubernetesObjectResourceRefClusterConnectionExecOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ApiVersion
-	}).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnectionExec) []string {
-		if v == nil {
-			return nil
-		}
-		return v.Args
-	}).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Command
-	}).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o KubernetesObjectResourceRefClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *KubernetesObjectResourceRefClusterConnectionExec) map[string]string {
-		if v == nil {
-			return nil
-		}
-		return v.Env
-	}).(pulumi.StringMapOutput)
-}
-
-type PatchClusterConnection struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate *string `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey *string `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context *string `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec *PatchClusterConnectionExec `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host *string `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig *string `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile *string `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl *string `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token *string `pulumi:"token"`
-}
-
-// PatchClusterConnectionInput is an input type that accepts PatchClusterConnectionArgs and PatchClusterConnectionOutput values.
-// You can construct a concrete instance of `PatchClusterConnectionInput` via:
-//
-//	PatchClusterConnectionArgs{...}
-type PatchClusterConnectionInput interface {
-	pulumi.Input
-
-	ToPatchClusterConnectionOutput() PatchClusterConnectionOutput
-	ToPatchClusterConnectionOutputWithContext(context.Context) PatchClusterConnectionOutput
-}
-
-type PatchClusterConnectionArgs struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context pulumi.StringPtrInput `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec PatchClusterConnectionExecPtrInput `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host pulumi.StringPtrInput `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token pulumi.StringPtrInput `pulumi:"token"`
-}
-
-func (PatchClusterConnectionArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*PatchClusterConnection)(nil)).Elem()
-}
-
-func (i PatchClusterConnectionArgs) ToPatchClusterConnectionOutput() PatchClusterConnectionOutput {
-	return i.ToPatchClusterConnectionOutputWithContext(context.Background())
-}
-
-func (i PatchClusterConnectionArgs) ToPatchClusterConnectionOutputWithContext(ctx context.Context) PatchClusterConnectionOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionOutput)
-}
-
-func (i PatchClusterConnectionArgs) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
-	return i.ToPatchClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i PatchClusterConnectionArgs) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionOutput).ToPatchClusterConnectionPtrOutputWithContext(ctx)
-}
-
-// PatchClusterConnectionPtrInput is an input type that accepts PatchClusterConnectionArgs, PatchClusterConnectionPtr and PatchClusterConnectionPtrOutput values.
-// You can construct a concrete instance of `PatchClusterConnectionPtrInput` via:
-//
-//	        PatchClusterConnectionArgs{...}
-//
-//	or:
-//
-//	        nil
-type PatchClusterConnectionPtrInput interface {
-	pulumi.Input
-
-	ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput
-	ToPatchClusterConnectionPtrOutputWithContext(context.Context) PatchClusterConnectionPtrOutput
-}
-
-type patchClusterConnectionPtrType PatchClusterConnectionArgs
-
-func PatchClusterConnectionPtr(v *PatchClusterConnectionArgs) PatchClusterConnectionPtrInput {
-	return (*patchClusterConnectionPtrType)(v)
-}
-
-func (*patchClusterConnectionPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**PatchClusterConnection)(nil)).Elem()
-}
-
-func (i *patchClusterConnectionPtrType) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
-	return i.ToPatchClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i *patchClusterConnectionPtrType) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionPtrOutput)
-}
-
-type PatchClusterConnectionOutput struct{ *pulumi.OutputState }
-
-func (PatchClusterConnectionOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*PatchClusterConnection)(nil)).Elem()
-}
-
-func (o PatchClusterConnectionOutput) ToPatchClusterConnectionOutput() PatchClusterConnectionOutput {
-	return o
-}
-
-func (o PatchClusterConnectionOutput) ToPatchClusterConnectionOutputWithContext(ctx context.Context) PatchClusterConnectionOutput {
-	return o
-}
-
-func (o PatchClusterConnectionOutput) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
-	return o.ToPatchClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (o PatchClusterConnectionOutput) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v PatchClusterConnection) *PatchClusterConnection {
-		return &v
-	}).(PatchClusterConnectionPtrOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o PatchClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o PatchClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o PatchClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o PatchClusterConnectionOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o PatchClusterConnectionOutput) Exec() PatchClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *PatchClusterConnectionExec { return v.Exec }).(PatchClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o PatchClusterConnectionOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o PatchClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o PatchClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o PatchClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o PatchClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o PatchClusterConnectionOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
-}
-
-type PatchClusterConnectionPtrOutput struct{ *pulumi.OutputState }
-
-func (PatchClusterConnectionPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**PatchClusterConnection)(nil)).Elem()
-}
-
-func (o PatchClusterConnectionPtrOutput) ToPatchClusterConnectionPtrOutput() PatchClusterConnectionPtrOutput {
-	return o
-}
-
-func (o PatchClusterConnectionPtrOutput) ToPatchClusterConnectionPtrOutputWithContext(ctx context.Context) PatchClusterConnectionPtrOutput {
-	return o
-}
-
-func (o PatchClusterConnectionPtrOutput) Elem() PatchClusterConnectionOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) PatchClusterConnection {
-		if v != nil {
-			return *v
-		}
-		var ret PatchClusterConnection
-		return ret
-	}).(PatchClusterConnectionOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o PatchClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o PatchClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientKey
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o PatchClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClusterCaCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o PatchClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Context
-	}).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o PatchClusterConnectionPtrOutput) Exec() PatchClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *PatchClusterConnectionExec {
-		if v == nil {
-			return nil
-		}
-		return v.Exec
-	}).(PatchClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o PatchClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Host
-	}).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o PatchClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *bool {
-		if v == nil {
-			return nil
-		}
-		return v.Insecure
-	}).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o PatchClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Kubeconfig
-	}).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o PatchClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.KubeconfigFile
-	}).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o PatchClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ProxyUrl
-	}).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o PatchClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Token
-	}).(pulumi.StringPtrOutput)
-}
-
-type PatchClusterConnectionExec struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion *string `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args []string `pulumi:"args"`
-	// Command to run.
-	Command *string `pulumi:"command"`
-	// Environment variables for the command.
-	Env map[string]string `pulumi:"env"`
-}
-
-// PatchClusterConnectionExecInput is an input type that accepts PatchClusterConnectionExecArgs and PatchClusterConnectionExecOutput values.
-// You can construct a concrete instance of `PatchClusterConnectionExecInput` via:
-//
-//	PatchClusterConnectionExecArgs{...}
-type PatchClusterConnectionExecInput interface {
-	pulumi.Input
-
-	ToPatchClusterConnectionExecOutput() PatchClusterConnectionExecOutput
-	ToPatchClusterConnectionExecOutputWithContext(context.Context) PatchClusterConnectionExecOutput
-}
-
-type PatchClusterConnectionExecArgs struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args pulumi.StringArrayInput `pulumi:"args"`
-	// Command to run.
-	Command pulumi.StringPtrInput `pulumi:"command"`
-	// Environment variables for the command.
-	Env pulumi.StringMapInput `pulumi:"env"`
-}
-
-func (PatchClusterConnectionExecArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*PatchClusterConnectionExec)(nil)).Elem()
-}
-
-func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecOutput() PatchClusterConnectionExecOutput {
-	return i.ToPatchClusterConnectionExecOutputWithContext(context.Background())
-}
-
-func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecOutputWithContext(ctx context.Context) PatchClusterConnectionExecOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionExecOutput)
-}
-
-func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
-	return i.ToPatchClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i PatchClusterConnectionExecArgs) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionExecOutput).ToPatchClusterConnectionExecPtrOutputWithContext(ctx)
-}
-
-// PatchClusterConnectionExecPtrInput is an input type that accepts PatchClusterConnectionExecArgs, PatchClusterConnectionExecPtr and PatchClusterConnectionExecPtrOutput values.
-// You can construct a concrete instance of `PatchClusterConnectionExecPtrInput` via:
-//
-//	        PatchClusterConnectionExecArgs{...}
-//
-//	or:
-//
-//	        nil
-type PatchClusterConnectionExecPtrInput interface {
-	pulumi.Input
-
-	ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput
-	ToPatchClusterConnectionExecPtrOutputWithContext(context.Context) PatchClusterConnectionExecPtrOutput
-}
-
-type patchClusterConnectionExecPtrType PatchClusterConnectionExecArgs
-
-func PatchClusterConnectionExecPtr(v *PatchClusterConnectionExecArgs) PatchClusterConnectionExecPtrInput {
-	return (*patchClusterConnectionExecPtrType)(v)
-}
-
-func (*patchClusterConnectionExecPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**PatchClusterConnectionExec)(nil)).Elem()
-}
-
-func (i *patchClusterConnectionExecPtrType) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
-	return i.ToPatchClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i *patchClusterConnectionExecPtrType) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(PatchClusterConnectionExecPtrOutput)
-}
-
-type PatchClusterConnectionExecOutput struct{ *pulumi.OutputState }
-
-func (PatchClusterConnectionExecOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*PatchClusterConnectionExec)(nil)).Elem()
-}
-
-func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecOutput() PatchClusterConnectionExecOutput {
-	return o
-}
-
-func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecOutputWithContext(ctx context.Context) PatchClusterConnectionExecOutput {
-	return o
-}
-
-func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
-	return o.ToPatchClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (o PatchClusterConnectionExecOutput) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v PatchClusterConnectionExec) *PatchClusterConnectionExec {
-		return &v
-	}).(PatchClusterConnectionExecPtrOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o PatchClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o PatchClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v PatchClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o PatchClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v PatchClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o PatchClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v PatchClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
-}
-
-type PatchClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
-
-func (PatchClusterConnectionExecPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**PatchClusterConnectionExec)(nil)).Elem()
-}
-
-func (o PatchClusterConnectionExecPtrOutput) ToPatchClusterConnectionExecPtrOutput() PatchClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o PatchClusterConnectionExecPtrOutput) ToPatchClusterConnectionExecPtrOutputWithContext(ctx context.Context) PatchClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o PatchClusterConnectionExecPtrOutput) Elem() PatchClusterConnectionExecOutput {
-	return o.ApplyT(func(v *PatchClusterConnectionExec) PatchClusterConnectionExec {
-		if v != nil {
-			return *v
-		}
-		var ret PatchClusterConnectionExec
-		return ret
-	}).(PatchClusterConnectionExecOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o PatchClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ApiVersion
-	}).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o PatchClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *PatchClusterConnectionExec) []string {
-		if v == nil {
-			return nil
-		}
-		return v.Args
-	}).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o PatchClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *PatchClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Command
-	}).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o PatchClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *PatchClusterConnectionExec) map[string]string {
+func (o ClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *ClusterConnectionExec) map[string]string {
 		if v == nil {
 			return nil
 		}
@@ -1987,11 +728,11 @@ func (o PatchTargetPtrOutput) Namespace() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-type WaitResourceRef struct {
+type ResourceRef struct {
 	// apiVersion of the object.
 	ApiVersion string `pulumi:"apiVersion"`
 	// Connection used to reach the object.
-	ClusterConnection WaitResourceRefClusterConnection `pulumi:"clusterConnection"`
+	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
 	// Kind of the object.
 	Kind string `pulumi:"kind"`
 	// Name of the object.
@@ -2000,22 +741,22 @@ type WaitResourceRef struct {
 	Namespace *string `pulumi:"namespace"`
 }
 
-// WaitResourceRefInput is an input type that accepts WaitResourceRefArgs and WaitResourceRefOutput values.
-// You can construct a concrete instance of `WaitResourceRefInput` via:
+// ResourceRefInput is an input type that accepts ResourceRefArgs and ResourceRefOutput values.
+// You can construct a concrete instance of `ResourceRefInput` via:
 //
-//	WaitResourceRefArgs{...}
-type WaitResourceRefInput interface {
+//	ResourceRefArgs{...}
+type ResourceRefInput interface {
 	pulumi.Input
 
-	ToWaitResourceRefOutput() WaitResourceRefOutput
-	ToWaitResourceRefOutputWithContext(context.Context) WaitResourceRefOutput
+	ToResourceRefOutput() ResourceRefOutput
+	ToResourceRefOutputWithContext(context.Context) ResourceRefOutput
 }
 
-type WaitResourceRefArgs struct {
+type ResourceRefArgs struct {
 	// apiVersion of the object.
 	ApiVersion pulumi.StringInput `pulumi:"apiVersion"`
 	// Connection used to reach the object.
-	ClusterConnection WaitResourceRefClusterConnectionInput `pulumi:"clusterConnection"`
+	ClusterConnection ClusterConnectionInput `pulumi:"clusterConnection"`
 	// Kind of the object.
 	Kind pulumi.StringInput `pulumi:"kind"`
 	// Name of the object.
@@ -2024,135 +765,135 @@ type WaitResourceRefArgs struct {
 	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
 }
 
-func (WaitResourceRefArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*WaitResourceRef)(nil)).Elem()
+func (ResourceRefArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ResourceRef)(nil)).Elem()
 }
 
-func (i WaitResourceRefArgs) ToWaitResourceRefOutput() WaitResourceRefOutput {
-	return i.ToWaitResourceRefOutputWithContext(context.Background())
+func (i ResourceRefArgs) ToResourceRefOutput() ResourceRefOutput {
+	return i.ToResourceRefOutputWithContext(context.Background())
 }
 
-func (i WaitResourceRefArgs) ToWaitResourceRefOutputWithContext(ctx context.Context) WaitResourceRefOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefOutput)
+func (i ResourceRefArgs) ToResourceRefOutputWithContext(ctx context.Context) ResourceRefOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ResourceRefOutput)
 }
 
-func (i WaitResourceRefArgs) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
-	return i.ToWaitResourceRefPtrOutputWithContext(context.Background())
+func (i ResourceRefArgs) ToResourceRefPtrOutput() ResourceRefPtrOutput {
+	return i.ToResourceRefPtrOutputWithContext(context.Background())
 }
 
-func (i WaitResourceRefArgs) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefOutput).ToWaitResourceRefPtrOutputWithContext(ctx)
+func (i ResourceRefArgs) ToResourceRefPtrOutputWithContext(ctx context.Context) ResourceRefPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ResourceRefOutput).ToResourceRefPtrOutputWithContext(ctx)
 }
 
-// WaitResourceRefPtrInput is an input type that accepts WaitResourceRefArgs, WaitResourceRefPtr and WaitResourceRefPtrOutput values.
-// You can construct a concrete instance of `WaitResourceRefPtrInput` via:
+// ResourceRefPtrInput is an input type that accepts ResourceRefArgs, ResourceRefPtr and ResourceRefPtrOutput values.
+// You can construct a concrete instance of `ResourceRefPtrInput` via:
 //
-//	        WaitResourceRefArgs{...}
+//	        ResourceRefArgs{...}
 //
 //	or:
 //
 //	        nil
-type WaitResourceRefPtrInput interface {
+type ResourceRefPtrInput interface {
 	pulumi.Input
 
-	ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput
-	ToWaitResourceRefPtrOutputWithContext(context.Context) WaitResourceRefPtrOutput
+	ToResourceRefPtrOutput() ResourceRefPtrOutput
+	ToResourceRefPtrOutputWithContext(context.Context) ResourceRefPtrOutput
 }
 
-type waitResourceRefPtrType WaitResourceRefArgs
+type resourceRefPtrType ResourceRefArgs
 
-func WaitResourceRefPtr(v *WaitResourceRefArgs) WaitResourceRefPtrInput {
-	return (*waitResourceRefPtrType)(v)
+func ResourceRefPtr(v *ResourceRefArgs) ResourceRefPtrInput {
+	return (*resourceRefPtrType)(v)
 }
 
-func (*waitResourceRefPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**WaitResourceRef)(nil)).Elem()
+func (*resourceRefPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ResourceRef)(nil)).Elem()
 }
 
-func (i *waitResourceRefPtrType) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
-	return i.ToWaitResourceRefPtrOutputWithContext(context.Background())
+func (i *resourceRefPtrType) ToResourceRefPtrOutput() ResourceRefPtrOutput {
+	return i.ToResourceRefPtrOutputWithContext(context.Background())
 }
 
-func (i *waitResourceRefPtrType) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefPtrOutput)
+func (i *resourceRefPtrType) ToResourceRefPtrOutputWithContext(ctx context.Context) ResourceRefPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ResourceRefPtrOutput)
 }
 
-type WaitResourceRefOutput struct{ *pulumi.OutputState }
+type ResourceRefOutput struct{ *pulumi.OutputState }
 
-func (WaitResourceRefOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*WaitResourceRef)(nil)).Elem()
+func (ResourceRefOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ResourceRef)(nil)).Elem()
 }
 
-func (o WaitResourceRefOutput) ToWaitResourceRefOutput() WaitResourceRefOutput {
+func (o ResourceRefOutput) ToResourceRefOutput() ResourceRefOutput {
 	return o
 }
 
-func (o WaitResourceRefOutput) ToWaitResourceRefOutputWithContext(ctx context.Context) WaitResourceRefOutput {
+func (o ResourceRefOutput) ToResourceRefOutputWithContext(ctx context.Context) ResourceRefOutput {
 	return o
 }
 
-func (o WaitResourceRefOutput) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
-	return o.ToWaitResourceRefPtrOutputWithContext(context.Background())
+func (o ResourceRefOutput) ToResourceRefPtrOutput() ResourceRefPtrOutput {
+	return o.ToResourceRefPtrOutputWithContext(context.Background())
 }
 
-func (o WaitResourceRefOutput) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitResourceRef) *WaitResourceRef {
+func (o ResourceRefOutput) ToResourceRefPtrOutputWithContext(ctx context.Context) ResourceRefPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ResourceRef) *ResourceRef {
 		return &v
-	}).(WaitResourceRefPtrOutput)
+	}).(ResourceRefPtrOutput)
 }
 
 // apiVersion of the object.
-func (o WaitResourceRefOutput) ApiVersion() pulumi.StringOutput {
-	return o.ApplyT(func(v WaitResourceRef) string { return v.ApiVersion }).(pulumi.StringOutput)
+func (o ResourceRefOutput) ApiVersion() pulumi.StringOutput {
+	return o.ApplyT(func(v ResourceRef) string { return v.ApiVersion }).(pulumi.StringOutput)
 }
 
 // Connection used to reach the object.
-func (o WaitResourceRefOutput) ClusterConnection() WaitResourceRefClusterConnectionOutput {
-	return o.ApplyT(func(v WaitResourceRef) WaitResourceRefClusterConnection { return v.ClusterConnection }).(WaitResourceRefClusterConnectionOutput)
+func (o ResourceRefOutput) ClusterConnection() ClusterConnectionOutput {
+	return o.ApplyT(func(v ResourceRef) ClusterConnection { return v.ClusterConnection }).(ClusterConnectionOutput)
 }
 
 // Kind of the object.
-func (o WaitResourceRefOutput) Kind() pulumi.StringOutput {
-	return o.ApplyT(func(v WaitResourceRef) string { return v.Kind }).(pulumi.StringOutput)
+func (o ResourceRefOutput) Kind() pulumi.StringOutput {
+	return o.ApplyT(func(v ResourceRef) string { return v.Kind }).(pulumi.StringOutput)
 }
 
 // Name of the object.
-func (o WaitResourceRefOutput) Name() pulumi.StringOutput {
-	return o.ApplyT(func(v WaitResourceRef) string { return v.Name }).(pulumi.StringOutput)
+func (o ResourceRefOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v ResourceRef) string { return v.Name }).(pulumi.StringOutput)
 }
 
 // Namespace; empty for cluster-scoped kinds.
-func (o WaitResourceRefOutput) Namespace() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRef) *string { return v.Namespace }).(pulumi.StringPtrOutput)
+func (o ResourceRefOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ResourceRef) *string { return v.Namespace }).(pulumi.StringPtrOutput)
 }
 
-type WaitResourceRefPtrOutput struct{ *pulumi.OutputState }
+type ResourceRefPtrOutput struct{ *pulumi.OutputState }
 
-func (WaitResourceRefPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**WaitResourceRef)(nil)).Elem()
+func (ResourceRefPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ResourceRef)(nil)).Elem()
 }
 
-func (o WaitResourceRefPtrOutput) ToWaitResourceRefPtrOutput() WaitResourceRefPtrOutput {
+func (o ResourceRefPtrOutput) ToResourceRefPtrOutput() ResourceRefPtrOutput {
 	return o
 }
 
-func (o WaitResourceRefPtrOutput) ToWaitResourceRefPtrOutputWithContext(ctx context.Context) WaitResourceRefPtrOutput {
+func (o ResourceRefPtrOutput) ToResourceRefPtrOutputWithContext(ctx context.Context) ResourceRefPtrOutput {
 	return o
 }
 
-func (o WaitResourceRefPtrOutput) Elem() WaitResourceRefOutput {
-	return o.ApplyT(func(v *WaitResourceRef) WaitResourceRef {
+func (o ResourceRefPtrOutput) Elem() ResourceRefOutput {
+	return o.ApplyT(func(v *ResourceRef) ResourceRef {
 		if v != nil {
 			return *v
 		}
-		var ret WaitResourceRef
+		var ret ResourceRef
 		return ret
-	}).(WaitResourceRefOutput)
+	}).(ResourceRefOutput)
 }
 
 // apiVersion of the object.
-func (o WaitResourceRefPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRef) *string {
+func (o ResourceRefPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ResourceRef) *string {
 		if v == nil {
 			return nil
 		}
@@ -2161,18 +902,18 @@ func (o WaitResourceRefPtrOutput) ApiVersion() pulumi.StringPtrOutput {
 }
 
 // Connection used to reach the object.
-func (o WaitResourceRefPtrOutput) ClusterConnection() WaitResourceRefClusterConnectionPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRef) *WaitResourceRefClusterConnection {
+func (o ResourceRefPtrOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v *ResourceRef) *ClusterConnection {
 		if v == nil {
 			return nil
 		}
 		return &v.ClusterConnection
-	}).(WaitResourceRefClusterConnectionPtrOutput)
+	}).(ClusterConnectionPtrOutput)
 }
 
 // Kind of the object.
-func (o WaitResourceRefPtrOutput) Kind() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRef) *string {
+func (o ResourceRefPtrOutput) Kind() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ResourceRef) *string {
 		if v == nil {
 			return nil
 		}
@@ -2181,8 +922,8 @@ func (o WaitResourceRefPtrOutput) Kind() pulumi.StringPtrOutput {
 }
 
 // Name of the object.
-func (o WaitResourceRefPtrOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRef) *string {
+func (o ResourceRefPtrOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ResourceRef) *string {
 		if v == nil {
 			return nil
 		}
@@ -2191,534 +932,13 @@ func (o WaitResourceRefPtrOutput) Name() pulumi.StringPtrOutput {
 }
 
 // Namespace; empty for cluster-scoped kinds.
-func (o WaitResourceRefPtrOutput) Namespace() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRef) *string {
+func (o ResourceRefPtrOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ResourceRef) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Namespace
 	}).(pulumi.StringPtrOutput)
-}
-
-type WaitResourceRefClusterConnection struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate *string `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey *string `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context *string `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec *WaitResourceRefClusterConnectionExec `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host *string `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig *string `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile *string `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl *string `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token *string `pulumi:"token"`
-}
-
-// WaitResourceRefClusterConnectionInput is an input type that accepts WaitResourceRefClusterConnectionArgs and WaitResourceRefClusterConnectionOutput values.
-// You can construct a concrete instance of `WaitResourceRefClusterConnectionInput` via:
-//
-//	WaitResourceRefClusterConnectionArgs{...}
-type WaitResourceRefClusterConnectionInput interface {
-	pulumi.Input
-
-	ToWaitResourceRefClusterConnectionOutput() WaitResourceRefClusterConnectionOutput
-	ToWaitResourceRefClusterConnectionOutputWithContext(context.Context) WaitResourceRefClusterConnectionOutput
-}
-
-type WaitResourceRefClusterConnectionArgs struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context pulumi.StringPtrInput `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec WaitResourceRefClusterConnectionExecPtrInput `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host pulumi.StringPtrInput `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token pulumi.StringPtrInput `pulumi:"token"`
-}
-
-func (WaitResourceRefClusterConnectionArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*WaitResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionOutput() WaitResourceRefClusterConnectionOutput {
-	return i.ToWaitResourceRefClusterConnectionOutputWithContext(context.Background())
-}
-
-func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionOutput)
-}
-
-func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
-	return i.ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i WaitResourceRefClusterConnectionArgs) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionOutput).ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx)
-}
-
-// WaitResourceRefClusterConnectionPtrInput is an input type that accepts WaitResourceRefClusterConnectionArgs, WaitResourceRefClusterConnectionPtr and WaitResourceRefClusterConnectionPtrOutput values.
-// You can construct a concrete instance of `WaitResourceRefClusterConnectionPtrInput` via:
-//
-//	        WaitResourceRefClusterConnectionArgs{...}
-//
-//	or:
-//
-//	        nil
-type WaitResourceRefClusterConnectionPtrInput interface {
-	pulumi.Input
-
-	ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput
-	ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Context) WaitResourceRefClusterConnectionPtrOutput
-}
-
-type waitResourceRefClusterConnectionPtrType WaitResourceRefClusterConnectionArgs
-
-func WaitResourceRefClusterConnectionPtr(v *WaitResourceRefClusterConnectionArgs) WaitResourceRefClusterConnectionPtrInput {
-	return (*waitResourceRefClusterConnectionPtrType)(v)
-}
-
-func (*waitResourceRefClusterConnectionPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**WaitResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (i *waitResourceRefClusterConnectionPtrType) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
-	return i.ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i *waitResourceRefClusterConnectionPtrType) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionPtrOutput)
-}
-
-type WaitResourceRefClusterConnectionOutput struct{ *pulumi.OutputState }
-
-func (WaitResourceRefClusterConnectionOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*WaitResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionOutput() WaitResourceRefClusterConnectionOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
-	return o.ToWaitResourceRefClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (o WaitResourceRefClusterConnectionOutput) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitResourceRefClusterConnection) *WaitResourceRefClusterConnection {
-		return &v
-	}).(WaitResourceRefClusterConnectionPtrOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o WaitResourceRefClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o WaitResourceRefClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o WaitResourceRefClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o WaitResourceRefClusterConnectionOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o WaitResourceRefClusterConnectionOutput) Exec() WaitResourceRefClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *WaitResourceRefClusterConnectionExec { return v.Exec }).(WaitResourceRefClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o WaitResourceRefClusterConnectionOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o WaitResourceRefClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o WaitResourceRefClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o WaitResourceRefClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o WaitResourceRefClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o WaitResourceRefClusterConnectionOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
-}
-
-type WaitResourceRefClusterConnectionPtrOutput struct{ *pulumi.OutputState }
-
-func (WaitResourceRefClusterConnectionPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**WaitResourceRefClusterConnection)(nil)).Elem()
-}
-
-func (o WaitResourceRefClusterConnectionPtrOutput) ToWaitResourceRefClusterConnectionPtrOutput() WaitResourceRefClusterConnectionPtrOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionPtrOutput) ToWaitResourceRefClusterConnectionPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionPtrOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionPtrOutput) Elem() WaitResourceRefClusterConnectionOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) WaitResourceRefClusterConnection {
-		if v != nil {
-			return *v
-		}
-		var ret WaitResourceRefClusterConnection
-		return ret
-	}).(WaitResourceRefClusterConnectionOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o WaitResourceRefClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o WaitResourceRefClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientKey
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o WaitResourceRefClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClusterCaCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o WaitResourceRefClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Context
-	}).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o WaitResourceRefClusterConnectionPtrOutput) Exec() WaitResourceRefClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *WaitResourceRefClusterConnectionExec {
-		if v == nil {
-			return nil
-		}
-		return v.Exec
-	}).(WaitResourceRefClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o WaitResourceRefClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Host
-	}).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o WaitResourceRefClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *bool {
-		if v == nil {
-			return nil
-		}
-		return v.Insecure
-	}).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o WaitResourceRefClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Kubeconfig
-	}).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o WaitResourceRefClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.KubeconfigFile
-	}).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o WaitResourceRefClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ProxyUrl
-	}).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o WaitResourceRefClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Token
-	}).(pulumi.StringPtrOutput)
-}
-
-type WaitResourceRefClusterConnectionExec struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion *string `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args []string `pulumi:"args"`
-	// Command to run.
-	Command *string `pulumi:"command"`
-	// Environment variables for the command.
-	Env map[string]string `pulumi:"env"`
-}
-
-// WaitResourceRefClusterConnectionExecInput is an input type that accepts WaitResourceRefClusterConnectionExecArgs and WaitResourceRefClusterConnectionExecOutput values.
-// You can construct a concrete instance of `WaitResourceRefClusterConnectionExecInput` via:
-//
-//	WaitResourceRefClusterConnectionExecArgs{...}
-type WaitResourceRefClusterConnectionExecInput interface {
-	pulumi.Input
-
-	ToWaitResourceRefClusterConnectionExecOutput() WaitResourceRefClusterConnectionExecOutput
-	ToWaitResourceRefClusterConnectionExecOutputWithContext(context.Context) WaitResourceRefClusterConnectionExecOutput
-}
-
-type WaitResourceRefClusterConnectionExecArgs struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args pulumi.StringArrayInput `pulumi:"args"`
-	// Command to run.
-	Command pulumi.StringPtrInput `pulumi:"command"`
-	// Environment variables for the command.
-	Env pulumi.StringMapInput `pulumi:"env"`
-}
-
-func (WaitResourceRefClusterConnectionExecArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*WaitResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecOutput() WaitResourceRefClusterConnectionExecOutput {
-	return i.ToWaitResourceRefClusterConnectionExecOutputWithContext(context.Background())
-}
-
-func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionExecOutput)
-}
-
-func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
-	return i.ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i WaitResourceRefClusterConnectionExecArgs) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionExecOutput).ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx)
-}
-
-// WaitResourceRefClusterConnectionExecPtrInput is an input type that accepts WaitResourceRefClusterConnectionExecArgs, WaitResourceRefClusterConnectionExecPtr and WaitResourceRefClusterConnectionExecPtrOutput values.
-// You can construct a concrete instance of `WaitResourceRefClusterConnectionExecPtrInput` via:
-//
-//	        WaitResourceRefClusterConnectionExecArgs{...}
-//
-//	or:
-//
-//	        nil
-type WaitResourceRefClusterConnectionExecPtrInput interface {
-	pulumi.Input
-
-	ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput
-	ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Context) WaitResourceRefClusterConnectionExecPtrOutput
-}
-
-type waitResourceRefClusterConnectionExecPtrType WaitResourceRefClusterConnectionExecArgs
-
-func WaitResourceRefClusterConnectionExecPtr(v *WaitResourceRefClusterConnectionExecArgs) WaitResourceRefClusterConnectionExecPtrInput {
-	return (*waitResourceRefClusterConnectionExecPtrType)(v)
-}
-
-func (*waitResourceRefClusterConnectionExecPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**WaitResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (i *waitResourceRefClusterConnectionExecPtrType) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
-	return i.ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i *waitResourceRefClusterConnectionExecPtrType) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WaitResourceRefClusterConnectionExecPtrOutput)
-}
-
-type WaitResourceRefClusterConnectionExecOutput struct{ *pulumi.OutputState }
-
-func (WaitResourceRefClusterConnectionExecOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*WaitResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecOutput() WaitResourceRefClusterConnectionExecOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
-	return o.ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (o WaitResourceRefClusterConnectionExecOutput) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v WaitResourceRefClusterConnectionExec) *WaitResourceRefClusterConnectionExec {
-		return &v
-	}).(WaitResourceRefClusterConnectionExecPtrOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o WaitResourceRefClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o WaitResourceRefClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o WaitResourceRefClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o WaitResourceRefClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v WaitResourceRefClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
-}
-
-type WaitResourceRefClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
-
-func (WaitResourceRefClusterConnectionExecPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**WaitResourceRefClusterConnectionExec)(nil)).Elem()
-}
-
-func (o WaitResourceRefClusterConnectionExecPtrOutput) ToWaitResourceRefClusterConnectionExecPtrOutput() WaitResourceRefClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionExecPtrOutput) ToWaitResourceRefClusterConnectionExecPtrOutputWithContext(ctx context.Context) WaitResourceRefClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o WaitResourceRefClusterConnectionExecPtrOutput) Elem() WaitResourceRefClusterConnectionExecOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) WaitResourceRefClusterConnectionExec {
-		if v != nil {
-			return *v
-		}
-		var ret WaitResourceRefClusterConnectionExec
-		return ret
-	}).(WaitResourceRefClusterConnectionExecOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o WaitResourceRefClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ApiVersion
-	}).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o WaitResourceRefClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) []string {
-		if v == nil {
-			return nil
-		}
-		return v.Args
-	}).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o WaitResourceRefClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Command
-	}).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o WaitResourceRefClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *WaitResourceRefClusterConnectionExec) map[string]string {
-		if v == nil {
-			return nil
-		}
-		return v.Env
-	}).(pulumi.StringMapOutput)
 }
 
 type WaitWaitFor struct {
@@ -2934,924 +1154,25 @@ func (o WaitWaitForPtrOutput) Timeout() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-type GetObjectClusterConnection struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate *string `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey *string `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context *string `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec *GetObjectClusterConnectionExec `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host *string `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig *string `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile *string `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl *string `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token *string `pulumi:"token"`
-}
-
-// GetObjectClusterConnectionInput is an input type that accepts GetObjectClusterConnectionArgs and GetObjectClusterConnectionOutput values.
-// You can construct a concrete instance of `GetObjectClusterConnectionInput` via:
-//
-//	GetObjectClusterConnectionArgs{...}
-type GetObjectClusterConnectionInput interface {
-	pulumi.Input
-
-	ToGetObjectClusterConnectionOutput() GetObjectClusterConnectionOutput
-	ToGetObjectClusterConnectionOutputWithContext(context.Context) GetObjectClusterConnectionOutput
-}
-
-type GetObjectClusterConnectionArgs struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context pulumi.StringPtrInput `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec GetObjectClusterConnectionExecPtrInput `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host pulumi.StringPtrInput `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token pulumi.StringPtrInput `pulumi:"token"`
-}
-
-func (GetObjectClusterConnectionArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetObjectClusterConnection)(nil)).Elem()
-}
-
-func (i GetObjectClusterConnectionArgs) ToGetObjectClusterConnectionOutput() GetObjectClusterConnectionOutput {
-	return i.ToGetObjectClusterConnectionOutputWithContext(context.Background())
-}
-
-func (i GetObjectClusterConnectionArgs) ToGetObjectClusterConnectionOutputWithContext(ctx context.Context) GetObjectClusterConnectionOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionOutput)
-}
-
-type GetObjectClusterConnectionOutput struct{ *pulumi.OutputState }
-
-func (GetObjectClusterConnectionOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetObjectClusterConnection)(nil)).Elem()
-}
-
-func (o GetObjectClusterConnectionOutput) ToGetObjectClusterConnectionOutput() GetObjectClusterConnectionOutput {
-	return o
-}
-
-func (o GetObjectClusterConnectionOutput) ToGetObjectClusterConnectionOutputWithContext(ctx context.Context) GetObjectClusterConnectionOutput {
-	return o
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o GetObjectClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o GetObjectClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o GetObjectClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o GetObjectClusterConnectionOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o GetObjectClusterConnectionOutput) Exec() GetObjectClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *GetObjectClusterConnectionExec { return v.Exec }).(GetObjectClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o GetObjectClusterConnectionOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o GetObjectClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o GetObjectClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o GetObjectClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o GetObjectClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o GetObjectClusterConnectionOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
-}
-
-type GetObjectClusterConnectionExec struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion *string `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args []string `pulumi:"args"`
-	// Command to run.
-	Command *string `pulumi:"command"`
-	// Environment variables for the command.
-	Env map[string]string `pulumi:"env"`
-}
-
-// GetObjectClusterConnectionExecInput is an input type that accepts GetObjectClusterConnectionExecArgs and GetObjectClusterConnectionExecOutput values.
-// You can construct a concrete instance of `GetObjectClusterConnectionExecInput` via:
-//
-//	GetObjectClusterConnectionExecArgs{...}
-type GetObjectClusterConnectionExecInput interface {
-	pulumi.Input
-
-	ToGetObjectClusterConnectionExecOutput() GetObjectClusterConnectionExecOutput
-	ToGetObjectClusterConnectionExecOutputWithContext(context.Context) GetObjectClusterConnectionExecOutput
-}
-
-type GetObjectClusterConnectionExecArgs struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args pulumi.StringArrayInput `pulumi:"args"`
-	// Command to run.
-	Command pulumi.StringPtrInput `pulumi:"command"`
-	// Environment variables for the command.
-	Env pulumi.StringMapInput `pulumi:"env"`
-}
-
-func (GetObjectClusterConnectionExecArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetObjectClusterConnectionExec)(nil)).Elem()
-}
-
-func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecOutput() GetObjectClusterConnectionExecOutput {
-	return i.ToGetObjectClusterConnectionExecOutputWithContext(context.Background())
-}
-
-func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionExecOutput)
-}
-
-func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
-	return i.ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i GetObjectClusterConnectionExecArgs) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionExecOutput).ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx)
-}
-
-// GetObjectClusterConnectionExecPtrInput is an input type that accepts GetObjectClusterConnectionExecArgs, GetObjectClusterConnectionExecPtr and GetObjectClusterConnectionExecPtrOutput values.
-// You can construct a concrete instance of `GetObjectClusterConnectionExecPtrInput` via:
-//
-//	        GetObjectClusterConnectionExecArgs{...}
-//
-//	or:
-//
-//	        nil
-type GetObjectClusterConnectionExecPtrInput interface {
-	pulumi.Input
-
-	ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput
-	ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Context) GetObjectClusterConnectionExecPtrOutput
-}
-
-type getObjectClusterConnectionExecPtrType GetObjectClusterConnectionExecArgs
-
-func GetObjectClusterConnectionExecPtr(v *GetObjectClusterConnectionExecArgs) GetObjectClusterConnectionExecPtrInput {
-	return (*getObjectClusterConnectionExecPtrType)(v)
-}
-
-func (*getObjectClusterConnectionExecPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**GetObjectClusterConnectionExec)(nil)).Elem()
-}
-
-func (i *getObjectClusterConnectionExecPtrType) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
-	return i.ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i *getObjectClusterConnectionExecPtrType) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetObjectClusterConnectionExecPtrOutput)
-}
-
-type GetObjectClusterConnectionExecOutput struct{ *pulumi.OutputState }
-
-func (GetObjectClusterConnectionExecOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetObjectClusterConnectionExec)(nil)).Elem()
-}
-
-func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecOutput() GetObjectClusterConnectionExecOutput {
-	return o
-}
-
-func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecOutput {
-	return o
-}
-
-func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
-	return o.ToGetObjectClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (o GetObjectClusterConnectionExecOutput) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetObjectClusterConnectionExec) *GetObjectClusterConnectionExec {
-		return &v
-	}).(GetObjectClusterConnectionExecPtrOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o GetObjectClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o GetObjectClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v GetObjectClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o GetObjectClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetObjectClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o GetObjectClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v GetObjectClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
-}
-
-type GetObjectClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
-
-func (GetObjectClusterConnectionExecPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**GetObjectClusterConnectionExec)(nil)).Elem()
-}
-
-func (o GetObjectClusterConnectionExecPtrOutput) ToGetObjectClusterConnectionExecPtrOutput() GetObjectClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o GetObjectClusterConnectionExecPtrOutput) ToGetObjectClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetObjectClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o GetObjectClusterConnectionExecPtrOutput) Elem() GetObjectClusterConnectionExecOutput {
-	return o.ApplyT(func(v *GetObjectClusterConnectionExec) GetObjectClusterConnectionExec {
-		if v != nil {
-			return *v
-		}
-		var ret GetObjectClusterConnectionExec
-		return ret
-	}).(GetObjectClusterConnectionExecOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o GetObjectClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetObjectClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ApiVersion
-	}).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o GetObjectClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *GetObjectClusterConnectionExec) []string {
-		if v == nil {
-			return nil
-		}
-		return v.Args
-	}).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o GetObjectClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetObjectClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Command
-	}).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o GetObjectClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *GetObjectClusterConnectionExec) map[string]string {
-		if v == nil {
-			return nil
-		}
-		return v.Env
-	}).(pulumi.StringMapOutput)
-}
-
-type GetYamlScopedClusterConnection struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate *string `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey *string `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context *string `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec *GetYamlScopedClusterConnectionExec `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host *string `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig *string `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile *string `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl *string `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token *string `pulumi:"token"`
-}
-
-// GetYamlScopedClusterConnectionInput is an input type that accepts GetYamlScopedClusterConnectionArgs and GetYamlScopedClusterConnectionOutput values.
-// You can construct a concrete instance of `GetYamlScopedClusterConnectionInput` via:
-//
-//	GetYamlScopedClusterConnectionArgs{...}
-type GetYamlScopedClusterConnectionInput interface {
-	pulumi.Input
-
-	ToGetYamlScopedClusterConnectionOutput() GetYamlScopedClusterConnectionOutput
-	ToGetYamlScopedClusterConnectionOutputWithContext(context.Context) GetYamlScopedClusterConnectionOutput
-}
-
-type GetYamlScopedClusterConnectionArgs struct {
-	// PEM (or base64 of PEM) client certificate.
-	ClientCertificate pulumi.StringPtrInput `pulumi:"clientCertificate"`
-	// PEM (or base64 of PEM) client key.
-	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
-	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-	Context pulumi.StringPtrInput `pulumi:"context"`
-	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-	Exec GetYamlScopedClusterConnectionExecPtrInput `pulumi:"exec"`
-	// API server URL, e.g. https://10.0.0.1:6443.
-	Host pulumi.StringPtrInput `pulumi:"host"`
-	// Skip verification of the server certificate. Only for throw-away clusters.
-	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
-	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
-	// Bearer token.
-	Token pulumi.StringPtrInput `pulumi:"token"`
-}
-
-func (GetYamlScopedClusterConnectionArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetYamlScopedClusterConnection)(nil)).Elem()
-}
-
-func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionOutput() GetYamlScopedClusterConnectionOutput {
-	return i.ToGetYamlScopedClusterConnectionOutputWithContext(context.Background())
-}
-
-func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionOutput)
-}
-
-func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
-	return i.ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i GetYamlScopedClusterConnectionArgs) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionOutput).ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx)
-}
-
-// GetYamlScopedClusterConnectionPtrInput is an input type that accepts GetYamlScopedClusterConnectionArgs, GetYamlScopedClusterConnectionPtr and GetYamlScopedClusterConnectionPtrOutput values.
-// You can construct a concrete instance of `GetYamlScopedClusterConnectionPtrInput` via:
-//
-//	        GetYamlScopedClusterConnectionArgs{...}
-//
-//	or:
-//
-//	        nil
-type GetYamlScopedClusterConnectionPtrInput interface {
-	pulumi.Input
-
-	ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput
-	ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Context) GetYamlScopedClusterConnectionPtrOutput
-}
-
-type getYamlScopedClusterConnectionPtrType GetYamlScopedClusterConnectionArgs
-
-func GetYamlScopedClusterConnectionPtr(v *GetYamlScopedClusterConnectionArgs) GetYamlScopedClusterConnectionPtrInput {
-	return (*getYamlScopedClusterConnectionPtrType)(v)
-}
-
-func (*getYamlScopedClusterConnectionPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**GetYamlScopedClusterConnection)(nil)).Elem()
-}
-
-func (i *getYamlScopedClusterConnectionPtrType) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
-	return i.ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (i *getYamlScopedClusterConnectionPtrType) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionPtrOutput)
-}
-
-type GetYamlScopedClusterConnectionOutput struct{ *pulumi.OutputState }
-
-func (GetYamlScopedClusterConnectionOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetYamlScopedClusterConnection)(nil)).Elem()
-}
-
-func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionOutput() GetYamlScopedClusterConnectionOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
-	return o.ToGetYamlScopedClusterConnectionPtrOutputWithContext(context.Background())
-}
-
-func (o GetYamlScopedClusterConnectionOutput) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetYamlScopedClusterConnection) *GetYamlScopedClusterConnection {
-		return &v
-	}).(GetYamlScopedClusterConnectionPtrOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o GetYamlScopedClusterConnectionOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClientCertificate }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o GetYamlScopedClusterConnectionOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClientKey }).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o GetYamlScopedClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o GetYamlScopedClusterConnectionOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o GetYamlScopedClusterConnectionOutput) Exec() GetYamlScopedClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *GetYamlScopedClusterConnectionExec { return v.Exec }).(GetYamlScopedClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o GetYamlScopedClusterConnectionOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Host }).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o GetYamlScopedClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o GetYamlScopedClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o GetYamlScopedClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o GetYamlScopedClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o GetYamlScopedClusterConnectionOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnection) *string { return v.Token }).(pulumi.StringPtrOutput)
-}
-
-type GetYamlScopedClusterConnectionPtrOutput struct{ *pulumi.OutputState }
-
-func (GetYamlScopedClusterConnectionPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**GetYamlScopedClusterConnection)(nil)).Elem()
-}
-
-func (o GetYamlScopedClusterConnectionPtrOutput) ToGetYamlScopedClusterConnectionPtrOutput() GetYamlScopedClusterConnectionPtrOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionPtrOutput) ToGetYamlScopedClusterConnectionPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionPtrOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionPtrOutput) Elem() GetYamlScopedClusterConnectionOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) GetYamlScopedClusterConnection {
-		if v != nil {
-			return *v
-		}
-		var ret GetYamlScopedClusterConnection
-		return ret
-	}).(GetYamlScopedClusterConnectionOutput)
-}
-
-// PEM (or base64 of PEM) client certificate.
-func (o GetYamlScopedClusterConnectionPtrOutput) ClientCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) client key.
-func (o GetYamlScopedClusterConnectionPtrOutput) ClientKey() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClientKey
-	}).(pulumi.StringPtrOutput)
-}
-
-// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-func (o GetYamlScopedClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ClusterCaCertificate
-	}).(pulumi.StringPtrOutput)
-}
-
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-func (o GetYamlScopedClusterConnectionPtrOutput) Context() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Context
-	}).(pulumi.StringPtrOutput)
-}
-
-// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-func (o GetYamlScopedClusterConnectionPtrOutput) Exec() GetYamlScopedClusterConnectionExecPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *GetYamlScopedClusterConnectionExec {
-		if v == nil {
-			return nil
-		}
-		return v.Exec
-	}).(GetYamlScopedClusterConnectionExecPtrOutput)
-}
-
-// API server URL, e.g. https://10.0.0.1:6443.
-func (o GetYamlScopedClusterConnectionPtrOutput) Host() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Host
-	}).(pulumi.StringPtrOutput)
-}
-
-// Skip verification of the server certificate. Only for throw-away clusters.
-func (o GetYamlScopedClusterConnectionPtrOutput) Insecure() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *bool {
-		if v == nil {
-			return nil
-		}
-		return v.Insecure
-	}).(pulumi.BoolPtrOutput)
-}
-
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-func (o GetYamlScopedClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Kubeconfig
-	}).(pulumi.StringPtrOutput)
-}
-
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-func (o GetYamlScopedClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.KubeconfigFile
-	}).(pulumi.StringPtrOutput)
-}
-
-// HTTP(S) or SOCKS5 proxy for API requests.
-func (o GetYamlScopedClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ProxyUrl
-	}).(pulumi.StringPtrOutput)
-}
-
-// Bearer token.
-func (o GetYamlScopedClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnection) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Token
-	}).(pulumi.StringPtrOutput)
-}
-
-type GetYamlScopedClusterConnectionExec struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion *string `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args []string `pulumi:"args"`
-	// Command to run.
-	Command *string `pulumi:"command"`
-	// Environment variables for the command.
-	Env map[string]string `pulumi:"env"`
-}
-
-// GetYamlScopedClusterConnectionExecInput is an input type that accepts GetYamlScopedClusterConnectionExecArgs and GetYamlScopedClusterConnectionExecOutput values.
-// You can construct a concrete instance of `GetYamlScopedClusterConnectionExecInput` via:
-//
-//	GetYamlScopedClusterConnectionExecArgs{...}
-type GetYamlScopedClusterConnectionExecInput interface {
-	pulumi.Input
-
-	ToGetYamlScopedClusterConnectionExecOutput() GetYamlScopedClusterConnectionExecOutput
-	ToGetYamlScopedClusterConnectionExecOutputWithContext(context.Context) GetYamlScopedClusterConnectionExecOutput
-}
-
-type GetYamlScopedClusterConnectionExecArgs struct {
-	// client.authentication.k8s.io API version the plugin speaks.
-	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Arguments to the command.
-	Args pulumi.StringArrayInput `pulumi:"args"`
-	// Command to run.
-	Command pulumi.StringPtrInput `pulumi:"command"`
-	// Environment variables for the command.
-	Env pulumi.StringMapInput `pulumi:"env"`
-}
-
-func (GetYamlScopedClusterConnectionExecArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetYamlScopedClusterConnectionExec)(nil)).Elem()
-}
-
-func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecOutput() GetYamlScopedClusterConnectionExecOutput {
-	return i.ToGetYamlScopedClusterConnectionExecOutputWithContext(context.Background())
-}
-
-func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionExecOutput)
-}
-
-func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
-	return i.ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i GetYamlScopedClusterConnectionExecArgs) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionExecOutput).ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx)
-}
-
-// GetYamlScopedClusterConnectionExecPtrInput is an input type that accepts GetYamlScopedClusterConnectionExecArgs, GetYamlScopedClusterConnectionExecPtr and GetYamlScopedClusterConnectionExecPtrOutput values.
-// You can construct a concrete instance of `GetYamlScopedClusterConnectionExecPtrInput` via:
-//
-//	        GetYamlScopedClusterConnectionExecArgs{...}
-//
-//	or:
-//
-//	        nil
-type GetYamlScopedClusterConnectionExecPtrInput interface {
-	pulumi.Input
-
-	ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput
-	ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Context) GetYamlScopedClusterConnectionExecPtrOutput
-}
-
-type getYamlScopedClusterConnectionExecPtrType GetYamlScopedClusterConnectionExecArgs
-
-func GetYamlScopedClusterConnectionExecPtr(v *GetYamlScopedClusterConnectionExecArgs) GetYamlScopedClusterConnectionExecPtrInput {
-	return (*getYamlScopedClusterConnectionExecPtrType)(v)
-}
-
-func (*getYamlScopedClusterConnectionExecPtrType) ElementType() reflect.Type {
-	return reflect.TypeOf((**GetYamlScopedClusterConnectionExec)(nil)).Elem()
-}
-
-func (i *getYamlScopedClusterConnectionExecPtrType) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
-	return i.ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (i *getYamlScopedClusterConnectionExecPtrType) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedClusterConnectionExecPtrOutput)
-}
-
-type GetYamlScopedClusterConnectionExecOutput struct{ *pulumi.OutputState }
-
-func (GetYamlScopedClusterConnectionExecOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*GetYamlScopedClusterConnectionExec)(nil)).Elem()
-}
-
-func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecOutput() GetYamlScopedClusterConnectionExecOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
-	return o.ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(context.Background())
-}
-
-func (o GetYamlScopedClusterConnectionExecOutput) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetYamlScopedClusterConnectionExec) *GetYamlScopedClusterConnectionExec {
-		return &v
-	}).(GetYamlScopedClusterConnectionExecPtrOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o GetYamlScopedClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o GetYamlScopedClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o GetYamlScopedClusterConnectionExecOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) *string { return v.Command }).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o GetYamlScopedClusterConnectionExecOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v GetYamlScopedClusterConnectionExec) map[string]string { return v.Env }).(pulumi.StringMapOutput)
-}
-
-type GetYamlScopedClusterConnectionExecPtrOutput struct{ *pulumi.OutputState }
-
-func (GetYamlScopedClusterConnectionExecPtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**GetYamlScopedClusterConnectionExec)(nil)).Elem()
-}
-
-func (o GetYamlScopedClusterConnectionExecPtrOutput) ToGetYamlScopedClusterConnectionExecPtrOutput() GetYamlScopedClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionExecPtrOutput) ToGetYamlScopedClusterConnectionExecPtrOutputWithContext(ctx context.Context) GetYamlScopedClusterConnectionExecPtrOutput {
-	return o
-}
-
-func (o GetYamlScopedClusterConnectionExecPtrOutput) Elem() GetYamlScopedClusterConnectionExecOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) GetYamlScopedClusterConnectionExec {
-		if v != nil {
-			return *v
-		}
-		var ret GetYamlScopedClusterConnectionExec
-		return ret
-	}).(GetYamlScopedClusterConnectionExecOutput)
-}
-
-// client.authentication.k8s.io API version the plugin speaks.
-func (o GetYamlScopedClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.ApiVersion
-	}).(pulumi.StringPtrOutput)
-}
-
-// Arguments to the command.
-func (o GetYamlScopedClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) []string {
-		if v == nil {
-			return nil
-		}
-		return v.Args
-	}).(pulumi.StringArrayOutput)
-}
-
-// Command to run.
-func (o GetYamlScopedClusterConnectionExecPtrOutput) Command() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) *string {
-		if v == nil {
-			return nil
-		}
-		return v.Command
-	}).(pulumi.StringPtrOutput)
-}
-
-// Environment variables for the command.
-func (o GetYamlScopedClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *GetYamlScopedClusterConnectionExec) map[string]string {
-		if v == nil {
-			return nil
-		}
-		return v.Env
-	}).(pulumi.StringMapOutput)
-}
-
 func init() {
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionInput)(nil)).Elem(), KubernetesObjectClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionPtrInput)(nil)).Elem(), KubernetesObjectClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionExecInput)(nil)).Elem(), KubernetesObjectClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectClusterConnectionExecPtrInput)(nil)).Elem(), KubernetesObjectClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefInput)(nil)).Elem(), KubernetesObjectResourceRefArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefPtrInput)(nil)).Elem(), KubernetesObjectResourceRefArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionPtrInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionExecInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KubernetesObjectResourceRefClusterConnectionExecPtrInput)(nil)).Elem(), KubernetesObjectResourceRefClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionInput)(nil)).Elem(), PatchClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionPtrInput)(nil)).Elem(), PatchClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionExecInput)(nil)).Elem(), PatchClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*PatchClusterConnectionExecPtrInput)(nil)).Elem(), PatchClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionInput)(nil)).Elem(), ClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionPtrInput)(nil)).Elem(), ClusterConnectionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecInput)(nil)).Elem(), ClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecPtrInput)(nil)).Elem(), ClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetPtrInput)(nil)).Elem(), PatchTargetArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefInput)(nil)).Elem(), WaitResourceRefArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefPtrInput)(nil)).Elem(), WaitResourceRefArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionInput)(nil)).Elem(), WaitResourceRefClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionPtrInput)(nil)).Elem(), WaitResourceRefClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionExecInput)(nil)).Elem(), WaitResourceRefClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WaitResourceRefClusterConnectionExecPtrInput)(nil)).Elem(), WaitResourceRefClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefInput)(nil)).Elem(), ResourceRefArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefPtrInput)(nil)).Elem(), ResourceRefArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForInput)(nil)).Elem(), WaitWaitForArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForPtrInput)(nil)).Elem(), WaitWaitForArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetObjectClusterConnectionInput)(nil)).Elem(), GetObjectClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetObjectClusterConnectionExecInput)(nil)).Elem(), GetObjectClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetObjectClusterConnectionExecPtrInput)(nil)).Elem(), GetObjectClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionInput)(nil)).Elem(), GetYamlScopedClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionPtrInput)(nil)).Elem(), GetYamlScopedClusterConnectionArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionExecInput)(nil)).Elem(), GetYamlScopedClusterConnectionExecArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedClusterConnectionExecPtrInput)(nil)).Elem(), GetYamlScopedClusterConnectionExecArgs{})
-	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionPtrOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionExecOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectClusterConnectionExecPtrOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectResourceRefOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectResourceRefPtrOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionPtrOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionExecOutput{})
-	pulumi.RegisterOutputType(KubernetesObjectResourceRefClusterConnectionExecPtrOutput{})
-	pulumi.RegisterOutputType(PatchClusterConnectionOutput{})
-	pulumi.RegisterOutputType(PatchClusterConnectionPtrOutput{})
-	pulumi.RegisterOutputType(PatchClusterConnectionExecOutput{})
-	pulumi.RegisterOutputType(PatchClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(ClusterConnectionOutput{})
+	pulumi.RegisterOutputType(ClusterConnectionPtrOutput{})
+	pulumi.RegisterOutputType(ClusterConnectionExecOutput{})
+	pulumi.RegisterOutputType(ClusterConnectionExecPtrOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})
 	pulumi.RegisterOutputType(PatchTargetPtrOutput{})
-	pulumi.RegisterOutputType(WaitResourceRefOutput{})
-	pulumi.RegisterOutputType(WaitResourceRefPtrOutput{})
-	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionOutput{})
-	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionPtrOutput{})
-	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionExecOutput{})
-	pulumi.RegisterOutputType(WaitResourceRefClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(ResourceRefOutput{})
+	pulumi.RegisterOutputType(ResourceRefPtrOutput{})
 	pulumi.RegisterOutputType(WaitWaitForOutput{})
 	pulumi.RegisterOutputType(WaitWaitForPtrOutput{})
-	pulumi.RegisterOutputType(GetObjectClusterConnectionOutput{})
-	pulumi.RegisterOutputType(GetObjectClusterConnectionExecOutput{})
-	pulumi.RegisterOutputType(GetObjectClusterConnectionExecPtrOutput{})
-	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionOutput{})
-	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionPtrOutput{})
-	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionExecOutput{})
-	pulumi.RegisterOutputType(GetYamlScopedClusterConnectionExecPtrOutput{})
 }

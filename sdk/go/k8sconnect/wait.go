@@ -16,7 +16,7 @@ type Wait struct {
 	pulumi.CustomResourceState
 
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-	ResourceRef WaitResourceRefOutput `pulumi:"resourceRef"`
+	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status pulumi.AnyOutput `pulumi:"status"`
 	// What to wait for: exactly one of field, field_value, condition or rollout.
@@ -60,7 +60,7 @@ func GetWait(ctx *pulumi.Context,
 // Input properties used for looking up and filtering Wait resources.
 type waitState struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-	ResourceRef *WaitResourceRef `pulumi:"resourceRef"`
+	ResourceRef *ResourceRef `pulumi:"resourceRef"`
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status interface{} `pulumi:"status"`
 	// What to wait for: exactly one of field, field_value, condition or rollout.
@@ -69,7 +69,7 @@ type waitState struct {
 
 type WaitState struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-	ResourceRef WaitResourceRefPtrInput
+	ResourceRef ResourceRefPtrInput
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status pulumi.Input
 	// What to wait for: exactly one of field, field_value, condition or rollout.
@@ -82,7 +82,7 @@ func (WaitState) ElementType() reflect.Type {
 
 type waitArgs struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-	ResourceRef WaitResourceRef `pulumi:"resourceRef"`
+	ResourceRef ResourceRef `pulumi:"resourceRef"`
 	// What to wait for: exactly one of field, field_value, condition or rollout.
 	WaitFor WaitWaitFor `pulumi:"waitFor"`
 }
@@ -90,7 +90,7 @@ type waitArgs struct {
 // The set of arguments for constructing a Wait resource.
 type WaitArgs struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-	ResourceRef WaitResourceRefInput
+	ResourceRef ResourceRefInput
 	// What to wait for: exactly one of field, field_value, condition or rollout.
 	WaitFor WaitWaitForInput
 }
@@ -183,8 +183,8 @@ func (o WaitOutput) ToWaitOutputWithContext(ctx context.Context) WaitOutput {
 }
 
 // The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-func (o WaitOutput) ResourceRef() WaitResourceRefOutput {
-	return o.ApplyT(func(v *Wait) WaitResourceRefOutput { return v.ResourceRef }).(WaitResourceRefOutput)
+func (o WaitOutput) ResourceRef() ResourceRefOutput {
+	return o.ApplyT(func(v *Wait) ResourceRefOutput { return v.ResourceRef }).(ResourceRefOutput)
 }
 
 // For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.

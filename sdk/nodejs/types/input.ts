@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
-export interface GetObjectClusterConnection {
+export interface ClusterConnection {
     /**
      * PEM (or base64 of PEM) client certificate.
      */
@@ -25,7 +25,7 @@ export interface GetObjectClusterConnection {
     /**
      * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
      */
-    exec?: inputs.GetObjectClusterConnectionExec;
+    exec?: inputs.ClusterConnectionExec;
     /**
      * API server URL, e.g. https://10.0.0.1:6443.
      */
@@ -52,7 +52,7 @@ export interface GetObjectClusterConnection {
     token?: string;
 }
 
-export interface GetObjectClusterConnectionArgs {
+export interface ClusterConnectionArgs {
     /**
      * PEM (or base64 of PEM) client certificate.
      */
@@ -72,7 +72,7 @@ export interface GetObjectClusterConnectionArgs {
     /**
      * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
      */
-    exec?: pulumi.Input<inputs.GetObjectClusterConnectionExecArgs | undefined>;
+    exec?: pulumi.Input<inputs.ClusterConnectionExecArgs | undefined>;
     /**
      * API server URL, e.g. https://10.0.0.1:6443.
      */
@@ -99,7 +99,7 @@ export interface GetObjectClusterConnectionArgs {
     token?: pulumi.Input<string | undefined>;
 }
 
-export interface GetObjectClusterConnectionExec {
+export interface ClusterConnectionExec {
     /**
      * client.authentication.k8s.io API version the plugin speaks.
      */
@@ -118,360 +118,7 @@ export interface GetObjectClusterConnectionExec {
     env?: {[key: string]: string};
 }
 
-export interface GetObjectClusterConnectionExecArgs {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: pulumi.Input<string | undefined>;
-    /**
-     * Arguments to the command.
-     */
-    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
-    /**
-     * Command to run.
-     */
-    command?: pulumi.Input<string | undefined>;
-    /**
-     * Environment variables for the command.
-     */
-    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
-}
-
-export interface GetYamlScopedClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: string;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: string;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: string;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: string;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: inputs.GetYamlScopedClusterConnectionExec;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: string;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: boolean;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: string;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: string;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: string;
-    /**
-     * Bearer token.
-     */
-    token?: string;
-}
-
-export interface GetYamlScopedClusterConnectionArgs {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: pulumi.Input<string | undefined>;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: pulumi.Input<inputs.GetYamlScopedClusterConnectionExecArgs | undefined>;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: pulumi.Input<string | undefined>;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: pulumi.Input<boolean | undefined>;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: pulumi.Input<string | undefined>;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: pulumi.Input<string | undefined>;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: pulumi.Input<string | undefined>;
-    /**
-     * Bearer token.
-     */
-    token?: pulumi.Input<string | undefined>;
-}
-
-export interface GetYamlScopedClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: string;
-    /**
-     * Arguments to the command.
-     */
-    args?: string[];
-    /**
-     * Command to run.
-     */
-    command?: string;
-    /**
-     * Environment variables for the command.
-     */
-    env?: {[key: string]: string};
-}
-
-export interface GetYamlScopedClusterConnectionExecArgs {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: pulumi.Input<string | undefined>;
-    /**
-     * Arguments to the command.
-     */
-    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
-    /**
-     * Command to run.
-     */
-    command?: pulumi.Input<string | undefined>;
-    /**
-     * Environment variables for the command.
-     */
-    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
-}
-
-export interface KubernetesObjectClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: pulumi.Input<string | undefined>;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: pulumi.Input<inputs.KubernetesObjectClusterConnectionExec | undefined>;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: pulumi.Input<string | undefined>;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: pulumi.Input<boolean | undefined>;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: pulumi.Input<string | undefined>;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: pulumi.Input<string | undefined>;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: pulumi.Input<string | undefined>;
-    /**
-     * Bearer token.
-     */
-    token?: pulumi.Input<string | undefined>;
-}
-
-export interface KubernetesObjectClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: pulumi.Input<string | undefined>;
-    /**
-     * Arguments to the command.
-     */
-    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
-    /**
-     * Command to run.
-     */
-    command?: pulumi.Input<string | undefined>;
-    /**
-     * Environment variables for the command.
-     */
-    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
-}
-
-export interface KubernetesObjectResourceRef {
-    /**
-     * apiVersion of the object.
-     */
-    apiVersion?: pulumi.Input<string | undefined>;
-    /**
-     * Connection used to reach the object.
-     */
-    clusterConnection?: pulumi.Input<inputs.KubernetesObjectResourceRefClusterConnection | undefined>;
-    /**
-     * Kind of the object.
-     */
-    kind?: pulumi.Input<string | undefined>;
-    /**
-     * Name of the object.
-     */
-    name?: pulumi.Input<string | undefined>;
-    /**
-     * Namespace; empty for cluster-scoped kinds.
-     */
-    namespace?: pulumi.Input<string | undefined>;
-}
-
-export interface KubernetesObjectResourceRefClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: pulumi.Input<string | undefined>;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: pulumi.Input<inputs.KubernetesObjectResourceRefClusterConnectionExec | undefined>;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: pulumi.Input<string | undefined>;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: pulumi.Input<boolean | undefined>;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: pulumi.Input<string | undefined>;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: pulumi.Input<string | undefined>;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: pulumi.Input<string | undefined>;
-    /**
-     * Bearer token.
-     */
-    token?: pulumi.Input<string | undefined>;
-}
-
-export interface KubernetesObjectResourceRefClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: pulumi.Input<string | undefined>;
-    /**
-     * Arguments to the command.
-     */
-    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
-    /**
-     * Command to run.
-     */
-    command?: pulumi.Input<string | undefined>;
-    /**
-     * Environment variables for the command.
-     */
-    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
-}
-
-export interface PatchClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: pulumi.Input<string | undefined>;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: pulumi.Input<inputs.PatchClusterConnectionExec | undefined>;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: pulumi.Input<string | undefined>;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: pulumi.Input<boolean | undefined>;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: pulumi.Input<string | undefined>;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: pulumi.Input<string | undefined>;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: pulumi.Input<string | undefined>;
-    /**
-     * Bearer token.
-     */
-    token?: pulumi.Input<string | undefined>;
-}
-
-export interface PatchClusterConnectionExec {
+export interface ClusterConnectionExecArgs {
     /**
      * client.authentication.k8s.io API version the plugin speaks.
      */
@@ -509,7 +156,7 @@ export interface PatchTarget {
     namespace?: pulumi.Input<string | undefined>;
 }
 
-export interface WaitResourceRef {
+export interface ResourceRef {
     /**
      * apiVersion of the object.
      */
@@ -517,7 +164,7 @@ export interface WaitResourceRef {
     /**
      * Connection used to reach the object.
      */
-    clusterConnection: pulumi.Input<inputs.WaitResourceRefClusterConnection>;
+    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
     /**
      * Kind of the object.
      */
@@ -530,72 +177,6 @@ export interface WaitResourceRef {
      * Namespace; empty for cluster-scoped kinds.
      */
     namespace?: pulumi.Input<string | undefined>;
-}
-
-export interface WaitResourceRefClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: pulumi.Input<string | undefined>;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: pulumi.Input<string | undefined>;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: pulumi.Input<string | undefined>;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: pulumi.Input<inputs.WaitResourceRefClusterConnectionExec | undefined>;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: pulumi.Input<string | undefined>;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: pulumi.Input<boolean | undefined>;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: pulumi.Input<string | undefined>;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: pulumi.Input<string | undefined>;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: pulumi.Input<string | undefined>;
-    /**
-     * Bearer token.
-     */
-    token?: pulumi.Input<string | undefined>;
-}
-
-export interface WaitResourceRefClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: pulumi.Input<string | undefined>;
-    /**
-     * Arguments to the command.
-     */
-    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
-    /**
-     * Command to run.
-     */
-    command?: pulumi.Input<string | undefined>;
-    /**
-     * Environment variables for the command.
-     */
-    env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
 }
 
 export interface WaitWaitFor {

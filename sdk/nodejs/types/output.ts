@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
-export interface GetObjectClusterConnection {
+export interface ClusterConnection {
     /**
      * PEM (or base64 of PEM) client certificate.
      */
@@ -25,7 +25,7 @@ export interface GetObjectClusterConnection {
     /**
      * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
      */
-    exec?: outputs.GetObjectClusterConnectionExec;
+    exec?: outputs.ClusterConnectionExec;
     /**
      * API server URL, e.g. https://10.0.0.1:6443.
      */
@@ -52,294 +52,7 @@ export interface GetObjectClusterConnection {
     token?: string;
 }
 
-export interface GetObjectClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: string;
-    /**
-     * Arguments to the command.
-     */
-    args?: string[];
-    /**
-     * Command to run.
-     */
-    command?: string;
-    /**
-     * Environment variables for the command.
-     */
-    env?: {[key: string]: string};
-}
-
-export interface GetYamlScopedClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: string;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: string;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: string;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: string;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: outputs.GetYamlScopedClusterConnectionExec;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: string;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: boolean;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: string;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: string;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: string;
-    /**
-     * Bearer token.
-     */
-    token?: string;
-}
-
-export interface GetYamlScopedClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: string;
-    /**
-     * Arguments to the command.
-     */
-    args?: string[];
-    /**
-     * Command to run.
-     */
-    command?: string;
-    /**
-     * Environment variables for the command.
-     */
-    env?: {[key: string]: string};
-}
-
-export interface KubernetesObjectClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: string;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: string;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: string;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: string;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: outputs.KubernetesObjectClusterConnectionExec;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: string;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: boolean;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: string;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: string;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: string;
-    /**
-     * Bearer token.
-     */
-    token?: string;
-}
-
-export interface KubernetesObjectClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: string;
-    /**
-     * Arguments to the command.
-     */
-    args?: string[];
-    /**
-     * Command to run.
-     */
-    command?: string;
-    /**
-     * Environment variables for the command.
-     */
-    env?: {[key: string]: string};
-}
-
-export interface KubernetesObjectResourceRef {
-    /**
-     * apiVersion of the object.
-     */
-    apiVersion: string;
-    /**
-     * Connection used to reach the object.
-     */
-    clusterConnection: outputs.KubernetesObjectResourceRefClusterConnection;
-    /**
-     * Kind of the object.
-     */
-    kind: string;
-    /**
-     * Name of the object.
-     */
-    name: string;
-    /**
-     * Namespace; empty for cluster-scoped kinds.
-     */
-    namespace: string;
-}
-
-export interface KubernetesObjectResourceRefClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate: string;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey: string;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate: string;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context: string;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec: outputs.KubernetesObjectResourceRefClusterConnectionExec;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host: string;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure: boolean;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig: string;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile: string;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl: string;
-    /**
-     * Bearer token.
-     */
-    token: string;
-}
-
-export interface KubernetesObjectResourceRefClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion: string;
-    /**
-     * Arguments to the command.
-     */
-    args: string[];
-    /**
-     * Command to run.
-     */
-    command: string;
-    /**
-     * Environment variables for the command.
-     */
-    env: {[key: string]: string};
-}
-
-export interface PatchClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: string;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: string;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: string;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: string;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: outputs.PatchClusterConnectionExec;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: string;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: boolean;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: string;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: string;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: string;
-    /**
-     * Bearer token.
-     */
-    token?: string;
-}
-
-export interface PatchClusterConnectionExec {
+export interface ClusterConnectionExec {
     /**
      * client.authentication.k8s.io API version the plugin speaks.
      */
@@ -377,7 +90,7 @@ export interface PatchTarget {
     namespace?: string;
 }
 
-export interface WaitResourceRef {
+export interface ResourceRef {
     /**
      * apiVersion of the object.
      */
@@ -385,7 +98,7 @@ export interface WaitResourceRef {
     /**
      * Connection used to reach the object.
      */
-    clusterConnection: outputs.WaitResourceRefClusterConnection;
+    clusterConnection: outputs.ClusterConnection;
     /**
      * Kind of the object.
      */
@@ -397,73 +110,7 @@ export interface WaitResourceRef {
     /**
      * Namespace; empty for cluster-scoped kinds.
      */
-    namespace?: string;
-}
-
-export interface WaitResourceRefClusterConnection {
-    /**
-     * PEM (or base64 of PEM) client certificate.
-     */
-    clientCertificate?: string;
-    /**
-     * PEM (or base64 of PEM) client key.
-     */
-    clientKey?: string;
-    /**
-     * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-     */
-    clusterCaCertificate?: string;
-    /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-     */
-    context?: string;
-    /**
-     * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-     */
-    exec?: outputs.WaitResourceRefClusterConnectionExec;
-    /**
-     * API server URL, e.g. https://10.0.0.1:6443.
-     */
-    host?: string;
-    /**
-     * Skip verification of the server certificate. Only for throw-away clusters.
-     */
-    insecure?: boolean;
-    /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-     */
-    kubeconfig?: string;
-    /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-     */
-    kubeconfigFile?: string;
-    /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
-     */
-    proxyUrl?: string;
-    /**
-     * Bearer token.
-     */
-    token?: string;
-}
-
-export interface WaitResourceRefClusterConnectionExec {
-    /**
-     * client.authentication.k8s.io API version the plugin speaks.
-     */
-    apiVersion?: string;
-    /**
-     * Arguments to the command.
-     */
-    args?: string[];
-    /**
-     * Command to run.
-     */
-    command?: string;
-    /**
-     * Environment variables for the command.
-     */
-    env?: {[key: string]: string};
+    namespace: string;
 }
 
 export interface WaitWaitFor {

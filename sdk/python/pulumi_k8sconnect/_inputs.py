@@ -15,41 +15,252 @@ else:
 from . import _utilities
 
 __all__ = [
-    'KubernetesObjectClusterConnectionArgs',
-    'KubernetesObjectClusterConnectionArgsDict',
-    'KubernetesObjectClusterConnectionExecArgs',
-    'KubernetesObjectClusterConnectionExecArgsDict',
-    'KubernetesObjectResourceRefArgs',
-    'KubernetesObjectResourceRefArgsDict',
-    'KubernetesObjectResourceRefClusterConnectionArgs',
-    'KubernetesObjectResourceRefClusterConnectionArgsDict',
-    'KubernetesObjectResourceRefClusterConnectionExecArgs',
-    'KubernetesObjectResourceRefClusterConnectionExecArgsDict',
-    'PatchClusterConnectionArgs',
-    'PatchClusterConnectionArgsDict',
-    'PatchClusterConnectionExecArgs',
-    'PatchClusterConnectionExecArgsDict',
+    'ClusterConnectionArgs',
+    'ClusterConnectionArgsDict',
+    'ClusterConnectionArgs',
+    'ClusterConnectionArgsDict',
+    'ClusterConnectionExecArgs',
+    'ClusterConnectionExecArgsDict',
+    'ClusterConnectionExecArgs',
+    'ClusterConnectionExecArgsDict',
     'PatchTargetArgs',
     'PatchTargetArgsDict',
-    'WaitResourceRefArgs',
-    'WaitResourceRefArgsDict',
-    'WaitResourceRefClusterConnectionArgs',
-    'WaitResourceRefClusterConnectionArgsDict',
-    'WaitResourceRefClusterConnectionExecArgs',
-    'WaitResourceRefClusterConnectionExecArgsDict',
+    'ResourceRefArgs',
+    'ResourceRefArgsDict',
     'WaitWaitForArgs',
     'WaitWaitForArgsDict',
-    'GetObjectClusterConnectionArgs',
-    'GetObjectClusterConnectionArgsDict',
-    'GetObjectClusterConnectionExecArgs',
-    'GetObjectClusterConnectionExecArgsDict',
-    'GetYamlScopedClusterConnectionArgs',
-    'GetYamlScopedClusterConnectionArgsDict',
-    'GetYamlScopedClusterConnectionExecArgs',
-    'GetYamlScopedClusterConnectionExecArgsDict',
 ]
 
-class KubernetesObjectClusterConnectionArgsDict(TypedDict):
+class ClusterConnectionArgsDict(TypedDict):
+    client_certificate: NotRequired[_builtins.str]
+    """
+    PEM (or base64 of PEM) client certificate.
+    """
+    client_key: NotRequired[_builtins.str]
+    """
+    PEM (or base64 of PEM) client key.
+    """
+    cluster_ca_certificate: NotRequired[_builtins.str]
+    """
+    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+    """
+    context: NotRequired[_builtins.str]
+    """
+    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+    """
+    exec_: NotRequired['ClusterConnectionExecArgsDict']
+    """
+    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+    """
+    host: NotRequired[_builtins.str]
+    """
+    API server URL, e.g. https://10.0.0.1:6443.
+    """
+    insecure: NotRequired[_builtins.bool]
+    """
+    Skip verification of the server certificate. Only for throw-away clusters.
+    """
+    kubeconfig: NotRequired[_builtins.str]
+    """
+    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    """
+    kubeconfig_file: NotRequired[_builtins.str]
+    """
+    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+    """
+    proxy_url: NotRequired[_builtins.str]
+    """
+    HTTP(S) or SOCKS5 proxy for API requests.
+    """
+    token: NotRequired[_builtins.str]
+    """
+    Bearer token.
+    """
+
+@pulumi.input_type
+class ClusterConnectionArgs:
+    def __init__(__self__, *,
+                 client_certificate: Optional[_builtins.str] = None,
+                 client_key: Optional[_builtins.str] = None,
+                 cluster_ca_certificate: Optional[_builtins.str] = None,
+                 context: Optional[_builtins.str] = None,
+                 exec_: Optional['ClusterConnectionExecArgs'] = None,
+                 host: Optional[_builtins.str] = None,
+                 insecure: Optional[_builtins.bool] = None,
+                 kubeconfig: Optional[_builtins.str] = None,
+                 kubeconfig_file: Optional[_builtins.str] = None,
+                 proxy_url: Optional[_builtins.str] = None,
+                 token: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
+        :param _builtins.str client_key: PEM (or base64 of PEM) client key.
+        :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        :param 'ClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
+        :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param _builtins.str token: Bearer token.
+        """
+        if client_certificate is not None:
+            pulumi.set(__self__, "client_certificate", client_certificate)
+        if client_key is not None:
+            pulumi.set(__self__, "client_key", client_key)
+        if cluster_ca_certificate is not None:
+            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if context is not None:
+            pulumi.set(__self__, "context", context)
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if host is not None:
+            pulumi.set(__self__, "host", host)
+        if insecure is not None:
+            pulumi.set(__self__, "insecure", insecure)
+        if kubeconfig is not None:
+            pulumi.set(__self__, "kubeconfig", kubeconfig)
+        if kubeconfig_file is not None:
+            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
+        if proxy_url is not None:
+            pulumi.set(__self__, "proxy_url", proxy_url)
+        if token is not None:
+            pulumi.set(__self__, "token", token)
+
+    @_builtins.property
+    @pulumi.getter(name="clientCertificate")
+    def client_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client certificate.
+        """
+        return pulumi.get(self, "client_certificate")
+
+    @client_certificate.setter
+    def client_certificate(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "client_certificate", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clientKey")
+    def client_key(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) client key.
+        """
+        return pulumi.get(self, "client_key")
+
+    @client_key.setter
+    def client_key(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "client_key", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterCaCertificate")
+    def cluster_ca_certificate(self) -> Optional[_builtins.str]:
+        """
+        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        """
+        return pulumi.get(self, "cluster_ca_certificate")
+
+    @cluster_ca_certificate.setter
+    def cluster_ca_certificate(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "cluster_ca_certificate", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def context(self) -> Optional[_builtins.str]:
+        """
+        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        """
+        return pulumi.get(self, "context")
+
+    @context.setter
+    def context(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "context", value)
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> Optional['ClusterConnectionExecArgs']:
+        """
+        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        """
+        return pulumi.get(self, "exec_")
+
+    @exec_.setter
+    def exec_(self, value: Optional['ClusterConnectionExecArgs']):
+        pulumi.set(self, "exec_", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def host(self) -> Optional[_builtins.str]:
+        """
+        API server URL, e.g. https://10.0.0.1:6443.
+        """
+        return pulumi.get(self, "host")
+
+    @host.setter
+    def host(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "host", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def insecure(self) -> Optional[_builtins.bool]:
+        """
+        Skip verification of the server certificate. Only for throw-away clusters.
+        """
+        return pulumi.get(self, "insecure")
+
+    @insecure.setter
+    def insecure(self, value: Optional[_builtins.bool]):
+        pulumi.set(self, "insecure", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def kubeconfig(self) -> Optional[_builtins.str]:
+        """
+        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig")
+
+    @kubeconfig.setter
+    def kubeconfig(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "kubeconfig", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kubeconfigFile")
+    def kubeconfig_file(self) -> Optional[_builtins.str]:
+        """
+        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        """
+        return pulumi.get(self, "kubeconfig_file")
+
+    @kubeconfig_file.setter
+    def kubeconfig_file(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "kubeconfig_file", value)
+
+    @_builtins.property
+    @pulumi.getter(name="proxyUrl")
+    def proxy_url(self) -> Optional[_builtins.str]:
+        """
+        HTTP(S) or SOCKS5 proxy for API requests.
+        """
+        return pulumi.get(self, "proxy_url")
+
+    @proxy_url.setter
+    def proxy_url(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "proxy_url", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def token(self) -> Optional[_builtins.str]:
+        """
+        Bearer token.
+        """
+        return pulumi.get(self, "token")
+
+    @token.setter
+    def token(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "token", value)
+
+
+class ClusterConnectionArgsDict(TypedDict):
     client_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     PEM (or base64 of PEM) client certificate.
@@ -66,7 +277,7 @@ class KubernetesObjectClusterConnectionArgsDict(TypedDict):
     """
     Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
     """
-    exec_: NotRequired[pulumi.Input[Optional['KubernetesObjectClusterConnectionExecArgsDict']]]
+    exec_: NotRequired[pulumi.Input[Optional['ClusterConnectionExecArgsDict']]]
     """
     Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
     """
@@ -96,13 +307,13 @@ class KubernetesObjectClusterConnectionArgsDict(TypedDict):
     """
 
 @pulumi.input_type
-class KubernetesObjectClusterConnectionArgs:
+class ClusterConnectionArgs:
     def __init__(__self__, *,
                  client_certificate: pulumi.Input[Optional[_builtins.str]] = None,
                  client_key: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
-                 exec_: pulumi.Input[Optional['KubernetesObjectClusterConnectionExecArgs']] = None,
+                 exec_: pulumi.Input[Optional['ClusterConnectionExecArgs']] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure: pulumi.Input[Optional[_builtins.bool]] = None,
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
@@ -114,7 +325,7 @@ class KubernetesObjectClusterConnectionArgs:
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
         :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        :param pulumi.Input['KubernetesObjectClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+        :param pulumi.Input['ClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
         :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
@@ -195,14 +406,14 @@ class KubernetesObjectClusterConnectionArgs:
 
     @_builtins.property
     @pulumi.getter(name="exec")
-    def exec_(self) -> pulumi.Input[Optional['KubernetesObjectClusterConnectionExecArgs']]:
+    def exec_(self) -> pulumi.Input[Optional['ClusterConnectionExecArgs']]:
         """
         Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         """
         return pulumi.get(self, "exec_")
 
     @exec_.setter
-    def exec_(self, value: pulumi.Input[Optional['KubernetesObjectClusterConnectionExecArgs']]):
+    def exec_(self, value: pulumi.Input[Optional['ClusterConnectionExecArgs']]):
         pulumi.set(self, "exec_", value)
 
     @_builtins.property
@@ -278,36 +489,36 @@ class KubernetesObjectClusterConnectionArgs:
         pulumi.set(self, "token", value)
 
 
-class KubernetesObjectClusterConnectionExecArgsDict(TypedDict):
-    api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+class ClusterConnectionExecArgsDict(TypedDict):
+    api_version: NotRequired[_builtins.str]
     """
     client.authentication.k8s.io API version the plugin speaks.
     """
-    args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    args: NotRequired[Sequence[_builtins.str]]
     """
     Arguments to the command.
     """
-    command: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    command: NotRequired[_builtins.str]
     """
     Command to run.
     """
-    env: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
+    env: NotRequired[Mapping[str, _builtins.str]]
     """
     Environment variables for the command.
     """
 
 @pulumi.input_type
-class KubernetesObjectClusterConnectionExecArgs:
+class ClusterConnectionExecArgs:
     def __init__(__self__, *,
-                 api_version: pulumi.Input[Optional[_builtins.str]] = None,
-                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 command: pulumi.Input[Optional[_builtins.str]] = None,
-                 env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
+                 api_version: Optional[_builtins.str] = None,
+                 args: Optional[Sequence[_builtins.str]] = None,
+                 command: Optional[_builtins.str] = None,
+                 env: Optional[Mapping[str, _builtins.str]] = None):
         """
-        :param pulumi.Input[_builtins.str] api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments to the command.
-        :param pulumi.Input[_builtins.str] command: Command to run.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables for the command.
+        :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
+        :param Sequence[_builtins.str] args: Arguments to the command.
+        :param _builtins.str command: Command to run.
+        :param Mapping[str, _builtins.str] env: Environment variables for the command.
         """
         if api_version is not None:
             pulumi.set(__self__, "api_version", api_version)
@@ -320,392 +531,54 @@ class KubernetesObjectClusterConnectionExecArgs:
 
     @_builtins.property
     @pulumi.getter(name="apiVersion")
-    def api_version(self) -> pulumi.Input[Optional[_builtins.str]]:
+    def api_version(self) -> Optional[_builtins.str]:
         """
         client.authentication.k8s.io API version the plugin speaks.
         """
         return pulumi.get(self, "api_version")
 
     @api_version.setter
-    def api_version(self, value: pulumi.Input[Optional[_builtins.str]]):
+    def api_version(self, value: Optional[_builtins.str]):
         pulumi.set(self, "api_version", value)
 
     @_builtins.property
     @pulumi.getter
-    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+    def args(self) -> Optional[Sequence[_builtins.str]]:
         """
         Arguments to the command.
         """
         return pulumi.get(self, "args")
 
     @args.setter
-    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+    def args(self, value: Optional[Sequence[_builtins.str]]):
         pulumi.set(self, "args", value)
 
     @_builtins.property
     @pulumi.getter
-    def command(self) -> pulumi.Input[Optional[_builtins.str]]:
+    def command(self) -> Optional[_builtins.str]:
         """
         Command to run.
         """
         return pulumi.get(self, "command")
 
     @command.setter
-    def command(self, value: pulumi.Input[Optional[_builtins.str]]):
+    def command(self, value: Optional[_builtins.str]):
         pulumi.set(self, "command", value)
 
     @_builtins.property
     @pulumi.getter
-    def env(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+    def env(self) -> Optional[Mapping[str, _builtins.str]]:
         """
         Environment variables for the command.
         """
         return pulumi.get(self, "env")
 
     @env.setter
-    def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+    def env(self, value: Optional[Mapping[str, _builtins.str]]):
         pulumi.set(self, "env", value)
 
 
-class KubernetesObjectResourceRefArgsDict(TypedDict):
-    api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    apiVersion of the object.
-    """
-    cluster_connection: NotRequired[pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionArgsDict']]]
-    """
-    Connection used to reach the object.
-    """
-    kind: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Kind of the object.
-    """
-    name: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Name of the object.
-    """
-    namespace: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Namespace; empty for cluster-scoped kinds.
-    """
-
-@pulumi.input_type
-class KubernetesObjectResourceRefArgs:
-    def __init__(__self__, *,
-                 api_version: pulumi.Input[Optional[_builtins.str]] = None,
-                 cluster_connection: pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionArgs']] = None,
-                 kind: pulumi.Input[Optional[_builtins.str]] = None,
-                 name: pulumi.Input[Optional[_builtins.str]] = None,
-                 namespace: pulumi.Input[Optional[_builtins.str]] = None):
-        """
-        :param pulumi.Input[_builtins.str] api_version: apiVersion of the object.
-        :param pulumi.Input['KubernetesObjectResourceRefClusterConnectionArgs'] cluster_connection: Connection used to reach the object.
-        :param pulumi.Input[_builtins.str] kind: Kind of the object.
-        :param pulumi.Input[_builtins.str] name: Name of the object.
-        :param pulumi.Input[_builtins.str] namespace: Namespace; empty for cluster-scoped kinds.
-        """
-        if api_version is not None:
-            pulumi.set(__self__, "api_version", api_version)
-        if cluster_connection is not None:
-            pulumi.set(__self__, "cluster_connection", cluster_connection)
-        if kind is not None:
-            pulumi.set(__self__, "kind", kind)
-        if name is not None:
-            pulumi.set(__self__, "name", name)
-        if namespace is not None:
-            pulumi.set(__self__, "namespace", namespace)
-
-    @_builtins.property
-    @pulumi.getter(name="apiVersion")
-    def api_version(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        apiVersion of the object.
-        """
-        return pulumi.get(self, "api_version")
-
-    @api_version.setter
-    def api_version(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "api_version", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionArgs']]:
-        """
-        Connection used to reach the object.
-        """
-        return pulumi.get(self, "cluster_connection")
-
-    @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionArgs']]):
-        pulumi.set(self, "cluster_connection", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def kind(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Kind of the object.
-        """
-        return pulumi.get(self, "kind")
-
-    @kind.setter
-    def kind(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kind", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Name of the object.
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "name", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def namespace(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Namespace; empty for cluster-scoped kinds.
-        """
-        return pulumi.get(self, "namespace")
-
-    @namespace.setter
-    def namespace(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "namespace", value)
-
-
-class KubernetesObjectResourceRefClusterConnectionArgsDict(TypedDict):
-    client_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) client certificate.
-    """
-    client_key: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) client key.
-    """
-    cluster_ca_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-    """
-    context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-    """
-    exec_: NotRequired[pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionExecArgsDict']]]
-    """
-    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-    """
-    host: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    API server URL, e.g. https://10.0.0.1:6443.
-    """
-    insecure: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
-    """
-    Skip verification of the server certificate. Only for throw-away clusters.
-    """
-    kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-    """
-    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-    """
-    proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    HTTP(S) or SOCKS5 proxy for API requests.
-    """
-    token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Bearer token.
-    """
-
-@pulumi.input_type
-class KubernetesObjectResourceRefClusterConnectionArgs:
-    def __init__(__self__, *,
-                 client_certificate: pulumi.Input[Optional[_builtins.str]] = None,
-                 client_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 cluster_ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
-                 context: pulumi.Input[Optional[_builtins.str]] = None,
-                 exec_: pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionExecArgs']] = None,
-                 host: pulumi.Input[Optional[_builtins.str]] = None,
-                 insecure: pulumi.Input[Optional[_builtins.bool]] = None,
-                 kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
-                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
-                 proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
-                 token: pulumi.Input[Optional[_builtins.str]] = None):
-        """
-        :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
-        :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
-        :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        :param pulumi.Input['KubernetesObjectResourceRefClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
-        :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
-        :param pulumi.Input[_builtins.str] token: Bearer token.
-        """
-        if client_certificate is not None:
-            pulumi.set(__self__, "client_certificate", client_certificate)
-        if client_key is not None:
-            pulumi.set(__self__, "client_key", client_key)
-        if cluster_ca_certificate is not None:
-            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
-        if context is not None:
-            pulumi.set(__self__, "context", context)
-        if exec_ is not None:
-            pulumi.set(__self__, "exec_", exec_)
-        if host is not None:
-            pulumi.set(__self__, "host", host)
-        if insecure is not None:
-            pulumi.set(__self__, "insecure", insecure)
-        if kubeconfig is not None:
-            pulumi.set(__self__, "kubeconfig", kubeconfig)
-        if kubeconfig_file is not None:
-            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
-        if proxy_url is not None:
-            pulumi.set(__self__, "proxy_url", proxy_url)
-        if token is not None:
-            pulumi.set(__self__, "token", token)
-
-    @_builtins.property
-    @pulumi.getter(name="clientCertificate")
-    def client_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) client certificate.
-        """
-        return pulumi.get(self, "client_certificate")
-
-    @client_certificate.setter
-    def client_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "client_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clientKey")
-    def client_key(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) client key.
-        """
-        return pulumi.get(self, "client_key")
-
-    @client_key.setter
-    def client_key(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "client_key", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterCaCertificate")
-    def cluster_ca_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        """
-        return pulumi.get(self, "cluster_ca_certificate")
-
-    @cluster_ca_certificate.setter
-    def cluster_ca_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "cluster_ca_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def context(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        """
-        return pulumi.get(self, "context")
-
-    @context.setter
-    def context(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "context", value)
-
-    @_builtins.property
-    @pulumi.getter(name="exec")
-    def exec_(self) -> pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionExecArgs']]:
-        """
-        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        """
-        return pulumi.get(self, "exec_")
-
-    @exec_.setter
-    def exec_(self, value: pulumi.Input[Optional['KubernetesObjectResourceRefClusterConnectionExecArgs']]):
-        pulumi.set(self, "exec_", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def host(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        API server URL, e.g. https://10.0.0.1:6443.
-        """
-        return pulumi.get(self, "host")
-
-    @host.setter
-    def host(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "host", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def insecure(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        Skip verification of the server certificate. Only for throw-away clusters.
-        """
-        return pulumi.get(self, "insecure")
-
-    @insecure.setter
-    def insecure(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "insecure", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig")
-
-    @kubeconfig.setter
-    def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kubeconfig", value)
-
-    @_builtins.property
-    @pulumi.getter(name="kubeconfigFile")
-    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig_file")
-
-    @kubeconfig_file.setter
-    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kubeconfig_file", value)
-
-    @_builtins.property
-    @pulumi.getter(name="proxyUrl")
-    def proxy_url(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        HTTP(S) or SOCKS5 proxy for API requests.
-        """
-        return pulumi.get(self, "proxy_url")
-
-    @proxy_url.setter
-    def proxy_url(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "proxy_url", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def token(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Bearer token.
-        """
-        return pulumi.get(self, "token")
-
-    @token.setter
-    def token(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "token", value)
-
-
-class KubernetesObjectResourceRefClusterConnectionExecArgsDict(TypedDict):
+class ClusterConnectionExecArgsDict(TypedDict):
     api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     client.authentication.k8s.io API version the plugin speaks.
@@ -724,325 +597,7 @@ class KubernetesObjectResourceRefClusterConnectionExecArgsDict(TypedDict):
     """
 
 @pulumi.input_type
-class KubernetesObjectResourceRefClusterConnectionExecArgs:
-    def __init__(__self__, *,
-                 api_version: pulumi.Input[Optional[_builtins.str]] = None,
-                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 command: pulumi.Input[Optional[_builtins.str]] = None,
-                 env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
-        """
-        :param pulumi.Input[_builtins.str] api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments to the command.
-        :param pulumi.Input[_builtins.str] command: Command to run.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables for the command.
-        """
-        if api_version is not None:
-            pulumi.set(__self__, "api_version", api_version)
-        if args is not None:
-            pulumi.set(__self__, "args", args)
-        if command is not None:
-            pulumi.set(__self__, "command", command)
-        if env is not None:
-            pulumi.set(__self__, "env", env)
-
-    @_builtins.property
-    @pulumi.getter(name="apiVersion")
-    def api_version(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        client.authentication.k8s.io API version the plugin speaks.
-        """
-        return pulumi.get(self, "api_version")
-
-    @api_version.setter
-    def api_version(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "api_version", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
-        """
-        Arguments to the command.
-        """
-        return pulumi.get(self, "args")
-
-    @args.setter
-    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
-        pulumi.set(self, "args", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def command(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Command to run.
-        """
-        return pulumi.get(self, "command")
-
-    @command.setter
-    def command(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "command", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def env(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
-        """
-        Environment variables for the command.
-        """
-        return pulumi.get(self, "env")
-
-    @env.setter
-    def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
-        pulumi.set(self, "env", value)
-
-
-class PatchClusterConnectionArgsDict(TypedDict):
-    client_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) client certificate.
-    """
-    client_key: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) client key.
-    """
-    cluster_ca_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-    """
-    context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-    """
-    exec_: NotRequired[pulumi.Input[Optional['PatchClusterConnectionExecArgsDict']]]
-    """
-    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-    """
-    host: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    API server URL, e.g. https://10.0.0.1:6443.
-    """
-    insecure: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
-    """
-    Skip verification of the server certificate. Only for throw-away clusters.
-    """
-    kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-    """
-    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-    """
-    proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    HTTP(S) or SOCKS5 proxy for API requests.
-    """
-    token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Bearer token.
-    """
-
-@pulumi.input_type
-class PatchClusterConnectionArgs:
-    def __init__(__self__, *,
-                 client_certificate: pulumi.Input[Optional[_builtins.str]] = None,
-                 client_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 cluster_ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
-                 context: pulumi.Input[Optional[_builtins.str]] = None,
-                 exec_: pulumi.Input[Optional['PatchClusterConnectionExecArgs']] = None,
-                 host: pulumi.Input[Optional[_builtins.str]] = None,
-                 insecure: pulumi.Input[Optional[_builtins.bool]] = None,
-                 kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
-                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
-                 proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
-                 token: pulumi.Input[Optional[_builtins.str]] = None):
-        """
-        :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
-        :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
-        :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        :param pulumi.Input['PatchClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
-        :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
-        :param pulumi.Input[_builtins.str] token: Bearer token.
-        """
-        if client_certificate is not None:
-            pulumi.set(__self__, "client_certificate", client_certificate)
-        if client_key is not None:
-            pulumi.set(__self__, "client_key", client_key)
-        if cluster_ca_certificate is not None:
-            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
-        if context is not None:
-            pulumi.set(__self__, "context", context)
-        if exec_ is not None:
-            pulumi.set(__self__, "exec_", exec_)
-        if host is not None:
-            pulumi.set(__self__, "host", host)
-        if insecure is not None:
-            pulumi.set(__self__, "insecure", insecure)
-        if kubeconfig is not None:
-            pulumi.set(__self__, "kubeconfig", kubeconfig)
-        if kubeconfig_file is not None:
-            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
-        if proxy_url is not None:
-            pulumi.set(__self__, "proxy_url", proxy_url)
-        if token is not None:
-            pulumi.set(__self__, "token", token)
-
-    @_builtins.property
-    @pulumi.getter(name="clientCertificate")
-    def client_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) client certificate.
-        """
-        return pulumi.get(self, "client_certificate")
-
-    @client_certificate.setter
-    def client_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "client_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clientKey")
-    def client_key(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) client key.
-        """
-        return pulumi.get(self, "client_key")
-
-    @client_key.setter
-    def client_key(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "client_key", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterCaCertificate")
-    def cluster_ca_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        """
-        return pulumi.get(self, "cluster_ca_certificate")
-
-    @cluster_ca_certificate.setter
-    def cluster_ca_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "cluster_ca_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def context(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        """
-        return pulumi.get(self, "context")
-
-    @context.setter
-    def context(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "context", value)
-
-    @_builtins.property
-    @pulumi.getter(name="exec")
-    def exec_(self) -> pulumi.Input[Optional['PatchClusterConnectionExecArgs']]:
-        """
-        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        """
-        return pulumi.get(self, "exec_")
-
-    @exec_.setter
-    def exec_(self, value: pulumi.Input[Optional['PatchClusterConnectionExecArgs']]):
-        pulumi.set(self, "exec_", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def host(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        API server URL, e.g. https://10.0.0.1:6443.
-        """
-        return pulumi.get(self, "host")
-
-    @host.setter
-    def host(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "host", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def insecure(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        Skip verification of the server certificate. Only for throw-away clusters.
-        """
-        return pulumi.get(self, "insecure")
-
-    @insecure.setter
-    def insecure(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "insecure", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig")
-
-    @kubeconfig.setter
-    def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kubeconfig", value)
-
-    @_builtins.property
-    @pulumi.getter(name="kubeconfigFile")
-    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig_file")
-
-    @kubeconfig_file.setter
-    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kubeconfig_file", value)
-
-    @_builtins.property
-    @pulumi.getter(name="proxyUrl")
-    def proxy_url(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        HTTP(S) or SOCKS5 proxy for API requests.
-        """
-        return pulumi.get(self, "proxy_url")
-
-    @proxy_url.setter
-    def proxy_url(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "proxy_url", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def token(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Bearer token.
-        """
-        return pulumi.get(self, "token")
-
-    @token.setter
-    def token(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "token", value)
-
-
-class PatchClusterConnectionExecArgsDict(TypedDict):
-    api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    client.authentication.k8s.io API version the plugin speaks.
-    """
-    args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
-    """
-    Arguments to the command.
-    """
-    command: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Command to run.
-    """
-    env: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
-    """
-    Environment variables for the command.
-    """
-
-@pulumi.input_type
-class PatchClusterConnectionExecArgs:
+class ClusterConnectionExecArgs:
     def __init__(__self__, *,
                  api_version: pulumi.Input[Optional[_builtins.str]] = None,
                  args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1198,12 +753,12 @@ class PatchTargetArgs:
         pulumi.set(self, "namespace", value)
 
 
-class WaitResourceRefArgsDict(TypedDict):
+class ResourceRefArgsDict(TypedDict):
     api_version: pulumi.Input[_builtins.str]
     """
     apiVersion of the object.
     """
-    cluster_connection: pulumi.Input['WaitResourceRefClusterConnectionArgsDict']
+    cluster_connection: pulumi.Input['ClusterConnectionArgsDict']
     """
     Connection used to reach the object.
     """
@@ -1221,16 +776,16 @@ class WaitResourceRefArgsDict(TypedDict):
     """
 
 @pulumi.input_type
-class WaitResourceRefArgs:
+class ResourceRefArgs:
     def __init__(__self__, *,
                  api_version: pulumi.Input[_builtins.str],
-                 cluster_connection: pulumi.Input['WaitResourceRefClusterConnectionArgs'],
+                 cluster_connection: pulumi.Input['ClusterConnectionArgs'],
                  kind: pulumi.Input[_builtins.str],
                  name: pulumi.Input[_builtins.str],
                  namespace: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] api_version: apiVersion of the object.
-        :param pulumi.Input['WaitResourceRefClusterConnectionArgs'] cluster_connection: Connection used to reach the object.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: Connection used to reach the object.
         :param pulumi.Input[_builtins.str] kind: Kind of the object.
         :param pulumi.Input[_builtins.str] name: Name of the object.
         :param pulumi.Input[_builtins.str] namespace: Namespace; empty for cluster-scoped kinds.
@@ -1256,14 +811,14 @@ class WaitResourceRefArgs:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input['WaitResourceRefClusterConnectionArgs']:
+    def cluster_connection(self) -> pulumi.Input['ClusterConnectionArgs']:
         """
         Connection used to reach the object.
         """
         return pulumi.get(self, "cluster_connection")
 
     @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input['WaitResourceRefClusterConnectionArgs']):
+    def cluster_connection(self, value: pulumi.Input['ClusterConnectionArgs']):
         pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
@@ -1301,324 +856,6 @@ class WaitResourceRefArgs:
     @namespace.setter
     def namespace(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "namespace", value)
-
-
-class WaitResourceRefClusterConnectionArgsDict(TypedDict):
-    client_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) client certificate.
-    """
-    client_key: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) client key.
-    """
-    cluster_ca_certificate: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-    """
-    context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-    """
-    exec_: NotRequired[pulumi.Input[Optional['WaitResourceRefClusterConnectionExecArgsDict']]]
-    """
-    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-    """
-    host: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    API server URL, e.g. https://10.0.0.1:6443.
-    """
-    insecure: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
-    """
-    Skip verification of the server certificate. Only for throw-away clusters.
-    """
-    kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-    """
-    kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-    """
-    proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    HTTP(S) or SOCKS5 proxy for API requests.
-    """
-    token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Bearer token.
-    """
-
-@pulumi.input_type
-class WaitResourceRefClusterConnectionArgs:
-    def __init__(__self__, *,
-                 client_certificate: pulumi.Input[Optional[_builtins.str]] = None,
-                 client_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 cluster_ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
-                 context: pulumi.Input[Optional[_builtins.str]] = None,
-                 exec_: pulumi.Input[Optional['WaitResourceRefClusterConnectionExecArgs']] = None,
-                 host: pulumi.Input[Optional[_builtins.str]] = None,
-                 insecure: pulumi.Input[Optional[_builtins.bool]] = None,
-                 kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
-                 kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
-                 proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
-                 token: pulumi.Input[Optional[_builtins.str]] = None):
-        """
-        :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
-        :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
-        :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        :param pulumi.Input['WaitResourceRefClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
-        :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
-        :param pulumi.Input[_builtins.str] token: Bearer token.
-        """
-        if client_certificate is not None:
-            pulumi.set(__self__, "client_certificate", client_certificate)
-        if client_key is not None:
-            pulumi.set(__self__, "client_key", client_key)
-        if cluster_ca_certificate is not None:
-            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
-        if context is not None:
-            pulumi.set(__self__, "context", context)
-        if exec_ is not None:
-            pulumi.set(__self__, "exec_", exec_)
-        if host is not None:
-            pulumi.set(__self__, "host", host)
-        if insecure is not None:
-            pulumi.set(__self__, "insecure", insecure)
-        if kubeconfig is not None:
-            pulumi.set(__self__, "kubeconfig", kubeconfig)
-        if kubeconfig_file is not None:
-            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
-        if proxy_url is not None:
-            pulumi.set(__self__, "proxy_url", proxy_url)
-        if token is not None:
-            pulumi.set(__self__, "token", token)
-
-    @_builtins.property
-    @pulumi.getter(name="clientCertificate")
-    def client_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) client certificate.
-        """
-        return pulumi.get(self, "client_certificate")
-
-    @client_certificate.setter
-    def client_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "client_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clientKey")
-    def client_key(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) client key.
-        """
-        return pulumi.get(self, "client_key")
-
-    @client_key.setter
-    def client_key(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "client_key", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterCaCertificate")
-    def cluster_ca_certificate(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        """
-        return pulumi.get(self, "cluster_ca_certificate")
-
-    @cluster_ca_certificate.setter
-    def cluster_ca_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "cluster_ca_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def context(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        """
-        return pulumi.get(self, "context")
-
-    @context.setter
-    def context(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "context", value)
-
-    @_builtins.property
-    @pulumi.getter(name="exec")
-    def exec_(self) -> pulumi.Input[Optional['WaitResourceRefClusterConnectionExecArgs']]:
-        """
-        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        """
-        return pulumi.get(self, "exec_")
-
-    @exec_.setter
-    def exec_(self, value: pulumi.Input[Optional['WaitResourceRefClusterConnectionExecArgs']]):
-        pulumi.set(self, "exec_", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def host(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        API server URL, e.g. https://10.0.0.1:6443.
-        """
-        return pulumi.get(self, "host")
-
-    @host.setter
-    def host(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "host", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def insecure(self) -> pulumi.Input[Optional[_builtins.bool]]:
-        """
-        Skip verification of the server certificate. Only for throw-away clusters.
-        """
-        return pulumi.get(self, "insecure")
-
-    @insecure.setter
-    def insecure(self, value: pulumi.Input[Optional[_builtins.bool]]):
-        pulumi.set(self, "insecure", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig")
-
-    @kubeconfig.setter
-    def kubeconfig(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kubeconfig", value)
-
-    @_builtins.property
-    @pulumi.getter(name="kubeconfigFile")
-    def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig_file")
-
-    @kubeconfig_file.setter
-    def kubeconfig_file(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "kubeconfig_file", value)
-
-    @_builtins.property
-    @pulumi.getter(name="proxyUrl")
-    def proxy_url(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        HTTP(S) or SOCKS5 proxy for API requests.
-        """
-        return pulumi.get(self, "proxy_url")
-
-    @proxy_url.setter
-    def proxy_url(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "proxy_url", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def token(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Bearer token.
-        """
-        return pulumi.get(self, "token")
-
-    @token.setter
-    def token(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "token", value)
-
-
-class WaitResourceRefClusterConnectionExecArgsDict(TypedDict):
-    api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    client.authentication.k8s.io API version the plugin speaks.
-    """
-    args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
-    """
-    Arguments to the command.
-    """
-    command: NotRequired[pulumi.Input[Optional[_builtins.str]]]
-    """
-    Command to run.
-    """
-    env: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
-    """
-    Environment variables for the command.
-    """
-
-@pulumi.input_type
-class WaitResourceRefClusterConnectionExecArgs:
-    def __init__(__self__, *,
-                 api_version: pulumi.Input[Optional[_builtins.str]] = None,
-                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 command: pulumi.Input[Optional[_builtins.str]] = None,
-                 env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
-        """
-        :param pulumi.Input[_builtins.str] api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments to the command.
-        :param pulumi.Input[_builtins.str] command: Command to run.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables for the command.
-        """
-        if api_version is not None:
-            pulumi.set(__self__, "api_version", api_version)
-        if args is not None:
-            pulumi.set(__self__, "args", args)
-        if command is not None:
-            pulumi.set(__self__, "command", command)
-        if env is not None:
-            pulumi.set(__self__, "env", env)
-
-    @_builtins.property
-    @pulumi.getter(name="apiVersion")
-    def api_version(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        client.authentication.k8s.io API version the plugin speaks.
-        """
-        return pulumi.get(self, "api_version")
-
-    @api_version.setter
-    def api_version(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "api_version", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
-        """
-        Arguments to the command.
-        """
-        return pulumi.get(self, "args")
-
-    @args.setter
-    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
-        pulumi.set(self, "args", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def command(self) -> pulumi.Input[Optional[_builtins.str]]:
-        """
-        Command to run.
-        """
-        return pulumi.get(self, "command")
-
-    @command.setter
-    def command(self, value: pulumi.Input[Optional[_builtins.str]]):
-        pulumi.set(self, "command", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def env(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
-        """
-        Environment variables for the command.
-        """
-        return pulumi.get(self, "env")
-
-    @env.setter
-    def env(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
-        pulumi.set(self, "env", value)
 
 
 class WaitWaitForArgsDict(TypedDict):
@@ -1728,641 +965,5 @@ class WaitWaitForArgs:
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "timeout", value)
-
-
-class GetObjectClusterConnectionArgsDict(TypedDict):
-    client_certificate: NotRequired[_builtins.str]
-    """
-    PEM (or base64 of PEM) client certificate.
-    """
-    client_key: NotRequired[_builtins.str]
-    """
-    PEM (or base64 of PEM) client key.
-    """
-    cluster_ca_certificate: NotRequired[_builtins.str]
-    """
-    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-    """
-    context: NotRequired[_builtins.str]
-    """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-    """
-    exec_: NotRequired['GetObjectClusterConnectionExecArgsDict']
-    """
-    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-    """
-    host: NotRequired[_builtins.str]
-    """
-    API server URL, e.g. https://10.0.0.1:6443.
-    """
-    insecure: NotRequired[_builtins.bool]
-    """
-    Skip verification of the server certificate. Only for throw-away clusters.
-    """
-    kubeconfig: NotRequired[_builtins.str]
-    """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-    """
-    kubeconfig_file: NotRequired[_builtins.str]
-    """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-    """
-    proxy_url: NotRequired[_builtins.str]
-    """
-    HTTP(S) or SOCKS5 proxy for API requests.
-    """
-    token: NotRequired[_builtins.str]
-    """
-    Bearer token.
-    """
-
-@pulumi.input_type
-class GetObjectClusterConnectionArgs:
-    def __init__(__self__, *,
-                 client_certificate: Optional[_builtins.str] = None,
-                 client_key: Optional[_builtins.str] = None,
-                 cluster_ca_certificate: Optional[_builtins.str] = None,
-                 context: Optional[_builtins.str] = None,
-                 exec_: Optional['GetObjectClusterConnectionExecArgs'] = None,
-                 host: Optional[_builtins.str] = None,
-                 insecure: Optional[_builtins.bool] = None,
-                 kubeconfig: Optional[_builtins.str] = None,
-                 kubeconfig_file: Optional[_builtins.str] = None,
-                 proxy_url: Optional[_builtins.str] = None,
-                 token: Optional[_builtins.str] = None):
-        """
-        :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
-        :param _builtins.str client_key: PEM (or base64 of PEM) client key.
-        :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        :param 'GetObjectClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
-        :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
-        :param _builtins.str token: Bearer token.
-        """
-        if client_certificate is not None:
-            pulumi.set(__self__, "client_certificate", client_certificate)
-        if client_key is not None:
-            pulumi.set(__self__, "client_key", client_key)
-        if cluster_ca_certificate is not None:
-            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
-        if context is not None:
-            pulumi.set(__self__, "context", context)
-        if exec_ is not None:
-            pulumi.set(__self__, "exec_", exec_)
-        if host is not None:
-            pulumi.set(__self__, "host", host)
-        if insecure is not None:
-            pulumi.set(__self__, "insecure", insecure)
-        if kubeconfig is not None:
-            pulumi.set(__self__, "kubeconfig", kubeconfig)
-        if kubeconfig_file is not None:
-            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
-        if proxy_url is not None:
-            pulumi.set(__self__, "proxy_url", proxy_url)
-        if token is not None:
-            pulumi.set(__self__, "token", token)
-
-    @_builtins.property
-    @pulumi.getter(name="clientCertificate")
-    def client_certificate(self) -> Optional[_builtins.str]:
-        """
-        PEM (or base64 of PEM) client certificate.
-        """
-        return pulumi.get(self, "client_certificate")
-
-    @client_certificate.setter
-    def client_certificate(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "client_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clientKey")
-    def client_key(self) -> Optional[_builtins.str]:
-        """
-        PEM (or base64 of PEM) client key.
-        """
-        return pulumi.get(self, "client_key")
-
-    @client_key.setter
-    def client_key(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "client_key", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterCaCertificate")
-    def cluster_ca_certificate(self) -> Optional[_builtins.str]:
-        """
-        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        """
-        return pulumi.get(self, "cluster_ca_certificate")
-
-    @cluster_ca_certificate.setter
-    def cluster_ca_certificate(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "cluster_ca_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def context(self) -> Optional[_builtins.str]:
-        """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        """
-        return pulumi.get(self, "context")
-
-    @context.setter
-    def context(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "context", value)
-
-    @_builtins.property
-    @pulumi.getter(name="exec")
-    def exec_(self) -> Optional['GetObjectClusterConnectionExecArgs']:
-        """
-        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        """
-        return pulumi.get(self, "exec_")
-
-    @exec_.setter
-    def exec_(self, value: Optional['GetObjectClusterConnectionExecArgs']):
-        pulumi.set(self, "exec_", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def host(self) -> Optional[_builtins.str]:
-        """
-        API server URL, e.g. https://10.0.0.1:6443.
-        """
-        return pulumi.get(self, "host")
-
-    @host.setter
-    def host(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "host", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def insecure(self) -> Optional[_builtins.bool]:
-        """
-        Skip verification of the server certificate. Only for throw-away clusters.
-        """
-        return pulumi.get(self, "insecure")
-
-    @insecure.setter
-    def insecure(self, value: Optional[_builtins.bool]):
-        pulumi.set(self, "insecure", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def kubeconfig(self) -> Optional[_builtins.str]:
-        """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig")
-
-    @kubeconfig.setter
-    def kubeconfig(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "kubeconfig", value)
-
-    @_builtins.property
-    @pulumi.getter(name="kubeconfigFile")
-    def kubeconfig_file(self) -> Optional[_builtins.str]:
-        """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig_file")
-
-    @kubeconfig_file.setter
-    def kubeconfig_file(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "kubeconfig_file", value)
-
-    @_builtins.property
-    @pulumi.getter(name="proxyUrl")
-    def proxy_url(self) -> Optional[_builtins.str]:
-        """
-        HTTP(S) or SOCKS5 proxy for API requests.
-        """
-        return pulumi.get(self, "proxy_url")
-
-    @proxy_url.setter
-    def proxy_url(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "proxy_url", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def token(self) -> Optional[_builtins.str]:
-        """
-        Bearer token.
-        """
-        return pulumi.get(self, "token")
-
-    @token.setter
-    def token(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "token", value)
-
-
-class GetObjectClusterConnectionExecArgsDict(TypedDict):
-    api_version: NotRequired[_builtins.str]
-    """
-    client.authentication.k8s.io API version the plugin speaks.
-    """
-    args: NotRequired[Sequence[_builtins.str]]
-    """
-    Arguments to the command.
-    """
-    command: NotRequired[_builtins.str]
-    """
-    Command to run.
-    """
-    env: NotRequired[Mapping[str, _builtins.str]]
-    """
-    Environment variables for the command.
-    """
-
-@pulumi.input_type
-class GetObjectClusterConnectionExecArgs:
-    def __init__(__self__, *,
-                 api_version: Optional[_builtins.str] = None,
-                 args: Optional[Sequence[_builtins.str]] = None,
-                 command: Optional[_builtins.str] = None,
-                 env: Optional[Mapping[str, _builtins.str]] = None):
-        """
-        :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param Sequence[_builtins.str] args: Arguments to the command.
-        :param _builtins.str command: Command to run.
-        :param Mapping[str, _builtins.str] env: Environment variables for the command.
-        """
-        if api_version is not None:
-            pulumi.set(__self__, "api_version", api_version)
-        if args is not None:
-            pulumi.set(__self__, "args", args)
-        if command is not None:
-            pulumi.set(__self__, "command", command)
-        if env is not None:
-            pulumi.set(__self__, "env", env)
-
-    @_builtins.property
-    @pulumi.getter(name="apiVersion")
-    def api_version(self) -> Optional[_builtins.str]:
-        """
-        client.authentication.k8s.io API version the plugin speaks.
-        """
-        return pulumi.get(self, "api_version")
-
-    @api_version.setter
-    def api_version(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "api_version", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def args(self) -> Optional[Sequence[_builtins.str]]:
-        """
-        Arguments to the command.
-        """
-        return pulumi.get(self, "args")
-
-    @args.setter
-    def args(self, value: Optional[Sequence[_builtins.str]]):
-        pulumi.set(self, "args", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def command(self) -> Optional[_builtins.str]:
-        """
-        Command to run.
-        """
-        return pulumi.get(self, "command")
-
-    @command.setter
-    def command(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "command", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def env(self) -> Optional[Mapping[str, _builtins.str]]:
-        """
-        Environment variables for the command.
-        """
-        return pulumi.get(self, "env")
-
-    @env.setter
-    def env(self, value: Optional[Mapping[str, _builtins.str]]):
-        pulumi.set(self, "env", value)
-
-
-class GetYamlScopedClusterConnectionArgsDict(TypedDict):
-    client_certificate: NotRequired[_builtins.str]
-    """
-    PEM (or base64 of PEM) client certificate.
-    """
-    client_key: NotRequired[_builtins.str]
-    """
-    PEM (or base64 of PEM) client key.
-    """
-    cluster_ca_certificate: NotRequired[_builtins.str]
-    """
-    PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-    """
-    context: NotRequired[_builtins.str]
-    """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-    """
-    exec_: NotRequired['GetYamlScopedClusterConnectionExecArgsDict']
-    """
-    Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-    """
-    host: NotRequired[_builtins.str]
-    """
-    API server URL, e.g. https://10.0.0.1:6443.
-    """
-    insecure: NotRequired[_builtins.bool]
-    """
-    Skip verification of the server certificate. Only for throw-away clusters.
-    """
-    kubeconfig: NotRequired[_builtins.str]
-    """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-    """
-    kubeconfig_file: NotRequired[_builtins.str]
-    """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-    """
-    proxy_url: NotRequired[_builtins.str]
-    """
-    HTTP(S) or SOCKS5 proxy for API requests.
-    """
-    token: NotRequired[_builtins.str]
-    """
-    Bearer token.
-    """
-
-@pulumi.input_type
-class GetYamlScopedClusterConnectionArgs:
-    def __init__(__self__, *,
-                 client_certificate: Optional[_builtins.str] = None,
-                 client_key: Optional[_builtins.str] = None,
-                 cluster_ca_certificate: Optional[_builtins.str] = None,
-                 context: Optional[_builtins.str] = None,
-                 exec_: Optional['GetYamlScopedClusterConnectionExecArgs'] = None,
-                 host: Optional[_builtins.str] = None,
-                 insecure: Optional[_builtins.bool] = None,
-                 kubeconfig: Optional[_builtins.str] = None,
-                 kubeconfig_file: Optional[_builtins.str] = None,
-                 proxy_url: Optional[_builtins.str] = None,
-                 token: Optional[_builtins.str] = None):
-        """
-        :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
-        :param _builtins.str client_key: PEM (or base64 of PEM) client key.
-        :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        :param 'GetYamlScopedClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
-        :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
-        :param _builtins.str token: Bearer token.
-        """
-        if client_certificate is not None:
-            pulumi.set(__self__, "client_certificate", client_certificate)
-        if client_key is not None:
-            pulumi.set(__self__, "client_key", client_key)
-        if cluster_ca_certificate is not None:
-            pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
-        if context is not None:
-            pulumi.set(__self__, "context", context)
-        if exec_ is not None:
-            pulumi.set(__self__, "exec_", exec_)
-        if host is not None:
-            pulumi.set(__self__, "host", host)
-        if insecure is not None:
-            pulumi.set(__self__, "insecure", insecure)
-        if kubeconfig is not None:
-            pulumi.set(__self__, "kubeconfig", kubeconfig)
-        if kubeconfig_file is not None:
-            pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
-        if proxy_url is not None:
-            pulumi.set(__self__, "proxy_url", proxy_url)
-        if token is not None:
-            pulumi.set(__self__, "token", token)
-
-    @_builtins.property
-    @pulumi.getter(name="clientCertificate")
-    def client_certificate(self) -> Optional[_builtins.str]:
-        """
-        PEM (or base64 of PEM) client certificate.
-        """
-        return pulumi.get(self, "client_certificate")
-
-    @client_certificate.setter
-    def client_certificate(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "client_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clientKey")
-    def client_key(self) -> Optional[_builtins.str]:
-        """
-        PEM (or base64 of PEM) client key.
-        """
-        return pulumi.get(self, "client_key")
-
-    @client_key.setter
-    def client_key(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "client_key", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterCaCertificate")
-    def cluster_ca_certificate(self) -> Optional[_builtins.str]:
-        """
-        PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        """
-        return pulumi.get(self, "cluster_ca_certificate")
-
-    @cluster_ca_certificate.setter
-    def cluster_ca_certificate(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "cluster_ca_certificate", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def context(self) -> Optional[_builtins.str]:
-        """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
-        """
-        return pulumi.get(self, "context")
-
-    @context.setter
-    def context(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "context", value)
-
-    @_builtins.property
-    @pulumi.getter(name="exec")
-    def exec_(self) -> Optional['GetYamlScopedClusterConnectionExecArgs']:
-        """
-        Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
-        """
-        return pulumi.get(self, "exec_")
-
-    @exec_.setter
-    def exec_(self, value: Optional['GetYamlScopedClusterConnectionExecArgs']):
-        pulumi.set(self, "exec_", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def host(self) -> Optional[_builtins.str]:
-        """
-        API server URL, e.g. https://10.0.0.1:6443.
-        """
-        return pulumi.get(self, "host")
-
-    @host.setter
-    def host(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "host", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def insecure(self) -> Optional[_builtins.bool]:
-        """
-        Skip verification of the server certificate. Only for throw-away clusters.
-        """
-        return pulumi.get(self, "insecure")
-
-    @insecure.setter
-    def insecure(self, value: Optional[_builtins.bool]):
-        pulumi.set(self, "insecure", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def kubeconfig(self) -> Optional[_builtins.str]:
-        """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig")
-
-    @kubeconfig.setter
-    def kubeconfig(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "kubeconfig", value)
-
-    @_builtins.property
-    @pulumi.getter(name="kubeconfigFile")
-    def kubeconfig_file(self) -> Optional[_builtins.str]:
-        """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        """
-        return pulumi.get(self, "kubeconfig_file")
-
-    @kubeconfig_file.setter
-    def kubeconfig_file(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "kubeconfig_file", value)
-
-    @_builtins.property
-    @pulumi.getter(name="proxyUrl")
-    def proxy_url(self) -> Optional[_builtins.str]:
-        """
-        HTTP(S) or SOCKS5 proxy for API requests.
-        """
-        return pulumi.get(self, "proxy_url")
-
-    @proxy_url.setter
-    def proxy_url(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "proxy_url", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def token(self) -> Optional[_builtins.str]:
-        """
-        Bearer token.
-        """
-        return pulumi.get(self, "token")
-
-    @token.setter
-    def token(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "token", value)
-
-
-class GetYamlScopedClusterConnectionExecArgsDict(TypedDict):
-    api_version: NotRequired[_builtins.str]
-    """
-    client.authentication.k8s.io API version the plugin speaks.
-    """
-    args: NotRequired[Sequence[_builtins.str]]
-    """
-    Arguments to the command.
-    """
-    command: NotRequired[_builtins.str]
-    """
-    Command to run.
-    """
-    env: NotRequired[Mapping[str, _builtins.str]]
-    """
-    Environment variables for the command.
-    """
-
-@pulumi.input_type
-class GetYamlScopedClusterConnectionExecArgs:
-    def __init__(__self__, *,
-                 api_version: Optional[_builtins.str] = None,
-                 args: Optional[Sequence[_builtins.str]] = None,
-                 command: Optional[_builtins.str] = None,
-                 env: Optional[Mapping[str, _builtins.str]] = None):
-        """
-        :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param Sequence[_builtins.str] args: Arguments to the command.
-        :param _builtins.str command: Command to run.
-        :param Mapping[str, _builtins.str] env: Environment variables for the command.
-        """
-        if api_version is not None:
-            pulumi.set(__self__, "api_version", api_version)
-        if args is not None:
-            pulumi.set(__self__, "args", args)
-        if command is not None:
-            pulumi.set(__self__, "command", command)
-        if env is not None:
-            pulumi.set(__self__, "env", env)
-
-    @_builtins.property
-    @pulumi.getter(name="apiVersion")
-    def api_version(self) -> Optional[_builtins.str]:
-        """
-        client.authentication.k8s.io API version the plugin speaks.
-        """
-        return pulumi.get(self, "api_version")
-
-    @api_version.setter
-    def api_version(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "api_version", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def args(self) -> Optional[Sequence[_builtins.str]]:
-        """
-        Arguments to the command.
-        """
-        return pulumi.get(self, "args")
-
-    @args.setter
-    def args(self, value: Optional[Sequence[_builtins.str]]):
-        pulumi.set(self, "args", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def command(self) -> Optional[_builtins.str]:
-        """
-        Command to run.
-        """
-        return pulumi.get(self, "command")
-
-    @command.setter
-    def command(self, value: Optional[_builtins.str]):
-        pulumi.set(self, "command", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def env(self) -> Optional[Mapping[str, _builtins.str]]:
-        """
-        Environment variables for the command.
-        """
-        return pulumi.get(self, "env")
-
-    @env.setter
-    def env(self, value: Optional[Mapping[str, _builtins.str]]):
-        pulumi.set(self, "env", value)
 
 

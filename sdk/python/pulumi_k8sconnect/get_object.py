@@ -64,7 +64,7 @@ class GetObjectResult:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> 'outputs.GetObjectClusterConnectionResult':
+    def cluster_connection(self) -> 'outputs.ClusterConnectionResult':
         return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
@@ -121,7 +121,7 @@ class AwaitableGetObjectResult(GetObjectResult):
 
 
 def get_object(api_version: Optional[_builtins.str] = None,
-               cluster_connection: Optional[Union['GetObjectClusterConnectionArgs', 'GetObjectClusterConnectionArgsDict']] = None,
+               cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
                kind: Optional[_builtins.str] = None,
                name: Optional[_builtins.str] = None,
                namespace: Optional[_builtins.str] = None,
@@ -149,7 +149,7 @@ def get_object(api_version: Optional[_builtins.str] = None,
         secret_data=pulumi.get(__ret__, 'secret_data'),
         yaml_body=pulumi.get(__ret__, 'yaml_body'))
 def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
-                      cluster_connection: pulumi.Input[Optional[Union['GetObjectClusterConnectionArgs', 'GetObjectClusterConnectionArgsDict']]] = None,
+                      cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                       kind: pulumi.Input[Optional[_builtins.str]] = None,
                       name: pulumi.Input[Optional[_builtins.str]] = None,
                       namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,

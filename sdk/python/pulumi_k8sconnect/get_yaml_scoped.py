@@ -53,7 +53,7 @@ class GetYamlScopedResult:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> Optional['outputs.GetYamlScopedClusterConnectionResult']:
+    def cluster_connection(self) -> Optional['outputs.ClusterConnectionResult']:
         return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
@@ -102,7 +102,7 @@ class AwaitableGetYamlScopedResult(GetYamlScopedResult):
             pattern=self.pattern)
 
 
-def get_yaml_scoped(cluster_connection: Optional[Union['GetYamlScopedClusterConnectionArgs', 'GetYamlScopedClusterConnectionArgsDict']] = None,
+def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
                     content: Optional[_builtins.str] = None,
                     kustomize_path: Optional[_builtins.str] = None,
                     pattern: Optional[_builtins.str] = None,
@@ -126,7 +126,7 @@ def get_yaml_scoped(cluster_connection: Optional[Union['GetYamlScopedClusterConn
         kustomize_path=pulumi.get(__ret__, 'kustomize_path'),
         namespaced=pulumi.get(__ret__, 'namespaced'),
         pattern=pulumi.get(__ret__, 'pattern'))
-def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Union['GetYamlScopedClusterConnectionArgs', 'GetYamlScopedClusterConnectionArgsDict']]]] = None,
+def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                            content: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                            kustomize_path: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                            pattern: pulumi.Input[Optional[Optional[_builtins.str]]] = None,

@@ -21,7 +21,7 @@ __all__ = ['KubernetesObjectArgs', 'KubernetesObject']
 @pulumi.input_type
 class KubernetesObjectArgs:
     def __init__(__self__, *,
-                 cluster_connection: pulumi.Input['KubernetesObjectClusterConnectionArgs'],
+                 cluster_connection: pulumi.Input['ClusterConnectionArgs'],
                  yaml_body: pulumi.Input[_builtins.str],
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -30,7 +30,7 @@ class KubernetesObjectArgs:
         """
         The set of arguments for constructing a KubernetesObject resource.
 
-        :param pulumi.Input['KubernetesObjectClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -50,14 +50,14 @@ class KubernetesObjectArgs:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input['KubernetesObjectClusterConnectionArgs']:
+    def cluster_connection(self) -> pulumi.Input['ClusterConnectionArgs']:
         """
         How to reach the cluster.
         """
         return pulumi.get(self, "cluster_connection")
 
     @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input['KubernetesObjectClusterConnectionArgs']):
+    def cluster_connection(self, value: pulumi.Input['ClusterConnectionArgs']):
         pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
@@ -124,26 +124,26 @@ class KubernetesObjectArgs:
 @pulumi.input_type
 class _KubernetesObjectState:
     def __init__(__self__, *,
-                 cluster_connection: pulumi.Input[Optional['KubernetesObjectClusterConnectionArgs']] = None,
+                 cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  managed_state_projection: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
-                 resource_ref: pulumi.Input[Optional['KubernetesObjectResourceRefArgs']] = None,
+                 resource_ref: pulumi.Input[Optional['ResourceRefArgs']] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
         """
         Input properties used for looking up and filtering KubernetesObject resources.
 
-        :param pulumi.Input['KubernetesObjectClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
-        :param pulumi.Input['KubernetesObjectResourceRefArgs'] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
+        :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
         :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
         """
         if cluster_connection is not None:
@@ -167,14 +167,14 @@ class _KubernetesObjectState:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input[Optional['KubernetesObjectClusterConnectionArgs']]:
+    def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
         How to reach the cluster.
         """
         return pulumi.get(self, "cluster_connection")
 
     @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input[Optional['KubernetesObjectClusterConnectionArgs']]):
+    def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
         pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
@@ -251,14 +251,14 @@ class _KubernetesObjectState:
 
     @_builtins.property
     @pulumi.getter(name="resourceRef")
-    def resource_ref(self) -> pulumi.Input[Optional['KubernetesObjectResourceRefArgs']]:
+    def resource_ref(self) -> pulumi.Input[Optional['ResourceRefArgs']]:
         """
         The object's identity and connection, for k8sconnect_wait.resource_ref.
         """
         return pulumi.get(self, "resource_ref")
 
     @resource_ref.setter
-    def resource_ref(self, value: pulumi.Input[Optional['KubernetesObjectResourceRefArgs']]):
+    def resource_ref(self, value: pulumi.Input[Optional['ResourceRefArgs']]):
         pulumi.set(self, "resource_ref", value)
 
     @_builtins.property
@@ -280,7 +280,7 @@ class KubernetesObject(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 cluster_connection: pulumi.Input[Optional[Union['KubernetesObjectClusterConnectionArgs', 'KubernetesObjectClusterConnectionArgsDict']]] = None,
+                 cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -292,7 +292,7 @@ class KubernetesObject(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['KubernetesObjectClusterConnectionArgs', 'KubernetesObjectClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
@@ -323,7 +323,7 @@ class KubernetesObject(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 cluster_connection: pulumi.Input[Optional[Union['KubernetesObjectClusterConnectionArgs', 'KubernetesObjectClusterConnectionArgsDict']]] = None,
+                 cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -361,14 +361,14 @@ class KubernetesObject(pulumi.CustomResource):
     def get(resource_name: str,
             id: pulumi.Input[str],
             opts: Optional[pulumi.ResourceOptions] = None,
-            cluster_connection: pulumi.Input[Optional[Union['KubernetesObjectClusterConnectionArgs', 'KubernetesObjectClusterConnectionArgsDict']]] = None,
+            cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
             field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             managed_state_projection: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
-            resource_ref: pulumi.Input[Optional[Union['KubernetesObjectResourceRefArgs', 'KubernetesObjectResourceRefArgsDict']]] = None,
+            resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
             yaml_body: pulumi.Input[Optional[_builtins.str]] = None) -> 'KubernetesObject':
         """
         Get an existing KubernetesObject resource's state with the given name, id, and optional extra
@@ -377,14 +377,14 @@ class KubernetesObject(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['KubernetesObjectClusterConnectionArgs', 'KubernetesObjectClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
-        :param pulumi.Input[Union['KubernetesObjectResourceRefArgs', 'KubernetesObjectResourceRefArgsDict']] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
+        :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
         :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
@@ -404,7 +404,7 @@ class KubernetesObject(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Output['outputs.KubernetesObjectClusterConnection']:
+    def cluster_connection(self) -> pulumi.Output['outputs.ClusterConnectionResult']:
         """
         How to reach the cluster.
         """
@@ -460,7 +460,7 @@ class KubernetesObject(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="resourceRef")
-    def resource_ref(self) -> pulumi.Output['outputs.KubernetesObjectResourceRef']:
+    def resource_ref(self) -> pulumi.Output['outputs.ResourceRef']:
         """
         The object's identity and connection, for k8sconnect_wait.resource_ref.
         """

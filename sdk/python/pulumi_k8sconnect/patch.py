@@ -21,7 +21,7 @@ __all__ = ['PatchArgs', 'Patch']
 @pulumi.input_type
 class PatchArgs:
     def __init__(__self__, *,
-                 cluster_connection: pulumi.Input['PatchClusterConnectionArgs'],
+                 cluster_connection: pulumi.Input['ClusterConnectionArgs'],
                  take_ownership: pulumi.Input[_builtins.bool],
                  target: pulumi.Input['PatchTargetArgs'],
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
@@ -30,7 +30,7 @@ class PatchArgs:
         """
         The set of arguments for constructing a Patch resource.
 
-        :param pulumi.Input['PatchClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input['PatchTargetArgs'] target: The object to patch. It must exist. Changing the target replaces the patch.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -49,14 +49,14 @@ class PatchArgs:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input['PatchClusterConnectionArgs']:
+    def cluster_connection(self) -> pulumi.Input['ClusterConnectionArgs']:
         """
         How to reach the cluster.
         """
         return pulumi.get(self, "cluster_connection")
 
     @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input['PatchClusterConnectionArgs']):
+    def cluster_connection(self, value: pulumi.Input['ClusterConnectionArgs']):
         pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
@@ -123,7 +123,7 @@ class PatchArgs:
 @pulumi.input_type
 class _PatchState:
     def __init__(__self__, *,
-                 cluster_connection: pulumi.Input[Optional['PatchClusterConnectionArgs']] = None,
+                 cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -135,7 +135,7 @@ class _PatchState:
         """
         Input properties used for looking up and filtering Patch resources.
 
-        :param pulumi.Input['PatchClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
@@ -166,14 +166,14 @@ class _PatchState:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input[Optional['PatchClusterConnectionArgs']]:
+    def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
         How to reach the cluster.
         """
         return pulumi.get(self, "cluster_connection")
 
     @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input[Optional['PatchClusterConnectionArgs']]):
+    def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
         pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
@@ -279,7 +279,7 @@ class Patch(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 cluster_connection: pulumi.Input[Optional[Union['PatchClusterConnectionArgs', 'PatchClusterConnectionArgsDict']]] = None,
+                 cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
@@ -291,7 +291,7 @@ class Patch(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['PatchClusterConnectionArgs', 'PatchClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
@@ -322,7 +322,7 @@ class Patch(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 cluster_connection: pulumi.Input[Optional[Union['PatchClusterConnectionArgs', 'PatchClusterConnectionArgsDict']]] = None,
+                 cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
@@ -362,7 +362,7 @@ class Patch(pulumi.CustomResource):
     def get(resource_name: str,
             id: pulumi.Input[str],
             opts: Optional[pulumi.ResourceOptions] = None,
-            cluster_connection: pulumi.Input[Optional[Union['PatchClusterConnectionArgs', 'PatchClusterConnectionArgsDict']]] = None,
+            cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
             field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             json_patch: pulumi.Input[Optional[_builtins.str]] = None,
             managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -378,7 +378,7 @@ class Patch(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['PatchClusterConnectionArgs', 'PatchClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
@@ -405,7 +405,7 @@ class Patch(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Output['outputs.PatchClusterConnection']:
+    def cluster_connection(self) -> pulumi.Output['outputs.ClusterConnectionResult']:
         """
         How to reach the cluster.
         """

@@ -21,12 +21,12 @@ __all__ = ['WaitArgs', 'Wait']
 @pulumi.input_type
 class WaitArgs:
     def __init__(__self__, *,
-                 resource_ref: pulumi.Input['WaitResourceRefArgs'],
+                 resource_ref: pulumi.Input['ResourceRefArgs'],
                  wait_for: pulumi.Input['WaitWaitForArgs']):
         """
         The set of arguments for constructing a Wait resource.
 
-        :param pulumi.Input['WaitResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
+        :param pulumi.Input['ResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
         """
         pulumi.set(__self__, "resource_ref", resource_ref)
@@ -34,14 +34,14 @@ class WaitArgs:
 
     @_builtins.property
     @pulumi.getter(name="resourceRef")
-    def resource_ref(self) -> pulumi.Input['WaitResourceRefArgs']:
+    def resource_ref(self) -> pulumi.Input['ResourceRefArgs']:
         """
         The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         """
         return pulumi.get(self, "resource_ref")
 
     @resource_ref.setter
-    def resource_ref(self, value: pulumi.Input['WaitResourceRefArgs']):
+    def resource_ref(self, value: pulumi.Input['ResourceRefArgs']):
         pulumi.set(self, "resource_ref", value)
 
     @_builtins.property
@@ -60,13 +60,13 @@ class WaitArgs:
 @pulumi.input_type
 class _WaitState:
     def __init__(__self__, *,
-                 resource_ref: pulumi.Input[Optional['WaitResourceRefArgs']] = None,
+                 resource_ref: pulumi.Input[Optional['ResourceRefArgs']] = None,
                  status: Optional[Any] = None,
                  wait_for: pulumi.Input[Optional['WaitWaitForArgs']] = None):
         """
         Input properties used for looking up and filtering Wait resources.
 
-        :param pulumi.Input['WaitResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
+        :param pulumi.Input['ResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param Any status: For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
         :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
         """
@@ -79,14 +79,14 @@ class _WaitState:
 
     @_builtins.property
     @pulumi.getter(name="resourceRef")
-    def resource_ref(self) -> pulumi.Input[Optional['WaitResourceRefArgs']]:
+    def resource_ref(self) -> pulumi.Input[Optional['ResourceRefArgs']]:
         """
         The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         """
         return pulumi.get(self, "resource_ref")
 
     @resource_ref.setter
-    def resource_ref(self, value: pulumi.Input[Optional['WaitResourceRefArgs']]):
+    def resource_ref(self, value: pulumi.Input[Optional['ResourceRefArgs']]):
         pulumi.set(self, "resource_ref", value)
 
     @_builtins.property
@@ -120,7 +120,7 @@ class Wait(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 resource_ref: pulumi.Input[Optional[Union['WaitResourceRefArgs', 'WaitResourceRefArgsDict']]] = None,
+                 resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
                  wait_for: pulumi.Input[Optional[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']]] = None,
                  __props__=None):
         """
@@ -128,7 +128,7 @@ class Wait(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['WaitResourceRefArgs', 'WaitResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
+        :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
         """
         ...
@@ -155,7 +155,7 @@ class Wait(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 resource_ref: pulumi.Input[Optional[Union['WaitResourceRefArgs', 'WaitResourceRefArgsDict']]] = None,
+                 resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
                  wait_for: pulumi.Input[Optional[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -183,7 +183,7 @@ class Wait(pulumi.CustomResource):
     def get(resource_name: str,
             id: pulumi.Input[str],
             opts: Optional[pulumi.ResourceOptions] = None,
-            resource_ref: pulumi.Input[Optional[Union['WaitResourceRefArgs', 'WaitResourceRefArgsDict']]] = None,
+            resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
             status: Optional[Any] = None,
             wait_for: pulumi.Input[Optional[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']]] = None) -> 'Wait':
         """
@@ -193,7 +193,7 @@ class Wait(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['WaitResourceRefArgs', 'WaitResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
+        :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param Any status: For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
         :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
         """
@@ -208,7 +208,7 @@ class Wait(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="resourceRef")
-    def resource_ref(self) -> pulumi.Output['outputs.WaitResourceRef']:
+    def resource_ref(self) -> pulumi.Output['outputs.ResourceRef']:
         """
         The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         """

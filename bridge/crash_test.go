@@ -678,7 +678,7 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 	if got, _ := stack.Resources(); len(got) != 0 {
 		t.Fatalf("state after the failed up = %q, want nothing", got)
 	}
-	lost := patchManagers(mustGetObject(t, objConfigMaps, ns, name))
+	lost := patchManagers(acctest.MustGet(t, objConfigMaps, ns, name))
 	if len(lost) != 1 {
 		t.Fatalf("after the cut the target should carry one patch manager, has %q", lost)
 	}
@@ -688,10 +688,10 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 	if got, pending := stack.Resources(); len(got) != 1 || pending != 0 {
 		t.Fatalf("state = %q with %d pending operations, want the patch once and nothing pending", got, pending)
 	}
-	if got := patchManagers(mustGetObject(t, objConfigMaps, ns, name)); len(got) != 1 || got[0] != lost[0] {
+	if got := patchManagers(acctest.MustGet(t, objConfigMaps, ns, name)); len(got) != 1 || got[0] != lost[0] {
 		t.Fatalf("patch managers on the target = %q, want only %q, the one the lost run left", got, lost[0])
 	}
-	live := mustGetObject(t, objConfigMaps, ns, name)
+	live := acctest.MustGet(t, objConfigMaps, ns, name)
 	if live.GetUID() != target.GetUID() {
 		t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), target.GetUID())
 	}

@@ -70,15 +70,6 @@ func newObjectStack(t *testing.T, o objects) *pulumitest.Stack {
 	return pulumitest.NewYAMLProgram(t, o.program(t))
 }
 
-func mustGetObject(t *testing.T, gvr schema.GroupVersionResource, ns, name string) *unstructured.Unstructured {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil || obj == nil {
-		t.Fatalf("%s %s/%s not in the cluster (err=%v)", gvr.Resource, ns, name, err)
-	}
-	return obj
-}
-
 // ignoreFields hands spec.replicas to an autoscaler: its changes are neither
 // drift in a refreshed preview nor reverted by up, while a change of a field
 // we still manage is.
@@ -113,7 +104,7 @@ spec:
 
 	stack.WriteYAML(deployment("nginx:1.28").program(t))
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
-	live := mustGetObject(t, objDeployments, ns, name)
+	live := acctest.MustGet(t, objDeployments, ns, name)
 	replicas, _, _ := unstructured.NestedInt64(live.Object, "spec", "replicas")
 	containers, _, _ := unstructured.NestedSlice(live.Object, "spec", "template", "spec", "containers")
 	if replicas != 5 || len(containers) != 1 || containers[0].(map[string]any)["image"] != "nginx:1.28" {
@@ -131,17 +122,17 @@ func TestPulumiObject_identityChangeReplaces(t *testing.T) {
 	}
 	stack := newObjectStack(t, configMap("first"))
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 2})
-	first := mustGetObject(t, objConfigMaps, ns, "first")
+	first := acctest.MustGet(t, objConfigMaps, ns, "first")
 
 	stack.WriteYAML(configMap("second").program(t))
 	res := stack.Run(pulumitest.Preview, nil)
 	expectChanges(t, res, map[string]int{"same": 1, "replace": 1})
-	if still := mustGetObject(t, objConfigMaps, ns, "first"); still.GetUID() != first.GetUID() {
+	if still := acctest.MustGet(t, objConfigMaps, ns, "first"); still.GetUID() != first.GetUID() {
 		t.Fatalf("the preview changed the cluster")
 	}
 
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "replace": 1})
-	mustGetObject(t, objConfigMaps, ns, "second")
+	acctest.MustGet(t, objConfigMaps, ns, "second")
 	if gone, err := acctest.Get(t, objConfigMaps, ns, "first"); err != nil || gone != nil {
 		t.Fatalf("ConfigMap %s/first still exists after the replacement (err=%v)", ns, err)
 	}
@@ -174,7 +165,7 @@ spec:
 `, group)},
 	})
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 3})
-	gadget := mustGetObject(t, kind, "", "one")
+	gadget := acctest.MustGet(t, kind, "", "one")
 	if size, _, _ := unstructured.NestedInt64(gadget.Object, "spec", "size"); size != 3 {
 		t.Fatalf("Gadget one has spec.size %d, want 3", size)
 	}
@@ -203,14 +194,14 @@ func TestPulumiObject_import(t *testing.T) {
 	if got, _ := stack.Resources(); len(got) != 1 {
 		t.Fatalf("state after the import = %q, want the ConfigMap", got)
 	}
-	if owner := mustGetObject(t, objConfigMaps, ns, name).GetAnnotations()["k8sconnect.io/owned-by"]; owner == "" {
+	if owner := acctest.MustGet(t, objConfigMaps, ns, name).GetAnnotations()["k8sconnect.io/owned-by"]; owner == "" {
 		t.Fatalf("the imported ConfigMap does not carry k8sconnect.io/owned-by: the update did not take ownership")
 	}
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
 
 	stack.WriteYAML(configMap("imported").program(t))
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
-	live := mustGetObject(t, objConfigMaps, ns, name)
+	live := acctest.MustGet(t, objConfigMaps, ns, name)
 	if live.GetUID() != existing.GetUID() {
 		t.Fatalf("the import replaced the ConfigMap: UID %s, was %s", live.GetUID(), existing.GetUID())
 	}
@@ -279,7 +270,7 @@ func TestPulumiObject_deleteProtection(t *testing.T) {
 	if err == nil || !strings.Contains(flat(res.Log), "has delete_protection = true. Set it to false and apply") {
 		t.Fatalf("destroy of a protected object: want the refusal, got err=%v\n%s", err, res.Log)
 	}
-	mustGetObject(t, objConfigMaps, ns, name)
+	acctest.MustGet(t, objConfigMaps, ns, name)
 
 	stack.WriteYAML(configMap(false).program(t))
 	stack.Run(pulumitest.Up, nil)

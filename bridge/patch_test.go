@@ -77,7 +77,7 @@ func patchManagers(obj *unstructured.Unstructured) []string {
 
 func configMapData(t *testing.T, ns, name string) map[string]any {
 	t.Helper()
-	data, _, _ := unstructured.NestedMap(mustGetObject(t, patchConfigMaps, ns, name).Object, "data")
+	data, _, _ := unstructured.NestedMap(acctest.MustGet(t, patchConfigMaps, ns, name).Object, "data")
 	return data
 }
 
@@ -173,7 +173,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 		_ = acctest.Clientset(t).CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
 	acctest.ApplyAs(t, eks, patchDaemonSets, fmt.Sprintf(awsNodeDaemonSet, ns))
-	awsNode := func() *unstructured.Unstructured { return mustGetObject(t, patchDaemonSets, ns, "aws-node") }
+	awsNode := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDaemonSets, ns, "aws-node") }
 	const (
 		httpProxy = "spec.template.spec.containers[name=aws-node].env[name=HTTP_PROXY].value"
 		nameKey   = "spec.template.spec.containers[name=aws-node].name"
@@ -279,7 +279,7 @@ func TestPulumiPatch_helmDeployment(t *testing.T) {
 	t.Parallel()
 	ns := acctest.Namespace(t)
 	acctest.ApplyAs(t, "helm", patchDeployments, fmt.Sprintf(helmWebDeployment, ns))
-	web := func() *unstructured.Unstructured { return mustGetObject(t, patchDeployments, ns, "web") }
+	web := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDeployments, ns, "web") }
 	const (
 		memory     = "spec.template.spec.containers[name=web].resources.limits.memory"
 		annotation = `metadata.annotations["example.com/owner"]`
@@ -364,7 +364,7 @@ func TestPulumiPatch_jsonPatchAndMergePatch(t *testing.T) {
 
 	res = stack.Run(pulumitest.Up, pulumitest.Config{"keep": pulumitest.Plain("x")})
 	expectChanges(t, res, map[string]int{"create": 3})
-	cm := mustGetObject(t, patchConfigMaps, ns, "cfg")
+	cm := acctest.MustGet(t, patchConfigMaps, ns, "cfg")
 	data, _, _ := unstructured.NestedMap(cm.Object, "data")
 	want := map[string]any{"a": "one", "moved": "3", "d": "4", "copied": "4", "keep": "x"}
 	if fmt.Sprint(data) != fmt.Sprint(want) {
@@ -392,7 +392,7 @@ func TestPulumiPatch_jsonPatchAndMergePatch(t *testing.T) {
 	res = stack.Run(pulumitest.Destroy, nil)
 	expectChanges(t, res, map[string]int{"delete": 3})
 	for _, name := range []string{"cfg", "merge"} {
-		if ms := patchManagers(mustGetObject(t, patchConfigMaps, ns, name)); len(ms) != 0 {
+		if ms := patchManagers(acctest.MustGet(t, patchConfigMaps, ns, name)); len(ms) != 0 {
 			t.Errorf("ConfigMap %s: our field manager is still there after destroy: %v", name, ms)
 		}
 	}
@@ -452,7 +452,7 @@ func TestPulumiPatch_twoPatchesReleaseOnlyTheirOwn(t *testing.T) {
 	res := stack.Run(pulumitest.Up, patchConfig(t, localcluster.TokenContext, nil))
 	expectChanges(t, res, map[string]int{"create": 3})
 	oneManager, twoManager := fmt.Sprint(res.Outputs["oneManager"]), fmt.Sprint(res.Outputs["twoManager"])
-	cm := mustGetObject(t, patchConfigMaps, ns, "shared")
+	cm := acctest.MustGet(t, patchConfigMaps, ns, "shared")
 	if data, _, _ := unstructured.NestedMap(cm.Object, "data"); data["one"] != "1" || data["two"] != "2" || data["base"] != "1" {
 		t.Fatalf("data = %v, want base, one and two", data)
 	}
@@ -464,7 +464,7 @@ func TestPulumiPatch_twoPatchesReleaseOnlyTheirOwn(t *testing.T) {
 	stack.WriteYAML(patchProgram(two + "outputs:\n  twoManager: k8sconnect-patch-${two.id}\n"))
 	res = stack.Run(pulumitest.Up, nil)
 	expectChanges(t, res, map[string]int{"same": 2, "delete": 1})
-	cm = mustGetObject(t, patchConfigMaps, ns, "shared")
+	cm = acctest.MustGet(t, patchConfigMaps, ns, "shared")
 	if ms := patchManagers(cm); !slices.Equal(ms, []string{twoManager}) {
 		t.Fatalf("after destroying one, patch managers = %v; want only %s", ms, twoManager)
 	}
@@ -474,7 +474,7 @@ func TestPulumiPatch_twoPatchesReleaseOnlyTheirOwn(t *testing.T) {
 
 	res = stack.Run(pulumitest.Destroy, nil)
 	expectChanges(t, res, map[string]int{"delete": 2})
-	cm = mustGetObject(t, patchConfigMaps, ns, "shared")
+	cm = acctest.MustGet(t, patchConfigMaps, ns, "shared")
 	if ms := patchManagers(cm); len(ms) != 0 {
 		t.Fatalf("after destroying two, patch managers = %v; want none", ms)
 	}
@@ -564,7 +564,7 @@ func TestPulumiPatch_badInput(t *testing.T) {
 	if resources, pending := stack.Resources(); len(resources) != 0 || pending != 0 {
 		t.Errorf("the stack has %v and %d pending operations; want nothing", resources, pending)
 	}
-	cm := mustGetObject(t, patchConfigMaps, ns, "victim")
+	cm := acctest.MustGet(t, patchConfigMaps, ns, "victim")
 	if data, _, _ := unstructured.NestedMap(cm.Object, "data"); len(data) != 1 || data["a"] != "1" {
 		t.Errorf("bad input changed the target: %v", data)
 	}

@@ -117,8 +117,8 @@ func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
 		t.Fatalf("after the failed up the stack holds %v with %d pending operations; want only %q and none pending",
 			resources, pending, jobResource)
 	}
-	waitMustNotExist(t, waitConfigMaps, ns, "after-migration")
-	uid := waitUID(t, waitJobs, ns, "migrate")
+	acctest.MustNotExist(t, waitConfigMaps, ns, "after-migration")
+	uid := acctest.UID(t, waitJobs, ns, "migrate")
 
 	// The retry plans to create the Wait and the ConfigMap, and to leave the Job.
 	cfg := pulumitest.Config{"timeout": pulumitest.Plain("2m")}
@@ -128,7 +128,7 @@ func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
 	waitReleaseJob(t, ns, "migrate")
 	res = stack.Run(pulumitest.Up, cfg)
 	expectChanges(t, res, map[string]int{"same": 2, "create": 2})
-	if got := waitUID(t, waitJobs, ns, "migrate"); got != uid {
+	if got := acctest.UID(t, waitJobs, ns, "migrate"); got != uid {
 		t.Fatalf("the Job was recreated: UID %s, was %s", got, uid)
 	}
 	if got, want := res.Outputs["waited"], "batch/v1/Job/"+ns+"/migrate"; got != want {
@@ -168,7 +168,7 @@ func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
 		t.Errorf("output hostname = %v, want lb-1.example.com", got)
 	}
 	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com")
-	consumerUID := waitUID(t, waitConfigMaps, ns, "consumer")
+	consumerUID := acctest.UID(t, waitConfigMaps, ns, "consumer")
 
 	if err := waitSetLoadBalancer(t, ns, "lb", "lb-2.example.com"); err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
 		t.Errorf("output hostname = %v, want lb-2.example.com", got)
 	}
 	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-2.example.com")
-	if got := waitUID(t, waitConfigMaps, ns, "consumer"); got != consumerUID {
+	if got := acctest.UID(t, waitConfigMaps, ns, "consumer"); got != consumerUID {
 		t.Errorf("the consumer ConfigMap was recreated: UID %s, was %s", got, consumerUID)
 	}
 }
@@ -297,26 +297,6 @@ func waitConfigMapHas(t *testing.T, ns, name, key, want string) {
 	if got, _, _ := unstructured.NestedString(cm.Object, "data", key); got != want {
 		t.Fatalf("ConfigMap %s/%s data.%s = %q, want %q", ns, name, key, got, want)
 	}
-}
-
-func waitMustNotExist(t *testing.T, gvr schema.GroupVersionResource, ns, name string) {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if obj != nil {
-		t.Fatalf("%s %s/%s exists, but what it depends on never succeeded", gvr.Resource, ns, name)
-	}
-}
-
-func waitUID(t *testing.T, gvr schema.GroupVersionResource, ns, name string) string {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil || obj == nil {
-		t.Fatalf("%s %s/%s is not in the cluster (err=%v)", gvr.Resource, ns, name, err)
-	}
-	return string(obj.GetUID())
 }
 
 // waitCreatedAfterReady proves the ordering: the dependent was created no

@@ -224,3 +224,32 @@ func ContainerEnv(obj *unstructured.Unstructured, container string) map[string]s
 	}
 	return out
 }
+
+// MustGet reads an object that must be in the cluster.
+func MustGet(t testing.TB, gvr schema.GroupVersionResource, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := Get(t, gvr, namespace, name)
+	if err != nil || obj == nil {
+		t.Fatalf("%s %s/%s is not in the cluster (err=%v)", gvr.Resource, namespace, name, err)
+	}
+	return obj
+}
+
+// UID is the UID of an object that must be in the cluster: what a test
+// compares to prove an object was neither replaced nor recreated.
+func UID(t testing.TB, gvr schema.GroupVersionResource, namespace, name string) string {
+	t.Helper()
+	return string(MustGet(t, gvr, namespace, name).GetUID())
+}
+
+// MustNotExist fails the test if the object is in the cluster.
+func MustNotExist(t testing.TB, gvr schema.GroupVersionResource, namespace, name string) {
+	t.Helper()
+	obj, err := Get(t, gvr, namespace, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj != nil {
+		t.Fatalf("%s %s/%s is in the cluster, and should not be", gvr.Resource, namespace, name)
+	}
+}

@@ -53,7 +53,7 @@ resource "k8sconnect_patch" "greeting" {
 	if got := w.StateList(); len(got) != 0 {
 		t.Fatalf("state after the failed create = %q, want nothing", got)
 	}
-	landed := mustGet(t, configMaps, ns, name)
+	landed := acctest.MustGet(t, configMaps, ns, name)
 	lost := patchManagers(landed)
 	if len(lost) != 1 || landed.Object["data"].(map[string]any)["greeting"] != "patched" {
 		t.Fatalf("after the cut the target should carry the patch under one manager; managers %q, data %v", managers(landed), landed.Object["data"])
@@ -67,7 +67,7 @@ resource "k8sconnect_patch" "greeting" {
 	if got := w.StateList(); strings.Join(got, ",") != "k8sconnect_patch.greeting" {
 		t.Fatalf("state = %q, want the patch exactly once", got)
 	}
-	live := mustGet(t, configMaps, ns, name)
+	live := acctest.MustGet(t, configMaps, ns, name)
 	if got := patchManagers(live); len(got) != 1 || got[0] != lost[0] {
 		t.Fatalf("patch managers on the target = %q, want only %q, the one the lost run left", got, lost[0])
 	}

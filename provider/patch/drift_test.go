@@ -47,7 +47,7 @@ resource "k8sconnect_patch" "tune" {
 		t.Fatalf("the drift warning's remedy does not fit a patch:\n%s", d)
 	}
 	w.MustApply()
-	if got := mustGet(t, configMaps, ns, "tuned").Object["data"].(map[string]any)["level"]; got != "high" {
+	if got := acctest.MustGet(t, configMaps, ns, "tuned").Object["data"].(map[string]any)["level"]; got != "high" {
 		t.Fatalf("level after apply = %v, want high", got)
 	}
 }

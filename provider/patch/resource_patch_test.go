@@ -28,15 +28,6 @@ var (
 	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 )
 
-func mustGet(t *testing.T, gvr schema.GroupVersionResource, ns, name string) *unstructured.Unstructured {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil || obj == nil {
-		t.Fatalf("%s %s/%s not in the cluster: %v", gvr.Resource, ns, name, err)
-	}
-	return obj
-}
-
 func managers(obj *unstructured.Unstructured) []string {
 	var out []string
 	for _, e := range obj.GetManagedFields() {
@@ -109,7 +100,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		CheckDestroy: func(*terraform.State) error {
-			ds := mustGet(t, daemonSets, "kube-system", "aws-node")
+			ds := acctest.MustGet(t, daemonSets, "kube-system", "aws-node")
 			if hasPatchManager(ds) {
 				return fmt.Errorf("our field manager is still in managedFields after destroy: %v", managers(ds))
 			}
@@ -133,7 +124,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("eks.amazonaws.com")})),
 				},
 				Check: func(*terraform.State) error {
-					ds := mustGet(t, daemonSets, "kube-system", "aws-node")
+					ds := acctest.MustGet(t, daemonSets, "kube-system", "aws-node")
 					env := acctest.ContainerEnv(ds, "aws-node")
 					for k, v := range map[string]string{"HTTP_PROXY": "http://proxy:3128", "NO_PROXY": ".svc,.cluster.local",
 						"AWS_VPC_K8S_CNI_LOGLEVEL": "DEBUG", "WARM_ENI_TARGET": "1", "__image": "amazon-k8s-cni:v1.18.0"} {
@@ -154,7 +145,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 					plancheck.ExpectResourceAction("k8sconnect_patch.aws_node_proxy", plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if got := acctest.ContainerEnv(mustGet(t, daemonSets, "kube-system", "aws-node"), "aws-node")["NO_PROXY"]; got != ".svc,.cluster.local,169.254.169.254" {
+					if got := acctest.ContainerEnv(acctest.MustGet(t, daemonSets, "kube-system", "aws-node"), "aws-node")["NO_PROXY"]; got != ".svc,.cluster.local,169.254.169.254" {
 						return fmt.Errorf("NO_PROXY = %q", got)
 					}
 					return nil
@@ -226,7 +217,7 @@ resource "k8sconnect_patch" "web" {
 }
 `, ns, conn),
 			Check: func(*terraform.State) error {
-				d := mustGet(t, deployments, ns, "web")
+				d := acctest.MustGet(t, deployments, ns, "web")
 				if d.GetAnnotations()["example.com/owner"] != "platform" {
 					return fmt.Errorf("annotation missing: %v", d.GetAnnotations())
 				}
@@ -287,7 +278,7 @@ resource "k8sconnect_patch" "json" {
 			{
 				Config: jsonPatch("x"),
 				Check: func(*terraform.State) error {
-					cm := mustGet(t, configMaps, ns, "cfg")
+					cm := acctest.MustGet(t, configMaps, ns, "cfg")
 					data := cm.Object["data"].(map[string]any)
 					want := map[string]any{"a": "one", "moved": "3", "d": "4", "copied": "4", "keep": "x"}
 					for k, v := range want {
@@ -323,7 +314,7 @@ resource "k8sconnect_patch" "merge" {
 }
 `, ns, conn),
 			Check: func(*terraform.State) error {
-				data := mustGet(t, configMaps, ns, "merge").Object["data"].(map[string]any)
+				data := acctest.MustGet(t, configMaps, ns, "merge").Object["data"].(map[string]any)
 				if data["added"] != "z" || data["keep"] != "x" {
 					return fmt.Errorf("merge patch data = %v", data)
 				}
@@ -358,7 +349,7 @@ resource "k8sconnect_patch" "one" {
 				Config: one + two,
 				Check: func(s *terraform.State) error {
 					twoManager = "k8sconnect-patch-" + s.RootModule().Resources["k8sconnect_patch.two"].Primary.ID
-					data := mustGet(t, configMaps, ns, "shared").Object["data"].(map[string]any)
+					data := acctest.MustGet(t, configMaps, ns, "shared").Object["data"].(map[string]any)
 					if data["one"] != "1" || data["two"] != "2" || data["base"] != "1" {
 						return fmt.Errorf("data = %v", data)
 					}
@@ -368,7 +359,7 @@ resource "k8sconnect_patch" "one" {
 			{
 				Config: two,
 				Check: func(*terraform.State) error {
-					cm := mustGet(t, configMaps, ns, "shared")
+					cm := acctest.MustGet(t, configMaps, ns, "shared")
 					ms := strings.Join(managers(cm), ",")
 					if !strings.Contains(ms, twoManager) || strings.Count(ms, "k8sconnect-patch-") != 1 {
 						return fmt.Errorf("after destroying one, managers = %s; want only %s among patches", ms, twoManager)
@@ -432,7 +423,7 @@ func TestAccPatch_badInput(t *testing.T) {
 			})
 		})
 	}
-	if data := mustGet(t, configMaps, ns, "victim").Object["data"].(map[string]any); len(data) != 1 || data["a"] != "1" {
+	if data := acctest.MustGet(t, configMaps, ns, "victim").Object["data"].(map[string]any); len(data) != 1 || data["a"] != "1" {
 		t.Fatalf("bad input changed the target: %v", data)
 	}
 }

@@ -99,26 +99,6 @@ func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) tfre
 	}
 }
 
-func mustNotExist(t *testing.T, gvr schema.GroupVersionResource, ns, name string) {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if obj != nil {
-		t.Fatalf("%s %s/%s exists, but what it depends on never succeeded", gvr.Resource, ns, name)
-	}
-}
-
-func uidOf(t *testing.T, gvr schema.GroupVersionResource, ns, name string) string {
-	t.Helper()
-	obj, err := acctest.Get(t, gvr, ns, name)
-	if err != nil || obj == nil {
-		t.Fatalf("%s %s/%s is not in the cluster (err=%v)", gvr.Resource, ns, name, err)
-	}
-	return string(obj.GetUID())
-}
-
 // later runs f in the background once the object exists, playing a controller
 // that acts while the wait is waiting; the test does not end before it has.
 func later(t *testing.T, gvr schema.GroupVersionResource, ns, name string, f func(*unstructured.Unstructured) error) {
@@ -313,8 +293,8 @@ resource "k8sconnect_wait" "migrated" {
 			},
 			{
 				PreConfig: func() {
-					mustNotExist(t, configMaps, ns, "after-migration")
-					uid = uidOf(t, jobs, ns, "migrate")
+					acctest.MustNotExist(t, configMaps, ns, "after-migration")
+					uid = acctest.UID(t, jobs, ns, "migrate")
 					releaseJob(t, ns, "migrate")
 				},
 				Config: config("2m"),
@@ -327,7 +307,7 @@ resource "k8sconnect_wait" "migrated" {
 				},
 				Check: tfresource.ComposeAggregateTestCheckFunc(
 					func(*terraform.State) error {
-						if got := uidOf(t, jobs, ns, "migrate"); got != uid {
+						if got := acctest.UID(t, jobs, ns, "migrate"); got != uid {
 							return fmt.Errorf("the Job was recreated: uid %s, was %s", got, uid)
 						}
 						return nil
@@ -605,7 +585,7 @@ resource "k8sconnect_wait" "cm" {
 			{Config: waitOn(`{ field = "status..phase" }`), PlanOnly: true, ExpectError: regexp.MustCompile(`empty field name`)},
 		},
 	})
-	mustNotExist(t, configMaps, ns, "settings")
+	acctest.MustNotExist(t, configMaps, ns, "settings")
 }
 
 // An object named in resource_ref before it exists is waited for within the

@@ -119,12 +119,15 @@ func New(t testing.TB, lang Language) *Stack {
 
 // NewScenario is New for one of the example's scenario programs, which live
 // beside the main program: examples/pulumi-go/scenarios (registered by name in
-// scenarios.Programs), examples/pulumi-typescript/scenarios/<name>.ts,
-// examples/pulumi-python/scenarios/<name>.py and
-// examples/pulumi-yaml/scenarios/<name>/Pulumi.yaml. They share the main
-// program's project name, so the same config keys reach them.
+// scenarios.Programs), examples/pulumi-typescript/scenarios/<name>.ts and
+// examples/pulumi-python/scenarios/<name>.py. They share the main program's
+// project name, so the same config keys reach them. A YAML program of a test's
+// own is written by the test: see NewYAMLProgram.
 func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 	t.Helper()
+	if lang == YAML && scenario != "" {
+		t.Fatalf("pulumitest: YAML scenarios are written by the test; use NewYAMLProgram")
+	}
 	repo, err := toolchain.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +139,6 @@ func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 		example:  filepath.Join(repo, "examples", "pulumi-"+string(lang)),
 		scenario: scenario,
 		dir:      t.TempDir(),
-	}
-	if lang == YAML && scenario != "" {
-		s.example = filepath.Join(s.example, "scenarios", scenario)
 	}
 	s.env = Environ(t, s.dir)
 
@@ -218,7 +218,11 @@ func (s *Stack) Resources() (resources []string, pending int) {
 			Pending []json.RawMessage `json:"pending_operations"`
 		} `json:"deployment"`
 	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &export); err != nil {
+	start := strings.Index(out, "{")
+	if start < 0 {
+		s.t.Fatalf("pulumi stack export printed no deployment:\n%s", out)
+	}
+	if err := json.Unmarshal([]byte(out[start:]), &export); err != nil {
 		s.t.Fatalf("pulumi stack export: %v\n%s", err, out)
 	}
 	for _, r := range export.Deployment.Resources {

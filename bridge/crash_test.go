@@ -25,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
@@ -36,8 +35,6 @@ import (
 )
 
 const (
-	crashPending   = "k8sconnect.io/create-pending"
-	crashOwnedBy   = "k8sconnect.io/owned-by"
 	crashObjectTyp = "k8sconnect:index/kubernetesObject:KubernetesObject"
 	crashStack     = "crash"
 )
@@ -48,6 +45,7 @@ type pulumiCrash struct {
 	ns      string
 	name    string
 	proxy   *faultproxy.Proxy
+	obj     acctest.CrashObject // the ConfigMap, and its checks in the cluster
 	cluster *localcluster.Cluster
 	dir     string
 	env     []string
@@ -73,6 +71,7 @@ func newPulumiCrash(t *testing.T) *pulumiCrash {
 		dir:     t.TempDir(),
 		pulumi:  pulumi,
 	}
+	e.obj = acctest.CrashObject{T: t, Namespace: e.ns, Name: e.name}
 	// The plugin from this checkout and the pulumi CLI, built once per test
 	// binary; the programs here are our own.
 	e.env = pulumitest.Environ(t, e.dir)
@@ -298,103 +297,22 @@ func (e *pulumiCrash) expectPreview(want map[string]int) {
 	}
 }
 
-func (e *pulumiCrash) objects() map[string]metav1.ObjectMeta {
-	e.t.Helper()
-	list, err := acctest.Clientset(e.t).CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	out := map[string]metav1.ObjectMeta{}
-	for _, cm := range list.Items {
-		if cm.Name != "kube-root-ca.crt" {
-			out[cm.Name] = cm.ObjectMeta
-		}
-	}
-	return out
-}
-
-func names[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-// expectOrphan checks what a create cut short after its first step leaves:
-// the object alone in the namespace with the marker. It returns its UID.
-func (e *pulumiCrash) expectOrphan() string {
-	e.t.Helper()
-	objs := e.objects()
-	m, ok := objs[e.name]
-	if !ok || len(objs) != 1 {
-		e.t.Fatalf("want only ConfigMap %s in %s after the failed run, have %v", e.name, e.ns, names(objs))
-	}
-	if m.Annotations[crashPending] == "" || m.Annotations[crashPending] != m.Annotations[crashOwnedBy] {
-		e.t.Fatalf("ConfigMap %s/%s: want the pending marker equal to the owner id, have annotations %v", e.ns, e.name, m.Annotations)
-	}
-	return string(m.UID)
-}
-
-func (e *pulumiCrash) expectNoObjects() {
-	e.t.Helper()
-	if objs := e.objects(); len(objs) != 0 {
-		e.t.Fatalf("want no ConfigMap in %s, have %v", e.ns, names(objs))
-	}
-}
-
 // expectConverged checks the end of a recovering run: exactly one object,
 // with uid (when given), the greeting, our owner id and no marker; exactly
 // one KubernetesObject in state, recording that greeting; a preview with
 // nothing to do.
 func (e *pulumiCrash) expectConverged(uid, greeting string) string {
 	e.t.Helper()
-	objs := e.objects()
-	m, ok := objs[e.name]
-	if !ok || len(objs) != 1 {
-		e.t.Fatalf("want exactly ConfigMap %s in %s, have %v", e.name, e.ns, names(objs))
-	}
-	if uid != "" && string(m.UID) != uid {
-		e.t.Fatalf("ConfigMap %s/%s was replaced: UID %s, was %s", e.ns, e.name, m.UID, uid)
-	}
-	if _, pending := m.Annotations[crashPending]; pending || m.Annotations[crashOwnedBy] == "" {
-		e.t.Fatalf("ConfigMap %s/%s: want the owner id and no pending marker, have annotations %v", e.ns, e.name, m.Annotations)
-	}
-	cm, err := acctest.Clientset(e.t).CoreV1().ConfigMaps(e.ns).Get(context.Background(), e.name, metav1.GetOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if cm.Data["greeting"] != greeting {
-		e.t.Fatalf("ConfigMap %s/%s data.greeting = %q, want %q", e.ns, e.name, cm.Data["greeting"], greeting)
-	}
+	uid = e.obj.ExpectConverged(uid, greeting)
 	if g := e.stateGreeting(); g != greeting {
 		e.t.Fatalf("the stack's state has greeting %q, want %q", g, greeting)
 	}
-	if res := e.expectInState(1); res[0].Outputs["id"] != m.Annotations[crashOwnedBy] {
-		e.t.Fatalf("the state's id %v is not the object's owner id %s", res[0].Outputs["id"], m.Annotations[crashOwnedBy])
+	owner := e.obj.OwnerID()
+	if res := e.expectInState(1); res[0].Outputs["id"] != owner {
+		e.t.Fatalf("the state's id %v is not the object's owner id %s", res[0].Outputs["id"], owner)
 	}
 	e.expectPreview(map[string]int{"same": 2}) // the stack and the object
-	return string(m.UID)
-}
-
-func (e *pulumiCrash) expectHits(f *faultproxy.Fault) {
-	e.t.Helper()
-	if f.Hits() == 0 {
-		e.t.Fatalf("rule %q never acted: the test proved nothing", f.Rule())
-	}
-	e.t.Logf("rule %q acted %d time(s)", f.Rule(), f.Hits())
-}
-
-func (e *pulumiCrash) applyMarked() faultproxy.Match {
-	m := faultproxy.ApplyOf("configmaps", e.name)
-	m.Body = crashPending
-	return m
-}
-
-func (e *pulumiCrash) applyUnmarked() faultproxy.Match {
-	m := faultproxy.ApplyOf("configmaps", e.name)
-	m.NoBody = crashPending
-	return m
+	return uid
 }
 
 // 1. The connection fails before the apply reaches the server.
@@ -402,8 +320,8 @@ func TestPulumiCrash_createDroppedBeforeTheServer(t *testing.T) {
 	e := newPulumiCrash(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Drop})
 	e.mustFail(e.up("every apply dropped"), "up")
-	e.expectHits(f)
-	e.expectNoObjects()
+	acctest.ExpectActed(e.t, f)
+	e.obj.ExpectNoObjects()
 	e.expectInState(0)
 
 	f.Remove()
@@ -416,8 +334,8 @@ func TestPulumiCrash_createResponseLost(t *testing.T) {
 	e := newPulumiCrash(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	e.mustFail(e.up("every apply's response cut"), "up")
-	e.expectHits(f)
-	uid := e.expectOrphan()
+	acctest.ExpectActed(e.t, f)
+	uid := e.obj.ExpectOrphan()
 	e.expectInState(0)
 
 	f.Remove()
@@ -428,10 +346,10 @@ func TestPulumiCrash_createResponseLost(t *testing.T) {
 // 3. The first step (with the marker) succeeds, the second never gets through.
 func TestPulumiCrash_createSecondStepFails(t *testing.T) {
 	e := newPulumiCrash(t)
-	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Drop})
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyUnmarked(), Action: faultproxy.Drop})
 	e.mustFail(e.up("second step dropped"), "up")
-	e.expectHits(f)
-	uid := e.expectOrphan()
+	acctest.ExpectActed(e.t, f)
+	uid := e.obj.ExpectOrphan()
 	e.expectInState(0)
 
 	f.Remove()
@@ -445,10 +363,10 @@ func TestPulumiCrash_createSecondStepFails(t *testing.T) {
 // (ADR 0001, "cases refused") and names the pulumi import that takes it over.
 func TestPulumiCrash_createSecondStepResponseLost(t *testing.T) {
 	e := newPulumiCrash(t)
-	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Cut})
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyUnmarked(), Action: faultproxy.Cut})
 	e.mustFail(e.up("second step's response cut"), "up")
-	e.expectHits(f)
-	objs := e.objects()
+	acctest.ExpectActed(e.t, f)
+	objs := e.obj.Objects()
 	if _, ok := objs[e.name]; !ok {
 		t.Fatalf("the object is missing after the failed run: %v", objs)
 	}
@@ -471,7 +389,7 @@ func TestPulumiCrash_createSecondStepResponseLost(t *testing.T) {
 // --clear-pending-creates` clears the stale pending create.
 func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 	e := newPulumiCrash(t)
-	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyMarked(), Action: faultproxy.Pause, Times: 1})
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Pause, Times: 1})
 	cmd := e.command("up", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -521,9 +439,9 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 	}
 	t.Logf("the killed run: %v", err)
 	f.Release()
-	waitDead(t, killed)
+	faultproxy.WaitDead(t, killed)
 
-	uid := e.expectOrphan()
+	uid := e.obj.ExpectOrphan()
 	e.expectInState(0)
 	_, pending := e.export()
 	t.Logf("pending operations after the kill: %v", pending)
@@ -551,27 +469,6 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 	}
 }
 
-// waitDead waits until the killed processes are gone (reaped or zombies).
-func waitDead(t *testing.T, procs []faultproxy.Process) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, proc := range procs {
-		pid := proc.PID
-		for {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-			s := string(stat)
-			i := strings.LastIndexByte(s, ')')
-			if err != nil || i < 0 || strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d outlived SIGKILL", pid)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-}
-
 // A failed update (applied by the server, the response lost every time)
 // keeps the previous state and is no replacement; re-running converges.
 func TestPulumiCrash_updateResponseLost(t *testing.T) {
@@ -582,13 +479,13 @@ func TestPulumiCrash_updateResponseLost(t *testing.T) {
 	e.write("two")
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	e.mustFail(e.up("update, every response cut"), "up")
-	e.expectHits(f)
+	acctest.ExpectActed(e.t, f)
 	if g := e.stateGreeting(); g != "one" {
 		t.Fatalf("the failed update changed the state: greeting %q, want the previous %q", g, "one")
 	}
 	f.Remove()
 	e.expectPreview(map[string]int{"same": 1, "update": 1}) // in place, no replacement
-	if objs := e.objects(); string(objs[e.name].UID) != uid || len(objs) != 1 {
+	if objs := e.obj.Objects(); string(objs[e.name].UID) != uid || len(objs) != 1 {
 		t.Fatalf("after the failed update: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
 	}
 
@@ -608,23 +505,21 @@ func TestPulumiCrash_deleteFails(t *testing.T) {
 
 			f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.DeleteOf("configmaps", e.name), Action: action})
 			e.mustFail(e.destroy("delete "+action.String()), "destroy")
-			e.expectHits(f)
+			acctest.ExpectActed(e.t, f)
 			e.expectInState(1)
-			objs := e.objects()
+			objs := e.obj.Objects()
 			switch action {
 			case faultproxy.Drop:
 				if string(objs[e.name].UID) != uid || len(objs) != 1 {
 					t.Fatalf("after a delete that never reached the server: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
 				}
 			case faultproxy.Cut:
-				if len(objs) != 0 {
-					t.Fatalf("after a delete whose response was lost: want no ConfigMap, have %v", names(objs))
-				}
+				e.obj.ExpectNoObjects()
 			}
 
 			f.Remove()
 			e.mustSucceed(e.destroy("recovering"), "destroy")
-			e.expectNoObjects()
+			e.obj.ExpectNoObjects()
 			if res, pending := e.export(); len(res) != 0 || len(pending) != 0 {
 				t.Fatalf("after the recovering destroy: want an empty stack, have resources %v, pending %v", res, pending)
 			}

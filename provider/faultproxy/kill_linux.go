@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
+	"time"
 )
 
 // OwnGroup makes cmd start in a process group of its own, so that KillTree
@@ -114,4 +116,27 @@ func descendants(pid int) ([]int, error) {
 		out = append(out, children[out[i]]...)
 	}
 	return out, nil
+}
+
+// WaitDead waits until the processes KillTree killed are gone (reaped or
+// zombies), so that a test looks at the cluster only once nothing of the
+// killed run can still send a request.
+func WaitDead(t testing.TB, procs []Process) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, proc := range procs {
+		pid := proc.PID
+		for {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			s := string(stat)
+			i := strings.LastIndexByte(s, ')')
+			if err != nil || i < 0 || strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d outlived SIGKILL", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }

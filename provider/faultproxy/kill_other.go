@@ -5,6 +5,7 @@ package faultproxy
 import (
 	"errors"
 	"os/exec"
+	"testing"
 )
 
 // OwnGroup is a no-op here: KillTree needs Linux.
@@ -13,4 +14,10 @@ func OwnGroup(cmd *exec.Cmd) {}
 // KillTree needs /proc: Linux only.
 func KillTree(pid int) ([]Process, error) {
 	return nil, errors.New("faultproxy: KillTree is implemented on Linux only")
+}
+
+// WaitDead needs /proc: Linux only.
+func WaitDead(t testing.TB, procs []Process) {
+	t.Helper()
+	t.Fatal("faultproxy: WaitDead is implemented on Linux only")
 }

@@ -23,8 +23,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
 	"github.com/k8sconnect/k8sconnect/provider/localcluster"
@@ -32,8 +30,6 @@ import (
 )
 
 const (
-	crashPending = "k8sconnect.io/create-pending"
-	crashOwnedBy = "k8sconnect.io/owned-by"
 	crashAddress = "k8sconnect_object.cm"
 )
 
@@ -43,6 +39,7 @@ type crashEnv struct {
 	ns      string
 	name    string
 	proxy   *faultproxy.Proxy
+	obj     acctest.CrashObject // the ConfigMap, and its checks in the cluster
 	w       *acctest.Workdir
 	cluster *localcluster.Cluster
 }
@@ -58,6 +55,7 @@ func newCrashEnv(t *testing.T) *crashEnv {
 		w:       acctest.NewWorkdir(t),
 		cluster: cluster,
 	}
+	e.obj = acctest.CrashObject{T: t, Namespace: e.ns, Name: e.name}
 	e.write("one")
 	e.w.Cleanup()
 	t.Cleanup(e.proxy.Clear) // runs before the destroy registered above
@@ -91,22 +89,6 @@ resource "k8sconnect_object" "cm" {
   }
 }
 `, e.name, e.ns, greeting, e.proxy.URL, string(e.proxy.CAPEM), e.cluster.Token))
-}
-
-// applyMarked matches the first step of a create: the apply that carries the
-// pending marker.
-func (e *crashEnv) applyMarked() faultproxy.Match {
-	m := faultproxy.ApplyOf("configmaps", e.name)
-	m.Body = crashPending
-	return m
-}
-
-// applyUnmarked matches the applies without the marker: a create's second
-// step, or an update.
-func (e *crashEnv) applyUnmarked() faultproxy.Match {
-	m := faultproxy.ApplyOf("configmaps", e.name)
-	m.NoBody = crashPending
-	return m
 }
 
 // timed runs one engine command and logs how long it took.
@@ -168,72 +150,15 @@ func (e *crashEnv) stateGreeting() string {
 	return ""
 }
 
-// objects are the namespace's ConfigMaps, except the one the cluster puts in
-// every namespace.
-func (e *crashEnv) objects() map[string]metav1.ObjectMeta {
-	e.t.Helper()
-	list, err := acctest.Clientset(e.t).CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	out := map[string]metav1.ObjectMeta{}
-	for _, cm := range list.Items {
-		if cm.Name != "kube-root-ca.crt" {
-			out[cm.Name] = cm.ObjectMeta
-		}
-	}
-	return out
-}
-
-// expectOrphan checks what a create cut short after its first step leaves:
-// the object alone in the namespace, carrying the pending marker. It returns
-// the object's UID.
-func (e *crashEnv) expectOrphan() string {
-	e.t.Helper()
-	objs := e.objects()
-	m, ok := objs[e.name]
-	if !ok || len(objs) != 1 {
-		e.t.Fatalf("want only ConfigMap %s in %s after the failed run, have %v", e.name, e.ns, keys(objs))
-	}
-	if m.Annotations[crashPending] == "" || m.Annotations[crashPending] != m.Annotations[crashOwnedBy] {
-		e.t.Fatalf("ConfigMap %s/%s: want the pending marker equal to the owner id, have annotations %v", e.ns, e.name, m.Annotations)
-	}
-	return string(m.UID)
-}
-
-func (e *crashEnv) expectNoObjects() {
-	e.t.Helper()
-	if objs := e.objects(); len(objs) != 0 {
-		e.t.Fatalf("want no ConfigMap in %s, have %v", e.ns, keys(objs))
-	}
-}
-
 // expectConverged checks the end of a recovering run: exactly one object,
 // with uid (when given), the greeting, our owner id and no marker; exactly one
 // resource in state; nothing to plan.
 func (e *crashEnv) expectConverged(uid, greeting string) string {
 	e.t.Helper()
-	objs := e.objects()
-	m, ok := objs[e.name]
-	if !ok || len(objs) != 1 {
-		e.t.Fatalf("want exactly ConfigMap %s in %s, have %v", e.name, e.ns, keys(objs))
-	}
-	if uid != "" && string(m.UID) != uid {
-		e.t.Fatalf("ConfigMap %s/%s was replaced: UID %s, was %s", e.ns, e.name, m.UID, uid)
-	}
-	if _, pending := m.Annotations[crashPending]; pending || m.Annotations[crashOwnedBy] == "" {
-		e.t.Fatalf("ConfigMap %s/%s: want the owner id and no pending marker, have annotations %v", e.ns, e.name, m.Annotations)
-	}
-	cm, err := acctest.Clientset(e.t).CoreV1().ConfigMaps(e.ns).Get(context.Background(), e.name, metav1.GetOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if cm.Data["greeting"] != greeting {
-		e.t.Fatalf("ConfigMap %s/%s data.greeting = %q, want %q", e.ns, e.name, cm.Data["greeting"], greeting)
-	}
+	uid = e.obj.ExpectConverged(uid, greeting)
 	e.expectState(crashAddress)
 	e.expectEmptyPlan()
-	return string(m.UID)
+	return uid
 }
 
 func (e *crashEnv) expectEmptyPlan(args ...string) {
@@ -253,22 +178,6 @@ func (e *crashEnv) expectPlan(wantAdd, wantChange, wantRemove int) {
 	}
 }
 
-func (e *crashEnv) expectHits(f *faultproxy.Fault) {
-	e.t.Helper()
-	if f.Hits() == 0 {
-		e.t.Fatalf("rule %q never acted: the test proved nothing", f.Rule())
-	}
-	e.t.Logf("rule %q acted %d time(s)", f.Rule(), f.Hits())
-}
-
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
 // 1. The connection fails before the apply reaches the server: nothing exists,
 // nothing is in state, and the re-run is an ordinary create.
 func TestAccCrash_createDroppedBeforeTheServer(t *testing.T) {
@@ -276,8 +185,8 @@ func TestAccCrash_createDroppedBeforeTheServer(t *testing.T) {
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Drop})
 	r := e.timed("apply (every apply dropped)", e.w.Apply)
 	e.w.MustFail(r, "apply")
-	e.expectHits(f)
-	e.expectNoObjects()
+	acctest.ExpectActed(e.t, f)
+	e.obj.ExpectNoObjects()
 	e.expectState()
 
 	f.Remove()
@@ -292,8 +201,8 @@ func TestAccCrash_createResponseLost(t *testing.T) {
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	r := e.timed("apply (every apply's response cut)", e.w.Apply)
 	e.w.MustFail(r, "apply")
-	e.expectHits(f)
-	uid := e.expectOrphan()
+	acctest.ExpectActed(e.t, f)
+	uid := e.obj.ExpectOrphan()
 	e.expectState()
 
 	f.Remove()
@@ -305,11 +214,11 @@ func TestAccCrash_createResponseLost(t *testing.T) {
 // through: the re-run adopts the marked object.
 func TestAccCrash_createSecondStepFails(t *testing.T) {
 	e := newCrashEnv(t)
-	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Drop})
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyUnmarked(), Action: faultproxy.Drop})
 	r := e.timed("apply (second step dropped)", e.w.Apply)
 	e.w.MustFail(r, "apply")
-	e.expectHits(f)
-	uid := e.expectOrphan()
+	acctest.ExpectActed(e.t, f)
+	uid := e.obj.ExpectOrphan()
 	e.expectState()
 
 	f.Remove()
@@ -324,11 +233,11 @@ func TestAccCrash_createSecondStepFails(t *testing.T) {
 // over; importing and applying converges on the same object.
 func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 	e := newCrashEnv(t)
-	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Cut})
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyUnmarked(), Action: faultproxy.Cut})
 	r := e.timed("apply (second step's response cut)", e.w.Apply)
 	e.w.MustFail(r, "apply")
-	e.expectHits(f)
-	objs := e.objects()
+	acctest.ExpectActed(e.t, f)
+	objs := e.obj.Objects()
 	uid := string(objs[e.name].UID)
 	e.expectState()
 
@@ -356,7 +265,7 @@ func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 // adopts it.
 func TestAccCrash_createKilledAfterTheApply(t *testing.T) {
 	e := newCrashEnv(t)
-	f := e.proxy.Inject(faultproxy.Rule{Match: e.applyMarked(), Action: faultproxy.Pause, Times: 1})
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Pause, Times: 1})
 	cmd, out := e.startApply()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -387,9 +296,9 @@ func TestAccCrash_createKilledAfterTheApply(t *testing.T) {
 	}
 	t.Logf("the killed run: %v", err)
 	f.Release()
-	waitDead(t, killed)
+	faultproxy.WaitDead(t, killed)
 
-	uid := e.expectOrphan()
+	uid := e.obj.ExpectOrphan()
 	e.expectState()
 	e.mustSucceed(e.timed("apply (recovering)", e.w.Apply), "apply")
 	e.expectConverged(uid, "one")
@@ -438,35 +347,14 @@ func expectKilled(t *testing.T, killed []faultproxy.Process, commands ...string)
 	}
 }
 
-// waitDead waits until the killed processes are gone (reaped or zombies).
-func waitDead(t *testing.T, procs []faultproxy.Process) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, proc := range procs {
-		pid := proc.PID
-		for {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-			s := string(stat)
-			i := strings.LastIndexByte(s, ')')
-			if err != nil || i < 0 || strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d outlived SIGKILL", pid)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-}
-
 // A fault that clears within the retry window does not fail the run at all.
 func TestAccCrash_transientFaultIsRetriedWithinTheRun(t *testing.T) {
 	e := newCrashEnv(t)
-	drop := e.proxy.Inject(faultproxy.Rule{Match: e.applyMarked(), Action: faultproxy.Drop, Times: 2})
-	cut := e.proxy.Inject(faultproxy.Rule{Match: e.applyUnmarked(), Action: faultproxy.Cut, Times: 2})
+	drop := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Drop, Times: 2})
+	cut := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyUnmarked(), Action: faultproxy.Cut, Times: 2})
 	e.mustSucceed(e.timed("apply (two drops, two cuts)", e.w.Apply), "apply")
-	e.expectHits(drop)
-	e.expectHits(cut)
+	acctest.ExpectActed(e.t, drop)
+	acctest.ExpectActed(e.t, cut)
 	e.expectConverged("", "one")
 }
 
@@ -484,7 +372,7 @@ func TestAccCrash_outageShorterThanTheRetryWindowIsAbsorbed(t *testing.T) {
 		f.Remove()
 	}()
 	e.mustSucceed(e.timed("apply (applies dropped for 15 s)", e.w.Apply), "apply")
-	e.expectHits(f)
+	acctest.ExpectActed(e.t, f)
 	e.expectConverged("", "one")
 }
 
@@ -500,14 +388,14 @@ func TestAccCrash_updateResponseLost(t *testing.T) {
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	r := e.timed("apply (update, every response cut)", e.w.Apply)
 	e.w.MustFail(r, "apply")
-	e.expectHits(f)
+	acctest.ExpectActed(e.t, f)
 	e.expectState(crashAddress)
 	if g := e.stateGreeting(); g != "one" {
 		t.Fatalf("the failed update changed the state: greeting %q, want the previous %q", g, "one")
 	}
 	f.Remove()
 	e.expectPlan(0, 1, 0) // in place: no taint, no replacement
-	if objs := e.objects(); string(objs[e.name].UID) != uid || len(objs) != 1 {
+	if objs := e.obj.Objects(); string(objs[e.name].UID) != uid || len(objs) != 1 {
 		t.Fatalf("after the failed update: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
 	}
 
@@ -528,23 +416,21 @@ func TestAccCrash_deleteFails(t *testing.T) {
 			f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.DeleteOf("configmaps", e.name), Action: action})
 			r := e.timed("destroy (delete "+action.String()+")", e.w.Destroy)
 			e.w.MustFail(r, "destroy")
-			e.expectHits(f)
+			acctest.ExpectActed(e.t, f)
 			e.expectState(crashAddress)
-			objs := e.objects()
+			objs := e.obj.Objects()
 			switch action {
 			case faultproxy.Drop:
 				if string(objs[e.name].UID) != uid || len(objs) != 1 {
 					t.Fatalf("after a delete that never reached the server: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
 				}
 			case faultproxy.Cut:
-				if len(objs) != 0 {
-					t.Fatalf("after a delete whose response was lost: want no ConfigMap, have %v", keys(objs))
-				}
+				e.obj.ExpectNoObjects()
 			}
 
 			f.Remove()
 			e.mustSucceed(e.timed("destroy (recovering)", e.w.Destroy), "destroy")
-			e.expectNoObjects()
+			e.obj.ExpectNoObjects()
 			e.expectState()
 			e.expectEmptyPlan("-destroy")
 		})

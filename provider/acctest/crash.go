@@ -1,0 +1,133 @@
+package acctest
+
+import (
+	"context"
+	"sort"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// AnnotationCreatePending is the marker a crash-safe create's first step
+// writes and its second step removes (docs/adr/0001-crash-safe-create.md).
+const AnnotationCreatePending = "k8sconnect.io/create-pending"
+
+// CrashObject is the one ConfigMap a crash test creates through
+// k8sconnect_object in a namespace of its own, and the cluster-side checks
+// the crash tests of every engine make on it.
+type CrashObject struct {
+	T         testing.TB
+	Namespace string
+	Name      string
+}
+
+// ApplyMarked matches the first step of a create: the apply that carries the
+// pending marker.
+func (c CrashObject) ApplyMarked() faultproxy.Match {
+	m := faultproxy.ApplyOf("configmaps", c.Name)
+	m.Body = AnnotationCreatePending
+	return m
+}
+
+// ApplyUnmarked matches the applies without the marker: a create's second
+// step, or an update.
+func (c CrashObject) ApplyUnmarked() faultproxy.Match {
+	m := faultproxy.ApplyOf("configmaps", c.Name)
+	m.NoBody = AnnotationCreatePending
+	return m
+}
+
+// Objects are the namespace's ConfigMaps, except the one the cluster puts in
+// every namespace.
+func (c CrashObject) Objects() map[string]metav1.ObjectMeta {
+	c.T.Helper()
+	list, err := Clientset(c.T).CoreV1().ConfigMaps(c.Namespace).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	out := map[string]metav1.ObjectMeta{}
+	for _, cm := range list.Items {
+		if cm.Name != "kube-root-ca.crt" {
+			out[cm.Name] = cm.ObjectMeta
+		}
+	}
+	return out
+}
+
+// ExpectOrphan checks what a create cut short after its first step leaves:
+// the object alone in the namespace, carrying the pending marker. It returns
+// the object's UID.
+func (c CrashObject) ExpectOrphan() string {
+	c.T.Helper()
+	objs := c.Objects()
+	m, ok := objs[c.Name]
+	if !ok || len(objs) != 1 {
+		c.T.Fatalf("want only ConfigMap %s in %s after the failed run, have %v", c.Name, c.Namespace, names(objs))
+	}
+	if m.Annotations[AnnotationCreatePending] == "" || m.Annotations[AnnotationCreatePending] != m.Annotations[ssa.AnnotationOwnedBy] {
+		c.T.Fatalf("ConfigMap %s/%s: want the pending marker equal to the owner id, have annotations %v", c.Namespace, c.Name, m.Annotations)
+	}
+	return string(m.UID)
+}
+
+// ExpectNoObjects checks that a failed run left nothing in the namespace.
+func (c CrashObject) ExpectNoObjects() {
+	c.T.Helper()
+	if objs := c.Objects(); len(objs) != 0 {
+		c.T.Fatalf("want no ConfigMap in %s, have %v", c.Namespace, names(objs))
+	}
+}
+
+// ExpectConverged checks the cluster's side of a recovering run: exactly one
+// object, with uid (when given), the greeting, our owner id and no marker.
+// It returns the object's UID.
+func (c CrashObject) ExpectConverged(uid, greeting string) string {
+	c.T.Helper()
+	objs := c.Objects()
+	m, ok := objs[c.Name]
+	if !ok || len(objs) != 1 {
+		c.T.Fatalf("want exactly ConfigMap %s in %s, have %v", c.Name, c.Namespace, names(objs))
+	}
+	if uid != "" && string(m.UID) != uid {
+		c.T.Fatalf("ConfigMap %s/%s was replaced: UID %s, was %s", c.Namespace, c.Name, m.UID, uid)
+	}
+	if _, pending := m.Annotations[AnnotationCreatePending]; pending || m.Annotations[ssa.AnnotationOwnedBy] == "" {
+		c.T.Fatalf("ConfigMap %s/%s: want the owner id and no pending marker, have annotations %v", c.Namespace, c.Name, m.Annotations)
+	}
+	cm, err := Clientset(c.T).CoreV1().ConfigMaps(c.Namespace).Get(context.Background(), c.Name, metav1.GetOptions{})
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	if cm.Data["greeting"] != greeting {
+		c.T.Fatalf("ConfigMap %s/%s data.greeting = %q, want %q", c.Namespace, c.Name, cm.Data["greeting"], greeting)
+	}
+	return string(m.UID)
+}
+
+// OwnerID is the resource id the object carries in its owned-by annotation.
+func (c CrashObject) OwnerID() string {
+	c.T.Helper()
+	return c.Objects()[c.Name].Annotations[ssa.AnnotationOwnedBy]
+}
+
+// ExpectActed checks that a fault acted at least once: a crash test whose
+// fault never fired proves nothing.
+func ExpectActed(t testing.TB, f *faultproxy.Fault) {
+	t.Helper()
+	if f.Hits() == 0 {
+		t.Fatalf("rule %q never acted: the test proved nothing", f.Rule())
+	}
+	t.Logf("rule %q acted %d time(s)", f.Rule(), f.Hits())
+}
+
+func names[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,11 +25,10 @@ import (
 )
 
 var (
-	waitDeployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	waitJobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
-	waitPods        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	waitConfigMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	waitServices    = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	waitJobs       = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	waitPods       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	waitConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	waitServices   = schema.GroupVersionResource{Version: "v1", Resource: "services"}
 )
 
 const (
@@ -78,7 +76,9 @@ func TestPulumiWait_rolloutGatesDependent(t *testing.T) {
 	if got, ok := res.Outputs["status"]; ok && got != nil {
 		t.Errorf("output status = %v, want none: only field waits fill it", got)
 	}
-	waitCreatedAfterReady(t, ns, "web", "after")
+	if err := acctest.CreatedAfterAvailable(t, ns, "web", 3, "after"); err != nil {
+		t.Fatal(err)
+	}
 
 	// A finished rollout is not judged again: nothing to do.
 	res = stack.Run(pulumitest.Preview, nil)
@@ -125,7 +125,7 @@ func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
 	res = stack.Run(pulumitest.Preview, cfg)
 	expectChanges(t, res, map[string]int{"same": 2, "create": 2})
 
-	waitReleaseJob(t, ns, "migrate")
+	acctest.ReleaseJob(t, ns, "migrate")
 	res = stack.Run(pulumitest.Up, cfg)
 	expectChanges(t, res, map[string]int{"same": 2, "create": 2})
 	if got := acctest.UID(t, waitJobs, ns, "migrate"); got != uid {
@@ -155,7 +155,9 @@ func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
 	stack := pulumitest.NewScenario(t, pulumitest.Go, "wait-field")
 	// Plays the cloud controller: once the Service exists, and the Wait is
 	// surely watching, it gets a hostname.
-	waitLater(t, waitServices, ns, "lb", func() error { return waitSetLoadBalancer(t, ns, "lb", "lb-1.example.com") })
+	acctest.Later(t, waitServices, ns, "lb", 5*time.Minute, func(*unstructured.Unstructured) error {
+		return acctest.SetLoadBalancerHostname(t, ns, "lb", "lb-1.example.com")
+	})
 
 	res := stack.Run(pulumitest.Up, pulumitest.Config{
 		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
@@ -167,10 +169,12 @@ func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
 	if got := res.Outputs["hostname"]; got != "lb-1.example.com" {
 		t.Errorf("output hostname = %v, want lb-1.example.com", got)
 	}
-	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com")
+	if err := acctest.ConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com"); err != nil {
+		t.Fatal(err)
+	}
 	consumerUID := acctest.UID(t, waitConfigMaps, ns, "consumer")
 
-	if err := waitSetLoadBalancer(t, ns, "lb", "lb-2.example.com"); err != nil {
+	if err := acctest.SetLoadBalancerHostname(t, ns, "lb", "lb-2.example.com"); err != nil {
 		t.Fatal(err)
 	}
 	// Pulumi reads the cluster only on refresh: a plain preview still works
@@ -182,14 +186,18 @@ func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
 	// it, is to be updated.
 	res = stack.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst)
 	expectChanges(t, res, map[string]int{"same": 3, "update": 1})
-	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com")
+	if err := acctest.ConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com"); err != nil {
+		t.Fatal(err)
+	}
 
 	res = stack.Run(pulumitest.Up, nil, pulumitest.RefreshFirst)
 	expectChanges(t, res, map[string]int{"same": 3, "update": 1})
 	if got := res.Outputs["hostname"]; got != "lb-2.example.com" {
 		t.Errorf("output hostname = %v, want lb-2.example.com", got)
 	}
-	waitConfigMapHas(t, ns, "consumer", "hostname", "lb-2.example.com")
+	if err := acctest.ConfigMapHas(t, ns, "consumer", "hostname", "lb-2.example.com"); err != nil {
+		t.Fatal(err)
+	}
 	if got := acctest.UID(t, waitConfigMaps, ns, "consumer"); got != consumerUID {
 		t.Errorf("the consumer ConfigMap was recreated: UID %s, was %s", got, consumerUID)
 	}
@@ -224,110 +232,4 @@ func waitReleasePodsAfter(t *testing.T, ns, selector string, delay time.Duration
 			}
 		}
 	}()
-}
-
-// waitReleaseJob lets a held Job's pods run, the only release a Job allows.
-func waitReleaseJob(t *testing.T, ns, job string) {
-	t.Helper()
-	list, err := acctest.Dynamic(t).Resource(waitPods).Namespace(ns).List(context.Background(),
-		metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) == 0 {
-		t.Fatalf("Job %s has no pods to release", job)
-	}
-	for _, p := range list.Items {
-		acctest.PatchAs(t, "test", waitPods, ns, p.GetName(),
-			fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation))
-	}
-}
-
-// waitLater runs f in the background a few seconds after the object appears;
-// the test does not end before it has.
-func waitLater(t *testing.T, gvr schema.GroupVersionResource, ns, name string, f func() error) {
-	t.Helper()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	t.Cleanup(wg.Wait)
-	ri := acctest.Dynamic(t).Resource(gvr).Namespace(ns)
-	go func() {
-		defer wg.Done()
-		for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-			_, err := ri.Get(context.Background(), name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				t.Errorf("reading %s %s/%s: %v", gvr.Resource, ns, name, err)
-				return
-			}
-			time.Sleep(3 * time.Second)
-			if err := f(); err != nil {
-				t.Errorf("acting on %s %s/%s: %v", gvr.Resource, ns, name, err)
-			}
-			return
-		}
-		t.Errorf("%s %s/%s never appeared", gvr.Resource, ns, name)
-	}()
-}
-
-// waitSetLoadBalancer writes a Service's status as a cloud controller would.
-func waitSetLoadBalancer(t *testing.T, ns, name, hostname string) error {
-	ri := acctest.Dynamic(t).Resource(waitServices).Namespace(ns)
-	for attempt := 0; ; attempt++ {
-		svc, err := ri.Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		_ = unstructured.SetNestedSlice(svc.Object, []any{map[string]any{"hostname": hostname}}, "status", "loadBalancer", "ingress")
-		_, err = ri.UpdateStatus(context.Background(), svc, metav1.UpdateOptions{FieldManager: "test-cloud-controller"})
-		if !apierrors.IsConflict(err) || attempt == 5 {
-			return err
-		}
-	}
-}
-
-func waitConfigMapHas(t *testing.T, ns, name, key, want string) {
-	t.Helper()
-	cm, err := acctest.Get(t, waitConfigMaps, ns, name)
-	if err != nil || cm == nil {
-		t.Fatalf("ConfigMap %s/%s is not in the cluster (err=%v)", ns, name, err)
-	}
-	if got, _, _ := unstructured.NestedString(cm.Object, "data", key); got != want {
-		t.Fatalf("ConfigMap %s/%s data.%s = %q, want %q", ns, name, key, got, want)
-	}
-}
-
-// waitCreatedAfterReady proves the ordering: the dependent was created no
-// earlier than the moment the first Deployment had all its replicas available.
-func waitCreatedAfterReady(t *testing.T, ns, first, dependent string) {
-	t.Helper()
-	web, err := acctest.Get(t, waitDeployments, ns, first)
-	if err != nil || web == nil {
-		t.Fatalf("deployment %s: %v", first, err)
-	}
-	if ready, _, _ := unstructured.NestedInt64(web.Object, "status", "readyReplicas"); ready != 3 {
-		t.Fatalf("deployment %s has %d ready replicas, want 3", first, ready)
-	}
-	after, err := acctest.Get(t, waitDeployments, ns, dependent)
-	if err != nil || after == nil {
-		t.Fatalf("deployment %s was not created: %v", dependent, err)
-	}
-	conds, _, _ := unstructured.NestedSlice(web.Object, "status", "conditions")
-	for _, c := range conds {
-		m := c.(map[string]any)
-		if m["type"] != "Available" || m["status"] != "True" {
-			continue
-		}
-		availableAt, err := time.Parse(time.RFC3339, m["lastTransitionTime"].(string))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if created := after.GetCreationTimestamp().Time; created.Before(availableAt) {
-			t.Fatalf("%s was created at %s, before %s became available at %s", dependent, created, first, availableAt)
-		}
-		return
-	}
-	t.Fatalf("deployment %s has no Available=True condition", first)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -99,36 +98,6 @@ func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) tfre
 	}
 }
 
-// later runs f in the background once the object exists, playing a controller
-// that acts while the wait is waiting; the test does not end before it has.
-func later(t *testing.T, gvr schema.GroupVersionResource, ns, name string, f func(*unstructured.Unstructured) error) {
-	t.Helper()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	t.Cleanup(wg.Wait)
-	ri := acctest.Dynamic(t).Resource(gvr).Namespace(ns)
-	go func() {
-		defer wg.Done()
-		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-			obj, err := ri.Get(context.Background(), name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				t.Errorf("reading %s %s/%s: %v", gvr.Resource, ns, name, err)
-				return
-			}
-			// Long enough that the wait is surely watching by now.
-			time.Sleep(3 * time.Second)
-			if err := f(obj); err != nil {
-				t.Errorf("acting on %s %s/%s: %v", gvr.Resource, ns, name, err)
-			}
-			return
-		}
-		t.Errorf("%s %s/%s never appeared", gvr.Resource, ns, name)
-	}()
-}
-
 // Scenario 1: a rollout gates a second Deployment.
 func TestAccWait_deploymentRolloutGatesDependent(t *testing.T) {
 	ns := acctest.Namespace(t)
@@ -148,7 +117,7 @@ resource "k8sconnect_wait" "web" {
 			Check: tfresource.ComposeAggregateTestCheckFunc(
 				tfresource.TestCheckResourceAttr("k8sconnect_wait.web", "id", "apps/v1/Deployment/"+ns+"/web"),
 				tfresource.TestCheckNoResourceAttr("k8sconnect_wait.web", "status"),
-				createdAfterReady(t, ns, "web", "after"),
+				func(*terraform.State) error { return acctest.CreatedAfterAvailable(t, ns, "web", 3, "after") },
 			),
 		}},
 	})
@@ -223,40 +192,6 @@ spec:
       containers: [{name: app, image: nginx}]`, name, ns, replicas, name, name, annotations)
 }
 
-// createdAfterReady proves the ordering: the dependent was created no earlier
-// than the moment the first Deployment had all its replicas available.
-func createdAfterReady(t *testing.T, ns, first, dependent string) tfresource.TestCheckFunc {
-	return func(*terraform.State) error {
-		web, err := acctest.Get(t, deployments, ns, first)
-		if err != nil || web == nil {
-			return fmt.Errorf("deployment %s: %v", first, err)
-		}
-		if ready, _, _ := unstructured.NestedInt64(web.Object, "status", "readyReplicas"); ready != 3 {
-			return fmt.Errorf("deployment %s has %d ready replicas, want 3", first, ready)
-		}
-		after, err := acctest.Get(t, deployments, ns, dependent)
-		if err != nil || after == nil {
-			return fmt.Errorf("deployment %s was not created: %v", dependent, err)
-		}
-		conds, _, _ := unstructured.NestedSlice(web.Object, "status", "conditions")
-		for _, c := range conds {
-			m := c.(map[string]any)
-			if m["type"] != "Available" || m["status"] != "True" {
-				continue
-			}
-			availableAt, err := time.Parse(time.RFC3339, m["lastTransitionTime"].(string))
-			if err != nil {
-				return err
-			}
-			if created := after.GetCreationTimestamp().Time; created.Before(availableAt) {
-				return fmt.Errorf("%s was created at %s, before %s became available at %s", dependent, created, first, availableAt)
-			}
-			return nil
-		}
-		return fmt.Errorf("deployment %s has no Available=True condition", first)
-	}
-}
-
 // Scenario 2: a wait that times out fails the run and blocks its dependent,
 // but neither taints nor recreates the Job; the next apply waits on the same Job.
 func TestAccWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
@@ -295,7 +230,7 @@ resource "k8sconnect_wait" "migrated" {
 				PreConfig: func() {
 					acctest.MustNotExist(t, configMaps, ns, "after-migration")
 					uid = acctest.UID(t, jobs, ns, "migrate")
-					releaseJob(t, ns, "migrate")
+					acctest.ReleaseJob(t, ns, "migrate")
 				},
 				Config: config("2m"),
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{
@@ -317,23 +252,6 @@ resource "k8sconnect_wait" "migrated" {
 			},
 		},
 	})
-}
-
-// releaseJob lets a held Job's pods run, the only release a Job allows.
-func releaseJob(t *testing.T, ns, job string) {
-	t.Helper()
-	list, err := acctest.Dynamic(t).Resource(pods).Namespace(ns).List(context.Background(),
-		metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) == 0 {
-		t.Fatalf("Job %s has no pods to release", job)
-	}
-	for _, p := range list.Items {
-		acctest.PatchAs(t, "test", pods, ns, p.GetName(),
-			fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation))
-	}
 }
 
 // Scenario 3: a field another actor fills in later is waited for, exposed in
@@ -374,17 +292,19 @@ resource "k8sconnect_wait" "lb" {
 		Steps: []tfresource.TestStep{
 			{
 				PreConfig: func() {
-					later(t, services, ns, "lb", func(*unstructured.Unstructured) error {
-						return setLoadBalancer(t, ns, "lb", "lb-1.example.com")
+					acctest.Later(t, services, ns, "lb", 3*time.Minute, func(*unstructured.Unstructured) error {
+						return acctest.SetLoadBalancerHostname(t, ns, "lb", "lb-1.example.com")
 					})
 				},
 				Config:            config,
 				ConfigStateChecks: []statecheck.StateCheck{hostnameIs("lb-1.example.com")},
-				Check:             configMapHas(t, ns, "consumer", "hostname", "lb-1.example.com"),
+				Check: func(*terraform.State) error {
+					return acctest.ConfigMapHas(t, ns, "consumer", "hostname", "lb-1.example.com")
+				},
 			},
 			{
 				PreConfig: func() {
-					if err := setLoadBalancer(t, ns, "lb", "lb-2.example.com"); err != nil {
+					if err := acctest.SetLoadBalancerHostname(t, ns, "lb", "lb-2.example.com"); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -396,39 +316,12 @@ resource "k8sconnect_wait" "lb" {
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{hostnameIs("lb-2.example.com")},
-				Check:             configMapHas(t, ns, "consumer", "hostname", "lb-2.example.com"),
+				Check: func(*terraform.State) error {
+					return acctest.ConfigMapHas(t, ns, "consumer", "hostname", "lb-2.example.com")
+				},
 			},
 		},
 	})
-}
-
-// setLoadBalancer writes a Service's status as a cloud controller would.
-func setLoadBalancer(t *testing.T, ns, name, hostname string) error {
-	ri := acctest.Dynamic(t).Resource(services).Namespace(ns)
-	for attempt := 0; ; attempt++ {
-		svc, err := ri.Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		_ = unstructured.SetNestedSlice(svc.Object, []any{map[string]any{"hostname": hostname}}, "status", "loadBalancer", "ingress")
-		_, err = ri.UpdateStatus(context.Background(), svc, metav1.UpdateOptions{FieldManager: "test-cloud-controller"})
-		if !apierrors.IsConflict(err) || attempt == 5 {
-			return err
-		}
-	}
-}
-
-func configMapHas(t *testing.T, ns, name, key, want string) tfresource.TestCheckFunc {
-	return func(*terraform.State) error {
-		cm, err := acctest.Get(t, configMaps, ns, name)
-		if err != nil || cm == nil {
-			return fmt.Errorf("ConfigMap %s/%s is not in the cluster (err=%v)", ns, name, err)
-		}
-		if got, _, _ := unstructured.NestedString(cm.Object, "data", key); got != want {
-			return fmt.Errorf("ConfigMap %s/%s data.%s = %q, want %q", ns, name, key, got, want)
-		}
-		return nil
-	}
 }
 
 // Scenario 4: a PVC is Bound once the test, playing the provisioner, creates a
@@ -460,7 +353,7 @@ resource "k8sconnect_wait" "bound" {
 		ProtoV6ProviderFactories: factories(),
 		Steps: []tfresource.TestStep{{
 			PreConfig: func() {
-				later(t, schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, ns, "data",
+				acctest.Later(t, schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, ns, "data", 3*time.Minute,
 					func(claim *unstructured.Unstructured) error {
 						if phase, _, _ := unstructured.NestedString(claim.Object, "status", "phase"); phase == "Bound" {
 							return fmt.Errorf("the claim was Bound before any volume existed")

@@ -48,13 +48,6 @@ func patchConfig(t *testing.T, kubeContext string, extra pulumitest.Config) pulu
 	return cfg
 }
 
-func skipShort(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
-}
-
 // fieldManagers are the managers in an object's managedFields.
 func fieldManagers(obj *unstructured.Unstructured) []string {
 	var out []string
@@ -141,25 +134,6 @@ func releasedEvent(t *testing.T, ns, name, path string) bool {
 	return false
 }
 
-const awsNodeDaemonSet = `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: aws-node, namespace: %s}
-spec:
-  selector: {matchLabels: {k8s-app: aws-node}}
-  template:
-    metadata: {labels: {k8s-app: aws-node}}
-    spec:
-      tolerations: [{operator: Exists}]
-      containers:
-        - name: aws-node
-          image: amazon-k8s-cni:v1.18.0
-          env:
-            - {name: AWS_VPC_K8S_CNI_LOGLEVEL, value: DEBUG}
-            - {name: WARM_ENI_TARGET, value: "1"}
-        - name: aws-eks-nodeagent
-          image: aws-network-policy-agent:v1.1.0
-`
-
 // Scenario 1 (TypeScript): the EKS aws-node DaemonSet, in a namespace that
 // EKS made, gets proxy env vars; its other env vars and containers stay
 // EKS's, and destroy leaves the values and takes our manager away.
@@ -172,7 +146,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	t.Cleanup(func() {
 		_ = acctest.Clientset(t).CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
-	acctest.ApplyAs(t, eks, patchDaemonSets, fmt.Sprintf(awsNodeDaemonSet, ns))
+	acctest.ApplyAs(t, eks, patchDaemonSets, acctest.AWSNodeDaemonSet(ns))
 	awsNode := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDaemonSets, ns, "aws-node") }
 	const (
 		httpProxy = "spec.template.spec.containers[name=aws-node].env[name=HTTP_PROXY].value"
@@ -243,24 +217,6 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	}
 }
 
-const helmWebDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: %s, labels: {app.kubernetes.io/managed-by: Helm}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources: {limits: {cpu: 500m, memory: 256Mi}}
-        - name: sidecar
-          image: envoy:v1.30
-          resources: {limits: {cpu: 100m}}
-`
-
 // containerLimits returns the resource limits of a Deployment's containers by name.
 func containerLimits(obj *unstructured.Unstructured) map[string]map[string]any {
 	cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
@@ -278,7 +234,7 @@ func TestPulumiPatch_helmDeployment(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
 	ns := acctest.Namespace(t)
-	acctest.ApplyAs(t, "helm", patchDeployments, fmt.Sprintf(helmWebDeployment, ns))
+	acctest.ApplyAs(t, "helm", patchDeployments, acctest.HelmDeployment(ns))
 	web := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDeployments, ns, "web") }
 	const (
 		memory     = "spec.template.spec.containers[name=web].resources.limits.memory"

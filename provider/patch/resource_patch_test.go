@@ -49,25 +49,6 @@ func patchManagers(obj *unstructured.Unstructured) []string {
 	return out
 }
 
-const awsNode = `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: aws-node, namespace: kube-system}
-spec:
-  selector: {matchLabels: {k8s-app: aws-node}}
-  template:
-    metadata: {labels: {k8s-app: aws-node}}
-    spec:
-      tolerations: [{operator: Exists}]
-      containers:
-        - name: aws-node
-          image: amazon-k8s-cni:v1.18.0
-          env:
-            - {name: AWS_VPC_K8S_CNI_LOGLEVEL, value: DEBUG}
-            - {name: WARM_ENI_TARGET, value: "1"}
-        - name: aws-eks-nodeagent
-          image: aws-network-policy-agent:v1.1.0
-`
-
 func awsNodePatch(conn, noProxy string) string {
 	return fmt.Sprintf(`
 resource "k8sconnect_patch" "aws_node_proxy" {
@@ -94,7 +75,7 @@ resource "k8sconnect_patch" "aws_node_proxy" {
 
 // Scenario 1: the EKS aws-node DaemonSet, created by another manager.
 func TestAccPatch_awsNodeProxy(t *testing.T) {
-	acctest.ApplyAs(t, "eks.amazonaws.com", daemonSets, awsNode)
+	acctest.ApplyAs(t, "eks.amazonaws.com", daemonSets, acctest.AWSNodeDaemonSet("kube-system"))
 	conn := acctest.Connection(t)
 
 	resource.Test(t, resource.TestCase{
@@ -169,30 +150,10 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 	}
 }
 
-func helmDeployment(ns string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: %s, labels: {app.kubernetes.io/managed-by: Helm}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources: {limits: {cpu: 500m, memory: 256Mi}}
-        - name: sidecar
-          image: envoy:v1.30
-          resources: {limits: {cpu: 100m}}
-`, ns)
-}
-
 // Scenario 2: a Helm-made Deployment gets an annotation and new limits for one container.
 func TestAccPatch_helmDeployment(t *testing.T) {
 	ns := acctest.Namespace(t)
-	acctest.ApplyAs(t, "helm", deployments, helmDeployment(ns))
+	acctest.ApplyAs(t, "helm", deployments, acctest.HelmDeployment(ns))
 	conn := acctest.Connection(t)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),

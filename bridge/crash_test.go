@@ -53,9 +53,7 @@ type pulumiCrash struct {
 }
 
 func newPulumiCrash(t *testing.T) *pulumiCrash {
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
+	skipShort(t)
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	pulumi, err := toolchain.Path("pulumi")
@@ -531,9 +529,7 @@ func TestPulumiCrash_deleteFails(t *testing.T) {
 // server, its answer is cut. `pulumi up` fails; the next `up` finishes the
 // create under the manager the lost run left on the target.
 func TestPulumiCrash_patchResponseLost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
+	skipShort(t)
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns, name := acctest.Namespace(t), acctest.Name("crash")

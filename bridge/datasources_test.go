@@ -22,9 +22,7 @@ import (
 // Namespace, a custom resource before its CRD) and applies it CRDs first;
 // the same file reordered previews no change.
 func TestPulumiYAMLScoped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
+	skipShort(t)
 	for _, lang := range []pulumitest.Language{pulumitest.TypeScript, pulumitest.Python} {
 		t.Run(string(lang), func(t *testing.T) {
 			t.Parallel()

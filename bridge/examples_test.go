@@ -16,14 +16,21 @@ import (
 
 func TestMain(m *testing.M) { localcluster.Main(m) }
 
+// skipShort keeps the Pulumi suites out of `go test -short`, which CI does
+// not use: they build the provider plugin and run pulumi.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the provider plugin and runs pulumi: not in -short")
+	}
+}
+
 // TestExamples runs each language's quickstart (examples/pulumi-<language>: a
 // namespace and a ConfigMap "greeting" in it) through the ConfigMap's life:
 // create, preview and apply a change of its data, refresh, destroy, and checks
 // the cluster after every step. Run one language with -run 'TestExamples/<language>'.
 func TestExamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
+	skipShort(t)
 	// The contexts of the local cluster's kubeconfig: a bearer token and a
 	// client certificate. Each language uses one, so both paths are covered.
 	contexts := map[pulumitest.Language]string{

@@ -63,9 +63,7 @@ func (o objects) program(t *testing.T) string {
 
 func newObjectStack(t *testing.T, o objects) *pulumitest.Stack {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
+	skipShort(t)
 	t.Parallel()
 	return pulumitest.NewYAMLProgram(t, o.program(t))
 }

@@ -33,9 +33,7 @@ type pulumiOwnership struct {
 }
 
 func newPulumiOwnership(t *testing.T) *pulumiOwnership {
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
+	skipShort(t)
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	e := &pulumiOwnership{t: t, ns: acctest.Namespace(t), name: acctest.Name("web")}

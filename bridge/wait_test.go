@@ -36,13 +36,6 @@ const (
 	objectType = "k8sconnect:index/kubernetesObject:KubernetesObject"
 )
 
-func skipShortWait(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the provider plugin and runs pulumi: not in -short")
-	}
-}
-
 // holdPods is the podAnnotations config that keeps a scenario's pods Pending
 // until the test releases them.
 func holdPods() pulumitest.Value {
@@ -53,7 +46,7 @@ func holdPods() pulumitest.Value {
 // Scenario 1 (TypeScript): a Deployment's rollout gates a second Deployment,
 // which is created only once the first has all its replicas available.
 func TestPulumiWait_rolloutGatesDependent(t *testing.T) {
-	skipShortWait(t)
+	skipShort(t)
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)
@@ -89,7 +82,7 @@ func TestPulumiWait_rolloutGatesDependent(t *testing.T) {
 // dependent from being created, but leaves the Job alone, in the stack and in
 // the cluster; the next up waits on the very same Job and succeeds.
 func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
-	skipShortWait(t)
+	skipShort(t)
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)
@@ -148,7 +141,7 @@ func TestPulumiWait_timeoutLeavesObjectAndRetriesInPlace(t *testing.T) {
 // passed on through the Wait's status, and a later change of it reaches the
 // dependent on the next up with --refresh.
 func TestPulumiWait_fieldSetLaterFlowsToDependents(t *testing.T) {
-	skipShortWait(t)
+	skipShort(t)
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)

@@ -71,6 +71,33 @@ func (r Result) Warnings() []Diagnostic {
 	return out
 }
 
+// Errors are the diagnostics of severity error.
+func (r Result) Errors() []Diagnostic {
+	var out []Diagnostic
+	for _, d := range r.Diagnostics {
+		if d.Severity == "error" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// HasError reports an error diagnostic whose summary or detail contains every
+// one of parts.
+func (r Result) HasError(parts ...string) bool {
+	for _, d := range r.Errors() {
+		text := d.Summary + "\n" + d.Detail
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(text, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	providerBinOnce sync.Once
 	providerBinDir  string
@@ -223,4 +250,40 @@ func (w *Workdir) Cleanup() {
 			w.t.Errorf("%s destroy failed: %v\n%s", Engine(), r.Err, r.Output)
 		}
 	})
+}
+
+// StateAttribute is one top-level attribute of a resource in state, as JSON
+// text for anything but a string; "" when the resource is not in state.
+func (w *Workdir) StateAttribute(address, attr string) string {
+	w.t.Helper()
+	r := w.run("show", "-json")
+	if r.Err != nil {
+		w.t.Fatalf("%s show -json: %v\n%s", Engine(), r.Err, r.Output)
+	}
+	var doc struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string                     `json:"address"`
+					Values  map[string]json.RawMessage `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	// The engine may print a warning about development overrides first.
+	out := r.Output[max(0, strings.Index(r.Output, "{")):]
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return ""
+	}
+	for _, res := range doc.Values.RootModule.Resources {
+		if res.Address == address {
+			raw := res.Values[attr]
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				return s
+			}
+			return string(raw)
+		}
+	}
+	return ""
 }

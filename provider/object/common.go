@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,27 +104,6 @@ func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unst
 		return nil, err
 	}
 	return c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
-}
-
-// refuseExisting is Create's last check that it does not take over an object
-// that exists already; it reports whether the create may go ahead.
-func refuseExisting(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, diags *diag.Diagnostics) bool {
-	id := manifest.IdentityOf(desired)
-	if id.Namespace == "" {
-		if mapping, err := c.Mapping(id.GVK()); err == nil && mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			id.Namespace = metav1.NamespaceDefault
-		}
-	}
-	live, err := get(ctx, c, id)
-	if err != nil || live == nil {
-		return true // missing (or not yet servable: the apply waits for it)
-	}
-	if createPending(live) {
-		tflog.Info(ctx, "adopting an object whose create did not finish", map[string]any{"object": id.String()})
-		return true
-	}
-	diags.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
-	return false
 }
 
 // recallOrGet uses the copy the refresh just read, if there is one.

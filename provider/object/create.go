@@ -4,44 +4,206 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // annotationCreatePending marks an object whose create has not finished: it is
-// in no state yet. A create that finds it adopts it rather than refusing, so a
-// create cut short by a lost response or a killed process converges on re-run
-// with the same object (docs/adr/0001-crash-safe-create.md). Objects without it
-// that carry another resource's id are never adopted.
+// in no state yet. A create that finds it may take it over once the marker's
+// lease has run out (its creator is gone), so a create cut short by a lost
+// response or a killed process converges on re-run with the same object
+// (docs/adr/0001-crash-safe-create.md).
 const annotationCreatePending = "k8sconnect.io/create-pending"
 
 var pendingPath = objectpath.Path{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationCreatePending)}
 
-// create applies a new object in two steps: first with the pending marker, then
-// without it. Only an object whose marker is gone was created by a run that
-// reported success (and so is in some state).
+// createOnlyVersion is a resourceVersion no stored object can have. Sent with
+// a Server-Side Apply it makes the apply a create-only request: the server
+// creates the object when it is absent and answers 409 Conflict when any object
+// of that name exists, in one atomic step. Two resources that declare the same
+// object therefore cannot both create it, whatever the timing.
+const createOnlyVersion = "18446744073709551615"
+
+// pendingLease is how long an unfinished create's marker protects its object
+// from being taken over. A live creator removes its marker within its own retry
+// window (orderingTimeout); a marker still there after the lease belongs to a
+// run that was killed. K8SCONNECT_CREATE_PENDING_LEASE overrides it (a Go
+// duration), for API servers slow enough to need longer, and for tests.
+func pendingLease() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("K8SCONNECT_CREATE_PENDING_LEASE")); err == nil && d > 0 {
+		return d
+	}
+	return 2 * orderingTimeout
+}
+
+// claimedError is the refusal of a create whose object belongs to someone else.
+type claimedError struct{ msg string }
+
+func (e *claimedError) Error() string { return e.msg }
+
+// create makes a new object in two steps: a create-only apply that carries the
+// pending marker, then the same configuration without it, bound to the UID the
+// first step created. Only an object whose marker is gone was created by a run
+// that reported success (and so is in some state).
 func create(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, id string) (*unstructured.Unstructured, error) {
 	pending := desired.DeepCopy()
 	a := pending.GetAnnotations()
 	a[annotationCreatePending] = id
 	pending.SetAnnotations(a)
-	if _, err := applyWithOrdering(ctx, c, pending); err != nil {
+	created, err := createOnly(ctx, c, pending, id)
+	if err != nil {
 		return nil, err
 	}
-	applied, err := applyWithOrdering(ctx, c, desired)
+	final := desired.DeepCopy()
+	final.SetUID(created.GetUID())
+	final.SetNamespace(created.GetNamespace())
+	applied, err := applyWithOrdering(ctx, c, final)
+	if err != nil && connection.Unreachable(err) {
+		// Every answer was lost for the whole retry window, but the apply
+		// may have landed: if the object now is exactly what it would have
+		// made (our id, no marker, the same UID), the create is done.
+		if live, gerr := get(ctx, c, manifest.IdentityOf(final)); gerr == nil && live.GetUID() == created.GetUID() &&
+			live.GetAnnotations()[annotationOwnedBy] == id && !createPending(live) {
+			tflog.Info(ctx, "the second step's answer was lost, but reading the object shows it landed",
+				map[string]any{"object": manifest.IdentityOf(final).String()})
+			applied, err = live, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w\nThe object was created, but removing its %s marker was not confirmed. Run terraform "+
-			"apply, tofu apply or pulumi up again: while the marker is there, the same object is picked up. If the removal did land, the re-run "+
-			"says so and names the import command that takes the object over", err, annotationCreatePending)
+			"apply, tofu apply or pulumi up again: once the marker's lease (%s) has passed, the same object is "+
+			"picked up", err, annotationCreatePending, pendingLease())
 	}
 	if ns := applied.GetNamespace(); ns != "" {
 		desired.SetNamespace(ns)
 	}
 	return applied, nil
+}
+
+// createOnly performs the first step. When the object exists already it decides
+// from the live object: our own earlier attempt (its response was lost) goes
+// on; another resource's unfinished create is waited for and taken over only if
+// its lease runs out; anything else is refused.
+func createOnly(ctx context.Context, c *connection.Client, pending *unstructured.Unstructured, id string) (*unstructured.Unstructured, error) {
+	ident := manifest.IdentityOf(pending)
+	for attempt := 0; attempt < 5; attempt++ {
+		obj := pending.DeepCopy()
+		obj.SetResourceVersion(createOnlyVersion)
+		created, err := applyWithOrdering(ctx, c, obj)
+		if err == nil {
+			pending.SetNamespace(created.GetNamespace())
+			return created, nil
+		}
+		if !apierrors.IsConflict(err) {
+			return nil, err
+		}
+		ident.Namespace = obj.GetNamespace()
+		live, err := get(ctx, c, ident)
+		if apierrors.IsNotFound(err) {
+			continue // deleted since: try the create again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s exists, and reading it to see whose it is failed, so nothing was changed: %w", ident, err)
+		}
+		owner := live.GetAnnotations()[annotationOwnedBy]
+		switch {
+		case owner == id:
+			return live, nil // our own first step landed; its response was lost
+		case !createPending(live):
+			return nil, &claimedError{adoptionError(live, ident).Error()}
+		}
+		stale, err := awaitPending(ctx, c, ident, live)
+		if err != nil {
+			return nil, err
+		}
+		if stale == nil {
+			continue // finished, deleted or changed: look again
+		}
+		tflog.Info(ctx, "taking over an object whose create did not finish",
+			map[string]any{"object": ident.String(), "unfinished_id": owner})
+		// Bound to the version judged stale: if its creator finishes after
+		// all, this apply fails with a conflict and the loop looks again.
+		takeover := pending.DeepCopy()
+		takeover.SetUID(stale.GetUID())
+		takeover.SetResourceVersion(stale.GetResourceVersion())
+		taken, err := applyWithOrdering(ctx, c, takeover)
+		if err == nil {
+			return taken, nil
+		}
+		if !apierrors.IsConflict(err) && !apierrors.IsInvalid(err) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%s kept changing while k8sconnect tried to create it; another tool or resource is "+
+		"writing it. Nothing was taken over", ident)
+}
+
+// awaitPending watches an object another create left unfinished. It returns
+// the object when its marker outlived the lease unchanged (the creator is
+// gone), or nil when the object changed in the meantime (finished, deleted or
+// rewritten), for the caller to look again.
+func awaitPending(ctx context.Context, c *connection.Client, ident manifest.Identity, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	lease := pendingLease()
+	deadline := time.Now().Add(lease)
+	if at := markedAt(live); !at.IsZero() {
+		// The server's clock stamped the marker; a local clock running ahead
+		// would shorten the wait, so never wait less than a tenth of the lease.
+		deadline = at.Add(lease)
+		if floor := time.Now().Add(lease / 10); deadline.Before(floor) {
+			deadline = floor
+		}
+		if cap := time.Now().Add(lease); deadline.After(cap) {
+			deadline = cap
+		}
+	}
+	tflog.Info(ctx, "an unfinished create holds this object; waiting for it to finish or for its lease to pass",
+		map[string]any{"object": ident.String(), "unfinished_id": live.GetAnnotations()[annotationCreatePending], "until": deadline.Format(time.RFC3339)})
+	for {
+		wait := min(500*time.Millisecond, time.Until(deadline))
+		if wait <= 0 {
+			return live, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		now, err := get(ctx, c, ident)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			if connection.Unreachable(err) {
+				continue
+			}
+			return nil, err
+		}
+		if now.GetResourceVersion() != live.GetResourceVersion() {
+			return nil, nil
+		}
+	}
+}
+
+// markedAt is when our field manager last wrote the object, by the server's
+// clock: for an object with the pending marker, when the marker was set.
+func markedAt(obj *unstructured.Unstructured) time.Time {
+	var at time.Time
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == ssa.FieldManager && e.Time != nil && e.Time.After(at) {
+			at = e.Time.Time
+		}
+	}
+	return at
 }
 
 // transient reports an error that says nothing about the request's fate (the
@@ -61,4 +223,26 @@ func transient(err error) bool {
 
 func createPending(obj *unstructured.Unstructured) bool {
 	return obj.GetAnnotations()[annotationCreatePending] != ""
+}
+
+// notOurs explains an update or delete refused because the object in the
+// cluster is not the one this resource created, or "" when it is.
+func notOurs(live *unstructured.Unstructured, id, uid string) string {
+	ident := manifest.IdentityOf(live)
+	owner := live.GetAnnotations()[annotationOwnedBy]
+	var found []string
+	if uid != "" && string(live.GetUID()) != uid {
+		found = append(found, fmt.Sprintf("its UID is %s, not %s: the object this resource created was deleted and "+
+			"this one was created in its place", live.GetUID(), uid))
+	}
+	// No annotation at all is still ours when the UID matches: an imported
+	// object gets it on its first apply.
+	if owner != "" && owner != id {
+		found = append(found, fmt.Sprintf("it carries the id %s of another k8sconnect resource, not this resource's %s "+
+			"(annotation %s)", owner, id, annotationOwnedBy))
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s in the cluster is not the object this resource manages: %s.", ident, strings.Join(found, "; and "))
 }

@@ -41,6 +41,7 @@ func deleteTimeoutFor(kind string, configured types.String) time.Duration {
 // stuckError is a delete that timed out; it says what the object waits for.
 type stuckError struct {
 	id         manifest.Identity
+	uid        ktypes.UID
 	timeout    time.Duration
 	finalizers []string
 	remaining  []string // for a Namespace: what its status says is left inside
@@ -67,9 +68,19 @@ func (e *stuckError) Error() string {
 	return b.String()
 }
 
+// leftInPlaceError is a destroy that found an object that is not this
+// resource's and so deleted nothing; the resource leaves state.
+type leftInPlaceError struct{ msg string }
+
+func (e *leftInPlaceError) Error() string { return e.msg }
+
 // deleteAndWait deletes the object and waits until it is gone, so whatever
-// depends on its absence (a namespace, a CRD, a re-create) sees it gone.
-func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, timeout time.Duration) error {
+// depends on its absence (a namespace, a CRD, a re-create) sees it gone. It
+// first reads the object and asks notOurs whether it may delete it; the delete
+// is then bound to that object's UID and resourceVersion, so a different object
+// that takes its place in between is never deleted.
+func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, timeout time.Duration,
+	notOurs func(*unstructured.Unstructured) string) error {
 	mapping, err := c.Mapping(id.GVK())
 	if meta.IsNoMatchError(err) {
 		return nil // the kind itself is gone (its CRD was deleted), so is the object
@@ -79,29 +90,43 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	}
 	ri := c.Resource(mapping, id.Namespace)
 	propagation := metav1.DeletePropagationBackground
+	var uid ktypes.UID
 	// A delete is idempotent (an object already gone counts as deleted), so a
-	// request whose fate is unknown is sent again.
-	err = retry(ctx, transient, func(ctx context.Context) error {
-		err := ri.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation})
-		if apierrors.IsNotFound(err) {
-			return nil
+	// request whose fate is unknown is sent again; a precondition that fails
+	// means the object changed since it was read: read and judge it again.
+	err = retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
+		live, err := ri.Get(ctx, id.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
 		}
-		return err
+		if msg := notOurs(live); msg != "" {
+			return &leftInPlaceError{msg + " Destroy deleted nothing; the resource was removed from state."}
+		}
+		uid = live.GetUID()
+		rv := live.GetResourceVersion()
+		return ri.Delete(ctx, id.Name, metav1.DeleteOptions{
+			PropagationPolicy: &propagation,
+			Preconditions:     &metav1.Preconditions{UID: &uid, ResourceVersion: &rv},
+		})
 	})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", id, err)
+	var left *leftInPlaceError
+	if errors.As(err, &left) {
+		return err
 	}
-	last, err := waitGone(ctx, c, id, timeout)
+	if err != nil {
+		return fmt.Errorf("deleting %s: %w\n\n%s", id, err, connection.Remedy(err))
+	}
+	last, err := waitGone(ctx, c, id, uid, timeout)
 	if err == nil {
 		return nil
 	}
 	if last == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
 	}
-	stuck := &stuckError{id: id, timeout: timeout, finalizers: append([]string(nil), last.GetFinalizers()...)}
+	stuck := &stuckError{id: id, uid: uid, timeout: timeout, finalizers: append([]string(nil), last.GetFinalizers()...)}
 	sort.Strings(stuck.finalizers)
 	if id.Kind == "Namespace" {
 		conds, _, _ := unstructured.NestedSlice(last.Object, "status", "conditions")
@@ -115,8 +140,9 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	return stuck
 }
 
-// waitGone polls until the object is gone; it returns the last copy seen.
-func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, timeout time.Duration) (*unstructured.Unstructured, error) {
+// waitGone polls until the object with uid is gone (an object of the same name
+// with another UID counts as gone: ours is); it returns the last copy seen.
+func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, timeout time.Duration) (*unstructured.Unstructured, error) {
 	var last *unstructured.Unstructured
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		obj, err := get(ctx, c, id)
@@ -124,6 +150,9 @@ func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, t
 			return true, nil
 		}
 		if err == nil {
+			if obj.GetUID() != uid {
+				return true, nil
+			}
 			last = obj
 		}
 		// Anything else (a dropped connection, the client's rate limiter near
@@ -133,20 +162,23 @@ func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, t
 	return last, err
 }
 
-func removeFinalizersAndWait(ctx context.Context, c *connection.Client, id manifest.Identity) error {
+// removeFinalizersAndWait clears the finalizers of the object with uid; the
+// JSON patch tests the UID first, so it never touches another object.
+func removeFinalizersAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID) error {
 	mapping, err := c.Mapping(id.GVK())
 	if err != nil {
 		return err
 	}
-	_, err = c.Resource(mapping, id.Namespace).Patch(ctx, id.Name, ktypes.MergePatchType,
-		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{FieldManager: "k8sconnect-force-destroy"})
+	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"add","path":"/metadata/finalizers","value":[]}]`, uid)
+	_, err = c.Resource(mapping, id.Namespace).Patch(ctx, id.Name, ktypes.JSONPatchType,
+		[]byte(patch), metav1.PatchOptions{FieldManager: "k8sconnect-force-destroy"})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("force_destroy could not remove the finalizers of %s: %w", id, err)
+		return fmt.Errorf("force_destroy could not remove the finalizers of %s (UID %s): %w", id, uid, err)
 	}
-	if _, err := waitGone(ctx, c, id, time.Minute); err != nil {
+	if _, err := waitGone(ctx, c, id, uid, time.Minute); err != nil {
 		return fmt.Errorf("%s still exists a minute after its finalizers were removed: %w", id, err)
 	}
 	return nil

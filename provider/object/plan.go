@@ -69,6 +69,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		if identityChanged(prev.Identity(), id, namespace) {
 			// Terraform plans the replacement again as a create.
 			resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
+			resp.Diagnostics.AddWarning("The object will be replaced", replacementWarning(prev.Identity(), id, "its identity changed"))
 			return
 		}
 	}
@@ -78,6 +79,16 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	desired.SetNamespace(namespace.ValueString())
 	id.Namespace = namespace.ValueString()
 
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(pathConnection, "Cannot confirm which cluster this is",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
+		plan.ClusterUID = types.StringValue(cluster)
+	}
+
 	live, err := recallOrGet(ctx, c, id)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -85,7 +96,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	case meta.IsNoMatchError(err):
 		return // a CRD created in this run: known after apply
 	case err != nil:
-		resp.Diagnostics.AddError("Could not read the object at plan time", fmt.Sprintf("Reading %s: %v", id, err))
+		resp.Diagnostics.AddError("Could not read the object at plan time",
+			fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	if creating && live != nil && live.GetAnnotations()[annotationOwnedBy] == "" {
@@ -95,8 +107,37 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
 		return
 	}
-	if creating && live != nil {
-		return // a replacement: the dry run would run against the old object; known after apply
+	if creating && live != nil && !createPending(live) {
+		if c.KnownInState(identityKey(id)) == live.GetAnnotations()[annotationOwnedBy] {
+			return // a replacement: the dry run would run against the old object; known after apply
+		}
+		// Another resource's finished object (in this state or another):
+		// refused now, as Create would refuse it.
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
+		return
+	}
+	// An object with the pending marker is an unfinished create (ours, cut
+	// short, or another's in flight): the dry run below runs against it, as
+	// the takeover would; Create decides whether it may take it over.
+	if !creating {
+		c.RecordInState(identityKey(id), state.ID.ValueString())
+		switch {
+		case live == nil:
+			// Deleted outside k8sconnect and not refreshed (a plain pulumi
+			// up): the apply creates it again, under a new UID.
+			plan.UID = types.StringUnknown()
+		case notOurs(live, state.ID.ValueString(), state.UID.ValueString()) != "":
+			resp.Diagnostics.AddAttributeError(pathYAMLBody, "The object in the cluster is not this resource's",
+				notOurs(live, state.ID.ValueString(), state.UID.ValueString())+" Nothing will be changed. Refresh "+
+					"(terraform apply -refresh-only, or pulumi refresh) to see it in state, then remove one of the "+
+					"two declarations.")
+			return
+		case state.UID.IsNull():
+			plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
+		}
+		if live != nil {
+			warnHandOver(ctx, live, newlyIgnored(ctx, &state, &plan), &resp.Diagnostics)
+		}
 	}
 
 	// The id is generated at apply (Terraform plans again during apply and
@@ -145,8 +186,11 @@ func plannedNamespace(c *connection.Client, obj *unstructured.Unstructured) type
 	return types.StringValue("")
 }
 
+// identityChanged reports a change that names another object. A new version
+// of the same group and kind is not one: the server stores one object and
+// serves it under each version, so it is updated in place.
 func identityChanged(prev, next manifest.Identity, namespace types.String) bool {
-	if prev.APIVersion != next.APIVersion || prev.Kind != next.Kind || prev.Name != next.Name {
+	if prev.GVK().Group != next.GVK().Group || prev.Kind != next.Kind || prev.Name != next.Name {
 		return true
 	}
 	return !namespace.IsUnknown() && prev.Namespace != namespace.ValueString()
@@ -175,8 +219,7 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 	if field, ok := immutableField(err); ok && !creating {
 		resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
 		resp.Diagnostics.AddWarning("Immutable field changed: the object will be replaced",
-			fmt.Sprintf("The API server does not allow %s of %s to change in place, so k8sconnect will delete and "+
-				"re-create the object. If that is not what you want, revert the change.", field, id))
+			replacementWarning(id, id, fmt.Sprintf("the API server does not allow %s to change in place", field)))
 		return
 	}
 	if field, ok := undeclaredField(err); ok {

@@ -8,6 +8,7 @@
 package object
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,8 +23,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
@@ -42,6 +45,10 @@ type Resource struct {
 	verbosity ownership.Verbosity
 }
 
+func identityKey(id manifest.Identity) string {
+	return id.GVK().GroupKind().String() + "/" + id.Namespace + "/" + id.Name
+}
+
 // New returns the resource; the provider passes it a client cache in Configure.
 func New() resource.Resource { return &Resource{} }
 
@@ -56,6 +63,8 @@ type model struct {
 	DeleteTimeout          types.String `tfsdk:"delete_timeout"`
 	DeleteProtection       types.Bool   `tfsdk:"delete_protection"`
 	ForceDestroy           types.Bool   `tfsdk:"force_destroy"`
+	UID                    types.String `tfsdk:"uid"`
+	ClusterUID             types.String `tfsdk:"cluster_uid"`
 }
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -100,6 +109,21 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"The controllers behind those finalizers do not get to clean up: use with care.",
 				Optional: true,
 			},
+			"uid": schema.StringAttribute{
+				Description: "The UID the API server gave the object when this resource created (or imported) it. " +
+					"Update, refresh and destroy act only on the object with this UID: an object deleted and " +
+					"re-created by someone else under the same name is never changed or deleted.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"cluster_uid": schema.StringAttribute{
+				Description: "The UID of the kube-system namespace of the cluster the object was created in: the " +
+					"cluster's identity. When cluster_connection later reaches another cluster (a switched context, " +
+					"an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. " +
+					"Empty when the credentials may not read kube-system.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"resource_ref": resourceref.Attribute(connection.Computed,
 				"The object's identity and connection, for k8sconnect_wait.resource_ref."),
@@ -143,26 +167,30 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if plan.ID.IsUnknown() {
 		plan.ID = types.StringValue(newID())
 	}
-	r.applyAndRecord(ctx, &plan, true, resp.Private, &resp.Diagnostics)
+	r.applyAndRecord(ctx, &plan, nil, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan model
+	var plan, prior model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyAndRecord(ctx, &plan, false, resp.Private, &resp.Diagnostics)
+	r.applyAndRecord(ctx, &plan, &prior, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
 // Read refreshes the projection from the live object, so external changes to
-// fields we own show as a diff on the next plan.
+// fields we own show as a diff on the next plan. It forgets the object only on
+// a definite answer that it is gone: NotFound, a kind the cluster no longer
+// serves, or an object of the same name with another UID. Refused credentials,
+// server errors and broken connections keep state and warn.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -175,16 +203,57 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if !ok {
 		return
 	}
-	live, err := get(ctx, c, ref.Identity())
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+	id := ref.Identity()
+	keep := func(err error) {
+		resp.Diagnostics.AddWarning("Could not refresh "+id.String()+"; state kept as it was",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+	}
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String())
+	var other *connection.OtherClusterError
+	switch {
+	case errors.As(err, &other):
+		resp.Diagnostics.AddAttributeError(pathConnection, "The connection reaches another cluster", err.Error())
+		return
+	case err != nil:
+		keep(err)
+		return
+	}
+	live, err := get(ctx, c, id)
+	switch {
+	case apierrors.IsNotFound(err):
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", ref.Identity(), err))
+	case meta.IsNoMatchError(err):
+		gone, derr := c.KindGone(id.GVK())
+		if gone {
+			resp.State.RemoveResource(ctx)
+		} else {
+			keep(cmp.Or(derr, err))
+		}
+		return
+	case err != nil && connection.Unreachable(err):
+		keep(err)
+		return
+	case err != nil:
+		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", id, err))
 		return
 	}
+	if msg := notOurs(live, state.ID.ValueString(), state.UID.ValueString()); msg != "" {
+		if !state.UID.IsNull() && string(live.GetUID()) != state.UID.ValueString() {
+			// The object this resource created is gone; the one in its place
+			// belongs to someone else and is left alone.
+			resp.Diagnostics.AddWarning("The object was replaced by someone else", msg+
+				" This resource no longer has an object: the next plan proposes to create it, and the create "+
+				"refuses while the other object exists. Rename or remove one of the two.")
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.AddWarning("Another k8sconnect resource claims this object", msg+
+			" Two resources now manage one object and will undo each other's changes. Remove one of them "+
+			"(terraform state rm, tofu state rm or pulumi state delete).")
+	}
 	c.Remember(live)
+	c.RecordInState(identityKey(id), state.ID.ValueString())
 	ignore, _ := ignorePaths(ctx, state.IgnoreFields, &resp.Diagnostics)
 	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
 	if err != nil {
@@ -196,9 +265,16 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	resp.Diagnostics.Append(into(ctx, obs, &state)...)
+	state.UID = types.StringValue(string(live.GetUID()))
+	if state.ClusterUID.IsNull() || state.ClusterUID.IsUnknown() {
+		state.ClusterUID = types.StringValue(cluster)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
+// Delete deletes the object this resource created and nothing else: the
+// object must carry this resource's id and UID, and the delete is bound to that
+// UID, so an object someone re-created under the same name survives.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -217,12 +293,23 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 			fmt.Sprintf("%s has delete_protection = true. Set it to false and apply, then destroy (or replace) it.", id))
 		return
 	}
+	if _, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String()); err != nil {
+		resp.Diagnostics.AddError("Delete refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
 	timeout := deleteTimeoutFor(id.Kind, state.DeleteTimeout)
-	err := deleteAndWait(ctx, c, id, timeout)
+	err := deleteAndWait(ctx, c, id, timeout, func(live *unstructured.Unstructured) string {
+		return notOurs(live, state.ID.ValueString(), state.UID.ValueString())
+	})
 	var stuck *stuckError
-	if errors.As(err, &stuck) && state.ForceDestroy.ValueBool() {
+	var left *leftInPlaceError
+	switch {
+	case errors.As(err, &left):
+		resp.Diagnostics.AddWarning("Left in place: not this resource's object", left.Error())
+		return
+	case errors.As(err, &stuck) && state.ForceDestroy.ValueBool():
 		tflog.Warn(ctx, "force_destroy: removing finalizers", map[string]any{"object": id.String(), "finalizers": stuck.finalizers})
-		err = removeFinalizersAndWait(ctx, c, id)
+		err = removeFinalizersAndWait(ctx, c, id, stuck.uid)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Delete failed", err.Error())

@@ -2,13 +2,21 @@ package object
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -36,8 +44,8 @@ func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnost
 }
 
 // applyAndRecord applies plan's object and fills the computed attributes from
-// what the server stored.
-func (r *Resource) applyAndRecord(ctx context.Context, plan *model, creating bool, private privatestate.Writer, diags *diag.Diagnostics) {
+// what the server stored. prior is the state before an update, nil on create.
+func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, private privatestate.Writer, diags *diag.Diagnostics) {
 	desired, ignore := desiredFromConfig(ctx, *plan, diags)
 	if diags.HasError() {
 		return
@@ -46,18 +54,38 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan *model, creating boo
 	if !ok {
 		return
 	}
-	if creating && !refuseExisting(ctx, c, desired, diags) {
+	ident := manifest.IdentityOf(desired)
+	recorded := ""
+	if prior != nil {
+		recorded = prior.ClusterUID.ValueString()
+	}
+	cluster, err := c.CheckCluster(ctx, recorded, ident.String())
+	if err != nil {
+		diags.AddAttributeError(pathConnection, "Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}
 	setOwnedBy(desired, plan.ID.ValueString())
 	var applied *unstructured.Unstructured
-	var err error
-	if creating {
+	// An update whose plan found no object (deleted outside k8sconnect, and
+	// the engine did not refresh) creates it again, with the same checks as
+	// any create.
+	if prior == nil || plan.UID.IsUnknown() {
 		applied, err = create(ctx, c, desired, plan.ID.ValueString())
 	} else {
+		if err := handOver(ctx, c, desired, prior.UID.ValueString(), newlyIgnored(ctx, prior, plan)); err != nil {
+			diags.AddError("Could not hand over the newly ignored fields", err.Error())
+			return
+		}
+		desired.SetUID(ktypes.UID(prior.UID.ValueString()))
 		applied, err = applyWithOrdering(ctx, c, desired)
+		err = explainUIDMismatch(err, ident, prior.UID.ValueString())
 	}
-	if err != nil {
+	var claimed *claimedError
+	switch {
+	case errors.As(err, &claimed):
+		diags.AddAttributeError(pathYAMLBody, "Object already exists", err.Error())
+		return
+	case err != nil:
 		diags.AddError("Apply failed", err.Error())
 		return
 	}
@@ -72,11 +100,100 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan *model, creating boo
 		// The server stored something other than its dry run predicted (a
 		// webhook that is not deterministic). Terraform requires the planned
 		// value; the next refresh shows the difference as drift.
-		tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": manifest.IdentityOf(desired).String()})
+		tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": ident.String()})
 		plan.ManagedStateProjection = planned
+	}
+	plan.UID = types.StringValue(string(applied.GetUID()))
+	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
+		plan.ClusterUID = types.StringValue(cluster)
 	}
 	ref, d := resourceref.Value(ctx, manifest.IdentityOf(desired), types.StringValue(desired.GetNamespace()), plan.ClusterConnection)
 	diags.Append(d...)
 	plan.ResourceRef = ref
 	diags.Append(ownership.Record(ctx, private, obs)...)
+}
+
+// explainUIDMismatch turns the server's answer to an update bound to a UID
+// into what happened to the object.
+func explainUIDMismatch(err error, ident manifest.Identity, uid string) error {
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "no existing object was found"):
+		return fmt.Errorf("%s (UID %s) was deleted after the plan was made, so nothing was applied. Run the plan "+
+			"again: it proposes to create the object anew", ident, uid)
+	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), "metadata.uid"):
+		return fmt.Errorf("%s in the cluster is no longer the object this resource created (UID %s): it was "+
+			"deleted and re-created by someone else after the plan was made. Nothing was applied; the next refresh "+
+			"removes this resource from state and leaves the other object alone", ident, uid)
+	}
+	return err
+}
+
+// newlyIgnored lists the ignore_fields entries an update adds.
+func newlyIgnored(ctx context.Context, prior, plan *model) []objectpath.Path {
+	var diags diag.Diagnostics
+	before, _ := ignorePaths(ctx, prior.IgnoreFields, &diags)
+	after, _ := ignorePaths(ctx, plan.IgnoreFields, &diags)
+	seen := map[string]bool{}
+	for _, p := range before {
+		seen[p.String()] = true
+	}
+	var out []objectpath.Path
+	for _, p := range after {
+		if !seen[p.String()] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// handOver releases our ownership of fields newly listed in ignore_fields
+// before the apply that leaves them out. Server-Side Apply deletes a field
+// that its only manager stops applying; released first, the field keeps its
+// value and belongs to no one until another manager (an HPA, kubectl) writes it.
+func handOver(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, uid string, paths []objectpath.Path) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	ident := manifest.IdentityOf(desired)
+	mapping, err := c.Mapping(ident.GVK())
+	if err != nil {
+		return err
+	}
+	ri := c.Resource(mapping, ident.Namespace)
+	return retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
+		live, err := ri.Get(ctx, ident.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil // the apply that follows says what happened
+		}
+		if err != nil {
+			return err
+		}
+		if uid != "" && string(live.GetUID()) != uid {
+			return nil
+		}
+		entries, released, err := managedfields.Release(live, ssa.FieldManager, func(fp fieldpath.Path) bool {
+			return underAny(objectpath.FromFieldPath(fp), paths)
+		})
+		if err != nil || released == 0 {
+			return err
+		}
+		body, err := managedfields.WriteBody(entries, live.GetResourceVersion())
+		if err != nil {
+			return err
+		}
+		tflog.Info(ctx, "handing over newly ignored fields", map[string]any{"object": ident.String(), "fields": released})
+		_, err = ri.Patch(ctx, ident.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: ssa.FieldManager})
+		return err
+	})
+}
+
+func underAny(p objectpath.Path, prefixes []objectpath.Path) bool {
+	for _, x := range prefixes {
+		if p.HasPrefix(x) {
+			return true
+		}
+	}
+	return false
 }

@@ -96,7 +96,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return // may be created in this run; an error at apply if it is still missing
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v", target, err))
+		resp.Diagnostics.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v\n\n%s", target, err, connection.Remedy(err)))
 		return
 	}
 	if err := selfPatchError(live, target); err != nil {
@@ -106,13 +106,23 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 
 	manager := FieldManager(plan.ID.ValueString())
 	dry, err := send(ctx, c, target, ct, manager, true)
-	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) {
+	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) && patchRefused(err) {
 		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
-		// cannot apply twice. An unchanged patch that no longer applies has
-		// taken effect already, so there is nothing to do; a changed one that
-		// does not apply is an error below.
-		tflog.Debug(ctx, "unchanged json_patch does not apply again; planning no change", map[string]any{"target": target.String(), "error": err.Error()})
-		plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
+		// cannot apply twice. An unchanged patch that the server refuses as
+		// not applicable plans no change only when the live object shows
+		// every operation's effect; anything else (drift, a 403, a 5xx) is
+		// an error below, never silence.
+		if effectInPlace(live, ct.body) {
+			tflog.Debug(ctx, "unchanged json_patch has taken effect and does not apply again; planning no change",
+				map[string]any{"target": target.String()})
+			plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
+			return
+		}
+		resp.Diagnostics.AddAttributeError(contentPath(plan), "The json_patch no longer applies, and its effect is gone",
+			fmt.Sprintf("The server refuses the unchanged json_patch on %s, and the live object no longer shows what it "+
+				"did (someone changed the patched fields since):\n\n%s\n\nJSON Patch operations such as remove and "+
+				"move cannot be applied twice. Edit the json_patch to reach the state you want from the object as it "+
+				"is now, or use patch (strategic merge) or merge_patch, which can be re-applied.", target, rejection(err, ct, live)))
 		return
 	}
 	var predicted projection.Projection
@@ -143,7 +153,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	rivals, err := rivalPatches(live, manager, predicted)
-	if err == nil && len(rivals) > 0 {
+	if err != nil {
+		// Fail closed: a record that cannot be read cannot show there is no rival.
+		resp.Diagnostics.AddError("Could not check for rival patches", fmt.Sprintf("Reading the field ownership of %s: %v", target, err))
+		return
+	}
+	if len(rivals) > 0 {
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "Another k8sconnect_patch owns these fields", rivalMessage(target.String(), rivals))
 		return
 	}

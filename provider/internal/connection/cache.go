@@ -24,10 +24,14 @@ import (
 
 // Client is everything a resource needs to talk to one cluster.
 type Client struct {
+	// Host is the API server's address, for messages.
+	Host      string
 	Dynamic   dynamic.Interface
 	Discovery discovery.CachedDiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 	recent    recentObjects
+	identity  clusterIdentity
+	inState   sync.Map
 }
 
 // Mapping resolves a kind to its resource and scope. Discovery is cached for the
@@ -104,7 +108,7 @@ func newClient(cfg *rest.Config) (*Client, error) {
 		return nil, fmt.Errorf("building discovery client: %w", err)
 	}
 	cached := memory.NewMemCacheClient(disco)
-	return &Client{Dynamic: dyn, Discovery: cached, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}, nil
+	return &Client{Host: cfg.Host, Dynamic: dyn, Discovery: cached, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}, nil
 }
 
 // cacheKey hashes every field, so credentials are compared without being kept

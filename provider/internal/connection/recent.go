@@ -49,3 +49,16 @@ func (c *Client) Recall(apiVersion, kind, namespace, name string) (*unstructured
 	}
 	return r.obj, true
 }
+
+// RecordInState notes that the resource with id holds the object key in its
+// state. Terraform plans a replacement's create while the old object still
+// exists; KnownInState tells that old object, the resource's own, from
+// another resource's object of the same name.
+func (c *Client) RecordInState(key, id string) { c.inState.Store(key, id) }
+
+// KnownInState is the id RecordInState noted for key, or "".
+func (c *Client) KnownInState(key string) string {
+	v, _ := c.inState.Load(key)
+	s, _ := v.(string)
+	return s
+}

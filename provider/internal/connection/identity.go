@@ -1,0 +1,135 @@
+package connection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// clusterIdentity caches the answer of ClusterUID for the life of a Client.
+type clusterIdentity struct {
+	mu  sync.Mutex
+	uid string
+	ok  bool
+}
+
+// ClusterUID names the cluster this client reaches: the UID of its kube-system
+// namespace, which is created once with the cluster and never changes. A
+// kubeconfig can point at another cluster under the same server name (a new
+// cluster behind an old DNS name, a switched context), so the server address
+// cannot tell clusters apart; this UID can.
+//
+// When the credentials may not read kube-system (403), the cluster cannot be
+// named and ClusterUID returns "" without an error: callers then skip the
+// comparison rather than refuse every plan. Any other failure is an error and
+// is not cached, so a later call tries again.
+func (c *Client) ClusterUID(ctx context.Context) (string, error) {
+	c.identity.mu.Lock()
+	defer c.identity.mu.Unlock()
+	if c.identity.ok {
+		return c.identity.uid, nil
+	}
+	ns, err := c.Dynamic.Resource(namespaces).Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+		c.identity.uid, c.identity.ok = "", true
+	case err != nil:
+		return "", fmt.Errorf("identifying the cluster (reading namespace kube-system): %w", err)
+	default:
+		c.identity.uid, c.identity.ok = string(ns.GetUID()), true
+	}
+	return c.identity.uid, nil
+}
+
+// Unreachable reports an error that says nothing about whether an object
+// exists: the credentials were refused, the server failed or did not answer.
+// Such an error must never be read as "the object is gone".
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true // no answer from the server at all
+	}
+	code := status.Status().Code
+	return code == http.StatusUnauthorized || code == http.StatusForbidden || code >= 500 ||
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+}
+
+// Remedy says what a user can do about an error from the cluster, or "" when
+// the error speaks for itself.
+func Remedy(err error) string {
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return "The cluster refused the credentials (401 Unauthorized): a token or client certificate has " +
+			"probably expired. Renew it (for example log in again, or refresh the kubeconfig) and run again."
+	case apierrors.IsForbidden(err):
+		return "The credentials are valid but not allowed to do this (403 Forbidden). Check the RBAC rules " +
+			"for this user, or use a context with more rights."
+	case err != nil && Unreachable(err):
+		return "The cluster did not answer as expected (a server error, a timeout or a broken connection). " +
+			"Nothing was decided from this answer; run again when the cluster is reachable."
+	}
+	return ""
+}
+
+// KindGone reports whether the cluster definitely no longer serves gvk: its
+// group version is unknown to the server (404), or served without that kind.
+// A failed or partial discovery is an error, never "gone", so an aggregated API
+// that is briefly down does not make objects drop out of state.
+func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
+	c.mapper.Reset()
+	list, err := c.Discovery.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("discovering %s: %w", gvk.GroupVersion(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Kind == gvk.Kind {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// OtherClusterError is a connection that now reaches a different cluster from
+// the one an object was created in.
+type OtherClusterError struct {
+	Object             string
+	Recorded, Reaching string
+	Host               string
+}
+
+func (e *OtherClusterError) Error() string {
+	return fmt.Sprintf("cluster_connection now reaches a different cluster. %s was created in the cluster whose "+
+		"kube-system namespace has UID %s, but the connection (server %s) reaches the cluster whose kube-system "+
+		"namespace has UID %s. k8sconnect neither forgets the object nor plans a create in the other cluster. "+
+		"If the kubeconfig context or file was switched by mistake, switch it back. If the object really lives "+
+		"in the new cluster now, remove it from state (terraform state rm, tofu state rm or pulumi state delete) "+
+		"and import it there.", e.Object, e.Recorded, e.Host, e.Reaching)
+}
+
+// CheckCluster compares the cluster c reaches with recorded, the identity
+// stored when the object was created. It returns the identity c reaches
+// ("" when it cannot be read), and an *OtherClusterError when they differ.
+func (c *Client) CheckCluster(ctx context.Context, recorded, object string) (string, error) {
+	now, err := c.ClusterUID(ctx)
+	if err != nil {
+		return "", err
+	}
+	if recorded != "" && now != "" && recorded != now {
+		return now, &OtherClusterError{Object: object, Recorded: recorded, Reaching: now, Host: c.Host}
+	}
+	return now, nil
+}

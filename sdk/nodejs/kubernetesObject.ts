@@ -39,6 +39,10 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
     /**
+     * The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+     */
+    declare public /*out*/ readonly clusterUid: pulumi.Output<string>;
+    /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
     declare public readonly deleteProtection: pulumi.Output<boolean | undefined>;
@@ -67,6 +71,10 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly resourceRef: pulumi.Output<outputs.ResourceRef>;
     /**
+     * The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+     */
+    declare public /*out*/ readonly uid: pulumi.Output<string>;
+    /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */
     declare public readonly yamlBody: pulumi.Output<string>;
@@ -85,6 +93,7 @@ export class KubernetesObject extends pulumi.CustomResource {
         if (opts.id) {
             const state = argsOrState as KubernetesObjectState | undefined;
             resourceInputs["clusterConnection"] = state?.clusterConnection;
+            resourceInputs["clusterUid"] = state?.clusterUid;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["deleteTimeout"] = state?.deleteTimeout;
             resourceInputs["fieldOwnership"] = state?.fieldOwnership;
@@ -92,6 +101,7 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["managedStateProjection"] = state?.managedStateProjection;
             resourceInputs["resourceRef"] = state?.resourceRef;
+            resourceInputs["uid"] = state?.uid;
             resourceInputs["yamlBody"] = state?.yamlBody;
         } else {
             const args = argsOrState as KubernetesObjectArgs | undefined;
@@ -107,9 +117,11 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["forceDestroy"] = args?.forceDestroy;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["yamlBody"] = args?.yamlBody;
+            resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["fieldOwnership"] = undefined /*out*/;
             resourceInputs["managedStateProjection"] = undefined /*out*/;
             resourceInputs["resourceRef"] = undefined /*out*/;
+            resourceInputs["uid"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(KubernetesObject.__pulumiType, name, resourceInputs, opts);
@@ -124,6 +136,10 @@ export interface KubernetesObjectState {
      * How to reach the cluster.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
+    /**
+     * The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+     */
+    clusterUid?: pulumi.Input<string | undefined>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
@@ -152,6 +168,10 @@ export interface KubernetesObjectState {
      * The object's identity and connection, for k8sconnect_wait.resource_ref.
      */
     resourceRef?: pulumi.Input<inputs.ResourceRef | undefined>;
+    /**
+     * The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+     */
+    uid?: pulumi.Input<string | undefined>;
     /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */

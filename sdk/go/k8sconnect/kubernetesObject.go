@@ -17,6 +17,8 @@ type KubernetesObject struct {
 
 	// How to reach the cluster.
 	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
+	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrOutput `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -31,6 +33,8 @@ type KubernetesObject struct {
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
+	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+	Uid pulumi.StringOutput `pulumi:"uid"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
 }
@@ -73,6 +77,8 @@ func GetKubernetesObject(ctx *pulumi.Context,
 type kubernetesObjectState struct {
 	// How to reach the cluster.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+	ClusterUid *string `pulumi:"clusterUid"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -87,6 +93,8 @@ type kubernetesObjectState struct {
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
+	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+	Uid *string `pulumi:"uid"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody *string `pulumi:"yamlBody"`
 }
@@ -94,6 +102,8 @@ type kubernetesObjectState struct {
 type KubernetesObjectState struct {
 	// How to reach the cluster.
 	ClusterConnection ClusterConnectionPtrInput
+	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+	ClusterUid pulumi.StringPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -108,6 +118,8 @@ type KubernetesObjectState struct {
 	ManagedStateProjection pulumi.StringMapInput
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefPtrInput
+	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+	Uid pulumi.StringPtrInput
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringPtrInput
 }
@@ -239,6 +251,11 @@ func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionOutput {
 	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
 }
 
+// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+func (o KubernetesObjectOutput) ClusterUid() pulumi.StringOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.ClusterUid }).(pulumi.StringOutput)
+}
+
 // Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 func (o KubernetesObjectOutput) DeleteProtection() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.BoolPtrOutput { return v.DeleteProtection }).(pulumi.BoolPtrOutput)
@@ -272,6 +289,11 @@ func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput 
 // The object's identity and connection, for k8sconnect_wait.resource_ref.
 func (o KubernetesObjectOutput) ResourceRef() ResourceRefOutput {
 	return o.ApplyT(func(v *KubernetesObject) ResourceRefOutput { return v.ResourceRef }).(ResourceRefOutput)
+}
+
+// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+func (o KubernetesObjectOutput) Uid() pulumi.StringOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
 // The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.

@@ -125,6 +125,7 @@ class KubernetesObjectArgs:
 class _KubernetesObjectState:
     def __init__(__self__, *,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
+                 cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
@@ -132,11 +133,13 @@ class _KubernetesObjectState:
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  managed_state_projection: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  resource_ref: pulumi.Input[Optional['ResourceRefArgs']] = None,
+                 uid: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
         """
         Input properties used for looking up and filtering KubernetesObject resources.
 
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
@@ -144,10 +147,13 @@ class _KubernetesObjectState:
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
+        :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
         :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
         """
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
+        if cluster_uid is not None:
+            pulumi.set(__self__, "cluster_uid", cluster_uid)
         if delete_protection is not None:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if delete_timeout is not None:
@@ -162,6 +168,8 @@ class _KubernetesObjectState:
             pulumi.set(__self__, "managed_state_projection", managed_state_projection)
         if resource_ref is not None:
             pulumi.set(__self__, "resource_ref", resource_ref)
+        if uid is not None:
+            pulumi.set(__self__, "uid", uid)
         if yaml_body is not None:
             pulumi.set(__self__, "yaml_body", yaml_body)
 
@@ -176,6 +184,18 @@ class _KubernetesObjectState:
     @cluster_connection.setter
     def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
         pulumi.set(self, "cluster_connection", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterUid")
+    def cluster_uid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+        """
+        return pulumi.get(self, "cluster_uid")
+
+    @cluster_uid.setter
+    def cluster_uid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cluster_uid", value)
 
     @_builtins.property
     @pulumi.getter(name="deleteProtection")
@@ -260,6 +280,18 @@ class _KubernetesObjectState:
     @resource_ref.setter
     def resource_ref(self, value: pulumi.Input[Optional['ResourceRefArgs']]):
         pulumi.set(self, "resource_ref", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def uid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+        """
+        return pulumi.get(self, "uid")
+
+    @uid.setter
+    def uid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "uid", value)
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
@@ -348,9 +380,11 @@ class KubernetesObject(pulumi.CustomResource):
             if yaml_body is None and not opts.urn:
                 raise TypeError("Missing required property 'yaml_body'")
             __props__.__dict__["yaml_body"] = yaml_body
+            __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["field_ownership"] = None
             __props__.__dict__["managed_state_projection"] = None
             __props__.__dict__["resource_ref"] = None
+            __props__.__dict__["uid"] = None
         super(KubernetesObject, __self__).__init__(
             'k8sconnect:index/kubernetesObject:KubernetesObject',
             resource_name,
@@ -362,6 +396,7 @@ class KubernetesObject(pulumi.CustomResource):
             id: pulumi.Input[str],
             opts: Optional[pulumi.ResourceOptions] = None,
             cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
+            cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
             field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
@@ -369,6 +404,7 @@ class KubernetesObject(pulumi.CustomResource):
             ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             managed_state_projection: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
             resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
+            uid: pulumi.Input[Optional[_builtins.str]] = None,
             yaml_body: pulumi.Input[Optional[_builtins.str]] = None) -> 'KubernetesObject':
         """
         Get an existing KubernetesObject resource's state with the given name, id, and optional extra
@@ -378,6 +414,7 @@ class KubernetesObject(pulumi.CustomResource):
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
@@ -385,6 +422,7 @@ class KubernetesObject(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
+        :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
         :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
@@ -392,6 +430,7 @@ class KubernetesObject(pulumi.CustomResource):
         __props__ = _KubernetesObjectState.__new__(_KubernetesObjectState)
 
         __props__.__dict__["cluster_connection"] = cluster_connection
+        __props__.__dict__["cluster_uid"] = cluster_uid
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["delete_timeout"] = delete_timeout
         __props__.__dict__["field_ownership"] = field_ownership
@@ -399,6 +438,7 @@ class KubernetesObject(pulumi.CustomResource):
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["managed_state_projection"] = managed_state_projection
         __props__.__dict__["resource_ref"] = resource_ref
+        __props__.__dict__["uid"] = uid
         __props__.__dict__["yaml_body"] = yaml_body
         return KubernetesObject(resource_name, opts=opts, __props__=__props__)
 
@@ -409,6 +449,14 @@ class KubernetesObject(pulumi.CustomResource):
         How to reach the cluster.
         """
         return pulumi.get(self, "cluster_connection")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterUid")
+    def cluster_uid(self) -> pulumi.Output[_builtins.str]:
+        """
+        The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+        """
+        return pulumi.get(self, "cluster_uid")
 
     @_builtins.property
     @pulumi.getter(name="deleteProtection")
@@ -465,6 +513,14 @@ class KubernetesObject(pulumi.CustomResource):
         The object's identity and connection, for k8sconnect_wait.resource_ref.
         """
         return pulumi.get(self, "resource_ref")
+
+    @_builtins.property
+    @pulumi.getter
+    def uid(self) -> pulumi.Output[_builtins.str]:
+        """
+        The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
+        """
+        return pulumi.get(self, "uid")
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -22,12 +23,21 @@ import (
 
 // send sends the patch to the target under manager; with dryRun the server
 // computes the result without storing it, for every patch type.
-func send(ctx context.Context, c *connection.Client, target manifest.Identity, ct *content, manager string, dryRun bool) (*unstructured.Unstructured, error) {
+//
+// A non-empty resourceVersion binds the patch to that version of the target:
+// the server refuses it if the target changed since it was read.
+func send(ctx context.Context, c *connection.Client, target manifest.Identity, ct *content, manager string, dryRun bool,
+	resourceVersion string) (*unstructured.Unstructured, error) {
 	mapping, err := c.Mapping(target.GVK())
 	if err != nil {
 		return nil, err
 	}
 	body := ct.body
+	if resourceVersion != "" {
+		if body, err = bindToVersion(ct, resourceVersion); err != nil {
+			return nil, err
+		}
+	}
 	opts := metav1.PatchOptions{FieldManager: manager, FieldValidation: "Strict"}
 	if ct.patchType == ktypes.ApplyPatchType {
 		obj := map[string]any{}
@@ -41,6 +51,9 @@ func send(ctx context.Context, c *connection.Client, target manifest.Identity, c
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 			md["namespace"] = target.Namespace
 		}
+		if resourceVersion != "" {
+			md["resourceVersion"] = resourceVersion
+		}
 		obj["metadata"] = md
 		if body, err = json.Marshal(obj); err != nil {
 			return nil, err
@@ -52,6 +65,40 @@ func send(ctx context.Context, c *connection.Client, target manifest.Identity, c
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	return c.Resource(mapping, target.Namespace).Patch(ctx, target.Name, ct.patchType, body, opts)
+}
+
+// bindToVersion adds a resourceVersion precondition to a merge patch (the
+// server treats metadata.resourceVersion in a patch as one) or a JSON Patch (a
+// leading test operation). Apply patches get it in send.
+func bindToVersion(ct *content, resourceVersion string) ([]byte, error) {
+	switch ct.patchType {
+	case ktypes.MergePatchType:
+		var obj map[string]any
+		if err := json.Unmarshal(ct.body, &obj); err != nil {
+			return nil, err
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		md = copyMap(md)
+		md["resourceVersion"] = resourceVersion
+		obj["metadata"] = md
+		return json.Marshal(obj)
+	case ktypes.JSONPatchType:
+		test, err := json.Marshal(map[string]string{"op": "test", "path": "/metadata/resourceVersion", "value": resourceVersion})
+		if err != nil {
+			return nil, err
+		}
+		rest := bytes.TrimSpace(ct.body)
+		if len(rest) < 2 || rest[0] != '[' {
+			return nil, fmt.Errorf("json_patch is not a JSON array")
+		}
+		inner := bytes.TrimSpace(rest[1 : len(rest)-1])
+		out := append([]byte("["), test...)
+		if len(inner) > 0 {
+			out = append(append(out, ','), inner...)
+		}
+		return append(out, ']'), nil
+	}
+	return ct.body, nil
 }
 
 func copyMap(m map[string]any) map[string]any {

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -79,9 +80,14 @@ func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.
 		return false
 	}
 	manager := FieldManager(plan.ID.ValueString())
-	result, err := send(ctx, c, target, ct, manager, false)
-	if err != nil {
-		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s", target, rejection(err, ct, live)))
+	result, err := sendUnrivalled(ctx, c, target, ct, manager, plan, live)
+	var rival *rivalError
+	switch {
+	case errors.As(err, &rival):
+		diags.AddAttributeError(contentPath(*plan), "Another k8sconnect_patch owns these fields", rival.Error())
+		return false
+	case err != nil:
+		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s\n\n%s", target, rejection(err, ct, live), connection.Remedy(err)))
 		return false
 	}
 	obs, err := projection.Observe(result, manager, nil, nil, nil)

@@ -22,7 +22,7 @@ func PreviewBoth(ctx context.Context, c *connection.Client, target manifest.Iden
 		return nil, nil, err
 	}
 	manager := FieldManager("preview-test")
-	dry, err := send(ctx, c, target, ct, manager, true)
+	dry, err := send(ctx, c, target, ct, manager, true, "")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -105,7 +105,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 
 	manager := FieldManager(plan.ID.ValueString())
-	dry, err := send(ctx, c, target, ct, manager, true)
+	dry, err := send(ctx, c, target, ct, manager, true, "")
 	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) && patchRefused(err) {
 		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
 		// cannot apply twice. An unchanged patch that the server refuses as

@@ -1,0 +1,90 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+)
+
+// rivalError refuses a patch that would take fields another k8sconnect_patch
+// manages.
+type rivalError struct{ msg string }
+
+func (e *rivalError) Error() string { return e.msg }
+
+// sendUnrivalled checks, at apply as at plan, that no other k8sconnect_patch
+// owns the fields this patch takes, and sends the patch bound to the target's
+// resourceVersion that was checked, so a rival that arrives in between makes
+// the server refuse the patch (and the check runs again on the new version)
+// instead of slipping through. A check it cannot complete refuses.
+func sendUnrivalled(ctx context.Context, c *connection.Client, target manifest.Identity, ct *content, manager string,
+	plan *model, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	var planned map[string]string
+	if !plan.ManagedFields.IsUnknown() && !plan.ManagedFields.IsNull() {
+		planned = map[string]string{}
+		if d := plan.ManagedFields.ElementsAs(ctx, &planned, false); d.HasError() {
+			return nil, fmt.Errorf("reading the planned managed_fields: %v", d)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		taking := projection.Projection(planned)
+		if taking == nil {
+			// Not known at plan (the target was created in this run): the
+			// server's dry run says which fields the patch takes.
+			dry, err := send(ctx, c, target, ct, manager, true, "")
+			if err != nil {
+				return nil, err
+			}
+			obs, err := projection.Observe(dry, manager, nil, nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			taking = maps.Clone(obs.Projection)
+		}
+		rivals, err := rivalPatches(live, manager, taking)
+		if err != nil {
+			return nil, fmt.Errorf("could not check %s for rival patches, so nothing was patched: %w", target, err)
+		}
+		if len(rivals) > 0 {
+			return nil, &rivalError{rivalMessage(target.String(), rivals)}
+		}
+		result, err := send(ctx, c, target, ct, manager, false, live.GetResourceVersion())
+		if err == nil || attempt == 4 || !changedSince(ctx, c, target, live, err) {
+			return result, err
+		}
+		// The target changed since it was read: read it and check again.
+		mapping, merr := c.Mapping(target.GVK())
+		if merr != nil {
+			return nil, merr
+		}
+		if live, err = c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{}); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// changedSince reports a patch refused because the target is no longer the
+// version it was bound to: a conflict, or (for a JSON Patch) its leading
+// resourceVersion test failing.
+func changedSince(ctx context.Context, c *connection.Client, target manifest.Identity, live *unstructured.Unstructured, err error) bool {
+	if apierrors.IsConflict(err) {
+		return true
+	}
+	if !patchRefused(err) {
+		return false
+	}
+	mapping, merr := c.Mapping(target.GVK())
+	if merr != nil {
+		return false
+	}
+	now, gerr := c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
+	return gerr == nil && now.GetResourceVersion() != live.GetResourceVersion()
+}

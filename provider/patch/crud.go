@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"crypto/sha256"
@@ -30,24 +31,26 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, "", resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan model
+	var plan, prior model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, prior.ClusterUID.ValueString(), resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
-// apply sends the patch and records what the server stored.
-func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.Writer, diags *diag.Diagnostics) bool {
+// apply sends the patch and records what the server stored. recordedCluster
+// is the cluster an update's patch was made in ("" on create).
+func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster string, private privatestate.Writer, diags *diag.Diagnostics) bool {
 	target, ok := targetOf(ctx, plan.Target)
 	if !ok {
 		diags.AddAttributeError(path.Root("target"), "Unknown target", "target is not known at apply time.")
@@ -64,6 +67,15 @@ func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.
 	c, ok := r.client(ctx, plan.ClusterConnection, diags)
 	if !ok {
 		return false
+	}
+	cluster, err := c.CheckCluster(ctx, recordedCluster, target.String())
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster_connection"), "Cannot confirm which cluster this is",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return false
+	}
+	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
+		plan.ClusterUID = types.StringValue(cluster)
 	}
 	live, err := getTarget(ctx, c, target)
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
@@ -126,15 +138,46 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if !ok {
 		return
 	}
+	keep := func(err error) {
+		resp.Diagnostics.AddWarning("Could not refresh the patch of "+target.String()+"; state kept as it was",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+	}
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String())
+	var other *connection.OtherClusterError
+	switch {
+	case errors.As(err, &other):
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "The connection reaches another cluster", err.Error())
+		return
+	case err != nil:
+		keep(err)
+		return
+	}
 	live, err := getTarget(ctx, c, target)
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+	gone := apierrors.IsNotFound(err)
+	if meta.IsNoMatchError(err) {
+		kindGone, derr := c.KindGone(target.GVK())
+		if !kindGone {
+			keep(cmp.Or(derr, err))
+			return
+		}
+		gone = true
+	}
+	switch {
+	case gone:
+		// Only a definite answer drops the patch: refused credentials or a
+		// failed discovery never do.
 		tflog.Info(ctx, "patch target is gone; removing the patch from state", map[string]any{"target": target.String()})
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	if err != nil {
+	case err != nil && connection.Unreachable(err):
+		keep(err)
+		return
+	case err != nil:
 		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", target, err))
 		return
+	}
+	if state.ClusterUID.IsNull() || state.ClusterUID.IsUnknown() {
+		state.ClusterUID = types.StringValue(cluster)
 	}
 	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
 	if err != nil {
@@ -163,6 +206,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
+		return
+	}
+	if _, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String()); err != nil {
+		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}
 	var fields map[string]string

@@ -73,6 +73,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
 		return
 	}
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Cannot confirm which cluster this is",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
+		plan.ClusterUID = types.StringValue(cluster)
+	}
 	mapping, err := c.Mapping(target.GVK())
 	if meta.IsNoMatchError(err) {
 		return // the kind may be created in this run; checked at apply
@@ -118,11 +127,14 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
 			return
 		}
-		resp.Diagnostics.AddAttributeError(contentPath(plan), "The json_patch no longer applies, and its effect is gone",
+		// Real drift: a diff, not an error, so the plan (and a destroy's
+		// refresh) still runs; the apply then fails naming the operation.
+		resp.Diagnostics.AddWarning("The json_patch no longer applies, and its effect is gone",
 			fmt.Sprintf("The server refuses the unchanged json_patch on %s, and the live object no longer shows what it "+
 				"did (someone changed the patched fields since):\n\n%s\n\nJSON Patch operations such as remove and "+
-				"move cannot be applied twice. Edit the json_patch to reach the state you want from the object as it "+
-				"is now, or use patch (strategic merge) or merge_patch, which can be re-applied.", target, rejection(err, ct, live)))
+				"move cannot be applied twice, so applying this plan fails. Edit the json_patch to reach the state you "+
+				"want from the object as it is now, or use patch (strategic merge) or merge_patch, which can be "+
+				"re-applied.", target, rejection(err, ct, live)))
 		return
 	}
 	var predicted projection.Projection

@@ -54,6 +54,7 @@ type model struct {
 	ManagedFields     types.Map    `tfsdk:"managed_fields"`
 	FieldOwnership    types.Map    `tfsdk:"field_ownership"`
 	PreviousOwners    types.Map    `tfsdk:"previous_owners"`
+	ClusterUID        types.String `tfsdk:"cluster_uid"`
 }
 
 type targetModel struct {
@@ -128,6 +129,14 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "For each patched field, the managers that owned it before this patch first took it.",
 				ElementType: ownersType,
 				Computed:    true,
+			},
+			"cluster_uid": schema.StringAttribute{
+				Description: "The UID of the kube-system namespace of the cluster the target was patched in: the " +
+					"cluster's identity. When cluster_connection later reaches another cluster (a switched context, " +
+					"an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other " +
+					"cluster's object. Empty when the credentials may not read kube-system.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 		},
 	}

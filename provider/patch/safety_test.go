@@ -64,12 +64,31 @@ func TestAccPatchSafety_unchangedJSONPatchIsNeverSilent(t *testing.T) {
 	acctest.ExpectActed(t, f)
 	f.Remove()
 
-	// Real drift: data.a is set back by another tool.
+	// Real drift: data.a is set back by another tool. The plan shows a
+	// change and says why; the apply fails naming the operation; destroy
+	// still works.
 	configMapAs(t, "tool", ns, name, `{a: "1"}`)
 	r = w.Plan()
-	w.MustFail(r, "plan of an unchanged json_patch whose effect is gone")
-	if !r.HasError("no longer applies", "effect is gone") {
-		t.Fatalf("the plan does not say the patch's effect is gone: %+v", r.Errors())
+	if r.Err != nil {
+		t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+	}
+	if _, change, _ := r.Changes(); change != 1 {
+		t.Fatalf("the plan of an unchanged json_patch whose effect is gone shows %d changes, want 1\n%s", change, r.Output)
+	}
+	var warned bool
+	for _, d := range r.Warnings() {
+		warned = warned || strings.Contains(d.Summary, "effect is gone")
+	}
+	if !warned {
+		t.Fatalf("the plan does not say the patch's effect is gone: %+v", r.Warnings())
+	}
+	r = w.Apply()
+	w.MustFail(r, "apply of a json_patch that no longer applies")
+	if !r.HasError("remove /data/b") {
+		t.Fatalf("the apply's error does not name the failing operation: %+v", r.Errors())
+	}
+	if got := acctest.MustGet(t, configMaps, ns, name).Object["data"].(map[string]any)["a"]; got != "1" {
+		t.Fatalf("data.a = %v; the failed apply must leave the tool's value", got)
 	}
 }
 

@@ -39,6 +39,10 @@ export class Patch extends pulumi.CustomResource {
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
     /**
+     * The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+     */
+    declare public /*out*/ readonly clusterUid: pulumi.Output<string>;
+    /**
      * For each patched field, every manager that owns it now.
      */
     declare public /*out*/ readonly fieldOwnership: pulumi.Output<{[key: string]: string[]}>;
@@ -85,6 +89,7 @@ export class Patch extends pulumi.CustomResource {
         if (opts.id) {
             const state = argsOrState as PatchState | undefined;
             resourceInputs["clusterConnection"] = state?.clusterConnection;
+            resourceInputs["clusterUid"] = state?.clusterUid;
             resourceInputs["fieldOwnership"] = state?.fieldOwnership;
             resourceInputs["jsonPatch"] = state?.jsonPatch;
             resourceInputs["managedFields"] = state?.managedFields;
@@ -110,6 +115,7 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["patch"] = args?.patch;
             resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["target"] = args?.target;
+            resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["fieldOwnership"] = undefined /*out*/;
             resourceInputs["managedFields"] = undefined /*out*/;
             resourceInputs["previousOwners"] = undefined /*out*/;
@@ -127,6 +133,10 @@ export interface PatchState {
      * How to reach the cluster.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
+    /**
+     * The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+     */
+    clusterUid?: pulumi.Input<string | undefined>;
     /**
      * For each patched field, every manager that owns it now.
      */

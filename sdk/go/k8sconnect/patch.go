@@ -17,6 +17,8 @@ type Patch struct {
 
 	// How to reach the cluster.
 	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
+	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -76,6 +78,8 @@ func GetPatch(ctx *pulumi.Context,
 type patchState struct {
 	// How to reach the cluster.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+	ClusterUid *string `pulumi:"clusterUid"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -97,6 +101,8 @@ type patchState struct {
 type PatchState struct {
 	// How to reach the cluster.
 	ClusterConnection ClusterConnectionPtrInput
+	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+	ClusterUid pulumi.StringPtrInput
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -240,6 +246,11 @@ func (o PatchOutput) ToPatchOutputWithContext(ctx context.Context) PatchOutput {
 // How to reach the cluster.
 func (o PatchOutput) ClusterConnection() ClusterConnectionOutput {
 	return o.ApplyT(func(v *Patch) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
+}
+
+// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+func (o PatchOutput) ClusterUid() pulumi.StringOutput {
+	return o.ApplyT(func(v *Patch) pulumi.StringOutput { return v.ClusterUid }).(pulumi.StringOutput)
 }
 
 // For each patched field, every manager that owns it now.

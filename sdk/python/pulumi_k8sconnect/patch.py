@@ -124,6 +124,7 @@ class PatchArgs:
 class _PatchState:
     def __init__(__self__, *,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
+                 cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -136,6 +137,7 @@ class _PatchState:
         Input properties used for looking up and filtering Patch resources.
 
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
@@ -147,6 +149,8 @@ class _PatchState:
         """
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
+        if cluster_uid is not None:
+            pulumi.set(__self__, "cluster_uid", cluster_uid)
         if field_ownership is not None:
             pulumi.set(__self__, "field_ownership", field_ownership)
         if json_patch is not None:
@@ -175,6 +179,18 @@ class _PatchState:
     @cluster_connection.setter
     def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
         pulumi.set(self, "cluster_connection", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterUid")
+    def cluster_uid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+        """
+        return pulumi.get(self, "cluster_uid")
+
+    @cluster_uid.setter
+    def cluster_uid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cluster_uid", value)
 
     @_builtins.property
     @pulumi.getter(name="fieldOwnership")
@@ -349,6 +365,7 @@ class Patch(pulumi.CustomResource):
             if target is None and not opts.urn:
                 raise TypeError("Missing required property 'target'")
             __props__.__dict__["target"] = target
+            __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["field_ownership"] = None
             __props__.__dict__["managed_fields"] = None
             __props__.__dict__["previous_owners"] = None
@@ -363,6 +380,7 @@ class Patch(pulumi.CustomResource):
             id: pulumi.Input[str],
             opts: Optional[pulumi.ResourceOptions] = None,
             cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
+            cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
             field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             json_patch: pulumi.Input[Optional[_builtins.str]] = None,
             managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -379,6 +397,7 @@ class Patch(pulumi.CustomResource):
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
@@ -393,6 +412,7 @@ class Patch(pulumi.CustomResource):
         __props__ = _PatchState.__new__(_PatchState)
 
         __props__.__dict__["cluster_connection"] = cluster_connection
+        __props__.__dict__["cluster_uid"] = cluster_uid
         __props__.__dict__["field_ownership"] = field_ownership
         __props__.__dict__["json_patch"] = json_patch
         __props__.__dict__["managed_fields"] = managed_fields
@@ -410,6 +430,14 @@ class Patch(pulumi.CustomResource):
         How to reach the cluster.
         """
         return pulumi.get(self, "cluster_connection")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterUid")
+    def cluster_uid(self) -> pulumi.Output[_builtins.str]:
+        """
+        The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+        """
+        return pulumi.get(self, "cluster_uid")
 
     @_builtins.property
     @pulumi.getter(name="fieldOwnership")

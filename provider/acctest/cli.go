@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
 	"github.com/k8sconnect/k8sconnect/provider/toolchain"
 )
 
@@ -286,4 +287,30 @@ func (w *Workdir) StateAttribute(address, attr string) string {
 		}
 	}
 	return ""
+}
+
+// Start runs the engine with args in a process group of its own, so that a
+// test can kill it with its provider plugins (faultproxy.KillTree), as a
+// user's Ctrl-C-then-kill or a CI runner's timeout would. The command is
+// killed at the end of the test if it is still running.
+func (w *Workdir) Start(args ...string) (*exec.Cmd, *bytes.Buffer) {
+	w.t.Helper()
+	engine, err := toolchain.Path(Engine())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	cmd := exec.Command(engine, args...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	faultproxy.OwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_, _ = faultproxy.KillTree(cmd.Process.Pid)
+		}
+	})
+	return cmd, &out
 }

@@ -2,8 +2,12 @@ package acctest
 
 import (
 	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -130,4 +134,50 @@ func names[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// KillWhileHeld starts the engine with args, waits until f (a Pause rule)
+// holds a response, and kills the engine with its plugins (SIGKILL), as a CI
+// runner's timeout would. It checks that plugin (the provider binary's name)
+// was among the killed and that the run ended with a non-zero exit, then
+// releases the held response and waits until the killed processes are gone.
+func KillWhileHeld(t testing.TB, w *Workdir, f *faultproxy.Fault, plugin string, args ...string) {
+	t.Helper()
+	cmd, out := w.Start(args...)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	held := make(chan error, 1)
+	go func() { held <- f.WaitHeld(ctx, 1) }()
+	select {
+	case err := <-held:
+		if err != nil {
+			_, _ = faultproxy.KillTree(cmd.Process.Pid)
+			t.Fatalf("%v\n%s", err, out)
+		}
+	case err := <-exited:
+		t.Fatalf("%s %v ended (%v) before its request was held\n%s", Engine(), args, err, out)
+	}
+	killed, err := faultproxy.KillTree(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed %s and its plugins: %v", Engine(), killed)
+	for _, want := range []string{filepath.Base(cmd.Path), plugin} {
+		found := false
+		for _, p := range killed {
+			found = found || p.Command == want
+		}
+		if !found {
+			t.Errorf("killed %v: %s is not among them", killed, want)
+		}
+	}
+	err = <-exited
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("the killed run ended with %v, want a non-zero exit", err)
+	}
+	f.Release()
+	faultproxy.WaitDead(t, killed)
 }

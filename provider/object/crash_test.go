@@ -11,14 +11,9 @@ package object_test
 // parallel, so the suite takes about a minute per engine.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +21,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
 	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
 )
 
 const (
@@ -249,85 +243,12 @@ func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 func TestAccCrash_createKilledAfterTheApply(t *testing.T) {
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Pause, Times: 1})
-	cmd, out := e.startApply()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	held := make(chan error, 1)
-	go func() { held <- f.WaitHeld(ctx, 1) }()
-	select {
-	case err := <-held:
-		if err != nil {
-			_, _ = faultproxy.KillTree(cmd.Process.Pid)
-			t.Fatalf("%v\n%s", err, out)
-		}
-	case err := <-exited:
-		t.Fatalf("%s apply ended (%v) before its first apply was held\n%s", acctest.Engine(), err, out)
-	}
-	killed, err := faultproxy.KillTree(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed %s and its plugins: %v", acctest.Engine(), killed)
-	expectKilled(t, killed, filepath.Base(cmd.Path), "terraform-provider-k8sconnect")
-	err = <-exited
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-		t.Fatalf("the killed run ended with %v, want a non-zero exit", err)
-	}
-	t.Logf("the killed run: %v", err)
-	f.Release()
-	faultproxy.WaitDead(t, killed)
+	acctest.KillWhileHeld(t, e.w, f, "terraform-provider-k8sconnect", "apply", "-auto-approve", "-input=false", "-json")
 
 	uid := e.obj.ExpectOrphan()
 	e.expectState()
 	e.mustSucceed(e.timed("apply (recovering)", e.w.Apply), "apply")
 	e.expectConverged(uid, "one")
-}
-
-// startApply starts `apply` the way Workdir does, but in a process group of
-// its own so that the test can kill it with its plugins.
-func (e *crashEnv) startApply() (*exec.Cmd, *bytes.Buffer) {
-	e.t.Helper()
-	engine, err := toolchain.Path(acctest.Engine())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	rc := filepath.Join(e.w.Dir(), ".cli.tfrc") // written by NewWorkdir: the dev_overrides
-	if _, err := os.Stat(rc); err != nil {
-		e.t.Fatalf("the workdir's CLI config: %v", err)
-	}
-	cmd := exec.Command(engine, "apply", "-auto-approve", "-input=false", "-json")
-	cmd.Dir = e.w.Dir()
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	faultproxy.OwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_, _ = faultproxy.KillTree(cmd.Process.Pid)
-		}
-	})
-	return cmd, &out
-}
-
-// expectKilled checks that KillTree killed each of the commands.
-func expectKilled(t *testing.T, killed []faultproxy.Process, commands ...string) {
-	t.Helper()
-	for _, c := range commands {
-		found := false
-		for _, p := range killed {
-			found = found || p.Command == c
-		}
-		if !found {
-			t.Errorf("killed %v: %s is not among them", killed, c)
-		}
-	}
 }
 
 // A fault that clears within the retry window does not fail the run at all.

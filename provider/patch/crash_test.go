@@ -11,20 +11,32 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
 	"github.com/k8sconnect/k8sconnect/provider/localcluster"
 )
 
-func TestAccPatchCrash_createResponseLost(t *testing.T) {
+// patchCrash is one crash test's target (a Helm-made ConfigMap), proxy and
+// configuration directory: one patch, reached through the proxy.
+type patchCrash struct {
+	t        *testing.T
+	ns, name string
+	target   *unstructured.Unstructured
+	proxy    *faultproxy.Proxy
+	w        *acctest.Workdir
+}
+
+func newPatchCrash(t *testing.T) *patchCrash {
 	t.Parallel()
 	cluster := localcluster.Shared(t)
-	ns, name := acctest.Namespace(t), acctest.Name("crash")
-	target := acctest.ApplyAs(t, "helm", configMaps, fmt.Sprintf(
-		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", name, ns))
-	proxy := faultproxy.New(t, cluster.Host, cluster.CAPEM)
-	w := acctest.NewWorkdir(t)
-	w.Write(fmt.Sprintf(`
+	p := &patchCrash{t: t, ns: acctest.Namespace(t), name: acctest.Name("crash")}
+	p.target = acctest.ApplyAs(t, "helm", configMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", p.name, p.ns))
+	p.proxy = faultproxy.New(t, cluster.Host, cluster.CAPEM)
+	p.w = acctest.NewWorkdir(t)
+	p.w.Write(fmt.Sprintf(`
 resource "k8sconnect_patch" "greeting" {
   target = {
     api_version = "v1"
@@ -40,44 +52,124 @@ resource "k8sconnect_patch" "greeting" {
     token                  = %q
   }
 }
-`, ns, name, proxy.URL, string(proxy.CAPEM), cluster.Token))
-	w.Cleanup()
-	t.Cleanup(proxy.Clear) // runs before the destroy registered above
+`, p.ns, p.name, p.proxy.URL, string(p.proxy.CAPEM), cluster.Token))
+	p.w.Cleanup()
+	t.Cleanup(p.proxy.Clear) // runs before the destroy registered above
+	return p
+}
 
-	// The patch lands; its answer is cut.
-	f := proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", name), Action: faultproxy.Cut})
-	w.MustFail(w.Apply(), "apply with the patch's response cut")
-	if f.Hits() == 0 {
-		t.Fatalf("the fault never fired: %v", proxy.Requests())
-	}
-	if got := w.StateList(); len(got) != 0 {
-		t.Fatalf("state after the failed create = %q, want nothing", got)
-	}
-	landed := acctest.MustGet(t, configMaps, ns, name)
+// landedUnderOneManager checks that the target carries the patch under
+// exactly one manager and returns it.
+func (p *patchCrash) landedUnderOneManager() string {
+	p.t.Helper()
+	landed := acctest.MustGet(p.t, configMaps, p.ns, p.name)
 	lost := patchManagers(landed)
 	if len(lost) != 1 || landed.Object["data"].(map[string]any)["greeting"] != "patched" {
-		t.Fatalf("after the cut the target should carry the patch under one manager; managers %q, data %v", managers(landed), landed.Object["data"])
+		p.t.Fatalf("the target should carry the patch under one manager; managers %q, data %v", managers(landed), landed.Object["data"])
 	}
+	return lost[0]
+}
 
-	// The next run finishes the create under the same manager.
-	f.Remove()
-	if r := w.Apply(); r.Err != nil {
-		t.Fatalf("%s apply after the fault: %v\n%s", acctest.Engine(), r.Err, r.Output)
+// expectConverged checks the end of a recovering run: the patch once in
+// state, exactly one patch manager (want, when given), the target's UID and
+// Helm's data kept, nothing left to plan.
+func (p *patchCrash) expectConverged(want string) {
+	p.t.Helper()
+	if got := p.w.StateList(); strings.Join(got, ",") != "k8sconnect_patch.greeting" {
+		p.t.Fatalf("state = %q, want the patch exactly once", got)
 	}
-	if got := w.StateList(); strings.Join(got, ",") != "k8sconnect_patch.greeting" {
-		t.Fatalf("state = %q, want the patch exactly once", got)
+	live := acctest.MustGet(p.t, configMaps, p.ns, p.name)
+	if got := patchManagers(live); len(got) != 1 || (want != "" && got[0] != want) {
+		p.t.Fatalf("patch managers on the target = %q, want exactly one (%q)", got, want)
 	}
-	live := acctest.MustGet(t, configMaps, ns, name)
-	if got := patchManagers(live); len(got) != 1 || got[0] != lost[0] {
-		t.Fatalf("patch managers on the target = %q, want only %q, the one the lost run left", got, lost[0])
-	}
-	if live.GetUID() != target.GetUID() {
-		t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), target.GetUID())
+	if live.GetUID() != p.target.GetUID() {
+		p.t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), p.target.GetUID())
 	}
 	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" {
-		t.Fatalf("target data = %v, want greeting patched and helm's owner kept", data)
+		p.t.Fatalf("target data = %v, want greeting patched and helm's owner kept", data)
 	}
-	if add, change, remove := w.Plan().Changes(); add != 0 || change != 0 || remove != 0 {
-		t.Fatalf("plan after recovery: %d to add, %d to change, %d to destroy; want nothing", add, change, remove)
+	if add, change, remove := p.w.Plan().Changes(); add != 0 || change != 0 || remove != 0 {
+		p.t.Fatalf("plan after recovery: %d to add, %d to change, %d to destroy; want nothing", add, change, remove)
+	}
+}
+
+// 1. The patch never reaches the server: nothing on the target, nothing in
+// state; the re-run is an ordinary create.
+func TestAccPatchCrash_createDroppedBeforeTheServer(t *testing.T) {
+	p := newPatchCrash(t)
+	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", p.name), Action: faultproxy.Drop})
+	p.w.MustFail(p.w.Apply(), "apply with the patch dropped")
+	acctest.ExpectActed(t, f)
+	if got := patchManagers(acctest.MustGet(t, configMaps, p.ns, p.name)); len(got) != 0 {
+		t.Fatalf("a patch that never reached the server left managers %q", got)
+	}
+	if got := p.w.StateList(); len(got) != 0 {
+		t.Fatalf("state after the failed create = %q, want nothing", got)
+	}
+	f.Remove()
+	if r := p.w.Apply(); r.Err != nil {
+		t.Fatalf("%s apply after the fault: %v\n%s", acctest.Engine(), r.Err, r.Output)
+	}
+	p.expectConverged("")
+}
+
+// 2. The patch lands; its answer is cut. The next run finishes the create
+// under the manager the lost run left.
+func TestAccPatchCrash_createResponseLost(t *testing.T) {
+	p := newPatchCrash(t)
+	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", p.name), Action: faultproxy.Cut})
+	p.w.MustFail(p.w.Apply(), "apply with the patch's response cut")
+	acctest.ExpectActed(t, f)
+	if got := p.w.StateList(); len(got) != 0 {
+		t.Fatalf("state after the failed create = %q, want nothing", got)
+	}
+	lost := p.landedUnderOneManager()
+	f.Remove()
+	if r := p.w.Apply(); r.Err != nil {
+		t.Fatalf("%s apply after the fault: %v\n%s", acctest.Engine(), r.Err, r.Output)
+	}
+	p.expectConverged(lost)
+}
+
+// 3. The engine and its plugin are killed while the landed patch's answer is
+// held: the re-run finishes under the same manager.
+func TestAccPatchCrash_createKilledAfterThePatch(t *testing.T) {
+	p := newPatchCrash(t)
+	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", p.name), Action: faultproxy.Pause, Times: 1})
+	acctest.KillWhileHeld(t, p.w, f, "terraform-provider-k8sconnect", "apply", "-auto-approve", "-input=false", "-json")
+	lost := p.landedUnderOneManager()
+	if r := p.w.Apply(); r.Err != nil {
+		t.Fatalf("%s apply after the kill: %v\n%s", acctest.Engine(), r.Err, r.Output)
+	}
+	p.expectConverged(lost)
+}
+
+// 4. Destroy releases the fields; the release lands but its answer is cut.
+// The patch stays in state, and the next destroy finds the manager gone and
+// finishes: the values stay, Helm's data is untouched.
+func TestAccPatchCrash_releaseResponseLost(t *testing.T) {
+	p := newPatchCrash(t)
+	if r := p.w.Apply(); r.Err != nil {
+		t.Fatalf("apply: %v\n%s", r.Err, r.Output)
+	}
+	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "PATCH", Path: "/configmaps/" + p.name, Body: "managedFields"}, Action: faultproxy.Cut})
+	p.w.MustFail(p.w.Destroy(), "destroy with the release's response cut")
+	acctest.ExpectActed(t, f)
+	if got := p.w.StateList(); len(got) != 1 {
+		t.Fatalf("state after the failed destroy = %q, want the patch still there", got)
+	}
+	f.Remove()
+	if r := p.w.Destroy(); r.Err != nil {
+		t.Fatalf("%s destroy after the fault: %v\n%s", acctest.Engine(), r.Err, r.Output)
+	}
+	live := acctest.MustGet(t, configMaps, p.ns, p.name)
+	if got := patchManagers(live); len(got) != 0 {
+		t.Fatalf("patch managers left on the target: %q", got)
+	}
+	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" {
+		t.Fatalf("target data = %v, want the released value and helm's owner kept", data)
+	}
+	if live.GetUID() != p.target.GetUID() {
+		t.Fatal("the target was replaced")
 	}
 }

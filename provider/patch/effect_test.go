@@ -31,7 +31,7 @@ func TestEffectInPlace(t *testing.T) {
 		"a removed key someone put back":         {`[{"op":"remove","path":"/data/keep"}]`, false},
 		"a moved value whose target is gone":     {`[{"op":"move","from":"/data/c","path":"/data/elsewhere"}]`, false},
 		"a copy that no longer matches":          {`[{"op":"copy","from":"/data/a","path":"/data/copied"}]`, false},
-		"an append, which always changes":       {`[{"op":"add","path":"/list/-","value":"z"}]`, false},
+		"an append, which always changes":        {`[{"op":"add","path":"/list/-","value":"z"}]`, false},
 		"a list element still there":             {`[{"op":"remove","path":"/list/0"}]`, false},
 		"no operations":                          {`[]`, false},
 		"not JSON":                               {`{`, false},

@@ -27,6 +27,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
@@ -72,14 +74,16 @@ func newPulumiCrash(t *testing.T) *pulumiCrash {
 	e.obj = acctest.CrashObject{T: t, Namespace: e.ns, Name: e.name}
 	// The plugin from this checkout and the pulumi CLI, built once per test
 	// binary; the programs here are our own.
-	e.env = pulumitest.Environ(t, e.dir)
+	// A killed create's marker protects its object for this long; the
+	// default (60 s) would only slow the re-runs down.
+	e.env = append(pulumitest.Environ(t, e.dir), "K8SCONNECT_CREATE_PENDING_LEASE=3s")
 	e.write("one")
 	if r := e.run("stack", "init", crashStack, "--non-interactive"); r.err != nil {
 		t.Fatalf("pulumi stack init: %v\n%s", r.err, r.out)
 	}
 	t.Cleanup(func() {
 		e.proxy.Clear()
-		if len(e.objectsInState()) > 0 {
+		if res, _ := e.export(); len(res) > 0 {
 			_ = e.run("cancel", "--yes", "--stack", crashStack) // a lock left by a killed run
 			if r := e.run("destroy", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack); r.err != nil {
 				t.Errorf("cleanup: pulumi destroy: %v\n%s", r.err, r.out)
@@ -98,20 +102,36 @@ func newPulumiCrash(t *testing.T) *pulumiCrash {
 func (e *pulumiCrash) write(greeting string) {
 	e.t.Helper()
 	body := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  greeting: %s\n", e.name, e.ns, greeting)
-	program := map[string]any{
-		"name":    "k8sconnect-crash",
-		"runtime": "yaml",
-		"resources": map[string]any{
-			"cm": map[string]any{
-				"type": "k8sconnect:KubernetesObject",
-				"properties": map[string]any{
-					"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
-					"yamlBody":          body,
-				},
-			},
+	e.writeProgram(map[string]any{"cm": map[string]any{
+		"type": "k8sconnect:KubernetesObject",
+		"properties": map[string]any{
+			"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
+			"yamlBody":          body,
 		},
-	}
-	b, err := yaml.Marshal(program)
+	}})
+}
+
+// writePatch makes the program one k8sconnect Patch of the ConfigMap, which
+// it first creates as Helm would, and returns that target.
+func (e *pulumiCrash) writePatch() *unstructured.Unstructured {
+	e.t.Helper()
+	target := acctest.ApplyAs(e.t, "helm", objConfigMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", e.name, e.ns))
+	e.writeProgram(map[string]any{"greeting": map[string]any{
+		"type": "k8sconnect:Patch",
+		"properties": map[string]any{
+			"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": e.ns, "name": e.name},
+			"patch":             "data: {greeting: patched}",
+			"takeOwnership":     true,
+			"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
+		},
+	}})
+	return target
+}
+
+func (e *pulumiCrash) writeProgram(resources map[string]any) {
+	e.t.Helper()
+	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-crash", "runtime": "yaml", "resources": resources})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -356,27 +376,15 @@ func TestPulumiCrash_createSecondStepFails(t *testing.T) {
 }
 
 // 3b. The second step lands but its response is lost for longer than the
-// retry window: the object has no marker any more and no state has it. Nothing
-// tells it from another configuration's object, so the re-run refuses it
-// (ADR 0001, "cases refused") and names the pulumi import that takes it over.
+// retry window: the run reads the object once more, finds our id, no marker
+// and the first step's UID, and succeeds, with no import.
 func TestPulumiCrash_createSecondStepResponseLost(t *testing.T) {
 	e := newPulumiCrash(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyUnmarked(), Action: faultproxy.Cut})
-	e.mustFail(e.up("second step's response cut"), "up")
+	e.mustSucceed(e.up("second step's response cut"), "up")
 	acctest.ExpectActed(e.t, f)
-	objs := e.obj.Objects()
-	if _, ok := objs[e.name]; !ok {
-		t.Fatalf("the object is missing after the failed run: %v", objs)
-	}
-	e.expectInState(0)
-
 	f.Remove()
-	r := e.up("refused")
-	e.mustFail(r, "up")
-	want := fmt.Sprintf("pulumi import k8sconnect:index/kubernetesObject:KubernetesObject <name> v1/ConfigMap/%s/%s", e.ns, e.name)
-	if !strings.Contains(strings.Join(strings.Fields(r.out), " "), want) {
-		t.Fatalf("the refusal does not name %q:\n%s", want, r.out)
-	}
+	e.expectConverged("", "one")
 }
 
 // 4. pulumi, its language host and the provider plugin are killed (SIGKILL)
@@ -388,6 +396,33 @@ func TestPulumiCrash_createSecondStepResponseLost(t *testing.T) {
 func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 	e := newPulumiCrash(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Pause, Times: 1})
+	e.killWhileHeld(f)
+
+	uid := e.obj.ExpectOrphan()
+	e.expectInState(0)
+	_, pending := e.export()
+	t.Logf("pending operations after the kill: %v", pending)
+
+	e.mustSucceed(e.upAfterKill(), "up")
+	e.expectConverged(uid, "one")
+	// Pulumi keeps the killed run's pending create in the checkpoint (and
+	// warns about it on every up) until a refresh clears it.
+	if _, pending := e.export(); len(pending) > 0 {
+		t.Logf("pending operations after the recovering run (Pulumi's own bookkeeping): %v", pending)
+		e.mustSucceed(e.timed("refresh --clear-pending-creates", "refresh", "--yes", "--skip-preview", "--clear-pending-creates"), "refresh")
+		if _, pending := e.export(); len(pending) > 0 {
+			t.Fatalf("pending operations after refresh --clear-pending-creates: %v", pending)
+		}
+		e.expectConverged(uid, "one")
+	}
+}
+
+// killWhileHeld starts `pulumi up`, waits until f (a Pause rule) holds a
+// response, and kills pulumi, its language host and the provider plugin
+// (SIGKILL); then it releases the response and waits until they are gone.
+func (e *pulumiCrash) killWhileHeld(f *faultproxy.Fault) {
+	t := e.t
+	t.Helper()
 	cmd := e.command("up", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -402,7 +437,6 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 			_, _ = faultproxy.KillTree(cmd.Process.Pid)
 		}
 	})
-
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	held := make(chan error, 1)
@@ -414,7 +448,7 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
 	case err := <-exited:
-		t.Fatalf("pulumi up ended (%v) before its first apply was held\n%s", err, out.String())
+		t.Fatalf("pulumi up ended (%v) before its request was held\n%s", err, out.String())
 	}
 	killed, err := faultproxy.KillTree(cmd.Process.Pid)
 	if err != nil {
@@ -438,33 +472,22 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 	t.Logf("the killed run: %v", err)
 	f.Release()
 	faultproxy.WaitDead(t, killed)
+}
 
-	uid := e.obj.ExpectOrphan()
-	e.expectInState(0)
-	_, pending := e.export()
-	t.Logf("pending operations after the kill: %v", pending)
-
+// upAfterKill runs up after a killed run: a stale lock (Pulumi's own) is
+// cleared with `pulumi cancel`, as the lock error tells the user.
+func (e *pulumiCrash) upAfterKill() pulumiResult {
+	e.t.Helper()
 	r := e.up("right after the kill")
 	if r.err != nil {
 		if !strings.Contains(r.out, "pulumi cancel") {
-			t.Fatalf("pulumi up after the kill failed, and not because of the stale lock: %v\n%s", r.err, r.out)
+			e.t.Fatalf("pulumi up after the kill failed, and not because of the stale lock: %v\n%s", r.err, r.out)
 		}
-		t.Logf("pulumi up after the kill: the stack is locked; running pulumi cancel as the error says")
+		e.t.Logf("pulumi up after the kill: the stack is locked; running pulumi cancel as the error says")
 		e.mustSucceed(e.timed("cancel", "cancel", "--yes"), "cancel")
 		r = e.up("recovering")
 	}
-	e.mustSucceed(r, "up")
-	e.expectConverged(uid, "one")
-	// Pulumi keeps the killed run's pending create in the checkpoint (and
-	// warns about it on every up) until a refresh clears it.
-	if _, pending := e.export(); len(pending) > 0 {
-		t.Logf("pending operations after the recovering run (Pulumi's own bookkeeping): %v", pending)
-		e.mustSucceed(e.timed("refresh --clear-pending-creates", "refresh", "--yes", "--skip-preview", "--clear-pending-creates"), "refresh")
-		if _, pending := e.export(); len(pending) > 0 {
-			t.Fatalf("pending operations after refresh --clear-pending-creates: %v", pending)
-		}
-		e.expectConverged(uid, "one")
-	}
+	return r
 }
 
 // A failed update (applied by the server, the response lost every time)
@@ -491,8 +514,9 @@ func TestPulumiCrash_updateResponseLost(t *testing.T) {
 	e.expectConverged(uid, "two")
 }
 
-// A failed delete keeps the resource in state; re-running finishes it. Drop:
-// the delete never reached the server. Cut: it did, the response was lost.
+// Drop: the delete never reaches the server, destroy fails, the resource stays
+// in state and re-running finishes it. Cut: the delete lands, its answer is
+// lost; the retry reads the object, finds it gone, and the same run succeeds.
 func TestPulumiCrash_deleteFails(t *testing.T) {
 	t.Parallel()
 	for _, action := range []faultproxy.Action{faultproxy.Drop, faultproxy.Cut} {
@@ -502,17 +526,20 @@ func TestPulumiCrash_deleteFails(t *testing.T) {
 			uid := e.expectConverged("", "one")
 
 			f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.DeleteOf("configmaps", e.name), Action: action})
-			e.mustFail(e.destroy("delete "+action.String()), "destroy")
+			r := e.destroy("delete " + action.String())
 			acctest.ExpectActed(e.t, f)
-			e.expectInState(1)
-			objs := e.obj.Objects()
-			switch action {
-			case faultproxy.Drop:
-				if string(objs[e.name].UID) != uid || len(objs) != 1 {
-					t.Fatalf("after a delete that never reached the server: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
-				}
-			case faultproxy.Cut:
+			if action == faultproxy.Cut {
+				// The delete landed; its retry reads the object first, finds
+				// it gone, and the same run succeeds.
+				e.mustSucceed(r, "destroy")
 				e.obj.ExpectNoObjects()
+				e.expectInState(0)
+				return
+			}
+			e.mustFail(r, "destroy")
+			e.expectInState(1)
+			if objs := e.obj.Objects(); string(objs[e.name].UID) != uid || len(objs) != 1 {
+				t.Fatalf("after a delete that never reached the server: want only ConfigMap %s with UID %s, have %v", e.name, uid, objs)
 			}
 
 			f.Remove()
@@ -525,69 +552,107 @@ func TestPulumiCrash_deleteFails(t *testing.T) {
 	}
 }
 
-// k8sconnect_patch (docs/adr/0002-crash-safe-patch.md): the patch reaches the
-// server, its answer is cut. `pulumi up` fails; the next `up` finishes the
-// create under the manager the lost run left on the target.
-func TestPulumiCrash_patchResponseLost(t *testing.T) {
-	skipShort(t)
-	t.Parallel()
-	cluster := localcluster.Shared(t)
-	ns, name := acctest.Namespace(t), acctest.Name("crash")
-	target := acctest.ApplyAs(t, "helm", objConfigMaps, fmt.Sprintf(
-		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", name, ns))
-	proxy := faultproxy.New(t, cluster.Host, cluster.CAPEM)
-	program, err := yaml.Marshal(map[string]any{
-		"name":    "k8sconnect-crash-patch",
-		"runtime": "yaml",
-		"resources": map[string]any{
-			"greeting": map[string]any{
-				"type": "k8sconnect:Patch",
-				"properties": map[string]any{
-					"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": name},
-					"patch":             "data: {greeting: patched}",
-					"takeOwnership":     true,
-					"clusterConnection": yamlConnection(proxy.URL, proxy.CAPEM, cluster.Token),
-				},
-			},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stack := pulumitest.NewYAMLProgram(t, string(program))
-	t.Cleanup(proxy.Clear) // runs before the stack's destroy
+// k8sconnect_patch (docs/adr/0002-crash-safe-patch.md) at its four crash
+// points, as in provider/patch's crash_test.go.
 
-	f := proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", name), Action: faultproxy.Cut})
-	res, err := stack.Try(pulumitest.Up, nil)
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-		t.Fatalf("pulumi up with the patch's answer cut: want a non-zero exit code, got %v\n%s", err, res.Log)
+// patchManagersOn is the target's k8sconnect_patch managers.
+func (e *pulumiCrash) patchManagersOn() []string {
+	e.t.Helper()
+	return patchManagers(acctest.MustGet(e.t, objConfigMaps, e.ns, e.name))
+}
+
+// expectPatchConverged checks the end of a recovering run: the patch once in
+// state, exactly one patch manager (want, when given), the target's UID and
+// Helm's data kept, a preview with nothing to do.
+func (e *pulumiCrash) expectPatchConverged(target *unstructured.Unstructured, want string) {
+	e.t.Helper()
+	if res, pending := e.export(); len(res) != 1 || len(pending) != 0 {
+		e.t.Fatalf("state = %v with pending %v, want the patch once and nothing pending", res, pending)
 	}
-	if f.Hits() == 0 {
-		t.Fatalf("the fault never fired: %v", proxy.Requests())
+	if got := e.patchManagersOn(); len(got) != 1 || (want != "" && got[0] != want) {
+		e.t.Fatalf("patch managers on the target = %q, want exactly one (%q)", got, want)
 	}
-	if got, _ := stack.Resources(); len(got) != 0 {
-		t.Fatalf("state after the failed up = %q, want nothing", got)
+	live := acctest.MustGet(e.t, objConfigMaps, e.ns, e.name)
+	if live.GetUID() != target.GetUID() {
+		e.t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), target.GetUID())
 	}
-	lost := patchManagers(acctest.MustGet(t, objConfigMaps, ns, name))
+	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" {
+		e.t.Fatalf("target data = %v, want greeting patched and helm's owner kept", data)
+	}
+	e.expectPreview(map[string]int{"same": 2})
+}
+
+// 1. The patch never reaches the server.
+func TestPulumiCrash_patchDroppedBeforeTheServer(t *testing.T) {
+	e := newPulumiCrash(t)
+	target := e.writePatch()
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Drop})
+	e.mustFail(e.up("patch dropped"), "up")
+	acctest.ExpectActed(t, f)
+	if got := e.patchManagersOn(); len(got) != 0 {
+		t.Fatalf("a patch that never reached the server left managers %q", got)
+	}
+	f.Remove()
+	e.mustSucceed(e.up("recovering"), "up")
+	e.expectPatchConverged(target, "")
+}
+
+// 2. The patch reaches the server, its answer is cut: the next up finishes
+// the create under the manager the lost run left.
+func TestPulumiCrash_patchResponseLost(t *testing.T) {
+	e := newPulumiCrash(t)
+	target := e.writePatch()
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
+	e.mustFail(e.up("patch's answer cut"), "up")
+	acctest.ExpectActed(t, f)
+	if res, _ := e.export(); len(res) != 0 {
+		t.Fatalf("state after the failed up = %v, want nothing", res)
+	}
+	lost := e.patchManagersOn()
 	if len(lost) != 1 {
 		t.Fatalf("after the cut the target should carry one patch manager, has %q", lost)
 	}
-
 	f.Remove()
-	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 1, "same": 1})
-	if got, pending := stack.Resources(); len(got) != 1 || pending != 0 {
-		t.Fatalf("state = %q with %d pending operations, want the patch once and nothing pending", got, pending)
+	e.mustSucceed(e.up("recovering"), "up")
+	e.expectPatchConverged(target, lost[0])
+}
+
+// 3. pulumi and its plugins are killed while the landed patch's answer is held.
+func TestPulumiCrash_patchKilledAfterThePatch(t *testing.T) {
+	e := newPulumiCrash(t)
+	target := e.writePatch()
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Pause, Times: 1})
+	e.killWhileHeld(f)
+	lost := e.patchManagersOn()
+	if len(lost) != 1 {
+		t.Fatalf("after the kill the target should carry one patch manager, has %q", lost)
 	}
-	if got := patchManagers(acctest.MustGet(t, objConfigMaps, ns, name)); len(got) != 1 || got[0] != lost[0] {
-		t.Fatalf("patch managers on the target = %q, want only %q, the one the lost run left", got, lost[0])
+	e.mustSucceed(e.upAfterKill(), "up")
+	if _, pending := e.export(); len(pending) > 0 {
+		e.mustSucceed(e.timed("refresh --clear-pending-creates", "refresh", "--yes", "--skip-preview", "--clear-pending-creates"), "refresh")
 	}
-	live := acctest.MustGet(t, objConfigMaps, ns, name)
-	if live.GetUID() != target.GetUID() {
-		t.Fatalf("the target was replaced: UID %s, was %s", live.GetUID(), target.GetUID())
+	e.expectPatchConverged(target, lost[0])
+}
+
+// 4. Destroy's release lands, its answer is cut: the patch stays in the
+// stack, and the next destroy finds the manager gone and finishes.
+func TestPulumiCrash_patchReleaseResponseLost(t *testing.T) {
+	e := newPulumiCrash(t)
+	target := e.writePatch()
+	e.mustSucceed(e.up("create"), "up")
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "PATCH", Path: "/configmaps/" + e.name, Body: "managedFields"}, Action: faultproxy.Cut})
+	e.mustFail(e.destroy("release's answer cut"), "destroy")
+	acctest.ExpectActed(t, f)
+	if res, _ := e.export(); len(res) != 1 {
+		t.Fatalf("state after the failed destroy = %v, want the patch still there", res)
 	}
-	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" {
-		t.Fatalf("target data = %v, want greeting patched and helm's owner kept", data)
+	f.Remove()
+	e.mustSucceed(e.destroy("recovering"), "destroy")
+	live := acctest.MustGet(t, objConfigMaps, e.ns, e.name)
+	if got := patchManagers(live); len(got) != 0 {
+		t.Fatalf("patch managers left on the target: %q", got)
 	}
-	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" || live.GetUID() != target.GetUID() {
+		t.Fatalf("target after release: UID %s (was %s), data %v; want the released value and helm's owner kept", live.GetUID(), target.GetUID(), data)
+	}
 }

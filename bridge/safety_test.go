@@ -215,3 +215,50 @@ func TestPulumiSafety_switchedClusterIsRefused(t *testing.T) {
 	}
 	stack.WriteYAML(program("first"))
 }
+
+// The token in the stack's kubeconfig expires: `pulumi refresh` keeps the
+// object in the stack and says what to do, and with a renewed token a preview
+// has nothing to do.
+func TestPulumiSafety_expiredTokenKeepsState(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	c := localcluster.Shared(t)
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	writeToken := func(token string) {
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
+		cfg.AuthInfos["local"] = &clientcmdapi.AuthInfo{Token: token}
+		cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "local"}
+		cfg.CurrentContext = "local"
+		if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeToken(c.Token)
+	ns, name := acctest.Namespace(t), acctest.Name("token")
+	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-object", "runtime": "yaml", "resources": map[string]any{
+		"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+			"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+			"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := pulumitest.NewYAMLProgram(t, string(b))
+	stack.Run(pulumitest.Up, nil)
+
+	writeToken("expired-" + c.Token[:8])
+	res, _ := stack.Try(pulumitest.Refresh, nil)
+	if !strings.Contains(res.Log, "state kept") || !strings.Contains(res.Log, "401") {
+		t.Fatalf("a refresh with an expired token should warn that state was kept, with the remedy:\n%s", res.Log)
+	}
+	if strings.Contains(res.Log, c.Token) {
+		t.Fatal("the refresh output holds the token")
+	}
+	if in := objectsIn(t, stack); len(in) != 1 {
+		t.Fatalf("the refresh with an expired token dropped the object from the stack: %q", in)
+	}
+	writeToken(c.Token)
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+}

@@ -76,7 +76,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	ref, diags := resourceref.Value(ctx, id, types.StringValue(live.GetNamespace()), connObj)
 	resp.Diagnostics.Append(diags...)
 	for attr, v := range map[string]any{
-		"id": types.StringValue(newID()), "yaml_body": types.StringValue(body),
+		"id": types.StringValue(importedID(live)), "yaml_body": types.StringValue(body),
 		"cluster_connection": connObj, "resource_ref": ref,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
@@ -165,4 +165,16 @@ func cleanManifest(live *unstructured.Unstructured) (string, error) {
 	}
 	b, err := yaml.Marshal(obj.Object)
 	return string(b), err
+}
+
+// importedID keeps the id an object already carries, so that importing an
+// object a k8sconnect resource created (a create whose engine was killed
+// before it recorded state, or a move between states) continues that
+// resource instead of looking like a second one; an object k8sconnect never
+// managed gets a new id.
+func importedID(live *unstructured.Unstructured) string {
+	if id := live.GetAnnotations()[annotationOwnedBy]; id != "" {
+		return id
+	}
+	return newID()
 }

@@ -555,6 +555,20 @@ func TestPulumiCrash_deleteFails(t *testing.T) {
 // k8sconnect_patch (docs/adr/0002-crash-safe-patch.md) at its four crash
 // points, as in provider/patch's crash_test.go.
 
+// patchesInState are the Patch resources in the stack's state, and the
+// pending operations.
+func (e *pulumiCrash) patchesInState() ([]stateResource, []string) {
+	e.t.Helper()
+	all, pending := e.export()
+	var out []stateResource
+	for _, r := range all {
+		if r.Type == "k8sconnect:index/patch:Patch" {
+			out = append(out, r)
+		}
+	}
+	return out, pending
+}
+
 // patchManagersOn is the target's k8sconnect_patch managers.
 func (e *pulumiCrash) patchManagersOn() []string {
 	e.t.Helper()
@@ -566,8 +580,8 @@ func (e *pulumiCrash) patchManagersOn() []string {
 // Helm's data kept, a preview with nothing to do.
 func (e *pulumiCrash) expectPatchConverged(target *unstructured.Unstructured, want string) {
 	e.t.Helper()
-	if res, pending := e.export(); len(res) != 1 || len(pending) != 0 {
-		e.t.Fatalf("state = %v with pending %v, want the patch once and nothing pending", res, pending)
+	if res, pending := e.patchesInState(); len(res) != 1 || len(pending) != 0 {
+		e.t.Fatalf("patches in state = %v with pending %v, want the patch once and nothing pending", res, pending)
 	}
 	if got := e.patchManagersOn(); len(got) != 1 || (want != "" && got[0] != want) {
 		e.t.Fatalf("patch managers on the target = %q, want exactly one (%q)", got, want)
@@ -605,8 +619,8 @@ func TestPulumiCrash_patchResponseLost(t *testing.T) {
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", e.name), Action: faultproxy.Cut})
 	e.mustFail(e.up("patch's answer cut"), "up")
 	acctest.ExpectActed(t, f)
-	if res, _ := e.export(); len(res) != 0 {
-		t.Fatalf("state after the failed up = %v, want nothing", res)
+	if res, _ := e.patchesInState(); len(res) != 0 {
+		t.Fatalf("patches in state after the failed up = %v, want none", res)
 	}
 	lost := e.patchManagersOn()
 	if len(lost) != 1 {
@@ -643,8 +657,8 @@ func TestPulumiCrash_patchReleaseResponseLost(t *testing.T) {
 	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "PATCH", Path: "/configmaps/" + e.name, Body: "managedFields"}, Action: faultproxy.Cut})
 	e.mustFail(e.destroy("release's answer cut"), "destroy")
 	acctest.ExpectActed(t, f)
-	if res, _ := e.export(); len(res) != 1 {
-		t.Fatalf("state after the failed destroy = %v, want the patch still there", res)
+	if res, _ := e.patchesInState(); len(res) != 1 {
+		t.Fatalf("patches in state after the failed destroy = %v, want the patch still there", res)
 	}
 	f.Remove()
 	e.mustSucceed(e.destroy("recovering"), "destroy")

@@ -81,8 +81,10 @@ func TestAccObject_execPluginFailureFailsPlanWithoutToken(t *testing.T) {
 	if !named {
 		t.Errorf("no error names the plugin %s and its exit code:\n%s", plugin, r.Output)
 	}
-	if strings.Contains(r.Output, localcluster.Shared(t).Token) {
-		t.Error("the plan output contains the token given to the plugin")
+	if token := localcluster.Shared(t).Token; strings.Contains(r.Output, token) {
+		i := strings.Index(r.Output, token)
+		around := r.Output[max(0, i-300):i] + "<TOKEN>" + r.Output[i+len(token):min(len(r.Output), i+len(token)+100)]
+		t.Errorf("the plan output contains the token given to the plugin, here:\n%s", around)
 	}
 	if obj, err := acctest.Get(t, configMaps, ns, name); err != nil || obj != nil {
 		t.Errorf("ConfigMap %s/%s: %v, err %v; the failed plan must create nothing", ns, name, obj, err)

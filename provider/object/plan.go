@@ -81,7 +81,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 
 	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(pathConnection, "Cannot confirm which cluster this is",
+		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}

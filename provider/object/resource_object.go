@@ -212,7 +212,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	var other *connection.OtherClusterError
 	switch {
 	case errors.As(err, &other):
-		resp.Diagnostics.AddAttributeError(pathConnection, "The connection reaches another cluster", err.Error())
+		resp.Diagnostics.AddError("The connection reaches another cluster", err.Error())
 		return
 	case err != nil:
 		keep(err)

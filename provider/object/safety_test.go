@@ -137,8 +137,16 @@ resource "k8sconnect_object" %q {
 	if got := second.StateList(); len(got) != 0 {
 		t.Fatalf("the refused declaration is in state: %q", got)
 	}
+	// Destroying the refused state deletes nothing. (The engine first plans
+	// the configuration, whose create is still refused; tofu stops there,
+	// terraform does not.) Then the user removes the declaration and
+	// destroys again.
+	if r := second.Destroy(); r.Err != nil && !r.HasError("already exists", firstID) {
+		t.Fatalf("destroy of the refused state failed for another reason: %v\n%s", r.Err, r.Output)
+	}
+	second.Write("")
 	if r := second.Destroy(); r.Err != nil {
-		t.Fatalf("destroy of the refused state failed: %v\n%s", r.Err, r.Output)
+		t.Fatalf("destroy of the refused state without its declaration failed: %v\n%s", r.Err, r.Output)
 	}
 	if got := acctest.UID(t, namespaces, "", ns); got != nsUID {
 		t.Fatalf("destroying the other state replaced or deleted the Namespace: UID %s -> %s", nsUID, got)
@@ -178,6 +186,7 @@ resource "k8sconnect_object" %q {
 	if by, owner, _, _ := liveDeclaredBy(t, ns, name); by != fmt.Sprintf("racer%d", won) || owner != wonID {
 		t.Fatalf("the object holds declared-by=%q owned-by=%q, want racer%d's", by, owner, won)
 	}
+	racers[lost].Write("") // its cleanup's destroy would plan the refused create again
 }
 
 // Someone deletes our ConfigMap and creates another of the same name. An

@@ -61,7 +61,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	}
 	cluster, err := c.CheckCluster(ctx, recorded, ident.String())
 	if err != nil {
-		diags.AddAttributeError(pathConnection, "Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		diags.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}
 	setOwnedBy(desired, plan.ID.ValueString())

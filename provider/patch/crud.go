@@ -70,7 +70,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 	}
 	cluster, err := c.CheckCluster(ctx, recordedCluster, target.String())
 	if err != nil {
-		diags.AddAttributeError(path.Root("cluster_connection"), "Cannot confirm which cluster this is",
+		diags.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return false
 	}
@@ -146,7 +146,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	var other *connection.OtherClusterError
 	switch {
 	case errors.As(err, &other):
-		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "The connection reaches another cluster", err.Error())
+		resp.Diagnostics.AddError("The connection reaches another cluster", err.Error())
 		return
 	case err != nil:
 		keep(err)

@@ -75,7 +75,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Cannot confirm which cluster this is",
+		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}

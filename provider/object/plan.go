@@ -89,16 +89,39 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ClusterUID = types.StringValue(cluster)
 	}
 
-	live, err := recallOrGet(ctx, c, id)
-	switch {
-	case apierrors.IsNotFound(err):
-		live = nil
-	case meta.IsNoMatchError(err):
-		return // a CRD created in this run: known after apply
-	case err != nil:
-		resp.Diagnostics.AddError("Could not read the object at plan time",
-			fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
-		return
+	// The id is generated at apply (Terraform plans again during apply and
+	// would see a second random value); the annotation is not projected, so a
+	// placeholder gives the same dry-run result.
+	setOwnedBy(desired, idOrPlaceholder(plan.ID))
+	var dry *unstructured.Unstructured
+	if creating {
+		// One request answers both questions a create's plan asks: a dry run
+		// of the create-only apply the create will send says what the server
+		// would store, or, with 409, that the name is taken.
+		probe := desired.DeepCopy()
+		probe.SetResourceVersion(createOnlyVersion)
+		dry, err = ssa.Apply(ctx, c, probe, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+		if err != nil && !apierrors.IsConflict(err) {
+			r.explainDryRunError(err, id, creating, resp)
+			return
+		}
+		if err != nil {
+			dry = nil // taken: look at what holds the name
+		}
+	}
+	var live *unstructured.Unstructured
+	if !creating || dry == nil {
+		live, err = recallOrGet(ctx, c, id)
+		switch {
+		case apierrors.IsNotFound(err):
+			live = nil
+		case meta.IsNoMatchError(err):
+			return // a CRD created in this run: known after apply
+		case err != nil:
+			resp.Diagnostics.AddError("Could not read the object at plan time",
+				fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
+			return
+		}
 	}
 	if creating && live != nil && live.GetAnnotations()[annotationOwnedBy] == "" {
 		// Certainly not ours. An object carrying a k8sconnect id may be ours
@@ -140,14 +163,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 
-	// The id is generated at apply (Terraform plans again during apply and
-	// would see a second random value); the annotation is not projected, so a
-	// placeholder gives the same dry-run result.
-	setOwnedBy(desired, idOrPlaceholder(plan.ID))
-	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
-	if err != nil {
-		r.explainDryRunError(err, id, creating, resp)
-		return
+	if dry == nil {
+		if dry, err = ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true}); err != nil {
+			r.explainDryRunError(err, id, creating, resp)
+			return
+		}
 	}
 	obs, err := observe(dry, nil, ignore)
 	if err != nil {

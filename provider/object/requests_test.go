@@ -26,8 +26,11 @@ func objectRequests(t *testing.T, log, name string) []string {
 	return out
 }
 
-// Requests per object, counted against the real server: a plan of an unchanged
-// object costs one read and one dry run; an update costs one apply.
+// Requests per object, counted against the real server. A create costs
+// exactly four: a dry run of the create-only apply at plan, the same again when
+// the engine plans once more during apply, and the two steps of the
+// crash-safe, exclusive create (docs/adr/0001-crash-safe-create.md). A plan of
+// an unchanged object costs one read and one dry run; an update one apply.
 func TestAccObject_requestsPerObject(t *testing.T) {
 	ns, name, conn := acctest.Namespace(t), acctest.Name("counted"), acctest.Connection(t)
 	log := filepath.Join(t.TempDir(), "requests.log")
@@ -36,6 +39,10 @@ func TestAccObject_requestsPerObject(t *testing.T) {
 	w.Write(configMapConfig(conn, ns, name, "one"))
 	w.MustApply()
 	w.Cleanup()
+	create := objectRequests(t, log, name)
+	if len(create) != 4 {
+		t.Errorf("create made %d requests on the object, want exactly 4 (2 dry runs, 2 applies):\n%s", len(create), strings.Join(create, "\n"))
+	}
 
 	if err := os.Truncate(log, 0); err != nil {
 		t.Fatal(err)
@@ -62,5 +69,5 @@ func TestAccObject_requestsPerObject(t *testing.T) {
 	if len(applies) != 1 {
 		t.Errorf("update made %d apply requests, want 1:\n%s", len(applies), strings.Join(applies, "\n"))
 	}
-	fmt.Fprintf(os.Stderr, "requests: plan %d, update apply %d\n", len(plan), len(applies))
+	fmt.Fprintf(os.Stderr, "requests: create %d, plan %d, update apply %d\n", len(create), len(plan), len(applies))
 }

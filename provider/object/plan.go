@@ -49,6 +49,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	id := manifest.IdentityOf(desired)
+	ctx, serverWarnings := connection.CollectWarnings(ctx)
+	defer func() { connection.AddWarnings(&resp.Diagnostics, id.String(), serverWarnings()) }()
 	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
 	var c *connection.Client
 	if connKnown && r.clients != nil {

@@ -60,6 +60,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if creating {
 		plan.ID = types.StringValue(idFor(target, ct))
 	}
+	ctx, serverWarnings := connection.CollectWarnings(ctx)
+	defer func() { connection.AddWarnings(&resp.Diagnostics, target.String(), serverWarnings()) }()
 	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
 	if !connKnown || r.clients == nil {
 		return

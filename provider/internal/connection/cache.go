@@ -90,6 +90,7 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 	if w := requestLogWrapper(); w != nil {
 		cfg.Wrap(w)
 	}
+	cfg.WarningHandlerWithContext = serverWarnings{}
 	cl, err := newClient(cfg)
 	if err != nil {
 		return nil, err

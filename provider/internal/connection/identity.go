@@ -2,9 +2,12 @@ package connection
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,11 +78,30 @@ func Remedy(err error) string {
 	case apierrors.IsForbidden(err):
 		return "The credentials are valid but not allowed to do this (403 Forbidden). Check the RBAC rules " +
 			"for this user, or use a context with more rights."
+	case err != nil && strings.Contains(err.Error(), "getting credentials: "):
+		return "The exec credential plugin (cluster_connection.exec, or users[].user.exec in the kubeconfig) " +
+			"failed, so nothing was sent to the cluster. Check that its command is installed and on PATH and " +
+			"that it prints a token when run by hand (for example, that you are logged in to the cloud provider)."
+	case untrustedServer(err):
+		return "The API server's certificate is not trusted by this connection's CA (or does not name the host), " +
+			"so nothing was sent. Check that cluster_connection.cluster_ca_certificate (or the kubeconfig's " +
+			"certificate-authority-data) is the CA of the cluster that host points at, and that host is the " +
+			"cluster's address."
 	case err != nil && Unreachable(err):
 		return "The cluster did not answer as expected (a server error, a timeout or a broken connection). " +
 			"Nothing was decided from this answer; run again when the cluster is reachable."
 	}
 	return ""
+}
+
+// untrustedServer reports a TLS handshake that failed because the server's
+// certificate did not verify: a wrong CA or host, not a cluster that is down.
+func untrustedServer(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 // KindGone reports whether the cluster definitely no longer serves gvk: its

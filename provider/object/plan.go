@@ -58,6 +58,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
+	if c != nil {
+		if err := c.MissingCoreKind(id.GVK()); err != nil {
+			resp.Diagnostics.AddAttributeError(pathYAMLBody, "Unknown kind", err.Error())
+			plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
+			return
+		}
+	}
 	namespace := plannedNamespace(c, desired)
 	ref, d := resourceref.Value(ctx, id, namespace, plan.ClusterConnection)
 	resp.Diagnostics.Append(d...)

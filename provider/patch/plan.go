@@ -73,6 +73,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
 		return
 	}
+	if err := c.MissingCoreKind(target.GVK()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind", err.Error())
+		return
+	}
 	mapping, err := c.Mapping(target.GVK())
 	if meta.IsNoMatchError(err) {
 		return // the kind may be created in this run; checked at apply

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -123,6 +124,24 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// MissingCoreKind is an error when gvk is in the core group (apiVersion v1)
+// and the cluster does not serve it. Other kinds may be added later in the
+// same run, by a CRD or an aggregated API; core kinds come with the API server
+// itself and no CRD can add one (a CRD's group must contain a dot), so a miss
+// is a typo that can be refused at plan. Nil for anything else, including a
+// discovery that failed.
+func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
+	if gvk.Group != "" {
+		return nil
+	}
+	if _, err := c.Mapping(gvk); !meta.IsNoMatchError(err) {
+		return nil
+	}
+	return fmt.Errorf("the cluster does not serve kind %q in apiVersion %q. Kinds of the core group (apiVersion v1) "+
+		"come with the API server, and no CustomResourceDefinition can add one: check the spelling and "+
+		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)
 }
 
 // OtherClusterError is a connection that now reaches a different cluster from

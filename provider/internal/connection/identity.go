@@ -6,9 +6,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -88,11 +90,22 @@ func Remedy(err error) string {
 			"so nothing was sent. Check that cluster_connection.cluster_ca_certificate (or the kubeconfig's " +
 			"certificate-authority-data) is the CA of the cluster that host points at, and that host is the " +
 			"cluster's address."
+	case noServer(err):
+		return "Nothing answered at the API server's address (connection refused, or the host name is unknown). " +
+			"Check cluster_connection.host (or the server of the kubeconfig's cluster) and that the cluster is " +
+			"running. Nothing was decided from this answer; run again when the cluster is reachable."
 	case err != nil && Unreachable(err):
 		return "The cluster did not answer as expected (a server error, a timeout or a broken connection). " +
 			"Nothing was decided from this answer; run again when the cluster is reachable."
 	}
 	return ""
+}
+
+// noServer reports that nothing listens at the address, or the name does not
+// resolve: a wrong host as often as a cluster that is down.
+func noServer(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns)
 }
 
 // untrustedServer reports a TLS handshake that failed because the server's

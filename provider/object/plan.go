@@ -60,6 +60,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
+	if c != nil {
+		if err := c.MissingCoreKind(id.GVK()); err != nil {
+			resp.Diagnostics.AddAttributeError(pathYAMLBody, "Unknown kind", err.Error())
+			plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
+			return
+		}
+	}
 	namespace := plannedNamespace(c, desired)
 	ref, d := resourceref.Value(ctx, id, namespace, plan.ClusterConnection)
 	resp.Diagnostics.Append(d...)
@@ -250,6 +257,12 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 				"its indentation and the apiVersion. Nothing was applied.", field, id.Kind, id.APIVersion))
 		return
 	}
+	if field, want, ok := wrongType(err); ok {
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Wrong type in yaml_body",
+			fmt.Sprintf("yaml_body field %q must be a %s in %s (apiVersion %s). Check its value and its indentation. "+
+				"Nothing was applied.\n\n%v", field, want, id.Kind, id.APIVersion, err))
+		return
+	}
 	resp.Diagnostics.AddAttributeError(pathYAMLBody, "The API server rejected the object",
 		fmt.Sprintf("A server-side dry run of %s failed, so nothing was applied:\n\n%v", id, err))
 }
@@ -267,6 +280,18 @@ func undeclaredField(err error) (string, bool) {
 		return m[1], true
 	}
 	return m[2], true
+}
+
+// Server-side apply reports a value of the wrong type this way, e.g.
+// ".data: expected map, got &{[a b]}".
+var wrongTypeRE = regexp.MustCompile(`\.([^:\s]+): expected (\w+), got`)
+
+func wrongType(err error) (field, want string, ok bool) {
+	m := wrongTypeRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
 }
 
 // immutableField finds the field an Invalid error calls immutable.

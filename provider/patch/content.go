@@ -65,9 +65,17 @@ func parseContent(m model) (*content, error) {
 }
 
 func parseObject(text, attr string) (map[string]any, error) {
-	var obj map[string]any
-	if err := yaml.Unmarshal([]byte(text), &obj); err != nil {
+	var doc any
+	// Strict: a key given twice is an error, not the last one silently winning.
+	if err := yaml.UnmarshalStrict([]byte(text), &doc); err != nil {
 		return nil, fmt.Errorf("%s is not valid YAML or JSON: %v", attr, err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok && doc != nil {
+		// Valid YAML of the wrong shape: "not valid YAML" would send the user
+		// looking for a syntax error that is not there.
+		return nil, fmt.Errorf("%s must be an object in the shape of the target, e.g. {metadata: {labels: {team: platform}}}, not a %s%s",
+			attr, yamlKind(doc), jsonPatchHint(attr, doc))
 	}
 	if len(obj) == 0 {
 		return nil, fmt.Errorf("%s is empty: give the fields to set, e.g. {metadata: {labels: {team: platform}}}", attr)
@@ -83,6 +91,26 @@ func parseObject(text, attr string) (map[string]any, error) {
 		}
 	}
 	return obj, nil
+}
+
+func yamlKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "list"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	default:
+		return "number"
+	}
+}
+
+func jsonPatchHint(attr string, doc any) string {
+	if _, list := doc.([]any); list && attr == "merge_patch" {
+		return "; for a list of RFC 6902 operations, use json_patch"
+	}
+	return ""
 }
 
 // parseJSONPatch checks every operation has what RFC 6902 requires, so a typo

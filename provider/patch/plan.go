@@ -84,6 +84,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
 		plan.ClusterUID = types.StringValue(cluster)
 	}
+	if err := c.MissingCoreKind(target.GVK()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind", err.Error())
+		return
+	}
 	mapping, err := c.Mapping(target.GVK())
 	if meta.IsNoMatchError(err) {
 		return // the kind may be created in this run; checked at apply

@@ -2,12 +2,18 @@ package connection
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
+	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -75,11 +81,41 @@ func Remedy(err error) string {
 	case apierrors.IsForbidden(err):
 		return "The credentials are valid but not allowed to do this (403 Forbidden). Check the RBAC rules " +
 			"for this user, or use a context with more rights."
+	case err != nil && strings.Contains(err.Error(), "getting credentials: "):
+		return "The exec credential plugin (cluster_connection.exec, or users[].user.exec in the kubeconfig) " +
+			"failed, so nothing was sent to the cluster. Check that its command is installed and on PATH and " +
+			"that it prints a token when run by hand (for example, that you are logged in to the cloud provider)."
+	case untrustedServer(err):
+		return "The API server's certificate is not trusted by this connection's CA (or does not name the host), " +
+			"so nothing was sent. Check that cluster_connection.cluster_ca_certificate (or the kubeconfig's " +
+			"certificate-authority-data) is the CA of the cluster that host points at, and that host is the " +
+			"cluster's address."
+	case noServer(err):
+		return "Nothing answered at the API server's address (connection refused, or the host name is unknown). " +
+			"Check cluster_connection.host (or the server of the kubeconfig's cluster) and that the cluster is " +
+			"running. Nothing was decided from this answer; run again when the cluster is reachable."
 	case err != nil && Unreachable(err):
 		return "The cluster did not answer as expected (a server error, a timeout or a broken connection). " +
 			"Nothing was decided from this answer; run again when the cluster is reachable."
 	}
 	return ""
+}
+
+// noServer reports that nothing listens at the address, or the name does not
+// resolve: a wrong host as often as a cluster that is down.
+func noServer(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns)
+}
+
+// untrustedServer reports a TLS handshake that failed because the server's
+// certificate did not verify: a wrong CA or host, not a cluster that is down.
+func untrustedServer(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 // KindGone reports whether the cluster definitely no longer serves gvk: its
@@ -101,6 +137,24 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// MissingCoreKind is an error when gvk is in the core group (apiVersion v1)
+// and the cluster does not serve it. Other kinds may be added later in the
+// same run, by a CRD or an aggregated API; core kinds come with the API server
+// itself and no CRD can add one (a CRD's group must contain a dot), so a miss
+// is a typo that can be refused at plan. Nil for anything else, including a
+// discovery that failed.
+func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
+	if gvk.Group != "" {
+		return nil
+	}
+	if _, err := c.Mapping(gvk); !meta.IsNoMatchError(err) {
+		return nil
+	}
+	return fmt.Errorf("the cluster does not serve kind %q in apiVersion %q. Kinds of the core group (apiVersion v1) "+
+		"come with the API server, and no CustomResourceDefinition can add one: check the spelling and "+
+		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)
 }
 
 // OtherClusterError is a connection that now reaches a different cluster from

@@ -64,12 +64,16 @@ func Parse(body string) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("yaml_body holds %d documents; k8sconnect_object manages exactly one object. Split them with the k8sconnect_yaml_split data source and for_each", len(docs))
 	}
 
-	var content map[string]any
-	if err := yaml.Unmarshal(docs[0], &content); err != nil {
+	var doc any
+	// Strict: a key given twice is an error, not the last one silently winning.
+	if err := yaml.UnmarshalStrict(docs[0], &doc); err != nil {
 		return nil, fmt.Errorf("yaml_body is not valid YAML: %w", err)
 	}
-	if content == nil {
-		return nil, errors.New("yaml_body must be a YAML mapping (an object with apiVersion, kind and metadata)")
+	content, ok := doc.(map[string]any)
+	if !ok || content == nil {
+		// Valid YAML of the wrong shape: "not valid YAML" would send the user
+		// looking for a syntax error that is not there.
+		return nil, fmt.Errorf("yaml_body must be a YAML mapping (an object with apiVersion, kind and metadata), not %s", shape(doc))
 	}
 	obj := &unstructured.Unstructured{Object: content}
 
@@ -100,6 +104,20 @@ func Parse(body string) (*unstructured.Unstructured, error) {
 		}
 	}
 	return obj, nil
+}
+
+// shape names what a YAML document holds instead of a mapping.
+func shape(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a list (one object per yaml_body; split a list with the k8sconnect_yaml_split data source)"
+	case string:
+		return "a string"
+	default:
+		return fmt.Sprintf("a single value (%v)", v)
+	}
 }
 
 // splitDocuments splits multi-document YAML and drops documents that hold only

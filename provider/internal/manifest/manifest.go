@@ -14,7 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 // Identity names one object. Namespace is empty for cluster-scoped kinds and for
@@ -64,8 +65,9 @@ func Parse(body string) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("yaml_body holds %d documents; k8sconnect_object manages exactly one object. Split them with the k8sconnect_yaml_split data source and for_each", len(docs))
 	}
 
+	// kubejson decodes as kubectl does: numbers keep every digit kubectl keeps.
 	var content map[string]any
-	if err := yaml.Unmarshal(docs[0], &content); err != nil {
+	if err := kubejson.Unmarshal(docs[0], &content); err != nil {
 		return nil, fmt.Errorf("yaml_body is not valid YAML: %w", err)
 	}
 	if content == nil {

@@ -1,0 +1,140 @@
+package exacttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+// patchConfig patches every target of targets.json three ways: patch (Server-Side
+// Apply), merge_patch and json_patch, each in its own namespace.
+func patchConfig(conn string, ns map[string]string) string {
+	return fmt.Sprintf(`
+locals {
+  targets = jsondecode(file("${path.module}/targets.json"))
+}
+
+resource "k8sconnect_patch" "apply" {
+  for_each = local.targets
+  target = {
+    api_version = each.value.api_version
+    kind        = each.value.kind
+    name        = each.value.name
+    namespace   = %[2]q
+  }
+  patch          = file("${path.module}/payload/${each.key}.yaml")
+  take_ownership = true
+  %[1]s
+}
+
+resource "k8sconnect_patch" "merge" {
+  for_each = local.targets
+  target = {
+    api_version = each.value.api_version
+    kind        = each.value.kind
+    name        = each.value.name
+    namespace   = %[3]q
+  }
+  merge_patch    = file("${path.module}/payload/${each.key}.yaml")
+  take_ownership = true
+  %[1]s
+}
+
+resource "k8sconnect_patch" "json" {
+  for_each = local.targets
+  target = {
+    api_version = each.value.api_version
+    kind        = each.value.kind
+    name        = each.value.name
+    namespace   = %[4]q
+  }
+  json_patch     = file("${path.module}/jsonpatch/${each.key}.yaml")
+  take_ownership = true
+  %[1]s
+}
+`, conn, ns["apply"], ns["merge"], ns["json"])
+}
+
+// The corpus through the three patch types: each target starts as the
+// document's header (created by kubectl), kubectl patches one copy the same
+// way (apply --server-side, patch --type merge, patch --type json) and
+// k8sconnect_patch the other; the stored objects must match and the re-plan
+// must be empty.
+func TestAccExact_patchesMatchKubectl(t *testing.T) {
+	start := time.Now()
+	cluster := localcluster.Shared(t)
+	kubeconfig := cluster.KubeconfigPath
+	exactcorpus.EnsureCRD(t, kubeconfig)
+	docs := exactcorpus.Patchable(exactcorpus.Load(t, "corpus", "placeholder"))
+
+	ours := map[string]string{}
+	for _, typ := range []string{"apply", "merge", "json"} {
+		ours[typ] = acctest.Namespace(t)
+		theirs := acctest.Namespace(t)
+		for _, ns := range []string{ours[typ], theirs} {
+			in := make([]exactcorpus.Doc, len(docs))
+			for i, d := range docs {
+				in[i] = d.In(ns)
+			}
+			exactcorpus.Kubectl(t, kubeconfig, "apply", "--server-side", "--field-manager=target-creator",
+				"-f", exactcorpus.Write(t, t.TempDir(), "header", in))
+		}
+		kubectlPatch(t, kubeconfig, typ, docs, theirs)
+		t.Cleanup(func() {
+			if !t.Failed() {
+				return
+			}
+			t.Logf("kubectl's %s patches are in namespace %s, k8sconnect's in %s", typ, theirs, ours[typ])
+		})
+		defer func(typ, theirs string) {
+			compareAll(t, docs, theirs, map[string]string{"k8sconnect_patch " + typ: ours[typ]})
+		}(typ, theirs)
+	}
+
+	w := acctest.NewWorkdir(t)
+	w.Write(patchConfig(acctest.Connection(t), ours))
+	exactcorpus.Write(t, filepath.Join(w.Dir(), "payload"), "payload", docs)
+	exactcorpus.Write(t, filepath.Join(w.Dir(), "jsonpatch"), "jsonpatch", docs)
+	targets := map[string]map[string]string{}
+	for _, d := range docs {
+		targets[d.Key] = map[string]string{"api_version": d.APIVersion, "kind": d.Kind, "name": d.Name}
+	}
+	raw, _ := json.Marshal(targets)
+	if err := os.WriteFile(filepath.Join(w.Dir(), "targets.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.Cleanup()
+	w.MustApply()
+	expectNoChanges(t, w, "after applying the patches")
+	t.Logf("%s: %d documents x3 patch types: %s", acctest.Engine(), len(docs), time.Since(start).Round(time.Second))
+	// The deferred comparisons run now, before the cleanups destroy anything.
+}
+
+// kubectlPatch patches the targets in ns as a kubectl user would.
+func kubectlPatch(t *testing.T, kubeconfig, typ string, docs []exactcorpus.Doc, ns string) {
+	t.Helper()
+	for _, d := range docs {
+		d = d.In(ns)
+		switch typ {
+		case "apply":
+			exactcorpus.Kubectl(t, kubeconfig, "apply", "--server-side", "--force-conflicts", "--field-manager=patcher",
+				"-f", exactcorpus.Write(t, t.TempDir(), "", []exactcorpus.Doc{d}))
+		case "merge", "json":
+			part := map[string]string{"merge": "payload", "json": "jsonpatch"}[typ]
+			file := filepath.Join(exactcorpus.Write(t, t.TempDir(), part, []exactcorpus.Doc{d}), d.Key+".yaml")
+			resource := d.GVR().Resource
+			if g := d.GVR().Group; g != "" {
+				resource += "." + g
+			}
+			exactcorpus.Kubectl(t, kubeconfig, "patch", "-n", ns, resource, d.Name,
+				"--type", typ, "--patch-file", file)
+		}
+	}
+}

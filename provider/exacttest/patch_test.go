@@ -94,7 +94,11 @@ func TestAccExact_patchesMatchKubectl(t *testing.T) {
 			t.Logf("kubectl's %s patches are in namespace %s, k8sconnect's in %s", typ, theirs, ours[typ])
 		})
 		defer func(typ, theirs string) {
-			compareAll(t, docs, theirs, map[string]string{"k8sconnect_patch " + typ: ours[typ]})
+			text := func(d exactcorpus.Doc) string { return d.Payload }
+			if typ == "json" {
+				text = func(d exactcorpus.Doc) string { return d.JSONPatch(t) }
+			}
+			compareAll(t, docs, theirs, map[string]string{"k8sconnect_patch " + typ: ours[typ]}, text)
 		}(typ, theirs)
 	}
 
@@ -113,6 +117,21 @@ func TestAccExact_patchesMatchKubectl(t *testing.T) {
 	w.Cleanup()
 	w.MustApply()
 	expectNoChanges(t, w, "after applying the patches")
+
+	// Another manager moves a patched 2^53+1 by one: the plan shows it, apply restores it.
+	limits := schemaOf(t, docs, "int-limits")
+	acctest.PatchAs(t, "kubectl-edit", limits.GVR(), ours["apply"], limits.Name, `{"spec":{"free":{"two53plus1":9007199254740992}}}`)
+	r := w.Plan()
+	if add, change, remove := r.Changes(); r.Err != nil || add != 0 || change != 1 || remove != 0 {
+		t.Fatalf("%s plan after a one-unit change of a patched field: want 1 to change, got %d/%d/%d %v (%v)\n%s",
+			acctest.Engine(), add, change, remove, plannedChanges(r.Output), r.Err, r.Output)
+	}
+	w.MustApply()
+	live := exactcorpus.Raw(t, cluster.RESTConfig(), limits.GVR(), ours["apply"], limits.Name)
+	if got := fmt.Sprint(exactcorpus.Field(live, "spec", "free", "two53plus1")); got != "9007199254740993" {
+		t.Errorf("after apply the patched spec.free.two53plus1 = %s, want 9007199254740993 restored", got)
+	}
+	expectNoChanges(t, w, "after reverting the drift")
 	t.Logf("%s: %d documents x3 patch types: %s", acctest.Engine(), len(docs), time.Since(start).Round(time.Second))
 	// The deferred comparisons run now, before the cleanups destroy anything.
 }

@@ -49,7 +49,7 @@ func exactProgram(t *testing.T, docs []exactcorpus.Doc) string {
 				"name": "${intlimits.resourceRef.name}", "namespace": "${intlimits.resourceRef.namespace}",
 				"clusterConnection": fileConn,
 			},
-			"waitFor":     map[string]any{"field": "spec.free.two53plus1", "timeout": "60s"},
+			"waitFor": map[string]any{"field": "spec.free.two53plus1", "timeout": "60s"},
 		},
 	}
 	program := map[string]any{

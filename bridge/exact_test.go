@@ -133,17 +133,24 @@ func TestPulumiExact_objectsMatchKubectl(t *testing.T) {
 
 func compareWithKubectl(t *testing.T, docs []exactcorpus.Doc, nsKubectl, nsPulumi string) {
 	t.Helper()
+	compareNamespaces(t, docs, nsKubectl, nsPulumi, "KubernetesObject", func(d exactcorpus.Doc) string { return d.Text })
+}
+
+// compareNamespaces holds each document stored in nsPulumi against kubectl's in
+// nsKubectl; text is what the program handed the provider for it.
+func compareNamespaces(t *testing.T, docs []exactcorpus.Doc, nsKubectl, nsPulumi, how string, text func(exactcorpus.Doc) string) {
+	t.Helper()
 	cfg := localcluster.Shared(t).RESTConfig()
 	for _, d := range docs {
 		want := exactcorpus.Raw(t, cfg, d.GVR(), nsKubectl, d.Name)
-		if !norm.NFC.IsNormalString(d.Text) {
+		if !norm.NFC.IsNormalString(text(d)) {
 			// As under Terraform, yamlBody reaches the provider in Unicode NFC
 			// (the bridge plans through go-cty, whose strings are NFC).
 			want = exactcorpus.NFC(want).(map[string]any)
 		}
 		got := exactcorpus.Raw(t, cfg, d.GVR(), nsPulumi, d.Name)
 		if diffs := exactcorpus.Diff(want, got); len(diffs) > 0 {
-			t.Errorf("%s under pulumi differs from kubectl's (kubectl ≠ k8sconnect):\n  %s", d.Key, strings.Join(diffs, "\n  "))
+			t.Errorf("%s through %s under pulumi differs from kubectl's (kubectl ≠ k8sconnect):\n  %s", d.Key, how, strings.Join(diffs, "\n  "))
 		}
 	}
 }
@@ -186,4 +193,99 @@ func checkExactOutputs(t *testing.T, outputs map[string]any) {
 	if js, _ := outputs["json"].(string); !strings.Contains(js, `"two53plus1":9007199254740993`) {
 		t.Errorf("getObject json lost digits: %.300s", js)
 	}
+}
+
+// exactPatchProgram patches every patchable document three ways (Patch with
+// patch, mergePatch and jsonPatch, one namespace each) and applies the whole
+// corpus again through getYamlSplit and through getYamlScoped's namespaced map.
+func exactPatchProgram(t *testing.T, patchable []exactcorpus.Doc, ours map[string]string, split, scoped []exactcorpus.Doc) string {
+	t.Helper()
+	cluster := localcluster.Shared(t)
+	conn := yamlConnection(cluster.Host, cluster.CAPEM, cluster.Token)
+	fileConn := map[string]any{"kubeconfigFile": cluster.KubeconfigPath}
+	resources := map[string]any{}
+	for _, typ := range exactcorpus.PatchTypes {
+		for _, d := range patchable {
+			props := map[string]any{
+				"target":            map[string]any{"apiVersion": d.APIVersion, "kind": d.Kind, "name": d.Name, "namespace": ours[typ]},
+				"takeOwnership":     true,
+				"clusterConnection": conn,
+			}
+			switch typ {
+			case "apply":
+				props["patch"] = d.Payload
+			case "merge":
+				props["mergePatch"] = d.Payload
+			case "json":
+				props["jsonPatch"] = d.JSONPatch(t)
+			}
+			resources[typ+resourceName(d)] = map[string]any{"type": "k8sconnect:index/patch:Patch", "properties": props}
+		}
+	}
+	join := func(docs []exactcorpus.Doc) string {
+		var b strings.Builder
+		for _, d := range docs {
+			b.WriteString("---\n" + d.Text)
+		}
+		return b.String()
+	}
+	for i, d := range split {
+		resources["split"+resourceName(d)] = map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+			"clusterConnection": conn, "yamlBody": fmt.Sprintf("${split.manifests[%q]}", d.SplitKey())}}
+		resources["scoped"+resourceName(d)] = map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+			"clusterConnection": conn, "yamlBody": fmt.Sprintf("${scoped.namespaced[%q]}", scoped[i].SplitKey())}}
+	}
+	program := map[string]any{
+		"name": "k8sconnect-exact-patch", "runtime": "yaml", "resources": resources,
+		"variables": map[string]any{
+			"split": map[string]any{"fn::invoke": map[string]any{
+				"function": "k8sconnect:index/getYamlSplit:getYamlSplit", "arguments": map[string]any{"content": join(split)}}},
+			"scoped": map[string]any{"fn::invoke": map[string]any{
+				"function":  "k8sconnect:index/getYamlScoped:getYamlScoped",
+				"arguments": map[string]any{"content": join(scoped), "clusterConnection": fileConn}}},
+		},
+	}
+	b, err := yaml.Marshal(program)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The corpus through the three Patch types and through getYamlSplit and
+// getYamlScoped feeding KubernetesObjects, under Pulumi, against kubectl.
+func TestPulumiExact_patchesAndSplitMatchKubectl(t *testing.T) {
+	skipShort(t)
+	start := time.Now()
+	cluster := localcluster.Shared(t)
+	kubeconfig := cluster.KubeconfigPath
+	exactcorpus.EnsureCRD(t, kubeconfig)
+	patchable := exactcorpus.Patchable(exactcorpus.Load(t, "corpus", "placeholder"))
+	ours, theirs := map[string]string{}, map[string]string{}
+	for _, typ := range exactcorpus.PatchTypes {
+		ours[typ], theirs[typ] = acctest.Namespace(t), acctest.Namespace(t)
+		exactcorpus.CreateTargets(t, kubeconfig, patchable, ours[typ])
+		exactcorpus.CreateTargets(t, kubeconfig, patchable, theirs[typ])
+		exactcorpus.KubectlPatch(t, kubeconfig, typ, patchable, theirs[typ])
+	}
+	nsKubectl, nsSplit, nsScoped := acctest.Namespace(t), acctest.Namespace(t), acctest.Namespace(t)
+	split, scoped := exactcorpus.Load(t, "corpus", nsSplit), exactcorpus.Load(t, "corpus", nsScoped)
+	exactcorpus.Kubectl(t, kubeconfig, "apply", "--server-side", "-f",
+		exactcorpus.Write(t, t.TempDir(), "", exactcorpus.Load(t, "corpus", nsKubectl)))
+
+	total := 3*len(patchable) + 2*len(split) + 1
+	stack := pulumitest.NewYAMLProgram(t, exactPatchProgram(t, patchable, ours, split, scoped))
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": total})
+	for _, typ := range exactcorpus.PatchTypes {
+		text := func(d exactcorpus.Doc) string { return d.Payload }
+		if typ == "json" {
+			text = func(d exactcorpus.Doc) string { return d.JSONPatch(t) }
+		}
+		compareNamespaces(t, patchable, theirs[typ], ours[typ], "Patch "+typ, text)
+	}
+	whole := func(d exactcorpus.Doc) string { return d.Text }
+	compareNamespaces(t, split, nsKubectl, nsSplit, "getYamlSplit", whole)
+	compareNamespaces(t, split, nsKubectl, nsScoped, "getYamlScoped", whole)
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": total})
+	t.Logf("pulumi: %d patches and %d objects: %s", 3*len(patchable), 2*len(split), time.Since(start).Round(time.Second))
 }

@@ -75,18 +75,12 @@ func TestAccExact_patchesMatchKubectl(t *testing.T) {
 	docs := exactcorpus.Patchable(exactcorpus.Load(t, "corpus", "placeholder"))
 
 	ours := map[string]string{}
-	for _, typ := range []string{"apply", "merge", "json"} {
+	for _, typ := range exactcorpus.PatchTypes {
 		ours[typ] = acctest.Namespace(t)
 		theirs := acctest.Namespace(t)
-		for _, ns := range []string{ours[typ], theirs} {
-			in := make([]exactcorpus.Doc, len(docs))
-			for i, d := range docs {
-				in[i] = d.In(ns)
-			}
-			exactcorpus.Kubectl(t, kubeconfig, "apply", "--server-side", "--field-manager=target-creator",
-				"-f", exactcorpus.Write(t, t.TempDir(), "header", in))
-		}
-		kubectlPatch(t, kubeconfig, typ, docs, theirs)
+		exactcorpus.CreateTargets(t, kubeconfig, docs, ours[typ])
+		exactcorpus.CreateTargets(t, kubeconfig, docs, theirs)
+		exactcorpus.KubectlPatch(t, kubeconfig, typ, docs, theirs)
 		t.Cleanup(func() {
 			if !t.Failed() {
 				return
@@ -134,26 +128,4 @@ func TestAccExact_patchesMatchKubectl(t *testing.T) {
 	expectNoChanges(t, w, "after reverting the drift")
 	t.Logf("%s: %d documents x3 patch types: %s", acctest.Engine(), len(docs), time.Since(start).Round(time.Second))
 	// The deferred comparisons run now, before the cleanups destroy anything.
-}
-
-// kubectlPatch patches the targets in ns as a kubectl user would.
-func kubectlPatch(t *testing.T, kubeconfig, typ string, docs []exactcorpus.Doc, ns string) {
-	t.Helper()
-	for _, d := range docs {
-		d = d.In(ns)
-		switch typ {
-		case "apply":
-			exactcorpus.Kubectl(t, kubeconfig, "apply", "--server-side", "--force-conflicts", "--field-manager=patcher",
-				"-f", exactcorpus.Write(t, t.TempDir(), "", []exactcorpus.Doc{d}))
-		case "merge", "json":
-			part := map[string]string{"merge": "payload", "json": "jsonpatch"}[typ]
-			file := filepath.Join(exactcorpus.Write(t, t.TempDir(), part, []exactcorpus.Doc{d}), d.Key+".yaml")
-			resource := d.GVR().Resource
-			if g := d.GVR().Group; g != "" {
-				resource += "." + g
-			}
-			exactcorpus.Kubectl(t, kubeconfig, "patch", "-n", ns, resource, d.Name,
-				"--type", typ, "--patch-file", file)
-		}
-	}
 }

@@ -208,6 +208,57 @@ func Kubectl(t testing.TB, kubeconfig string, args ...string) string {
 	return out.String()
 }
 
+// PatchTypes are k8sconnect_patch's three ways to patch, named as kubectl
+// names them: "apply" (patch, Server-Side Apply), "merge" (merge_patch) and
+// "json" (json_patch).
+var PatchTypes = []string{"apply", "merge", "json"}
+
+// CreateTargets creates, with kubectl, each document's header in ns: the
+// objects a patch test patches.
+func CreateTargets(t testing.TB, kubeconfig string, docs []Doc, ns string) {
+	t.Helper()
+	in := make([]Doc, len(docs))
+	for i, d := range docs {
+		in[i] = d.In(ns)
+	}
+	Kubectl(t, kubeconfig, "apply", "--server-side", "--field-manager=target-creator", "-f", Write(t, t.TempDir(), "header", in))
+}
+
+// KubectlPatch patches the targets in ns as a kubectl user would: typ "apply"
+// is `kubectl apply --server-side --force-conflicts` of the whole document,
+// "merge" and "json" are `kubectl patch --type merge|json` of the payload and
+// of the document's JSON Patch.
+func KubectlPatch(t testing.TB, kubeconfig, typ string, docs []Doc, ns string) {
+	t.Helper()
+	for _, d := range docs {
+		d = d.In(ns)
+		switch typ {
+		case "apply":
+			Kubectl(t, kubeconfig, "apply", "--server-side", "--force-conflicts", "--field-manager=patcher",
+				"-f", Write(t, t.TempDir(), "", []Doc{d}))
+		case "merge", "json":
+			part := map[string]string{"merge": "payload", "json": "jsonpatch"}[typ]
+			file := filepath.Join(Write(t, t.TempDir(), part, []Doc{d}), d.Key+".yaml")
+			resource := d.GVR().Resource
+			if g := d.GVR().Group; g != "" {
+				resource += "." + g
+			}
+			Kubectl(t, kubeconfig, "patch", "-n", ns, resource, d.Name, "--type", typ, "--patch-file", file)
+		default:
+			t.Fatalf("unknown patch type %q", typ)
+		}
+	}
+}
+
+// SplitKey is the key yaml_split and yaml_scoped give the document.
+func (d Doc) SplitKey() string {
+	group := d.GVR().Group
+	if group == "" {
+		group = "core"
+	}
+	return group + "/" + d.Kind + "/" + d.Namespace + "/" + d.Name
+}
+
 // EnsureCRD applies the Exact CRD with kubectl and waits until it is served.
 func EnsureCRD(t testing.TB, kubeconfig string) {
 	t.Helper()

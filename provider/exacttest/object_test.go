@@ -161,21 +161,44 @@ func TestAccExact_objectsMatchKubectl(t *testing.T) {
 	compareAll(t, updated, nsKubectl, targets, wholeText)
 	expectNoChanges(t, w, "after the update")
 
-	// Someone else changes two fields we own by one unit.
+	// Someone else changes two fields we own by one unit; then a controller
+	// takes a field under a list-map key beyond 2^53 from us, whose drift is
+	// only found through the field set kept in private state. Each time the
+	// plan shows one change and apply restores what yaml_body says.
 	limits := schemaOf(t, docs, "int-limits")
-	acctest.PatchAs(t, "kubectl-edit", limits.GVR(), nsObject, limits.Name,
-		`{"spec":{"free":{"two53plus1":9007199254740992},"typed":{"int64":9223372036854775806}}}`)
-	r := w.Plan()
-	if add, change, remove := r.Changes(); r.Err != nil || add != 0 || change != 1 || remove != 0 {
-		t.Fatalf("%s plan after a one-unit change beyond 2^53: want 1 to change, got %d/%d/%d (%v)\n%s",
-			acctest.Engine(), add, change, remove, r.Err, r.Output)
-	}
-	w.MustApply()
-	live := exactcorpus.Raw(t, cluster.RESTConfig(), limits.GVR(), nsObject, limits.Name)
-	for path, want := range map[string]string{"free.two53plus1": "9007199254740993", "typed.int64": "9223372036854775807"} {
-		parts := strings.Split(path, ".")
-		if got := fmt.Sprint(exactcorpus.Field(live, "spec", parts[0], parts[1])); got != want {
-			t.Errorf("after apply spec.%s = %s, want %s restored", path, got, want)
+	cfg := cluster.RESTConfig()
+	for _, adversary := range []struct {
+		what   string
+		change func()
+		want   map[string]string
+	}{
+		{"a one-unit change beyond 2^53 and at int64's maximum", func() {
+			acctest.PatchAs(t, "kubectl-edit", limits.GVR(), nsObject, limits.Name,
+				`{"spec":{"free":{"two53plus1":9007199254740992},"typed":{"int64":9223372036854775806}}}`)
+		}, map[string]string{"free.two53plus1": "9007199254740993", "typed.int64": "9223372036854775807"}},
+		{"a field under list-map key 2^53+1 taken by another manager", func() {
+			exactcorpus.ApplyAs(t, cfg, "port-controller", limits.GVR(), nsObject, limits.Name, fmt.Sprintf(
+				`{"apiVersion":%q,"kind":"Exact","metadata":{"name":%q,"namespace":%q},"spec":{"byPort":[{"port":9007199254740993,"value":"taken"}]}}`,
+				limits.APIVersion, limits.Name, nsObject))
+		}, map[string]string{"byPort.0": "map[port:9007199254740993 value:above]"}},
+	} {
+		adversary.change()
+		r := w.Plan()
+		if add, change, remove := r.Changes(); r.Err != nil || add != 0 || change != 1 || remove != 0 {
+			t.Fatalf("%s plan after %s: want 1 to change, got %d/%d/%d (%v)\n%s",
+				acctest.Engine(), adversary.what, add, change, remove, r.Err, r.Output)
+		}
+		w.MustApply()
+		live := exactcorpus.Raw(t, cfg, limits.GVR(), nsObject, limits.Name)
+		for path, want := range adversary.want {
+			parts := strings.Split(path, ".")
+			var field any = parts[1]
+			if parts[1] == "0" {
+				field = 0
+			}
+			if got := fmt.Sprint(exactcorpus.Field(live, "spec", parts[0], field)); got != want {
+				t.Errorf("after %s and apply, spec.%s = %s, want %s restored", adversary.what, path, got, want)
+			}
 		}
 	}
 	expectNoChanges(t, w, "after reverting the drift")

@@ -28,7 +28,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -465,4 +468,20 @@ func NFC(v any) any {
 		return out
 	}
 	return v
+}
+
+// ApplyAs server-side applies body (JSON, sent as written, so every digit
+// arrives) with force under another field manager, as a controller would.
+func ApplyAs(t testing.TB, cfg *rest.Config, manager string, gvr schema.GroupVersionResource, ns, name, body string) {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	force := true
+	_, err = dc.Resource(gvr).Namespace(ns).Patch(context.Background(), name, types.ApplyPatchType, []byte(body),
+		metav1.PatchOptions{FieldManager: manager, Force: &force})
+	if err != nil {
+		t.Fatalf("apply as %s: %v", manager, err)
+	}
 }

@@ -485,3 +485,19 @@ func ApplyAs(t testing.TB, cfg *rest.Config, manager string, gvr schema.GroupVer
 		t.Fatalf("apply as %s: %v", manager, err)
 	}
 }
+
+// KubectlFails runs kubectl like Kubectl and returns its output, failing the
+// test if kubectl succeeds.
+func KubectlFails(t testing.TB, kubeconfig string, args ...string) string {
+	t.Helper()
+	bin := "/usr/bin/kubectl"
+	if _, err := os.Stat(bin); err != nil {
+		bin = "kubectl"
+	}
+	cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("kubectl %s succeeded; want it to refuse:\n%s", strings.Join(args, " "), out)
+	}
+	return string(out)
+}

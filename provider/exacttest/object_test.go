@@ -48,6 +48,18 @@ resource "k8sconnect_object" "split" {
   %[1]s
 }
 
+# The corpus as the items of one kind: List, which yaml_split expands by
+# re-encoding each item.
+data "k8sconnect_yaml_split" "list" {
+  content = file("${path.module}/list.yaml")
+}
+
+resource "k8sconnect_object" "list" {
+  for_each  = data.k8sconnect_yaml_split.list.manifests
+  yaml_body = each.value
+  %[1]s
+}
+
 data "k8sconnect_yaml_scoped" "all" {
   content = file("${path.module}/scoped.yaml")
   %[1]s
@@ -69,9 +81,26 @@ output "ownership" {
 `, conn)
 }
 
-// writeObjects writes the corpus for the three ways k8sconnect_object gets it.
-func writeObjects(t *testing.T, dir string, docs []exactcorpus.Doc, nsSplit, nsScoped string) {
+// writeObjects writes the corpus for the four ways k8sconnect_object gets it.
+func writeObjects(t *testing.T, dir string, docs []exactcorpus.Doc, nsSplit, nsScoped, nsList string) {
 	t.Helper()
+	list := "apiVersion: v1\nkind: List\nitems:\n"
+	for _, d := range docs {
+		lines := strings.Split(strings.TrimSuffix(d.In(nsList).Text, "\n"), "\n")
+		for i, l := range lines {
+			switch {
+			case i == 0:
+				list += "- " + l + "\n"
+			case l == "":
+				list += "\n"
+			default:
+				list += "  " + l + "\n"
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "list.yaml"), []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	exactcorpus.Write(t, filepath.Join(dir, "objects"), "", docs)
 	for file, ns := range map[string]string{"split.yaml": nsSplit, "scoped.yaml": nsScoped} {
 		var b strings.Builder
@@ -139,12 +168,13 @@ func TestAccExact_objectsMatchKubectl(t *testing.T) {
 	kubeconfig := cluster.KubeconfigPath
 	exactcorpus.EnsureCRD(t, kubeconfig)
 	nsKubectl, nsObject, nsSplit, nsScoped := acctest.Namespace(t), acctest.Namespace(t), acctest.Namespace(t), acctest.Namespace(t)
-	targets := map[string]string{"k8sconnect_object": nsObject, "yaml_split": nsSplit, "yaml_scoped": nsScoped}
+	nsList := acctest.Namespace(t)
+	targets := map[string]string{"k8sconnect_object": nsObject, "yaml_split": nsSplit, "yaml_scoped": nsScoped, "yaml_split of a List": nsList}
 
 	w := acctest.NewWorkdir(t)
 	w.Write(objectConfig(acctest.Connection(t)))
 	docs := exactcorpus.Load(t, "corpus", nsObject)
-	writeObjects(t, w.Dir(), docs, nsSplit, nsScoped)
+	writeObjects(t, w.Dir(), docs, nsSplit, nsScoped, nsList)
 	w.Cleanup()
 	w.MustApply()
 	kubectlApply(t, kubeconfig, exactcorpus.Load(t, "corpus", nsKubectl))
@@ -155,7 +185,7 @@ func TestAccExact_objectsMatchKubectl(t *testing.T) {
 
 	// The update: int-or-string values flip between integer and string.
 	updated := exactcorpus.Updated(t, nsObject)
-	writeObjects(t, w.Dir(), updated, nsSplit, nsScoped)
+	writeObjects(t, w.Dir(), updated, nsSplit, nsScoped, nsList)
 	w.MustApply()
 	kubectlApply(t, kubeconfig, exactcorpus.Updated(t, nsKubectl))
 	compareAll(t, updated, nsKubectl, targets, wholeText)

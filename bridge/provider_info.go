@@ -48,7 +48,7 @@ const (
 // call builds a fresh value: generation mutates the metadata it carries.
 func Provider() sdkbridge.ProviderInfo {
 	info := sdkbridge.ProviderInfo{
-		P:       tfbridge.ShimProvider(provider.New(Version)()),
+		P:       tfbridge.ShimProvider(provider.NewForPulumi(Version)()),
 		Name:    Name,
 		Version: Version,
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/object"
@@ -33,6 +34,7 @@ const TypeName = "k8sconnect"
 type k8sconnectProvider struct {
 	version string
 	clients *connection.Cache
+	numbers dynamicvalue.Options
 }
 
 type providerModel struct {
@@ -43,6 +45,17 @@ type providerModel struct {
 // bridge both expect.
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &k8sconnectProvider{version: version, clients: connection.NewCache()} }
+}
+
+// NewForPulumi is New for the Pulumi bridge. Pulumi holds numbers as float64,
+// so dynamic outputs read from the cluster (a wait's status, the object data
+// source's object) carry integers beyond ±(2^53-1) as strings of their digits
+// instead of rounding them (dynamicvalue.Options).
+func NewForPulumi(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &k8sconnectProvider{version: version, clients: connection.NewCache(),
+			numbers: dynamicvalue.Options{UnsafeIntegersAsStrings: true}}
+	}
 }
 
 func (p *k8sconnectProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -75,7 +88,7 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.AddAttributeError(path.Root("ownership_messages"), "Invalid ownership_messages", err.Error())
 		return
 	}
-	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity}
+	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers}
 	resp.ResourceData, resp.DataSourceData = data, data
 }
 

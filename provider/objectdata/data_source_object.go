@@ -29,7 +29,10 @@ import (
 const redacted = "(sensitive: see secret_data)"
 
 // DataSource implements the k8sconnect_object data source.
-type DataSource struct{ clients *connection.Cache }
+type DataSource struct {
+	clients *connection.Cache
+	numbers dynamicvalue.Options
+}
 
 // New returns the data source.
 func New() datasource.DataSource { return &DataSource{} }
@@ -75,7 +78,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		d.clients = data.Clients
+		d.clients, d.numbers = data.Clients, data.Numbers
 	}
 }
 
@@ -126,7 +129,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 	j, _ := json.Marshal(obj.Object)
-	dyn, err := dynamicvalue.FromUnstructured(obj.Object)
+	dyn, err := d.numbers.FromUnstructured(obj.Object)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot render the object", err.Error())
 		return

@@ -7,7 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	ktypes "k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 // content is a parsed patch, ready to send.
@@ -64,10 +65,13 @@ func parseContent(m model) (*content, error) {
 	return nil, nil
 }
 
+// parseObject and parseJSONPatch decode with kubejson, as kubectl does, so
+// every integer that fits int64 keeps its digits on the way to the server.
 func parseObject(text, attr string) (map[string]any, error) {
 	var doc any
-	// Strict: a key given twice is an error, not the last one silently winning.
-	if err := yaml.UnmarshalStrict([]byte(text), &doc); err != nil {
+	// kubejson decodes as kubectl does (numbers keep every digit kubectl keeps),
+	// and a key given twice is an error, not the last one silently winning.
+	if err := kubejson.Unmarshal([]byte(text), &doc); err != nil {
 		return nil, fmt.Errorf("%s is not valid YAML or JSON: %v", attr, err)
 	}
 	obj, ok := doc.(map[string]any)
@@ -117,7 +121,7 @@ func jsonPatchHint(attr string, doc any) string {
 // fails at plan with the operation's index rather than at the server.
 func parseJSONPatch(text string) ([]byte, error) {
 	var ops []map[string]any
-	if err := yaml.Unmarshal([]byte(text), &ops); err != nil {
+	if err := kubejson.Unmarshal([]byte(text), &ops); err != nil {
 		return nil, fmt.Errorf("json_patch must be a JSON array of operations: %v", err)
 	}
 	if len(ops) == 0 {

@@ -52,6 +52,7 @@ const privateUID = "waited_uid"
 // Resource implements k8sconnect_wait.
 type Resource struct {
 	clients *connection.Cache
+	numbers dynamicvalue.Options
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -146,7 +147,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients = data.Clients
+		r.clients, r.numbers = data.Clients, data.Numbers
 	}
 }
 
@@ -268,7 +269,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	if spec.Field != nil {
-		state.Status, d = statusOf(spec, live.Object)
+		state.Status, d = r.statusOf(spec, live.Object)
 		resp.Diagnostics.Append(d...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -298,7 +299,7 @@ func (r *Resource) waitAndRecord(ctx context.Context, plan *model, private priva
 	plan.ID = types.StringValue(id)
 	plan.Status = types.DynamicNull()
 	if spec.Field != nil {
-		plan.Status, d = statusOf(spec, res.Object.Object)
+		plan.Status, d = r.statusOf(spec, res.Object.Object)
 		diags.Append(d...)
 	}
 	uid, _ := json.Marshal(string(res.Object.GetUID()))
@@ -389,13 +390,13 @@ func (r *Resource) client(ctx context.Context, ref resourceref.Model, diags *dia
 
 // statusOf is the status attribute of a field wait; null when the field is
 // absent or empty.
-func statusOf(spec waiting.Spec, obj map[string]any) (types.Dynamic, diag.Diagnostics) {
+func (r *Resource) statusOf(spec waiting.Spec, obj map[string]any) (types.Dynamic, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	v, found := waiting.StatusValue(obj, spec.Field)
 	if !found {
 		return types.DynamicNull(), diags
 	}
-	tv, err := dynamicvalue.FromUnstructured(v)
+	tv, err := r.numbers.FromUnstructured(v)
 	if err != nil {
 		diags.AddError("Could not record status", fmt.Sprintf("%s: %v", spec.Field, err))
 		return types.DynamicNull(), diags

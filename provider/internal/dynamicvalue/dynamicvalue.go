@@ -8,18 +8,36 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
+
+// Options say how values are carried.
+type Options struct {
+	// UnsafeIntegersAsStrings carries an integer outside ±(2^53-1) (outside
+	// JavaScript's safe integers) as a string of its decimal digits. Pulumi
+	// holds every number as a float64, which would round such an integer:
+	// 9007199254740993 would arrive as 9007199254740992. Terraform's numbers
+	// are arbitrary-precision, so the Terraform provider leaves this off and
+	// such integers stay numbers with every digit.
+	UnsafeIntegersAsStrings bool
+}
+
+const maxSafeInteger = 1<<53 - 1
+
+// FromUnstructured converts a value from an unstructured object into a Terraform value.
+func FromUnstructured(v any) (attr.Value, error) { return Options{}.FromUnstructured(v) }
 
 // FromUnstructured converts a value from an unstructured object into a Terraform value.
 //
 // Maps become objects and lists become tuples, never maps, lists or sets of one
 // element type: Kubernetes values are heterogeneous, and the Pulumi bridge
 // cannot carry sets inside a dynamic value. Nulls become null strings, because
-// a value inside a dynamic must have a concrete type on the wire.
-func FromUnstructured(v any) (attr.Value, error) {
+// a value inside a dynamic must have a concrete type on the wire. Integers
+// (int64, as the API machinery decodes them) convert exactly.
+func (o Options) FromUnstructured(v any) (attr.Value, error) {
 	switch t := v.(type) {
 	case nil:
 		return types.StringNull(), nil
@@ -28,12 +46,18 @@ func FromUnstructured(v any) (attr.Value, error) {
 	case bool:
 		return types.BoolValue(t), nil
 	case int64:
+		if o.UnsafeIntegersAsStrings && (t > maxSafeInteger || t < -maxSafeInteger) {
+			return types.StringValue(strconv.FormatInt(t, 10)), nil
+		}
 		return types.NumberValue(new(big.Float).SetInt64(t)), nil
 	case int:
-		return types.NumberValue(new(big.Float).SetInt64(int64(t))), nil
+		return o.FromUnstructured(int64(t))
 	case float64:
 		return types.NumberValue(big.NewFloat(t)), nil
 	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return o.FromUnstructured(i)
+		}
 		f, _, err := big.ParseFloat(t.String(), 10, 512, big.ToNearestEven)
 		if err != nil {
 			return nil, err
@@ -48,7 +72,7 @@ func FromUnstructured(v any) (attr.Value, error) {
 		attrTypes := make(map[string]attr.Type, len(t))
 		attrs := make(map[string]attr.Value, len(t))
 		for _, k := range keys {
-			e, err := FromUnstructured(t[k])
+			e, err := o.FromUnstructured(t[k])
 			if err != nil {
 				return nil, err
 			}
@@ -63,7 +87,7 @@ func FromUnstructured(v any) (attr.Value, error) {
 		elemTypes := make([]attr.Type, len(t))
 		elems := make([]attr.Value, len(t))
 		for i, x := range t {
-			e, err := FromUnstructured(x)
+			e, err := o.FromUnstructured(x)
 			if err != nil {
 				return nil, err
 			}

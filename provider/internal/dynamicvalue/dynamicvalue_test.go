@@ -3,6 +3,7 @@ package dynamicvalue
 import (
 	"context"
 	"math/big"
+	"strconv"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -52,5 +53,28 @@ func TestFromUnstructuredKeepsHeterogeneousValues(t *testing.T) {
 func TestFromUnstructuredRefusesWhatJSONCannotHold(t *testing.T) {
 	if _, err := FromUnstructured(map[string]any{"x": struct{}{}}); err == nil {
 		t.Error("a Go struct was accepted")
+	}
+}
+
+// Terraform numbers hold int64's limits exactly; for Pulumi (float64 numbers)
+// integers beyond ±(2^53-1) are carried as their decimal digits.
+func TestFromUnstructuredExactIntegers(t *testing.T) {
+	for _, n := range []int64{9007199254740991, 9007199254740993, 9223372036854775807, -9223372036854775808} {
+		v, err := FromUnstructured(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := v.(types.Number).ValueBigFloat()
+		if i, acc := f.Int64(); acc != big.Exact || i != n {
+			t.Errorf("%d became %s", n, f.Text('f', -1))
+		}
+		p, err := Options{UnsafeIntegersAsStrings: true}.FromUnstructured(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		safe := n <= 1<<53-1 && n >= -(1<<53-1)
+		if s, ok := p.(types.String); ok == safe || (ok && s.ValueString() != strconv.FormatInt(n, 10)) {
+			t.Errorf("for Pulumi %d became %v", n, p)
+		}
 	}
 }

@@ -25,8 +25,8 @@ func Of(obj *unstructured.Unstructured) (Fields, error) {
 		if e.Subresource != "" || e.FieldsV1 == nil {
 			continue
 		}
-		s := fieldpath.NewSet()
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		s, err := ParseSet(e.FieldsV1.Raw)
+		if err != nil {
 			return nil, fmt.Errorf("managedFields entry of %q cannot be read: %w", e.Manager, err)
 		}
 		if prev, ok := f[e.Manager]; ok {

@@ -14,7 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 // Identity names one object. Namespace is empty for cluster-scoped kinds and for
@@ -65,8 +66,9 @@ func Parse(body string) (*unstructured.Unstructured, error) {
 	}
 
 	var doc any
-	// Strict: a key given twice is an error, not the last one silently winning.
-	if err := yaml.UnmarshalStrict(docs[0], &doc); err != nil {
+	// kubejson decodes as kubectl does (numbers keep every digit kubectl keeps),
+	// and a key given twice is an error, not the last one silently winning.
+	if err := kubejson.Unmarshal(docs[0], &doc); err != nil {
 		return nil, fmt.Errorf("yaml_body is not valid YAML: %w", err)
 	}
 	content, ok := doc.(map[string]any)

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -48,5 +49,24 @@ func TestParseAcceptsOneObjectAmongComments(t *testing.T) {
 	}
 	if id.String() != "Deployment prod/web" {
 		t.Fatalf("String() = %q", id.String())
+	}
+}
+
+// Integers beyond 2^53 and at the int64 limits reach the server with every
+// digit, as kubectl sends them (a float64 on the way would round them).
+func TestParseKeepsEveryDigitKubectlKeeps(t *testing.T) {
+	obj, err := Parse("apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: thing}\nspec:\n" +
+		"  above: 9007199254740993\n  max: 9223372036854775807\n  min: -9223372036854775808\n" +
+		"  list: [9007199254740995, 1.0, 1e-7]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(obj.Object["spec"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"above":9007199254740993,"list":[9007199254740995,1,1e-7],"max":9223372036854775807,"min":-9223372036854775808}`
+	if string(body) != want {
+		t.Fatalf("sent %s\nwant %s", body, want)
 	}
 }

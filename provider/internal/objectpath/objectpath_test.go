@@ -112,3 +112,24 @@ func TestHasPrefix(t *testing.T) {
 		t.Fatal("HasPrefix wrong")
 	}
 }
+
+// ignore_fields entries that select list elements by integers beyond 2^53 find
+// them in an object decoded as kubectl decodes it (int64), and only them.
+func TestSelectorsBeyondTwoPow53(t *testing.T) {
+	obj := map[string]any{"spec": map[string]any{
+		"byPort": []any{
+			map[string]any{"port": int64(9007199254740992), "value": "below"},
+			map[string]any{"port": int64(9007199254740993), "value": "above"},
+		},
+		"tags": []any{int64(9223372036854775807), int64(-9223372036854775808)},
+	}}
+	if v, ok := MustParse("spec.byPort[port=9007199254740993].value").Get(obj); !ok || v != "above" {
+		t.Fatalf("Get = %v %v, want above", v, ok)
+	}
+	if !MustParse("spec.tags[=-9223372036854775808]").Remove(obj) {
+		t.Fatal("the int64 minimum was not found in the set")
+	}
+	if tags := obj["spec"].(map[string]any)["tags"].([]any); len(tags) != 1 || tags[0] != int64(9223372036854775807) {
+		t.Fatalf("tags = %v", tags)
+	}
+}

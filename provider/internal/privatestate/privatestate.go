@@ -4,7 +4,6 @@
 package privatestate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 )
 
 // Keys used by k8sconnect resources.
@@ -78,8 +79,9 @@ func LoadFieldSet(ctx context.Context, r Reader, key string) (*fieldpath.Set, er
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	s := fieldpath.NewSet()
-	if err := s.FromJSON(bytes.NewReader(raw)); err != nil {
+	// Read with every digit of list-map keys and set values kept (see ParseSet).
+	s, err := managedfields.ParseSet(raw)
+	if err != nil {
 		return nil, fmt.Errorf("private state %s: %w", key, err)
 	}
 	return s, nil

@@ -8,6 +8,7 @@ package projection
 import (
 	"sort"
 
+	"golang.org/x/text/unicode/norm"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -43,22 +44,30 @@ func Leaves(set *fieldpath.Set, exclude ...objectpath.Path) []Leaf {
 
 // Of projects obj onto leaves. A leaf missing from obj is left out, so a field
 // someone deleted shows as removed.
+//
+// Paths and values are in Unicode normalization form C: Terraform and OpenTofu
+// hold every string in NFC, so a value the server stores decomposed (written as
+// "e\u0301" in yaml_body) would come back from state composed and differ from
+// a fresh projection on every plan. A change that only re-normalizes a string
+// is therefore not drift.
 func Of(obj map[string]any, leaves []Leaf) Projection {
 	p := make(Projection, len(leaves))
 	for _, l := range leaves {
 		if v, ok := l.Path.Get(obj); ok {
-			p[l.Path.String()] = objectpath.Render(v)
+			p[nfc(l.Path.String())] = nfc(objectpath.Render(v))
 		}
 	}
 	return p
 }
+
+func nfc(s string) string { return norm.NFC.String(s) }
 
 // Ownership lists the managers of each leaf.
 func Ownership(fields managedfields.Fields, leaves []Leaf) map[string][]string {
 	out := make(map[string][]string, len(leaves))
 	for _, l := range leaves {
 		if owners := fields.Owners(l.Field); len(owners) > 0 {
-			out[l.Path.String()] = owners
+			out[nfc(l.Path.String())] = owners
 		}
 	}
 	return out

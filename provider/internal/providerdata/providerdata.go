@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 )
 
@@ -15,6 +16,9 @@ import (
 type Data struct {
 	Clients           *connection.Cache
 	OwnershipMessages ownership.Verbosity
+	// Numbers says how dynamic outputs carry numbers (exact integers as
+	// strings under Pulumi).
+	Numbers dynamicvalue.Options
 }
 
 // Receive is every resource's and data source's Configure: it returns the

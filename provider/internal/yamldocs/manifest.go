@@ -209,7 +209,9 @@ func (f *fields) fail(v *yaml.Node, path, want string) {
 }
 
 // parseList expands `kind: List`, which kubectl accepts and `kubectl get -o yaml`
-// writes, into its items. Each item is re-encoded from its node, which keeps its
+// writes, into its items. Each item's text is cut from the document as written
+// (see itemTexts), so it reads exactly as kubectl reads the List; an item that
+// cannot be cut out (flow style) is re-encoded from its node, which keeps its
 // comments.
 func parseList(doc Document, list *yaml.Node) ([]Manifest, error) {
 	var items *yaml.Node
@@ -224,14 +226,19 @@ func parseList(doc Document, list *yaml.Node) ([]Manifest, error) {
 	if items.Kind != yaml.SequenceNode {
 		return nil, fmt.Errorf("%s is a List whose items is a YAML %s, not a sequence", doc.Where(), nodeKind(items))
 	}
+	raw := itemTexts(doc.Text, list, items)
 	out := make([]Manifest, 0, len(items.Content))
 	for i, item := range items.Content {
-		text, err := yaml.Marshal(item)
-		if err != nil {
-			return nil, fmt.Errorf("%s item %d: %w", doc.Where(), i+1, err)
+		text := raw[i]
+		if text == "" {
+			b, err := yaml.Marshal(item)
+			if err != nil {
+				return nil, fmt.Errorf("%s item %d: %w", doc.Where(), i+1, err)
+			}
+			text = string(b)
 		}
 		d := doc
-		d.Item, d.Line, d.Text = i+1, doc.Line+item.Line-1, string(text)
+		d.Item, d.Line, d.Text = i+1, doc.Line+item.Line-1, text
 		m, err := parseObject(d, item)
 		if err != nil {
 			return nil, err
@@ -239,6 +246,62 @@ func parseList(doc Document, list *yaml.Node) ([]Manifest, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// itemTexts cuts each block-style item of a List out of the document's text and
+// removes its indentation, so the item reads as written: re-encoding an item
+// from its node (go.yaml.in/yaml/v3) can change what kubectl (which reads YAML
+// with sigs.k8s.io/yaml) sees, e.g. a folded scalar with more-indented lines,
+// and writes escapes such as "e\u0301" as the characters themselves, which
+// Terraform then normalizes to NFC. An item it cannot cut out is "".
+func itemTexts(text string, list, items *yaml.Node) []string {
+	out := make([]string, len(items.Content))
+	if items.Style&yaml.FlowStyle != 0 {
+		return out
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, item := range items.Content {
+		start, col := item.Line, item.Column-1 // 1-based line; 0-based column of the item's content
+		end := len(lines) + 1                  // exclusive, 1-based
+		if i+1 < len(items.Content) {
+			end = items.Content[i+1].Line
+		} else {
+			for k := 0; k+1 < len(list.Content); k += 2 {
+				if l := list.Content[k].Line; l > start && l < end {
+					end = l
+				}
+			}
+		}
+		if item.Style&yaml.FlowStyle != 0 || start < 1 || end <= start || start > len(lines) {
+			continue
+		}
+		first := lines[start-1]
+		if col > len(first) || strings.TrimSpace(first[:col]) != "-" {
+			continue // not "- " followed by the item
+		}
+		var b strings.Builder
+		b.WriteString(first[col:])
+		ok := true
+		for _, l := range lines[start : end-1] {
+			switch {
+			case len(l) >= col && strings.TrimSpace(l[:col]) == "":
+				b.WriteString(l[col:]) // spaces beyond col on a blank line can be block scalar content
+			case strings.TrimSpace(l) == "":
+				b.WriteString("\n")
+			case strings.HasPrefix(strings.TrimSpace(l), "#"):
+				// a comment left of the item: not part of it
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			out[i] = b.String()
+			if !strings.HasSuffix(out[i], "\n") {
+				out[i] += "\n"
+			}
+		}
+	}
+	return out
 }
 
 func nodeKind(n *yaml.Node) string {

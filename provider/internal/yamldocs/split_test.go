@@ -1,12 +1,15 @@
 package yamldocs
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 const deployment = `apiVersion: apps/v1
@@ -260,5 +263,39 @@ func write(t *testing.T, dir, name, content string) {
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Each item of a List reads, on its own, exactly as kubectl reads it inside the
+// List: block scalars (folded with more-indented lines, kept trailing
+// newlines), escapes, YAML 1.1 scalars and large integers included.
+func TestListItemsReadAsKubectlReadsTheList(t *testing.T) {
+	content := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: one, namespace: prod}\n  data:\n" +
+		"    folded: >\n      lines\n      joined\n\n      paragraph\n        more-indented\n" +
+		"    keep: |+\n      kept\n\n\n" +
+		"    literal: |\n      a\n        \n      b\n" +
+		"    escaped: \"e\\u0301 \\x01\"\n" +
+		"# a comment between items\n" +
+		"- apiVersion: example.com/v1\n  kind: Thing\n  metadata: {name: two, namespace: prod}\n" +
+		"  spec: {n: 9007199254740993, on: on, octal: 0755, f: 1.0}\n" +
+		"metadata: {resourceVersion: \"\"}\n"
+	var whole struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := kubejson.Unmarshal([]byte(content), &whole); err != nil {
+		t.Fatal(err)
+	}
+	got := mustSplit(t, content)
+	for i, key := range []string{"core/ConfigMap/prod/one", "example.com/Thing/prod/two"} {
+		var item map[string]any
+		if err := kubejson.Unmarshal([]byte(got[key].Text), &item); err != nil {
+			t.Fatalf("%s: %v\n%s", key, err, got[key].Text)
+		}
+		a, _ := json.Marshal(whole.Items[i])
+		b, _ := json.Marshal(item)
+		if string(a) != string(b) {
+			t.Errorf("%s reads as\n%s\nkubectl reads it in the List as\n%s\ntext:\n%s", key, b, a, got[key].Text)
+		}
 	}
 }

@@ -1,0 +1,42 @@
+// Package kubejson is the one place where text a user wrote (yaml_body, a patch,
+// a JSON Patch's operations) becomes values to send to the API server.
+//
+// It decodes exactly as kubectl does, so what reaches the cluster is what
+// `kubectl apply` of the same text would send: the text is converted to JSON
+// (k8s.io/apimachinery's yaml.ToJSON: JSON passes through as it is, YAML is read
+// with YAML 1.1 rules by sigs.k8s.io/yaml), then decoded with apimachinery's
+// number-preserving JSON decoder: an integer that fits int64 stays an int64,
+// any other number is a float64. Decoding YAML straight into map[string]any
+// (sigs.k8s.io/yaml.Unmarshal, encoding/json) turns every number into a float64
+// and silently rounds integers beyond 2^53: 9007199254740993 would be sent as
+// 9007199254740992 and int64's maximum as 9223372036854775808, which is not
+// even an int64. Values decoded here marshal back (encoding/json) to the same
+// digits kubectl sends.
+package kubejson
+
+import (
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// ToJSON converts YAML (or JSON, passed through) to JSON the way kubectl reads a
+// file (the conversion k8s.io/apimachinery's yaml.ToJSON makes), except that a
+// mapping key given twice is an error: the last value silently winning would
+// apply something other than what the user reads in the first place.
+func ToJSON(text []byte) ([]byte, error) {
+	if utilyaml.IsJSONBuffer(text) {
+		return text, nil
+	}
+	return sigsyaml.YAMLToJSONStrict(text)
+}
+
+// Unmarshal decodes YAML or JSON into v (typically *map[string]any, *[]any or
+// *any) with numbers as int64 when they fit and float64 otherwise.
+func Unmarshal(text []byte, v any) error {
+	j, err := ToJSON(text)
+	if err != nil {
+		return err
+	}
+	return utiljson.Unmarshal(j, v)
+}

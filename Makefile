@@ -10,7 +10,7 @@ DEV     := $(GO) run ./provider/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate demo test bench
+.PHONY: all tools build cluster-up cluster-down generate docs demo test bench
 
 all: build
 
@@ -40,6 +40,10 @@ bench: tools
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:
 	$(GO) run ./bridge/cmd/k8sconnect-sdkgen
+
+## docs: the Terraform/OpenTofu registry docs in docs/ from the schema, examples/ and templates/ (a test fails when stale)
+docs:
+	$(DEV) docs
 
 ## demo: the quickstart on the embedded cluster, with terraform and with Pulumi YAML
 DEMO := $(WORK)/demo

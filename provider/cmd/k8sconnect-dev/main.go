@@ -6,6 +6,7 @@
 //	                                 the last line of stdout is KUBECONFIG=<absolute path>
 //	k8sconnect-dev cluster-status    print the dev cluster's state; exit 1 if it is not running
 //	k8sconnect-dev cluster-down      stop the dev cluster and delete its state
+//	k8sconnect-dev docs [-check]     write the registry docs in docs/ (-check: fail if stale)
 //
 // The Makefile runs it with `go run ./provider/cmd/k8sconnect-dev ...`.
 package main
@@ -29,6 +30,8 @@ commands:
                     the last line printed is KUBECONFIG=<path>
   cluster-status    show whether the dev cluster is running (exit status 1 if not)
   cluster-down      stop the dev cluster and delete its state
+  docs [-check]     write the Terraform/OpenTofu registry docs in docs/ with tfplugindocs;
+                    -check fails, naming the files, when docs/ is stale
 `
 
 func main() {
@@ -50,6 +53,8 @@ func main() {
 			break
 		}
 		err = clusterCommand(ctx, cmd)
+	case "docs":
+		err = docs(ctx, args)
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 	default:

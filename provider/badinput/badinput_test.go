@@ -386,7 +386,7 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 			want:   []string{"selector", "does not match template"},
 			absent: func(e *env) []ref { return []ref{{deployments, e.NS, e.Name}} }},
 		{name: "yaml duplicate key", config: inNS("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: NAME, namespace: NS}\ndata: {a: b}\ndata: {c: d}\n"),
-			want: []string{"yaml_body is not valid YAML", `key "data" already set`}},
+			want: []string{"yaml_body is not valid YAML", `mapping key "data" already defined`}},
 		{name: "kind typo in the core group", config: inNS("apiVersion: v1\nkind: ConfigMapp\nmetadata: {name: NAME, namespace: NS}\n"),
 			want: []string{`kind "ConfigMapp" in apiVersion "v1"`, "check the spelling"}},
 		{name: "core kind in a version that does not exist", config: inNS("apiVersion: v2\nkind: ConfigMap\nmetadata: {name: NAME, namespace: NS}\n"),

@@ -15,20 +15,29 @@
 package kubejson
 
 import (
+	"fmt"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // ToJSON converts YAML (or JSON, passed through) to JSON the way kubectl reads a
-// file (the conversion k8s.io/apimachinery's yaml.ToJSON makes), except that a
-// mapping key given twice is an error: the last value silently winning would
-// apply something other than what the user reads in the first place.
+// file (k8s.io/apimachinery's yaml.ToJSON), except that a mapping key given
+// twice is an error: the last value silently winning would apply something
+// other than what the user reads first. A key a YAML merge (<<) brings in and
+// the mapping then overrides is not a duplicate; yaml.v3 knows the difference,
+// go-yaml v2's strict mode does not, so v3 checks and v2 converts.
 func ToJSON(text []byte) ([]byte, error) {
 	if utilyaml.IsJSONBuffer(text) {
 		return text, nil
 	}
-	return sigsyaml.YAMLToJSONStrict(text)
+	var probe any
+	if err := yamlv3.Unmarshal(text, &probe); err != nil && strings.Contains(err.Error(), "already defined") {
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return utilyaml.ToJSON(text)
 }
 
 // Unmarshal decodes YAML or JSON into v (typically *map[string]any, *[]any or

@@ -15,7 +15,7 @@ func TestParseRejectsWhatTheServerWouldRejectOrRewrite(t *testing.T) {
 		{"two documents", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n", "holds 2 documents"},
 		{"not a mapping", "- a\n- b\n", "must be a YAML mapping (an object with apiVersion, kind and metadata), not a list"},
 		{"a scalar", "hello\n", "must be a YAML mapping (an object with apiVersion, kind and metadata), not a string"},
-		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: b}\ndata: {c: d}\n", `key "data" already set`},
+		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: b}\ndata: {c: d}\n", `mapping key "data" already defined`},
 		{"bad indentation", "apiVersion: v1\nkind: ConfigMap\n metadata:\n  name: x\n", "not valid YAML"},
 		{"missing everything", "data: {}\n", "missing apiVersion, kind, metadata.name"},
 		{"generateName", "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-}\n", "generateName"},

@@ -8,6 +8,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Streak counts consecutive applies that reverted one field from the same managers.
@@ -25,6 +26,9 @@ type Plan struct {
 	// says they will be.
 	Recorded, Planned projection.Projection
 	Streaks           map[string]Streak // from the last apply
+	// Redactor renders live values the way Recorded and Planned were
+	// rendered, so sensitive fields compare as keyed hashes.
+	Redactor sensitive.Redactor
 }
 
 // Analyze classifies every field the plan touches. It returns the report and
@@ -54,7 +58,7 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 	for _, path := range sorted {
 		rec, prev := p.Recorded[path]
 		plan, now := p.Planned[path]
-		live := liveValue(p.Live, path)
+		live := liveValue(p.Live, path, p.Redactor)
 		others := without(owners[path], p.Manager)
 		external := prev && live != rec
 		if !prev {
@@ -81,7 +85,7 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 	return report, next, impossible, nil
 }
 
-func liveValue(obj *unstructured.Unstructured, path string) string {
+func liveValue(obj *unstructured.Unstructured, path string, red sensitive.Redactor) string {
 	p, err := objectpath.Parse(path)
 	if err != nil {
 		return ""
@@ -90,7 +94,7 @@ func liveValue(obj *unstructured.Unstructured, path string) string {
 	if !ok {
 		return ""
 	}
-	return objectpath.Render(v)
+	return red.Render(obj.Object, p, v)
 }
 
 func without(list []string, drop string) []string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Projection maps a field path to its rendered value.
@@ -42,12 +43,13 @@ func Leaves(set *fieldpath.Set, exclude ...objectpath.Path) []Leaf {
 }
 
 // Of projects obj onto leaves. A leaf missing from obj is left out, so a field
-// someone deleted shows as removed.
-func Of(obj map[string]any, leaves []Leaf) Projection {
+// someone deleted shows as removed. Sensitive leaves (see package sensitive)
+// hold red's keyed hash of the value, never the value.
+func Of(obj map[string]any, leaves []Leaf, red sensitive.Redactor) Projection {
 	p := make(Projection, len(leaves))
 	for _, l := range leaves {
 		if v, ok := l.Path.Get(obj); ok {
-			p[l.Path.String()] = objectpath.Render(v)
+			p[l.Path.String()] = red.Render(obj, l.Path, v)
 		}
 	}
 	return p
@@ -95,7 +97,16 @@ type Observation struct {
 // under exclude are left out of the projection; those under ignored are left
 // out too but kept in the ownership map, since who took them over is what users
 // ask about.
+//
+// Sensitive values are rendered by the zero Redactor (a Secret's data as
+// sensitive.Pending); resources pass their own to ObserveRedacted.
 func Observe(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set, exclude, ignored []objectpath.Path) (Observation, error) {
+	return ObserveRedacted(obj, manager, prev, exclude, ignored, sensitive.Redactor{})
+}
+
+// ObserveRedacted is Observe with the resource's own redactor.
+func ObserveRedacted(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set, exclude, ignored []objectpath.Path,
+	red sensitive.Redactor) (Observation, error) {
 	fields, err := managedfields.Of(obj)
 	if err != nil {
 		return Observation{}, err
@@ -106,7 +117,7 @@ func Observe(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set
 		tracked = owned.Union(prev)
 	}
 	leaves := Leaves(tracked, append(append([]objectpath.Path{}, exclude...), ignored...)...)
-	projected := Of(obj.Object, leaves)
+	projected := Of(obj.Object, leaves, red)
 	for _, s := range fields {
 		for _, l := range Leaves(s) {
 			if underAny(l.Path, ignored) {

@@ -21,6 +21,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -48,6 +49,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
 		return
 	}
+	red := redactor(ctx, plan, &resp.Diagnostics)
+	defer red.ScrubDiagnostics(&resp.Diagnostics, desired.DeepCopy().Object)
 	id := manifest.IdentityOf(desired)
 	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
 	var c *connection.Client
@@ -108,7 +111,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		r.explainDryRunError(err, id, creating, resp)
 		return
 	}
-	obs, err := observe(dry, nil, ignore)
+	obs, err := observe(dry, nil, ignore, red)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
 		return
@@ -116,9 +119,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
 	if !creating && live != nil {
 		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
-			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
+			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
 	}
-	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection) {
+	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	} else {
 		plan.FieldOwnership = state.FieldOwnership
@@ -241,11 +244,11 @@ func idOrPlaceholder(id types.String) string {
 // run with --refresh, and without this check would warn about drift and then
 // leave it in place.
 func (r *Resource) liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured,
-	ignore []objectpath.Path, planned projection.Projection) bool {
+	ignore []objectpath.Path, planned projection.Projection, red sensitive.Redactor) bool {
 	if live == nil {
 		return false
 	}
 	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
-	now, err := observe(live, prev, ignore)
+	now, err := observe(live, prev, ignore, red)
 	return err == nil && !maps.Equal(now.Projection, planned)
 }

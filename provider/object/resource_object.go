@@ -49,6 +49,7 @@ type model struct {
 	ID                     types.String `tfsdk:"id"`
 	YAMLBody               types.String `tfsdk:"yaml_body"`
 	IgnoreFields           types.List   `tfsdk:"ignore_fields"`
+	SensitiveFields        types.List   `tfsdk:"sensitive_fields"`
 	ClusterConnection      types.Object `tfsdk:"cluster_connection"`
 	ResourceRef            types.Object `tfsdk:"resource_ref"`
 	ManagedStateProjection types.Map    `tfsdk:"managed_state_projection"`
@@ -84,6 +85,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				ElementType: types.StringType,
 				Optional:    true,
 			},
+			"sensitive_fields": sensitiveFieldsAttribute,
 			"delete_timeout": schema.StringAttribute{
 				Description: "How long destroy waits for the object to disappear, e.g. \"90s\" or \"15m\". " +
 					"Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and " +
@@ -132,6 +134,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		return
 	}
 	_, _ = desiredFromConfig(ctx, cfg, &resp.Diagnostics)
+	_ = redactor(ctx, cfg, &resp.Diagnostics)
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -190,7 +193,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if err != nil {
 		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
 	}
-	obs, err := observe(live, prev, ignore)
+	obs, err := observe(live, prev, ignore, redactor(ctx, state, &resp.Diagnostics))
 	if err != nil {
 		resp.Diagnostics.AddError("Read failed", err.Error())
 		return

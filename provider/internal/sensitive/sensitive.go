@@ -40,6 +40,10 @@ const Prefix = "(sensitive"
 // it into an unknown value.
 const Pending = "(sensitive, known after apply)"
 
+// LastAppliedAnnotation is kubectl's copy of what it applied last: for a
+// Secret it holds every value, so readers of a Secret drop or redact it.
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
 // Hidden is the text warnings and errors show in place of a sensitive value.
 const Hidden = "(sensitive value hidden)"
 

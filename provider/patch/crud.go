@@ -79,12 +79,14 @@ func (r *Resource) apply(ctx context.Context, plan *model, private privatestate.
 		return false
 	}
 	manager := FieldManager(plan.ID.ValueString())
+	red := redactor(plan.ID)
+	defer red.ScrubDiagnostics(diags, ct.object, live.Object)
 	result, err := send(ctx, c, target, ct, manager, false)
 	if err != nil {
 		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s", target, rejection(err, ct, live)))
 		return false
 	}
-	obs, err := projection.Observe(result, manager, nil, nil, nil)
+	obs, err := projection.ObserveRedacted(result, manager, nil, nil, nil, red)
 	if err != nil {
 		diags.AddError("Patch applied, but its result could not be read", err.Error())
 		return false
@@ -134,7 +136,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if err != nil {
 		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
 	}
-	obs, err := projection.Observe(live, FieldManager(state.ID.ValueString()), prev, nil, nil)
+	obs, err := projection.ObserveRedacted(live, FieldManager(state.ID.ValueString()), prev, nil, nil, redactor(state.ID))
 	if err != nil {
 		resp.Diagnostics.AddError("Read failed", err.Error())
 		return

@@ -33,6 +33,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
 
@@ -263,6 +264,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	spec, _, d := specOf(ctx, state.WaitFor)
+	spec.Redactor = sensitive.New(state.ID.ValueString(), nil)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -285,6 +287,9 @@ func (r *Resource) waitAndRecord(ctx context.Context, plan *model, private priva
 	diags.Append(d...)
 	if diags.HasError() {
 		return false
+	}
+	if id, ok := idOf(ctx, plan.ResourceRef); ok {
+		spec.Redactor = sensitive.New(id, nil)
 	}
 	c, ok := r.client(ctx, ref, diags)
 	if !ok {
@@ -395,10 +400,38 @@ func statusOf(spec waiting.Spec, obj map[string]any) (types.Dynamic, diag.Diagno
 	if !found {
 		return types.DynamicNull(), diags
 	}
+	if spec.Redactor.Sensitive(obj, spec.Field) {
+		// A Secret's data: status holds the keyed hash, which changes with the
+		// value, never the value (read it with the object data source's
+		// sensitive secret_data).
+		leaf, _ := spec.Field.Get(obj)
+		v = redactLeaves(v, spec.Redactor.Render(obj, spec.Field, leaf))
+	}
 	tv, err := dynamicvalue.FromUnstructured(v)
 	if err != nil {
 		diags.AddError("Could not record status", fmt.Sprintf("%s: %v", spec.Field, err))
 		return types.DynamicNull(), diags
 	}
 	return types.DynamicValue(tv), diags
+}
+
+// redactLeaves replaces every scalar of a pruned status value with hash.
+func redactLeaves(v any, hash string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = redactLeaves(e, hash)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = redactLeaves(e, hash)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return hash
 }

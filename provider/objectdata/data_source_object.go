@@ -52,8 +52,7 @@ func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest,
 }
 
 func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	conn := connection.DataSourceAttribute("How to reach the cluster.")
-	conn.Optional, conn.Required = false, true
+	conn := connection.DataSourceAttribute("How to reach the cluster." + connection.DefaultNote)
 	resp.Schema = schema.Schema{
 		Description: "Reads one object from the cluster. For a Secret, the values of data and stringData are " +
 			"redacted in yaml_body, json and object (so is kubectl's last-applied-configuration annotation, which " +

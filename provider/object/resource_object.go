@@ -135,6 +135,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 	}
 	_, _ = desiredFromConfig(ctx, cfg, &resp.Diagnostics)
 	_ = redactor(ctx, cfg, &resp.Diagnostics)
+	refusePlaceholders(cfg, &resp.Diagnostics)
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

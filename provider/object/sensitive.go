@@ -2,6 +2,7 @@ package object
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -82,4 +83,22 @@ func fullyKnown(m types.Map) bool {
 		}
 	}
 	return true
+}
+
+// SecretPlaceholder stands for every value of an imported Secret in the
+// yaml_body that import records (and -generate-config-out writes). It is not
+// base64, and a plan that still holds it is refused, so it can never be
+// applied by mistake.
+const SecretPlaceholder = "<k8sconnect: replace with the value; import does not export Secret values>"
+
+// refusePlaceholders fails validation while an imported Secret's yaml_body
+// still holds SecretPlaceholder.
+func refusePlaceholders(m model, diags *diag.Diagnostics) {
+	if m.YAMLBody.IsUnknown() || m.YAMLBody.IsNull() || !strings.Contains(m.YAMLBody.ValueString(), SecretPlaceholder) {
+		return
+	}
+	diags.AddAttributeError(pathYAMLBody, "Secret value placeholder left in yaml_body",
+		"yaml_body still holds the placeholder that import writes in place of a Secret's values ("+SecretPlaceholder+"). "+
+			"Replace each one with the real value, for example yaml_body = sensitive(templatefile(...)) fed from a "+
+			"variable or a secret store, then plan again.")
 }

@@ -102,6 +102,13 @@ func (c *Cache) SetDefault(ctx context.Context, conn types.Object) diag.Diagnost
 	return diags
 }
 
+// HasDefault reports whether the provider block sets a cluster_connection.
+func (c *Cache) HasDefault() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.defState != noDefault
+}
+
 // isEmpty: no attribute is set, which is how a resource without
 // cluster_connection reaches Client.
 func (m Model) isEmpty() bool {

@@ -60,6 +60,10 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 		plan, now := p.Planned[path]
 		live := liveValue(p.Live, path, p.Redactor)
 		others := without(owners[path], p.Manager)
+		if alias, ok := secretDataPath(p.Live, path); ok {
+			// Whoever changed data.<key> changed what stringData.<key> wrote.
+			others = union(others, without(owners[alias], p.Manager))
+		}
 		external := prev && live != rec
 		if !prev {
 			// A field we did not own conflicts when someone else holds a value
@@ -90,11 +94,37 @@ func liveValue(obj *unstructured.Unstructured, path string, red sensitive.Redact
 	if err != nil {
 		return ""
 	}
-	v, ok := p.Get(obj.Object)
+	v, ok := projection.Value(obj.Object, p)
 	if !ok {
 		return ""
 	}
 	return red.Render(obj.Object, p, v)
+}
+
+// secretDataPath is data.<key> for a Secret's stringData.<key> (see
+// projection.Value).
+func secretDataPath(obj *unstructured.Unstructured, path string) (string, bool) {
+	if obj == nil || !sensitive.IsSecret(obj.GetAPIVersion(), obj.GetKind()) {
+		return "", false
+	}
+	p, err := objectpath.Parse(path)
+	if err != nil || len(p) != 2 || p[0].Field == nil || *p[0].Field != "stringData" {
+		return "", false
+	}
+	return objectpath.Path{objectpath.Field("data"), p[1]}.String(), true
+}
+
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range append(append([]string{}, a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func without(list []string, drop string) []string {

@@ -6,6 +6,7 @@
 package projection
 
 import (
+	"encoding/base64"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,11 +49,36 @@ func Leaves(set *fieldpath.Set, exclude ...objectpath.Path) []Leaf {
 func Of(obj map[string]any, leaves []Leaf, red sensitive.Redactor) Projection {
 	p := make(Projection, len(leaves))
 	for _, l := range leaves {
-		if v, ok := l.Path.Get(obj); ok {
+		if v, ok := Value(obj, l.Path); ok {
 			p[l.Path.String()] = red.Render(obj, l.Path, v)
 		}
 	}
 	return p
+}
+
+// Value is the value at path p of obj as a projection sees it. A Secret's
+// stringData is write-only: the server stores stringData.<key> decoded into
+// data.<key> and keeps no stringData, so that is where its value is read
+// (and a change to data.<key> by someone else is drift on stringData.<key>).
+func Value(obj map[string]any, p objectpath.Path) (any, bool) {
+	if v, ok := p.Get(obj); ok {
+		return v, true
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if !sensitive.IsSecret(apiVersion, kind) || len(p) != 2 || p[0].Field == nil || *p[0].Field != "stringData" || p[1].Field == nil {
+		return nil, false
+	}
+	enc, ok := objectpath.Path{objectpath.Field("data"), p[1]}.Get(obj)
+	s, isString := enc.(string)
+	if !ok || !isString {
+		return nil, false
+	}
+	dec, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false
+	}
+	return string(dec), true
 }
 
 // Ownership lists the managers of each leaf.

@@ -35,9 +35,9 @@ export class KubernetesObject extends pulumi.CustomResource {
     }
 
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
+    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
@@ -67,6 +67,10 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly resourceRef: pulumi.Output<outputs.ResourceRef>;
     /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     */
+    declare public readonly sensitiveFields: pulumi.Output<string[] | undefined>;
+    /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */
     declare public readonly yamlBody: pulumi.Output<string>;
@@ -92,12 +96,10 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["managedStateProjection"] = state?.managedStateProjection;
             resourceInputs["resourceRef"] = state?.resourceRef;
+            resourceInputs["sensitiveFields"] = state?.sensitiveFields;
             resourceInputs["yamlBody"] = state?.yamlBody;
         } else {
             const args = argsOrState as KubernetesObjectArgs | undefined;
-            if (args?.clusterConnection === undefined && !opts.urn) {
-                throw new Error("Missing required property 'clusterConnection'");
-            }
             if (args?.yamlBody === undefined && !opts.urn) {
                 throw new Error("Missing required property 'yamlBody'");
             }
@@ -106,6 +108,7 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["deleteTimeout"] = args?.deleteTimeout;
             resourceInputs["forceDestroy"] = args?.forceDestroy;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
+            resourceInputs["sensitiveFields"] = args?.sensitiveFields;
             resourceInputs["yamlBody"] = args?.yamlBody;
             resourceInputs["fieldOwnership"] = undefined /*out*/;
             resourceInputs["managedStateProjection"] = undefined /*out*/;
@@ -121,7 +124,7 @@ export class KubernetesObject extends pulumi.CustomResource {
  */
 export interface KubernetesObjectState {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
@@ -153,6 +156,10 @@ export interface KubernetesObjectState {
      */
     resourceRef?: pulumi.Input<inputs.ResourceRef | undefined>;
     /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     */
+    sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */
     yamlBody?: pulumi.Input<string | undefined>;
@@ -163,9 +170,9 @@ export interface KubernetesObjectState {
  */
 export interface KubernetesObjectArgs {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
@@ -182,6 +189,10 @@ export interface KubernetesObjectArgs {
      * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     */
+    sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
      * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
      */

@@ -35,9 +35,9 @@ export class Patch extends pulumi.CustomResource {
     }
 
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
+    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
      * For each patched field, every manager that owns it now.
      */
@@ -95,9 +95,6 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["target"] = state?.target;
         } else {
             const args = argsOrState as PatchArgs | undefined;
-            if (args?.clusterConnection === undefined && !opts.urn) {
-                throw new Error("Missing required property 'clusterConnection'");
-            }
             if (args?.takeOwnership === undefined && !opts.urn) {
                 throw new Error("Missing required property 'takeOwnership'");
             }
@@ -124,7 +121,7 @@ export class Patch extends pulumi.CustomResource {
  */
 export interface PatchState {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
@@ -166,9 +163,9 @@ export interface PatchState {
  */
 export interface PatchArgs {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
      */

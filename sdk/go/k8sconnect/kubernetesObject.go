@@ -15,8 +15,8 @@ import (
 type KubernetesObject struct {
 	pulumi.CustomResourceState
 
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrOutput `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -31,6 +31,8 @@ type KubernetesObject struct {
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields pulumi.StringArrayOutput `pulumi:"sensitiveFields"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
 }
@@ -42,9 +44,6 @@ func NewKubernetesObject(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.ClusterConnection == nil {
-		return nil, errors.New("invalid value for required argument 'ClusterConnection'")
-	}
 	if args.YamlBody == nil {
 		return nil, errors.New("invalid value for required argument 'YamlBody'")
 	}
@@ -71,7 +70,7 @@ func GetKubernetesObject(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering KubernetesObject resources.
 type kubernetesObjectState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
@@ -87,12 +86,14 @@ type kubernetesObjectState struct {
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields []string `pulumi:"sensitiveFields"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody *string `pulumi:"yamlBody"`
 }
 
 type KubernetesObjectState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
@@ -108,6 +109,8 @@ type KubernetesObjectState struct {
 	ManagedStateProjection pulumi.StringMapInput
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefPtrInput
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields pulumi.StringArrayInput
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringPtrInput
 }
@@ -117,8 +120,8 @@ func (KubernetesObjectState) ElementType() reflect.Type {
 }
 
 type kubernetesObjectArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -127,14 +130,16 @@ type kubernetesObjectArgs struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields []string `pulumi:"ignoreFields"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields []string `pulumi:"sensitiveFields"`
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody string `pulumi:"yamlBody"`
 }
 
 // The set of arguments for constructing a KubernetesObject resource.
 type KubernetesObjectArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionInput
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -143,6 +148,8 @@ type KubernetesObjectArgs struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields pulumi.StringArrayInput
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields pulumi.StringArrayInput
 	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
 	YamlBody pulumi.StringInput
 }
@@ -234,9 +241,9 @@ func (o KubernetesObjectOutput) ToKubernetesObjectOutputWithContext(ctx context.
 	return o
 }
 
-// How to reach the cluster.
-func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionOutput {
-	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
+// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 // Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
@@ -272,6 +279,11 @@ func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput 
 // The object's identity and connection, for k8sconnect_wait.resource_ref.
 func (o KubernetesObjectOutput) ResourceRef() ResourceRefOutput {
 	return o.ApplyT(func(v *KubernetesObject) ResourceRefOutput { return v.ResourceRef }).(ResourceRefOutput)
+}
+
+// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+func (o KubernetesObjectOutput) SensitiveFields() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.SensitiveFields }).(pulumi.StringArrayOutput)
 }
 
 // The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.

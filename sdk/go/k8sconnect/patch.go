@@ -15,8 +15,8 @@ import (
 type Patch struct {
 	pulumi.CustomResourceState
 
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -42,9 +42,6 @@ func NewPatch(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.ClusterConnection == nil {
-		return nil, errors.New("invalid value for required argument 'ClusterConnection'")
-	}
 	if args.TakeOwnership == nil {
 		return nil, errors.New("invalid value for required argument 'TakeOwnership'")
 	}
@@ -74,7 +71,7 @@ func GetPatch(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering Patch resources.
 type patchState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
@@ -95,7 +92,7 @@ type patchState struct {
 }
 
 type PatchState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapInput
@@ -120,8 +117,8 @@ func (PatchState) ElementType() reflect.Type {
 }
 
 type patchArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
@@ -136,8 +133,8 @@ type patchArgs struct {
 
 // The set of arguments for constructing a Patch resource.
 type PatchArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionInput
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
@@ -237,9 +234,9 @@ func (o PatchOutput) ToPatchOutputWithContext(ctx context.Context) PatchOutput {
 	return o
 }
 
-// How to reach the cluster.
-func (o PatchOutput) ClusterConnection() ClusterConnectionOutput {
-	return o.ApplyT(func(v *Patch) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
+// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+func (o PatchOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v *Patch) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 // For each patched field, every manager that owns it now.

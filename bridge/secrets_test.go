@@ -1,0 +1,109 @@
+package bridge_test
+
+// A Secret under Pulumi (issue 13): its values are secret in the stack's
+// stored inputs and outputs and in stack outputs, appear in no preview or up
+// output (with --diff), and drift on them is warned about without values and
+// reverted. The user does not mark yamlBody secret: the provider does. The
+// connection is the provider's default (an explicit provider with a
+// kubeconfig file), so no credential is stored per resource.
+// Run with: go test ./bridge -run TestPulumiSecrets -v
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+var (
+	secSecrets    = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	secConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
+
+func TestPulumiSecrets_valuesStaySecret(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	password, token, apiKey := acctest.NewSecretValue("pw"), acctest.NewSecretValue("tok"), acctest.NewSecretValue("key")
+	drifted, driftedKey := acctest.NewSecretValue("drift"), acctest.NewSecretValue("driftkey")
+	admin := acctest.SecretValue{Plain: cluster.Token}
+	all := []acctest.SecretValue{password, token, apiKey, drifted, driftedKey, admin}
+
+	opts := map[string]any{"provider": "${k8s}"}
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-secrets", "runtime": "yaml",
+		"resources": map[string]any{
+			"k8s": map[string]any{"type": "pulumi:providers:k8sconnect",
+				"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}}},
+			"db": map[string]any{"type": "k8sconnect:KubernetesObject", "options": opts, "properties": map[string]any{
+				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: %s}\ntype: Opaque\n"+
+					"data: {password: %s}\nstringData: {token: %s}\n", ns, password.Base64(), token.Plain)}},
+			"settings": map[string]any{"type": "k8sconnect:KubernetesObject", "options": opts, "properties": map[string]any{
+				"yamlBody":        fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {apiKey: %s, mode: fast}\n", ns, apiKey.Plain),
+				"sensitiveFields": []string{"data.apiKey"}}},
+		},
+		"outputs": map[string]any{"body": "${db.yamlBody}", "projection": "${db.managedStateProjection}", "settings": "${settings.yamlBody}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	diff := pulumitest.Flag("--diff")
+
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up --diff", s.Run(pulumitest.Up, nil, diff).Log, all...)
+
+	exported := s.CLI("stack", "export")
+	revealed := s.CLI("stack", "export", "--show-secrets")
+	// The search sees the values where they are legitimately: the cluster,
+	// and the stack with its secrets decrypted.
+	acctest.ExpectPresent(t, "the decrypted stack", revealed, password.Base64())
+	acctest.ExpectPresent(t, "the decrypted stack", revealed, apiKey.Plain)
+	acctest.ExpectPresent(t, "the stack", exported, "ciphertext")
+	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
+	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
+
+	outputs := s.CLI("stack", "output", "--json")
+	acctest.ExpectAbsent(t, "pulumi stack output", outputs, all...)
+	var outs map[string]any
+	if err := json.Unmarshal([]byte(outputs[strings.Index(outputs, "{"):]), &outs); err != nil {
+		t.Fatalf("stack output: %v\n%s", err, outputs)
+	}
+	for _, k := range []string{"body", "settings"} {
+		if outs[k] != "[secret]" {
+			t.Errorf("stack output %s is not secret: %v", k, outs[k])
+		}
+	}
+
+	// kubectl changes both sensitive values; a plain preview warns without
+	// values, and up reverts.
+	acctest.PatchAs(t, "kubectl-edit", secSecrets, ns, "db", fmt.Sprintf(`{"data":{"password":%q}}`, drifted.Base64()))
+	acctest.PatchAs(t, "kubectl-edit", secConfigMaps, ns, "settings", fmt.Sprintf(`{"data":{"apiKey":%q}}`, driftedKey.Plain))
+	preview := s.Run(pulumitest.Preview, nil, diff)
+	acctest.ExpectAbsent(t, "pulumi preview after drift", preview.Log, all...)
+	for _, want := range []string{"data.password: changed (sensitive: values not shown) (changed by kubectl-edit)",
+		"data.apiKey: changed (sensitive: values not shown) (changed by kubectl-edit)"} {
+		if !strings.Contains(preview.Log, want) {
+			t.Errorf("preview lacks %q:\n%s", want, preview.Log)
+		}
+	}
+	up := s.Run(pulumitest.Up, nil, diff)
+	acctest.ExpectAbsent(t, "pulumi up reverting drift", up.Log, all...)
+	live, _ := json.Marshal(acctest.MustGet(t, secSecrets, ns, "db").Object)
+	acctest.ExpectPresent(t, "the reverted Secret", string(live), password.Base64())
+	if err := acctest.ConfigMapHas(t, ns, "settings", "apiKey", apiKey.Plain); err != nil {
+		t.Errorf("sensitiveFields drift not reverted: %v", err)
+	}
+	if r := s.Run(pulumitest.Preview, nil); r.Changes["update"] != 0 {
+		t.Errorf("preview after the revert plans updates: %v", r.Changes)
+	}
+	acctest.ExpectAbsent(t, "pulumi stack export after drift", s.CLI("stack", "export"), all...)
+}

@@ -16,7 +16,9 @@ type SecretValue struct {
 }
 
 // NewSecretValue returns a unique value no other text can contain by chance.
-func NewSecretValue(prefix string) SecretValue { return SecretValue{Plain: Name(prefix) + "-" + Name("v")[2:]} }
+func NewSecretValue(prefix string) SecretValue {
+	return SecretValue{Plain: Name(prefix) + "-" + Name("v")[2:]}
+}
 
 // Base64 is the value as a Secret's data holds it.
 func (v SecretValue) Base64() string { return base64.StdEncoding.EncodeToString([]byte(v.Plain)) }

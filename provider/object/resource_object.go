@@ -75,7 +75,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"yaml_body": schema.StringAttribute{
 				Description: "The object as YAML: exactly one document with apiVersion, kind and metadata.name. " +
-					"A change of apiVersion, kind, name or namespace replaces the object.",
+					"A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in " +
+					"sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).",
 				Required: true,
 			},
 			"ignore_fields": schema.ListAttribute{
@@ -107,7 +108,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				"The object's identity and connection, for k8sconnect_wait.resource_ref."),
 			"managed_state_projection": schema.MapAttribute{
 				Description: "The fields k8sconnect owns and their values as the server stores them " +
-					"(after defaulting and normalisation), keyed by path. Drift is judged on this.",
+					"(after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values " +
+					"(a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},

@@ -59,7 +59,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly ignoreFields: pulumi.Output<string[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
      */
     declare public /*out*/ readonly managedStateProjection: pulumi.Output<{[key: string]: string}>;
     /**
@@ -71,7 +71,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly sensitiveFields: pulumi.Output<string[] | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
      */
     declare public readonly yamlBody: pulumi.Output<string>;
 
@@ -148,7 +148,7 @@ export interface KubernetesObjectState {
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
      */
     managedStateProjection?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
@@ -160,7 +160,7 @@ export interface KubernetesObjectState {
      */
     sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
      */
     yamlBody?: pulumi.Input<string | undefined>;
 }
@@ -194,7 +194,7 @@ export interface KubernetesObjectArgs {
      */
     sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
      */
     yamlBody: pulumi.Input<string>;
 }

@@ -27,13 +27,13 @@ type KubernetesObject struct {
 	ForceDestroy pulumi.BoolPtrOutput `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields pulumi.StringArrayOutput `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayOutput `pulumi:"sensitiveFields"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
 }
 
@@ -82,13 +82,13 @@ type kubernetesObjectState struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields []string `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields []string `pulumi:"sensitiveFields"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody *string `pulumi:"yamlBody"`
 }
 
@@ -105,13 +105,13 @@ type KubernetesObjectState struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields pulumi.StringArrayInput
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapInput
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefPtrInput
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody pulumi.StringPtrInput
 }
 
@@ -132,7 +132,7 @@ type kubernetesObjectArgs struct {
 	IgnoreFields []string `pulumi:"ignoreFields"`
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields []string `pulumi:"sensitiveFields"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody string `pulumi:"yamlBody"`
 }
 
@@ -150,7 +150,7 @@ type KubernetesObjectArgs struct {
 	IgnoreFields pulumi.StringArrayInput
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody pulumi.StringInput
 }
 
@@ -271,7 +271,7 @@ func (o KubernetesObjectOutput) IgnoreFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.IgnoreFields }).(pulumi.StringArrayOutput)
 }
 
-// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringMapOutput { return v.ManagedStateProjection }).(pulumi.StringMapOutput)
 }
@@ -286,7 +286,7 @@ func (o KubernetesObjectOutput) SensitiveFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.SensitiveFields }).(pulumi.StringArrayOutput)
 }
 
-// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 func (o KubernetesObjectOutput) YamlBody() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.YamlBody }).(pulumi.StringOutput)
 }

@@ -31,7 +31,7 @@ class KubernetesObjectArgs:
         """
         The set of arguments for constructing a KubernetesObject resource.
 
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -57,7 +57,7 @@ class KubernetesObjectArgs:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[_builtins.str]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         return pulumi.get(self, "yaml_body")
 
@@ -160,10 +160,10 @@ class _KubernetesObjectState:
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
@@ -262,7 +262,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="managedStateProjection")
     def managed_state_projection(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         """
         return pulumi.get(self, "managed_state_projection")
 
@@ -298,7 +298,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         return pulumi.get(self, "yaml_body")
 
@@ -332,7 +332,7 @@ class KubernetesObject(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         ...
     @overload
@@ -419,10 +419,10 @@ class KubernetesObject(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 
@@ -492,7 +492,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="managedStateProjection")
     def managed_state_projection(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         """
         return pulumi.get(self, "managed_state_projection")
 
@@ -516,7 +516,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Output[_builtins.str]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         return pulumi.get(self, "yaml_body")
 

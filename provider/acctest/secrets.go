@@ -50,10 +50,14 @@ func ExpectPresent(t testing.TB, where, text, form string) {
 }
 
 // StateParts splits the workdir's state file into what a user reading it sees
-// outside every yaml_body attribute, the yaml_body values, and every
-// resource instance's private state decoded (base64 of a JSON map whose
-// values are base64 again).
-func (w *Workdir) StateParts() (outside, yamlBodies, private string) {
+// outside the attributes that legitimately hold the values (yaml_body unless
+// legit names others, such as a patch's "patch"), those attributes' values,
+// and every resource instance's private state decoded (base64 of a JSON map
+// whose values are base64 again).
+func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private string) {
+	if len(legit) == 0 {
+		legit = []string{"yaml_body"}
+	}
 	w.t.Helper()
 	raw, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
 	if err != nil {
@@ -70,9 +74,11 @@ func (w *Workdir) StateParts() (outside, yamlBodies, private string) {
 		for _, i := range instances {
 			inst := i.(map[string]any)
 			if attrs, ok := inst["attributes"].(map[string]any); ok {
-				if b, ok := attrs["yaml_body"].(string); ok {
-					bodies = append(bodies, b)
-					attrs["yaml_body"] = "(checked separately)"
+				for _, a := range legit {
+					if b, ok := attrs[a].(string); ok {
+						bodies = append(bodies, b)
+						attrs[a] = "(checked separately)"
+					}
 				}
 			}
 			if p, ok := inst["private"].(string); ok {

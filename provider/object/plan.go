@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -250,5 +252,18 @@ func (r *Resource) liveDiffers(ctx context.Context, req resource.ModifyPlanReque
 	}
 	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
 	now, err := observe(live, prev, ignore, red)
-	return err == nil && !maps.Equal(now.Projection, planned)
+	if err != nil {
+		return false
+	}
+	if !maps.Equal(now.Projection, planned) {
+		return true
+	}
+	// The state's field_ownership may be older than the live object when the
+	// refresh was skipped (stored credentials refused, Pulumi without
+	// --refresh): then it is known only after apply.
+	var recorded map[string][]string
+	if d := req.State.GetAttribute(ctx, path.Root("field_ownership"), &recorded); d.HasError() {
+		return true
+	}
+	return !maps.EqualFunc(now.Ownership, recorded, slices.Equal[[]string])
 }

@@ -182,6 +182,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	live, err := get(ctx, c, ref.Identity())
+	if connection.StaleCredentials(err, ref.Identity().String(), &resp.Diagnostics) {
+		return
+	}
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 		resp.State.RemoveResource(ctx)
 		return

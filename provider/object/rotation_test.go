@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -188,5 +189,67 @@ provider "k8sconnect" {
 			}
 			acctest.ExpectPresent(t, "state", string(raw), "rotated")
 		})
+	}
+}
+
+// A token rotated in a resource's own cluster_connection is copied into its
+// state and resource_ref, so Terraform plans an in-place update of the object
+// and of the wait; applying it sends nothing to the cluster and does not wait
+// again: the wait's condition no longer holds here, and waiting would fail.
+func TestAccObject_rotatedResourceTokenDoesNotWaitAgain(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	mint := newRotatingAccount(t, ns)
+	old, fresh := mint(acctest.Name("a")), mint(acctest.Name("b"))
+	w := acctest.NewWorkdir(t)
+	write := func(token string) {
+		w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  yaml_body = <<-EOT
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: phased, namespace: %[1]s}
+    data: {greeting: hello}
+  EOT
+  ignore_fields = ["data.phase"]
+  cluster_connection = {
+    host                   = %[2]q
+    cluster_ca_certificate = %[3]q
+    token                  = %[4]q
+  }
+}
+
+resource "k8sconnect_wait" "ready" {
+  resource_ref = k8sconnect_object.cm.resource_ref
+  wait_for     = { field_value = { "data.phase" = "ready" }, timeout = "10s" }
+}
+`, ns, c.Host, string(c.CAPEM), token))
+	}
+	write(old.token)
+	acctest.Later(t, configMaps, ns, "phased", time.Minute, func(*unstructured.Unstructured) error {
+		acctest.PatchAs(t, "phase-controller", configMaps, ns, "phased", `{"data":{"phase":"ready"}}`)
+		return nil
+	})
+	w.MustApply()
+	defer func() {
+		write(fresh.token)
+		if r := w.Destroy(); r.Err != nil {
+			t.Errorf("destroy: %v\n%s", r.Err, r.Output)
+		}
+	}()
+	acctest.PatchAs(t, "phase-controller", configMaps, ns, "phased", `{"data":{"phase":"draining"}}`)
+	old.revoke(t, ns)
+	write(fresh.token)
+	r := w.Apply()
+	if r.Err != nil {
+		t.Fatalf("apply with the rotated token waited again (or failed): %v\n%s", r.Err, r.Output)
+	}
+	if add, _, remove := r.Changes(); add+remove != 0 {
+		t.Errorf("a rotated token must not replace anything: %s", r.Output)
+	}
+	if p := w.Plan(); p.Err != nil {
+		t.Fatalf("plan: %v\n%s", p.Err, p.Output)
+	} else if add, change, remove := p.Changes(); add+change+remove != 0 {
+		t.Errorf("plan after the rotation is not empty: +%d ~%d -%d", add, change, remove)
 	}
 }

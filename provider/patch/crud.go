@@ -123,6 +123,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	live, err := getTarget(ctx, c, target)
+	if connection.StaleCredentials(err, target.String(), &resp.Diagnostics) {
+		return
+	}
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 		tflog.Info(ctx, "patch target is gone; removing the patch from state", map[string]any{"target": target.String()})
 		resp.State.RemoveResource(ctx)

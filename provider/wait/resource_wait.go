@@ -184,6 +184,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	switch {
 	case !isFieldWait(ctx, plan.WaitFor):
 		plan.Status = types.DynamicNull()
+	case !creating && !state.Status.IsNull() && onlyConnectionChanged(ctx, plan, state):
+		plan.Status = state.Status // a rotated credential: no new wait
 	case creating || !plan.ResourceRef.Equal(state.ResourceRef) || !plan.WaitFor.Equal(state.WaitFor):
 		plan.Status = types.DynamicUnknown()
 	case state.Status.IsNull():
@@ -213,6 +215,14 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() && onlyConnectionChanged(ctx, plan, state) && !plan.Status.IsUnknown() {
+		// Same object, same condition, new credentials: the wait held and
+		// Read has checked the object is still the one it held on.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
 	// On failure the prior state stays, with the prior wait_for, so the next
 	// plan shows the same update and the next apply waits again.
 	if r.waitAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics) {
@@ -238,6 +248,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	id := ref.Identity()
 	mapping, err := c.Mapping(id.GVK())
+	if connection.StaleCredentials(err, id.String(), &resp.Diagnostics) {
+		return
+	}
 	if meta.IsNoMatchError(err) {
 		tflog.Info(ctx, "the waited object's kind is no longer served; removing the wait from state", map[string]any{"object": id.String()})
 		resp.State.RemoveResource(ctx)
@@ -248,6 +261,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	live, err := c.Resource(mapping, namespaceFor(mapping, id)).Get(ctx, id.Name, metav1.GetOptions{})
+	if connection.StaleCredentials(err, id.String(), &resp.Diagnostics) {
+		return
+	}
 	if apierrors.IsNotFound(err) {
 		tflog.Info(ctx, "the waited object is gone; removing the wait from state", map[string]any{"object": id.String()})
 		resp.State.RemoveResource(ctx)

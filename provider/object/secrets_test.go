@@ -175,3 +175,88 @@ func providerLogLines(log string) string {
 	}
 	return b.String()
 }
+
+// A custom resource that carries a credential, named in sensitive_fields: the
+// value appears in no output or state outside yaml_body, and when the API
+// server rejects a new value its error (which quotes the value) is shown with
+// the value hidden.
+func TestAccObject_crdSensitiveFieldsAndScrubbedErrors(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	group := acctest.Name("g") + ".sec.k8sconnect.test"
+	good := acctest.NewSecretValue("pw")
+	bad := acctest.SecretValue{Plain: strings.ToUpper(acctest.NewSecretValue("pw").Plain)}
+	// The password comes from a sensitive variable, as it would in real use
+	// (Terraform quotes the configuration's source in diagnostics), which
+	// makes yaml_body sensitive as well.
+	w := acctest.NewWorkdir(t)
+	config := func(password string) string {
+		w.SetEnv("TF_VAR_password", password)
+		return fmt.Sprintf(`
+variable "password" {
+  type      = string
+  sensitive = true
+}
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %[1]q }
+}
+resource "k8sconnect_object" "crd" {
+  yaml_body = <<-YAML
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {name: databases.%[2]s}
+    spec:
+      group: %[2]s
+      scope: Namespaced
+      names: {plural: databases, singular: database, kind: Database}
+      versions:
+        - name: v1
+          served: true
+          storage: true
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec:
+                  type: object
+                  properties:
+                    user: {type: string}
+                    password: {type: string, pattern: '^[a-z0-9-]+$'}
+  YAML
+}
+resource "k8sconnect_object" "db" {
+  yaml_body = <<-YAML
+    apiVersion: %[2]s/v1
+    kind: Database
+    metadata: {name: orders, namespace: %[3]s}
+    spec: {user: app, password: "${var.password}"}
+  YAML
+  sensitive_fields = ["spec.password"]
+}
+`, c.KubeconfigPath, group, ns)
+	}
+	w.Write(config(good.Plain))
+	w.Cleanup()
+	apply := w.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	if apply.Err != nil {
+		t.Fatalf("apply: %v\n%s", apply.Err, apply.Output)
+	}
+	acctest.ExpectAbsent(t, "apply output", apply.Output, good)
+	outside, bodies, private := w.StateParts()
+	acctest.ExpectPresent(t, "yaml_body in state", bodies, good.Plain)
+	acctest.ExpectPresent(t, "state outside yaml_body", outside, `"spec.password": "(sensitive, hmac-sha256:`)
+	acctest.ExpectPresent(t, "state outside yaml_body", outside, `"spec.user": "app"`)
+	acctest.ExpectAbsent(t, "state outside yaml_body", outside, good)
+	acctest.ExpectAbsent(t, "decoded private state", private, good)
+
+	// The server rejects the new value and quotes it; the plan shows the
+	// error without it.
+	w.Write(config(bad.Plain))
+	plan := w.Run("plan", "-input=false", "-no-color")
+	w.MustFail(plan, "plan with a password the CRD's schema rejects")
+	if !strings.Contains(plan.Output, "spec.password") || !strings.Contains(plan.Output, "(sensitive value hidden)") {
+		t.Errorf("the rejection should name spec.password with its value hidden:\n%s", plan.Output)
+	}
+	acctest.ExpectAbsent(t, "plan output of a rejected value", plan.Output, good, bad)
+	w.Write(config(good.Plain)) // so that Cleanup can destroy
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -101,4 +102,29 @@ func nullFilled(m Model) Model {
 	m.Insecure = types.BoolNull()
 	m.Exec = types.ObjectNull(execAttrTypes)
 	return m
+}
+
+// Credentials-bearing attributes are sensitive in every schema built from the
+// table, and a resource's cluster_connection is optional (the provider's
+// default fills in).
+func TestCredentialAttributesAreSensitive(t *testing.T) {
+	attr := Attribute(Input, "")
+	if attr.Required || !attr.Optional {
+		t.Error("a resource's cluster_connection should be optional")
+	}
+	for _, name := range []string{"token", "client_key", "kubeconfig", "proxy_url"} {
+		if !attr.Attributes[name].IsSensitive() {
+			t.Errorf("%s is not sensitive", name)
+		}
+	}
+	exec := attr.Attributes["exec"].(schema.SingleNestedAttribute)
+	for _, name := range []string{"args", "env"} {
+		if !exec.Attributes[name].IsSensitive() {
+			t.Errorf("exec.%s is not sensitive", name)
+		}
+	}
+	p := ProviderAttribute("")
+	if !p.Attributes["proxy_url"].IsSensitive() || !p.Attributes["token"].IsSensitive() {
+		t.Error("provider cluster_connection: credentials not sensitive")
+	}
 }

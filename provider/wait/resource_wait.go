@@ -307,6 +307,7 @@ func (r *Resource) waitAndRecord(ctx context.Context, plan *model, private priva
 	if id, ok := idOf(ctx, plan.ResourceRef); ok {
 		spec.Redactor = sensitive.New(id, nil)
 	}
+	spec.APIVersion, spec.Kind = ref.APIVersion.ValueString(), ref.Kind.ValueString()
 	c, ok := r.client(ctx, ref, diags)
 	if !ok {
 		return false

@@ -37,3 +37,11 @@ func TestSecretFieldWaitsHideTheValue(t *testing.T) {
 		t.Errorf("ConfigMap summary %q", st.Summary)
 	}
 }
+
+func TestDescribeHidesAWantedSecretValue(t *testing.T) {
+	fv, _ := NewFieldValues(map[string]string{"data.token": "d2FudGVk", "type": "Opaque"})
+	s := Spec{FieldValues: fv, Redactor: sensitive.New("id", nil), APIVersion: "v1", Kind: "Secret"}
+	if d := s.Describe(); strings.Contains(d, "d2FudGVk") || !strings.Contains(d, `type = "Opaque"`) {
+		t.Errorf("Describe = %s", d)
+	}
+}

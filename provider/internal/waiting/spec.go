@@ -31,8 +31,10 @@ type Spec struct {
 	// Rollout: a Deployment, StatefulSet or DaemonSet has finished rolling out.
 	Rollout bool
 	// Redactor renders the waited values in summaries and explanations, so a
-	// wait on a Secret's data never prints the value.
-	Redactor sensitive.Redactor
+	// wait on a Secret's data never prints the value; APIVersion and Kind name
+	// the waited object's kind for Describe, which has no object at hand.
+	Redactor         sensitive.Redactor
+	APIVersion, Kind string
 }
 
 // FieldValue is one expected value of a field_value wait.
@@ -63,7 +65,12 @@ func (s Spec) Describe() string {
 		return "field " + s.Field.String()
 	case len(s.FieldValues) > 0:
 		parts := make([]string, len(s.FieldValues))
+		kind := map[string]any{"apiVersion": s.APIVersion, "kind": s.Kind}
 		for i, fv := range s.FieldValues {
+			if s.Redactor.Sensitive(kind, fv.Path) {
+				parts[i] = fmt.Sprintf("%s = (the wanted value, sensitive)", fv.Path)
+				continue
+			}
 			parts[i] = fmt.Sprintf("%s = %q", fv.Path, fv.Want)
 		}
 		return strings.Join(parts, ", ")

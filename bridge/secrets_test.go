@@ -215,3 +215,41 @@ func TestPulumiSecrets_rotatedTokenPreviewsNothing(t *testing.T) {
 	acctest.ExpectPresent(t, "the stack", exported, kubeconfig)
 	acctest.ExpectAbsent(t, "the stack, secrets decrypted", exported, acctest.SecretValue{Plain: old}, acctest.SecretValue{Plain: fresh})
 }
+
+// A Patch of a Secret: its content is secret in the stack (the user did not
+// mark it), managedFields hold hashes, and no output shows the values.
+func TestPulumiSecrets_patchOfASecret(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	orig, patched := acctest.NewSecretValue("orig"), acctest.NewSecretValue("patched")
+	all := []acctest.SecretValue{orig, patched, {Plain: cluster.Token}}
+	acctest.ApplyAs(t, "operator", secSecrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\ndata: {password: %s}\n", ns, orig.Base64()))
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-secret-patch", "runtime": "yaml",
+		"resources": map[string]any{
+			"creds": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
+				"target":            map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": ns, "name": "creds"},
+				"patch":             fmt.Sprintf("data: {password: %s}", patched.Base64()),
+				"takeOwnership":     true,
+				"clusterConnection": yamlConnection(cluster.Host, cluster.CAPEM, cluster.Token),
+			}},
+		},
+		"outputs": map[string]any{"managed": "${creds.managedFields}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	diff := pulumitest.Flag("--diff")
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up --diff", s.Run(pulumitest.Up, nil, diff).Log, all...)
+	live, _ := json.Marshal(acctest.MustGet(t, secSecrets, ns, "creds").Object)
+	acctest.ExpectPresent(t, "the patched Secret", string(live), patched.Base64())
+	acctest.ExpectPresent(t, "the decrypted stack", s.CLI("stack", "export", "--show-secrets"), patched.Base64())
+	exported := s.CLI("stack", "export")
+	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
+	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
+	acctest.ExpectAbsent(t, "pulumi stack output", s.CLI("stack", "output", "--json"), all...)
+}

@@ -258,9 +258,12 @@ func (r *Resource) liveDiffers(ctx context.Context, req resource.ModifyPlanReque
 	if !maps.Equal(now.Projection, planned) {
 		return true
 	}
-	// The state's field_ownership may be older than the live object when the
-	// refresh was skipped (stored credentials refused, Pulumi without
-	// --refresh): then it is known only after apply.
+	// When the refresh was skipped (stored credentials refused) the state's
+	// field_ownership may be older than the live object: then it is known
+	// only after apply.
+	if !refreshSkipped(ctx, req.Private) {
+		return false
+	}
 	var recorded map[string][]string
 	if d := req.State.GetAttribute(ctx, path.Root("field_ownership"), &recorded); d.HasError() {
 		return true

@@ -183,8 +183,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	live, err := get(ctx, c, ref.Identity())
 	if connection.StaleCredentials(err, ref.Identity().String(), &resp.Diagnostics) {
+		markRefreshSkipped(ctx, resp.Private, true)
 		return
 	}
+	markRefreshSkipped(ctx, resp.Private, false)
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 		resp.State.RemoveResource(ctx)
 		return

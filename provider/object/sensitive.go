@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
@@ -101,4 +102,21 @@ func refusePlaceholders(m model, diags *diag.Diagnostics) {
 		"yaml_body still holds the placeholder that import writes in place of a Secret's values ("+SecretPlaceholder+"). "+
 			"Replace each one with the real value, for example yaml_body = sensitive(templatefile(...)) fed from a "+
 			"variable or a secret store, then plan again.")
+}
+
+// privateRefreshSkipped marks a state whose last Read was skipped because the
+// stored credentials were refused (connection.StaleCredentials).
+const privateRefreshSkipped = "refresh_skipped"
+
+func markRefreshSkipped(ctx context.Context, w privatestate.Writer, skipped bool) {
+	var v []byte
+	if skipped {
+		v = []byte("true")
+	}
+	_ = w.SetKey(ctx, privateRefreshSkipped, v)
+}
+
+func refreshSkipped(ctx context.Context, r privatestate.Reader) bool {
+	v, _ := r.GetKey(ctx, privateRefreshSkipped)
+	return string(v) == "true"
 }

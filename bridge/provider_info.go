@@ -92,6 +92,7 @@ func Provider() sdkbridge.ProviderInfo {
 	// per-resource table: k8sconnect_<name> -> k8sconnect:index/<name>:<Name>.
 	info.MustComputeTokens(tokens.SingleModule(provider.TypeName+"_", "index", makeToken))
 	info.MustApplyAutoAliases()
+	markSecrets(&info)
 	return info
 }
 

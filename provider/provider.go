@@ -39,6 +39,7 @@ type k8sconnectProvider struct {
 
 type providerModel struct {
 	OwnershipMessages types.String `tfsdk:"ownership_messages"`
+	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 }
 
 // New returns a constructor for the provider, as providerserver and the Pulumi
@@ -65,9 +66,14 @@ func (p *k8sconnectProvider) Metadata(_ context.Context, _ provider.MetadataRequ
 
 func (p *k8sconnectProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Description: "Manage Kubernetes objects with Server-Side Apply. Every resource carries its own " +
-			"cluster_connection, so one configuration can create a cluster and the objects in it.",
+		Description: "Manage Kubernetes objects with Server-Side Apply. A resource may carry its own " +
+			"cluster_connection, so one configuration can create a cluster and the objects in it; resources " +
+			"without one use the provider's.",
 		Attributes: map[string]schema.Attribute{
+			"cluster_connection": connection.ProviderAttribute("The default connection of every resource and data " +
+				"source without its own cluster_connection. Provider configuration is not stored in state: " +
+				"credentials given here never reach it, and a rotated credential changes no plan. Prefer " +
+				"kubeconfig_file or exec to inline credentials."),
 			"ownership_messages": schema.StringAttribute{
 				Description: "How plans explain field ownership changes: \"conflicts\" (default) warns when " +
 					"another manager is changing fields this configuration asserts; \"full\" also notes fields " +
@@ -88,6 +94,7 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.Configu
 		resp.Diagnostics.AddAttributeError(path.Root("ownership_messages"), "Invalid ownership_messages", err.Error())
 		return
 	}
+	resp.Diagnostics.Append(p.clients.SetDefault(ctx, cfg.ClusterConnection)...)
 	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers}
 	resp.ResourceData, resp.DataSourceData = data, data
 }

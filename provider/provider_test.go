@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -50,8 +51,9 @@ func TestAccQuickstartExample(t *testing.T) {
 		}
 	}
 
+	// The quickstart has a provider block (its connection), so the provider
+	// is given per step: terraform-plugin-testing refuses both levels.
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.Factories(),
 		CheckDestroy: func(*terraform.State) error {
 			if obj, err := acctest.Get(t, namespaces, "", ns); err != nil || obj != nil {
 				return fmt.Errorf("namespace %s still exists after destroy (err=%v)", ns, err)
@@ -60,16 +62,19 @@ func TestAccQuickstartExample(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				ConfigDirectory: config.StaticDirectory("../examples/terraform/quickstart"),
-				ConfigVariables: vars("hello"),
+				ProtoV6ProviderFactories: acctest.Factories(),
+				ConfigDirectory:          config.StaticDirectory("../examples/terraform/quickstart"),
+				ConfigVariables:          vars("hello"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					greetingIs("hello"),
 					resource.TestCheckOutput("configmap", ns+"/greeting"),
+					noCredentialsInState(t),
 				),
 			},
 			{
-				ConfigDirectory: config.StaticDirectory("../examples/terraform/quickstart"),
-				ConfigVariables: vars("bonjour"),
+				ProtoV6ProviderFactories: acctest.Factories(),
+				ConfigDirectory:          config.StaticDirectory("../examples/terraform/quickstart"),
+				ConfigVariables:          vars("bonjour"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("k8sconnect_object.greeting", plancheck.ResourceActionUpdate),
@@ -80,4 +85,26 @@ func TestAccQuickstartExample(t *testing.T) {
 			},
 		},
 	})
+}
+
+// noCredentialsInState: the quickstart keeps its connection in the provider
+// block, so no resource's state holds the kubeconfig's token or certificates,
+// nor the kubeconfig's content.
+func noCredentialsInState(t *testing.T) resource.TestCheckFunc {
+	c := localcluster.Shared(t)
+	return func(s *terraform.State) error {
+		seen := 0
+		for addr, r := range s.RootModule().Resources {
+			for k, v := range r.Primary.Attributes {
+				seen++
+				if strings.Contains(v, c.Token) || strings.Contains(v, "BEGIN") || strings.Contains(v, "current-context") {
+					return fmt.Errorf("%s.%s holds a credential or kubeconfig content", addr, k)
+				}
+			}
+		}
+		if seen == 0 {
+			return fmt.Errorf("no attributes in state: the check would be blind")
+		}
+		return nil
+	}
 }

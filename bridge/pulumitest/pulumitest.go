@@ -563,3 +563,18 @@ func (o *once) do(t testing.TB, f func() (string, error)) string {
 	}
 	return o.val
 }
+
+// CLI runs the pulumi CLI in a YAML stack's project directory with args and
+// --stack, failing the test on an error, and returns what it printed (for
+// `stack export`, `stack output --json`, ...).
+func (s *Stack) CLI(args ...string) string {
+	s.t.Helper()
+	if s.lang != YAML {
+		s.t.Fatalf("pulumitest: CLI is for YAML stacks")
+	}
+	out, err := execIn(s.dir, s.env, "pulumi", append(args, "--stack", s.name)...)
+	if err != nil {
+		s.t.Fatalf("pulumi %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}

@@ -16,11 +16,11 @@ kubeconfig_path = (
     or os.environ.get("KUBECONFIG")
     or os.path.expanduser("~/.kube/config")
 )
-with open(kubeconfig_path, encoding="utf-8") as f:
-    cluster = {
-        "kubeconfig": pulumi.Output.secret(f.read()),
-        "context": config.get("context"),
-    }
+# By path, never the content: the credentials stay out of the stack.
+cluster = {
+    "kubeconfig_file": kubeconfig_path,
+    "context": config.get("context"),
+}
 namespace = config.get("namespace") or "k8sconnect-pulumi"
 # Change it and run `pulumi up` again to see an in-place update.
 greeting = config.get("greeting") or "hello"

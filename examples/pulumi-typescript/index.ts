@@ -1,4 +1,3 @@
-import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
@@ -16,7 +15,8 @@ export = async () => {
     const kubeconfigPath =
         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
     const cluster = {
-        kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
+        // By path, never the content: the credentials stay out of the stack.
+        kubeconfigFile: kubeconfigPath,
         context: config.get("context"),
     };
     const namespace = config.get("namespace") ?? "k8sconnect-pulumi";

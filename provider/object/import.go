@@ -18,6 +18,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 var _ resource.ResourceWithImportState = (*Resource)(nil)
@@ -28,8 +29,11 @@ var _ resource.ResourceWithImportState = (*Resource)(nil)
 //
 // e.g. "apps/v1/Deployment/prod/web", "v1/Namespace/prod" or
 // "staging#v1/ConfigMap/default/settings". The id carries no credentials: the
-// object is read through the kubeconfig named by $KUBECONFIG (or
-// ~/.kube/config) and the context given, else its current-context. The first
+// object is read through the provider block's cluster_connection when it has
+// one and the id names no context, else through the kubeconfig files named by
+// $KUBECONFIG (all of them, merged as kubectl does) or ~/.kube/config, and the
+// context given, else its current-context. State records the path, never the
+// kubeconfig's content. A Secret's values are not exported. The first
 // apply with the configuration's own cluster_connection then takes ownership of
 // the fields in yaml_body.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -38,19 +42,10 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.AddError("Invalid import id", err.Error())
 		return
 	}
-	kubeconfig, err := readKubeconfig()
+	conn, useDefault, err := importConnection(r.clients, kubeContext)
 	if err != nil {
 		resp.Diagnostics.AddError("No kubeconfig to import with", err.Error())
 		return
-	}
-	conn := connection.Model{
-		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
-		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringValue(kubeconfig), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
-	}
-	if kubeContext != "" {
-		conn.Context = types.StringValue(kubeContext)
 	}
 	c, err := r.clients.Client(ctx, conn)
 	if err != nil {
@@ -71,7 +66,17 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.AddError("Cannot render the imported object", err.Error())
 		return
 	}
+	if sensitive.IsSecret(id.APIVersion, id.Kind) {
+		resp.Diagnostics.AddWarning("The Secret's values were not imported",
+			fmt.Sprintf("yaml_body of %s holds the placeholder %q in place of every value of data and stringData, "+
+				"so none reaches state or a file written by -generate-config-out. Put the real values in the "+
+				"configuration (wrapped in sensitive(), from a variable or a secret store) before you apply: a plan "+
+				"with a placeholder left is refused.", id, SecretPlaceholder))
+	}
 	connObj, diags := conn.ToObject(ctx)
+	if useDefault {
+		connObj = types.ObjectNull(connection.AttrTypes)
+	}
 	resp.Diagnostics.Append(diags...)
 	ref, diags := resourceref.Value(ctx, id, types.StringValue(live.GetNamespace()), connObj)
 	resp.Diagnostics.Append(diags...)
@@ -125,22 +130,32 @@ func ParseImportID(s string) (kubeContext string, id manifest.Identity, err erro
 	return kubeContext, id, nil
 }
 
-func readKubeconfig() (string, error) {
+// importConnection is the connection an import reads through: the provider's
+// default (useDefault) when it has one and no context is named, else the
+// kubeconfig files of $KUBECONFIG, or ~/.kube/config, by path.
+func importConnection(clients *connection.Cache, kubeContext string) (conn connection.Model, useDefault bool, err error) {
+	conn = connection.Model{
+		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
+		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
+		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
+		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
+	}
+	if kubeContext == "" && clients != nil && clients.HasDefault() {
+		return connection.Model{}, true, nil
+	}
 	p := os.Getenv("KUBECONFIG")
-	if p != "" {
-		p = filepath.SplitList(p)[0]
-	} else {
+	if p == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", err
+			return conn, false, err
 		}
 		p = filepath.Join(home, ".kube", "config")
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("import reads the object through the kubeconfig in $KUBECONFIG or ~/.kube/config: %v", err)
+	conn.KubeconfigFile = types.StringValue(p)
+	if kubeContext != "" {
+		conn.Context = types.StringValue(kubeContext)
 	}
-	return string(b), nil
+	return conn, false, nil
 }
 
 // cleanManifest renders a live object as the yaml_body a user would write:
@@ -152,6 +167,15 @@ func cleanManifest(live *unstructured.Unstructured) (string, error) {
 	for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
 		"deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences"} {
 		unstructured.RemoveNestedField(obj.Object, "metadata", f)
+	}
+	if sensitive.IsSecret(obj.GetAPIVersion(), obj.GetKind()) {
+		for _, field := range []string{"data", "stringData"} {
+			if m, ok := obj.Object[field].(map[string]any); ok {
+				for k := range m {
+					m[k] = SecretPlaceholder
+				}
+			}
+		}
 	}
 	annotations := obj.GetAnnotations()
 	for _, a := range []string{"kubectl.kubernetes.io/last-applied-configuration", annotationOwnedBy, annotationCreatePending,

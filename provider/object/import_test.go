@@ -92,3 +92,51 @@ func TestAccObject_importGeneratesCleanConfig(t *testing.T) {
 		}
 	}
 }
+
+// Importing a Secret writes placeholders, never its values, into the
+// generated configuration, warns what to do, and refuses the placeholder at
+// plan. The import reads through the whole $KUBECONFIG list, as kubectl does
+// (the first file here does not exist), and records the list, not content.
+func TestAccObject_importSecretWritesNoValues(t *testing.T) {
+	ns := acctest.Namespace(t)
+	value := acctest.NewSecretValue("imported")
+	acctest.ApplyAs(t, "kubectl", secrets, fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: legacy
+  namespace: %s
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"data":{"password":"%s"}}'
+data: {password: %s}
+stringData: {plain: %s}
+`, ns, value.Base64(), value.Base64(), value.Plain))
+	c := localcluster.Shared(t)
+	list := filepath.Join(t.TempDir(), "missing-config") + string(filepath.ListSeparator) + c.KubeconfigPath
+	w := acctest.NewWorkdir(t)
+	w.SetEnv("KUBECONFIG", list)
+	w.Write(fmt.Sprintf("import {\n  to = k8sconnect_object.legacy\n  id = \"v1/Secret/%s/legacy\"\n}\n", ns))
+	r := w.Run("plan", "-generate-config-out=generated.tf", "-input=false", "-no-color")
+	b, err := os.ReadFile(filepath.Join(w.Dir(), "generated.tf"))
+	if err != nil {
+		t.Fatalf("no generated.tf: %v\n%s", err, r.Output)
+	}
+	gen := string(b)
+	acctest.ExpectPresent(t, "the Secret in the cluster", fmt.Sprint(acctest.MustGet(t, secrets, ns, "legacy").Object), value.Base64())
+	acctest.ExpectAbsent(t, "generated.tf", gen, value, acctest.SecretValue{Plain: c.Token})
+	acctest.ExpectAbsent(t, "plan -generate-config-out output", r.Output, value, acctest.SecretValue{Plain: c.Token})
+	for _, want := range []string{object.SecretPlaceholder, "password:", "kind: Secret", list} {
+		if !strings.Contains(gen, want) {
+			t.Errorf("generated config lacks %q:\n%s", want, gen)
+		}
+	}
+	if !strings.Contains(r.Output, "The Secret's values were not imported") {
+		t.Errorf("no warning about the placeholders:\n%s", r.Output)
+	}
+	// Left as generated, the configuration is refused, so the placeholder can
+	// never be applied.
+	again := w.Run("plan", "-input=false", "-no-color")
+	w.MustFail(again, "plan with the placeholder left in")
+	if !strings.Contains(again.Output, "placeholder left in yaml_body") {
+		t.Errorf("plan with placeholders: want a clear refusal, got:\n%s", again.Output)
+	}
+}

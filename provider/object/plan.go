@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +23,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -48,6 +51,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
 		return
 	}
+	red := redactor(ctx, plan, &resp.Diagnostics)
+	defer red.ScrubDiagnostics(&resp.Diagnostics, desired.DeepCopy().Object)
 	id := manifest.IdentityOf(desired)
 	ctx, serverWarnings := connection.CollectWarnings(ctx)
 	defer func() { connection.AddWarnings(&resp.Diagnostics, id.String(), serverWarnings()) }()
@@ -168,7 +173,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
 		}
 		if live != nil {
-			warnHandOver(ctx, live, newlyIgnored(ctx, &state, &plan), &resp.Diagnostics)
+			warnHandOver(live, newlyIgnored(ctx, &state, &plan), red, &resp.Diagnostics)
 		}
 	}
 
@@ -178,7 +183,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
-	obs, err := observe(dry, nil, ignore)
+	obs, err := observe(dry, nil, ignore, red)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
 		return
@@ -186,9 +191,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
 	if !creating && live != nil {
 		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
-			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics)
+			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
 	}
-	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection) {
+	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	} else {
 		plan.FieldOwnership = state.FieldOwnership
@@ -331,11 +336,27 @@ func idOrPlaceholder(id types.String) string {
 // run with --refresh, and without this check would warn about drift and then
 // leave it in place.
 func (r *Resource) liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured,
-	ignore []objectpath.Path, planned projection.Projection) bool {
+	ignore []objectpath.Path, planned projection.Projection, red sensitive.Redactor) bool {
 	if live == nil {
 		return false
 	}
 	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
-	now, err := observe(live, prev, ignore)
-	return err == nil && !maps.Equal(now.Projection, planned)
+	now, err := observe(live, prev, ignore, red)
+	if err != nil {
+		return false
+	}
+	if !maps.Equal(now.Projection, planned) {
+		return true
+	}
+	// When the refresh was skipped (stored credentials refused) the state's
+	// field_ownership may be older than the live object: then it is known
+	// only after apply.
+	if !refreshSkipped(ctx, req.Private) {
+		return false
+	}
+	var recorded map[string][]string
+	if d := req.State.GetAttribute(ctx, path.Root("field_ownership"), &recorded); d.HasError() {
+		return true
+	}
+	return !maps.EqualFunc(now.Ownership, recorded, slices.Equal[[]string])
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"context"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -54,8 +54,9 @@ func replacementWarning(prev, next manifest.Identity, why string) string {
 }
 
 // warnHandOver tells the user, at plan time, which fields a new ignore_fields
-// entry hands over and with which value they stay in the cluster.
-func warnHandOver(_ context.Context, live *unstructured.Unstructured, paths []objectpath.Path, diags *diag.Diagnostics) {
+// entry hands over and with which value they stay in the cluster (a sensitive
+// value as red renders it: a keyed hash).
+func warnHandOver(live *unstructured.Unstructured, paths []objectpath.Path, red sensitive.Redactor, diags *diag.Diagnostics) {
 	if len(paths) == 0 {
 		return
 	}
@@ -72,7 +73,7 @@ func warnHandOver(_ context.Context, live *unstructured.Unstructured, paths []ob
 	if len(leaves) == 0 {
 		return
 	}
-	values := projection.Of(live.Object, leaves)
+	values := projection.Of(live.Object, leaves, red)
 	var b strings.Builder
 	fmt.Fprintf(&b, "ignore_fields now lists fields k8sconnect manages on %s. They are handed over, not reset: "+
 		"k8sconnect stops managing them and they keep their current values in the cluster, owned by no one until "+

@@ -56,6 +56,7 @@ type model struct {
 	ID                     types.String `tfsdk:"id"`
 	YAMLBody               types.String `tfsdk:"yaml_body"`
 	IgnoreFields           types.List   `tfsdk:"ignore_fields"`
+	SensitiveFields        types.List   `tfsdk:"sensitive_fields"`
 	ClusterConnection      types.Object `tfsdk:"cluster_connection"`
 	ResourceRef            types.Object `tfsdk:"resource_ref"`
 	ManagedStateProjection types.Map    `tfsdk:"managed_state_projection"`
@@ -83,7 +84,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"yaml_body": schema.StringAttribute{
 				Description: "The object as YAML: exactly one document with apiVersion, kind and metadata.name. " +
-					"A change of apiVersion, kind, name or namespace replaces the object.",
+					"A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in " +
+					"sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).",
 				Required: true,
 			},
 			"ignore_fields": schema.ListAttribute{
@@ -93,6 +95,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				ElementType: types.StringType,
 				Optional:    true,
 			},
+			"sensitive_fields": sensitiveFieldsAttribute,
 			"delete_timeout": schema.StringAttribute{
 				Description: "How long destroy waits for the object to disappear, e.g. \"90s\" or \"15m\". " +
 					"Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and " +
@@ -129,7 +132,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				"The object's identity and connection, for k8sconnect_wait.resource_ref."),
 			"managed_state_projection": schema.MapAttribute{
 				Description: "The fields k8sconnect owns and their values as the server stores them " +
-					"(after defaulting and normalisation), keyed by path. Drift is judged on this.",
+					"(after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values " +
+					"(a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},
@@ -156,6 +160,8 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		return
 	}
 	_, _ = desiredFromConfig(ctx, cfg, &resp.Diagnostics)
+	_ = redactor(ctx, cfg, &resp.Diagnostics)
+	refusePlaceholders(cfg, &resp.Diagnostics)
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -208,6 +214,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.AddWarning("Could not refresh "+id.String()+"; state kept as it was",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 	}
+	// Credentials stored at the last apply and refused now (a rotated
+	// token): the plan reads with the configuration's connection instead.
+	stale := func(err error) bool {
+		if connection.StaleCredentials(err, id.String(), &resp.Diagnostics) {
+			markRefreshSkipped(ctx, resp.Private, true)
+			return true
+		}
+		return false
+	}
 	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String())
 	var other *connection.OtherClusterError
 	switch {
@@ -215,10 +230,16 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.AddError("The connection reaches another cluster", err.Error())
 		return
 	case err != nil:
-		keep(err)
+		if !stale(err) {
+			keep(err)
+		}
 		return
 	}
 	live, err := get(ctx, c, id)
+	if stale(err) {
+		return
+	}
+	markRefreshSkipped(ctx, resp.Private, false)
 	switch {
 	case apierrors.IsNotFound(err):
 		resp.State.RemoveResource(ctx)
@@ -259,7 +280,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if err != nil {
 		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
 	}
-	obs, err := observe(live, prev, ignore)
+	obs, err := observe(live, prev, ignore, redactor(ctx, state, &resp.Diagnostics))
 	if err != nil {
 		resp.Diagnostics.AddError("Read failed", err.Error())
 		return

@@ -396,7 +396,8 @@ func TestAccSafety_expiredTokenKeepsState(t *testing.T) {
 	r := w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
 	var warned bool
 	for _, d := range r.Warnings() {
-		warned = warned || (strings.Contains(d.Summary, "state kept") && strings.Contains(d.Detail, "401"))
+		warned = warned || (strings.Contains(d.Summary, "state kept") && strings.Contains(d.Detail, "401")) ||
+			strings.Contains(d.Summary, "Stored credentials refused: state not refreshed")
 	}
 	if !warned {
 		t.Fatalf("a refresh with an expired token should warn that state was kept, with the remedy:\n%s", r.Output)

@@ -23,19 +23,21 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // observe projects obj onto the fields the k8sconnect manager owns there plus
 // prev (see projection.Observe); our own owned-by annotation is not shown.
-func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, ignore []objectpath.Path) (projection.Observation, error) {
-	return projection.Observe(obj, ssa.FieldManager, prev, []objectpath.Path{annotationPath, pendingPath}, ignore)
+// Sensitive values are rendered by red (see package sensitive).
+func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, ignore []objectpath.Path, red sensitive.Redactor) (projection.Observation, error) {
+	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, []objectpath.Path{annotationPath, pendingPath}, ignore, red)
 }
 
 // into writes an observation into m's computed attributes.
 func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnostics {
 	var diags diag.Diagnostics
-	proj, d := types.MapValueFrom(ctx, types.StringType, map[string]string(o.Projection))
+	proj, d := types.MapValue(types.StringType, projectionValue(o.Projection))
 	diags.Append(d...)
 	own, d := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, o.Ownership)
 	diags.Append(d...)
@@ -50,6 +52,8 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	if diags.HasError() {
 		return
 	}
+	red := redactor(ctx, *plan, diags)
+	defer red.ScrubDiagnostics(diags, desired.Object)
 	c, ok := r.client(ctx, plan.ClusterConnection, diags)
 	if !ok {
 		return
@@ -89,14 +93,14 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 		diags.AddError("Apply failed", err.Error())
 		return
 	}
-	obs, err := observe(applied, nil, ignore)
+	obs, err := observe(applied, nil, ignore, red)
 	if err != nil {
 		diags.AddError("Apply succeeded, but its result could not be read", err.Error())
 		return
 	}
 	planned := plan.ManagedStateProjection
 	diags.Append(into(ctx, obs, plan)...)
-	if !planned.IsUnknown() && !planned.Equal(plan.ManagedStateProjection) {
+	if fullyKnown(planned) && !planned.Equal(plan.ManagedStateProjection) {
 		// The server stored something other than its dry run predicted (a
 		// webhook that is not deterministic). Terraform requires the planned
 		// value; the next refresh shows the difference as drift.

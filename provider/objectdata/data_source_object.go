@@ -23,6 +23,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // redacted replaces Secret values in the outputs that are not sensitive.
@@ -54,11 +55,11 @@ func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest,
 }
 
 func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	conn := connection.DataSourceAttribute("How to reach the cluster.")
-	conn.Optional, conn.Required = false, true
+	conn := connection.DataSourceAttribute("How to reach the cluster." + connection.DefaultNote)
 	resp.Schema = schema.Schema{
 		Description: "Reads one object from the cluster. For a Secret, the values of data and stringData are " +
-			"redacted in yaml_body, json and object and given, decoded, only in the sensitive secret_data.",
+			"redacted in yaml_body, json and object (so is kubectl's last-applied-configuration annotation, which " +
+			"copies them) and given, decoded, only in the sensitive secret_data.",
 		Attributes: map[string]schema.Attribute{
 			"api_version":        schema.StringAttribute{Required: true, Description: "apiVersion, e.g. apps/v1."},
 			"kind":               schema.StringAttribute{Required: true, Description: "Kind, e.g. Deployment."},
@@ -148,8 +149,13 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 // splitSecret takes a core Secret's values out of obj (leaving a marker in
 // their place) and returns them decoded; nil for other kinds.
 func splitSecret(obj *unstructured.Unstructured) (map[string]string, error) {
-	if obj.GetKind() != "Secret" || obj.GroupVersionKind().Group != "" {
+	if !sensitive.IsSecret(obj.GetAPIVersion(), obj.GetKind()) {
 		return nil, nil
+	}
+	// kubectl apply keeps a full copy of what it applied, values included.
+	if a := obj.GetAnnotations(); a[sensitive.LastAppliedAnnotation] != "" {
+		a[sensitive.LastAppliedAnnotation] = redacted
+		obj.SetAnnotations(a)
 	}
 	out := map[string]string{}
 	data, _, _ := unstructured.NestedMap(obj.Object, "data")

@@ -25,7 +25,7 @@ var (
 func TestAccObjectData_readsAnObjectAsYAMLJSONAndValue(t *testing.T) {
 	ns, conn := acctest.Namespace(t), acctest.Connection(t)
 	acctest.ApplyAs(t, "someone", configMaps, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {mode: fast}\n", ns))
-	acctest.ApplyAs(t, "someone", secrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\nstringData: {password: hunter2}\n", ns))
+	acctest.ApplyAs(t, "someone", secrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s, annotations: {kubectl.kubernetes.io/last-applied-configuration: '{\"stringData\":{\"password\":\"hunter2\"}}'}}\nstringData: {password: hunter2}\n", ns))
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
 		Steps: []resource.TestStep{
@@ -51,12 +51,24 @@ output "password" {
   sensitive = true
 }
 `, ns, conn),
-				Check: resource.TestCheckResourceAttrWith("data.k8sconnect_object.secret", "yaml_body", func(v string) error {
-					if strings.Contains(v, "hunter2") || strings.Contains(v, "aHVudGVyMg") {
-						return fmt.Errorf("the Secret's value appears in yaml_body:\n%s", v)
-					}
-					return nil
-				}),
+				// kubectl's last-applied-configuration copies the values too.
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttrWith("data.k8sconnect_object.secret", "yaml_body", func(v string) error {
+						if strings.Contains(v, "hunter2") || strings.Contains(v, "aHVudGVyMg") {
+							return fmt.Errorf("the Secret's value appears in yaml_body:\n%s", v)
+						}
+						if !strings.Contains(v, "last-applied-configuration") {
+							return fmt.Errorf("the annotation is gone rather than redacted:\n%s", v)
+						}
+						return nil
+					}),
+					resource.TestCheckResourceAttrWith("data.k8sconnect_object.secret", "json", func(v string) error {
+						if strings.Contains(v, "hunter2") || strings.Contains(v, "aHVudGVyMg") {
+							return fmt.Errorf("the Secret's value appears in json:\n%s", v)
+						}
+						return nil
+					}),
+				),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownOutputValue("mode", knownvalue.StringExact("fast")),
 					statecheck.ExpectKnownOutputValue("password", knownvalue.StringExact("hunter2")),

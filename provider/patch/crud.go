@@ -92,6 +92,8 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 		return false
 	}
 	manager := FieldManager(plan.ID.ValueString())
+	red := redactor(plan.ID)
+	defer red.ScrubDiagnostics(diags, ct.object, live.Object)
 	result, err := sendUnrivalled(ctx, c, target, ct, manager, plan, live)
 	var rival *rivalError
 	switch {
@@ -102,7 +104,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s\n\n%s", target, rejection(err, ct, live), connection.Remedy(err)))
 		return false
 	}
-	obs, err := projection.Observe(result, manager, nil, nil, nil)
+	obs, err := projection.ObserveRedacted(result, manager, nil, nil, nil, red)
 	if err != nil {
 		diags.AddError("Patch applied, but its result could not be read", err.Error())
 		return false
@@ -149,10 +151,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.AddError("The connection reaches another cluster", err.Error())
 		return
 	case err != nil:
-		keep(err)
+		if !connection.StaleCredentials(err, target.String(), &resp.Diagnostics) {
+			keep(err)
+		}
 		return
 	}
 	live, err := getTarget(ctx, c, target)
+	if connection.StaleCredentials(err, target.String(), &resp.Diagnostics) {
+		return
+	}
 	gone := apierrors.IsNotFound(err)
 	if meta.IsNoMatchError(err) {
 		kindGone, derr := c.KindGone(target.GVK())
@@ -183,7 +190,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if err != nil {
 		resp.Diagnostics.AddWarning("Could not read the previously owned fields", err.Error())
 	}
-	obs, err := projection.Observe(live, FieldManager(state.ID.ValueString()), prev, nil, nil)
+	obs, err := projection.ObserveRedacted(live, FieldManager(state.ID.ValueString()), prev, nil, nil, redactor(state.ID))
 	if err != nil {
 		resp.Diagnostics.AddError("Read failed", err.Error())
 		return

@@ -3,6 +3,7 @@ package patch
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -18,7 +19,7 @@ func PreviewBoth(ctx context.Context, c *connection.Client, target manifest.Iden
 		return nil, nil, err
 	}
 	ct := &content{patchType: ktypes.ApplyPatchType, object: patch}
-	if local, err = previewLocally(c, target, live, ct); err != nil {
+	if local, err = previewLocally(c, target, live, ct, redactor(types.StringValue("preview-test"))); err != nil {
 		return nil, nil, err
 	}
 	manager := FieldManager("preview-test")
@@ -26,6 +27,6 @@ func PreviewBoth(ctx context.Context, c *connection.Client, target manifest.Iden
 	if err != nil {
 		return nil, nil, err
 	}
-	obs, err := projection.Observe(dry, manager, nil, nil, nil)
+	obs, err := projection.ObserveRedacted(dry, manager, nil, nil, nil, redactor(types.StringValue("preview-test")))
 	return local, obs.Projection, err
 }

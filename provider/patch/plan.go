@@ -23,6 +23,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // ModifyPlan dry-runs the patch so the plan shows exactly which fields change,
@@ -120,6 +121,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 
 	manager := FieldManager(plan.ID.ValueString())
+	red := redactor(plan.ID)
+	defer red.ScrubDiagnostics(&resp.Diagnostics, ct.object, live.Object)
 	dry, err := send(ctx, c, target, ct, manager, true, "")
 	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) && patchRefused(err) {
 		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
@@ -146,7 +149,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	var predicted projection.Projection
 	switch {
 	case err == nil:
-		obs, oerr := projection.Observe(dry, manager, nil, nil, nil)
+		obs, oerr := projection.ObserveRedacted(dry, manager, nil, nil, nil, red)
 		if oerr != nil {
 			resp.Diagnostics.AddError("Could not read the dry-run result", oerr.Error())
 			return
@@ -155,7 +158,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	case dryRunUnsupported(err) && ct.patchType == ktypes.ApplyPatchType:
 		// An admission webhook that cannot dry-run blocks the server's preview;
 		// compute it from the kind's own merge metadata instead.
-		local, lerr := previewLocally(c, target, live, ct)
+		local, lerr := previewLocally(c, target, live, ct, red)
 		if lerr != nil {
 			resp.Diagnostics.AddAttributeError(contentPath(plan), "No preview for this patch",
 				fmt.Sprintf("The server cannot dry-run patches of %s (%s), and a local preview failed: %v", target, apiError(err), lerr))
@@ -181,7 +184,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.ManagedFields = projectionValue(ctx, predicted, &resp.Diagnostics)
-	if !creating && plan.ManagedFields.Equal(state.ManagedFields) && !liveDiffers(ctx, req, live, manager, predicted) {
+	if !creating && plan.ManagedFields.Equal(state.ManagedFields) && !liveDiffers(ctx, req, live, manager, predicted, red) {
 		plan.FieldOwnership = state.FieldOwnership
 	}
 
@@ -207,7 +210,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	// A patch has no ignore_fields: it hands a field back by no longer setting it.
 	ownership.Explain(ctx, target.String(), manager, live, predicted,
 		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics,
-		ownership.LetGoBy("remove them from the patch: [%s]"))
+		ownership.LetGoBy("remove them from the patch: [%s]"), ownership.Redacting(red))
 }
 
 func rivalMessage(target string, rivals map[string][]string) string {
@@ -317,8 +320,9 @@ func failingOperation(obj *unstructured.Unstructured, body []byte) string {
 // liveDiffers reports whether the live values of the patched fields differ from
 // what the patch sets. Pulumi plans against its last saved state unless run with
 // --refresh; without this check it would warn about drift and leave it in place.
-func liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured, manager string, planned projection.Projection) bool {
+func liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured, manager string,
+	planned projection.Projection, red sensitive.Redactor) bool {
 	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
-	now, err := projection.Observe(live, manager, prev, nil, nil)
+	now, err := projection.ObserveRedacted(live, manager, prev, nil, nil, red)
 	return err == nil && !maps.Equal(now.Projection, planned)
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/merge"
-	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // dryRunUnsupported: an admission webhook declared side effects, so the server
@@ -21,7 +21,8 @@ func dryRunUnsupported(err error) bool {
 // previewLocally predicts the patched fields' values with strategic-merge
 // semantics read from the cluster's OpenAPI v3 metadata for the target's kind
 // (list-maps by key, sets, atomic lists and maps), never a plain JSON merge.
-func previewLocally(c *connection.Client, target manifest.Identity, live *unstructured.Unstructured, ct *content) (projection.Projection, error) {
+func previewLocally(c *connection.Client, target manifest.Identity, live *unstructured.Unstructured, ct *content,
+	red sensitive.Redactor) (projection.Projection, error) {
 	typ, err := merge.Load(c.Discovery, target.GVK())
 	if err != nil {
 		return nil, err
@@ -37,7 +38,7 @@ func previewLocally(c *connection.Client, target manifest.Identity, live *unstru
 	out := projection.Projection{}
 	for _, p := range paths {
 		if v, ok := p.Get(merged); ok {
-			out[p.String()] = objectpath.Render(v)
+			out[p.String()] = red.Render(merged, p, v)
 		}
 	}
 	return out, nil

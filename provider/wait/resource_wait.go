@@ -33,6 +33,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
 
@@ -184,6 +185,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	switch {
 	case !isFieldWait(ctx, plan.WaitFor):
 		plan.Status = types.DynamicNull()
+	case !creating && !state.Status.IsNull() && onlyConnectionChanged(ctx, plan, state):
+		plan.Status = state.Status // a rotated credential: no new wait
 	case creating || !plan.ResourceRef.Equal(state.ResourceRef) || !plan.WaitFor.Equal(state.WaitFor):
 		plan.Status = types.DynamicUnknown()
 	case state.Status.IsNull():
@@ -213,6 +216,14 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() && onlyConnectionChanged(ctx, plan, state) && !plan.Status.IsUnknown() {
+		// Same object, same condition, new credentials: the wait held and
+		// Read has checked the object is still the one it held on.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
 	// On failure the prior state stays, with the prior wait_for, so the next
 	// plan shows the same update and the next apply waits again.
 	if r.waitAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics) {
@@ -238,6 +249,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	id := ref.Identity()
 	mapping, err := c.Mapping(id.GVK())
+	if connection.StaleCredentials(err, id.String(), &resp.Diagnostics) {
+		return
+	}
 	if meta.IsNoMatchError(err) {
 		tflog.Info(ctx, "the waited object's kind is no longer served; removing the wait from state", map[string]any{"object": id.String()})
 		resp.State.RemoveResource(ctx)
@@ -248,6 +262,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	live, err := c.Resource(mapping, namespaceFor(mapping, id)).Get(ctx, id.Name, metav1.GetOptions{})
+	if connection.StaleCredentials(err, id.String(), &resp.Diagnostics) {
+		return
+	}
 	if apierrors.IsNotFound(err) {
 		tflog.Info(ctx, "the waited object is gone; removing the wait from state", map[string]any{"object": id.String()})
 		resp.State.RemoveResource(ctx)
@@ -264,6 +281,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	spec, _, d := specOf(ctx, state.WaitFor)
+	spec.Redactor = sensitive.New(state.ID.ValueString(), nil)
 	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -287,6 +305,10 @@ func (r *Resource) waitAndRecord(ctx context.Context, plan *model, private priva
 	if diags.HasError() {
 		return false
 	}
+	if id, ok := idOf(ctx, plan.ResourceRef); ok {
+		spec.Redactor = sensitive.New(id, nil)
+	}
+	spec.APIVersion, spec.Kind = ref.APIVersion.ValueString(), ref.Kind.ValueString()
 	c, ok := r.client(ctx, ref, diags)
 	if !ok {
 		return false
@@ -396,10 +418,38 @@ func (r *Resource) statusOf(spec waiting.Spec, obj map[string]any) (types.Dynami
 	if !found {
 		return types.DynamicNull(), diags
 	}
+	if spec.Redactor.Sensitive(obj, spec.Field) {
+		// A Secret's data: status holds the keyed hash, which changes with the
+		// value, never the value (read it with the object data source's
+		// sensitive secret_data).
+		leaf, _ := spec.Field.Get(obj)
+		v = redactLeaves(v, spec.Redactor.Render(obj, spec.Field, leaf))
+	}
 	tv, err := r.numbers.FromUnstructured(v)
 	if err != nil {
 		diags.AddError("Could not record status", fmt.Sprintf("%s: %v", spec.Field, err))
 		return types.DynamicNull(), diags
 	}
 	return types.DynamicValue(tv), diags
+}
+
+// redactLeaves replaces every scalar of a pruned status value with hash.
+func redactLeaves(v any, hash string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = redactLeaves(e, hash)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = redactLeaves(e, hash)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return hash
 }

@@ -22,7 +22,7 @@ export function getObject(args: GetObjectArgs, opts?: pulumi.InvokeOptions): Pro
  */
 export interface GetObjectArgs {
     apiVersion: string;
-    clusterConnection: inputs.ClusterConnection;
+    clusterConnection?: inputs.ClusterConnection;
     kind: string;
     name: string;
     namespace?: string;
@@ -33,7 +33,7 @@ export interface GetObjectArgs {
  */
 export interface GetObjectResult {
     readonly apiVersion: string;
-    readonly clusterConnection: outputs.ClusterConnection;
+    readonly clusterConnection?: outputs.ClusterConnection;
     readonly json: string;
     readonly kind: string;
     readonly name: string;
@@ -58,7 +58,7 @@ export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeO
  */
 export interface GetObjectOutputArgs {
     apiVersion: pulumi.Input<string>;
-    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     kind: pulumi.Input<string>;
     name: pulumi.Input<string>;
     namespace?: pulumi.Input<string | undefined>;

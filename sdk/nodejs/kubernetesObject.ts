@@ -35,9 +35,9 @@ export class KubernetesObject extends pulumi.CustomResource {
     }
 
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
+    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
      * The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
      */
@@ -63,7 +63,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly ignoreFields: pulumi.Output<string[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
      */
     declare public /*out*/ readonly managedStateProjection: pulumi.Output<{[key: string]: string}>;
     /**
@@ -71,11 +71,15 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly resourceRef: pulumi.Output<outputs.ResourceRef>;
     /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     */
+    declare public readonly sensitiveFields: pulumi.Output<string[] | undefined>;
+    /**
      * The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
      */
     declare public readonly yamlBody: pulumi.Output<string>;
 
@@ -101,13 +105,11 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["managedStateProjection"] = state?.managedStateProjection;
             resourceInputs["resourceRef"] = state?.resourceRef;
+            resourceInputs["sensitiveFields"] = state?.sensitiveFields;
             resourceInputs["uid"] = state?.uid;
             resourceInputs["yamlBody"] = state?.yamlBody;
         } else {
             const args = argsOrState as KubernetesObjectArgs | undefined;
-            if (args?.clusterConnection === undefined && !opts.urn) {
-                throw new Error("Missing required property 'clusterConnection'");
-            }
             if (args?.yamlBody === undefined && !opts.urn) {
                 throw new Error("Missing required property 'yamlBody'");
             }
@@ -116,6 +118,7 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["deleteTimeout"] = args?.deleteTimeout;
             resourceInputs["forceDestroy"] = args?.forceDestroy;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
+            resourceInputs["sensitiveFields"] = args?.sensitiveFields;
             resourceInputs["yamlBody"] = args?.yamlBody;
             resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["fieldOwnership"] = undefined /*out*/;
@@ -133,7 +136,7 @@ export class KubernetesObject extends pulumi.CustomResource {
  */
 export interface KubernetesObjectState {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
@@ -161,7 +164,7 @@ export interface KubernetesObjectState {
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
      */
     managedStateProjection?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
@@ -169,11 +172,15 @@ export interface KubernetesObjectState {
      */
     resourceRef?: pulumi.Input<inputs.ResourceRef | undefined>;
     /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     */
+    sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
      * The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
      */
     uid?: pulumi.Input<string | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
      */
     yamlBody?: pulumi.Input<string | undefined>;
 }
@@ -183,9 +190,9 @@ export interface KubernetesObjectState {
  */
 export interface KubernetesObjectArgs {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
      */
@@ -203,7 +210,11 @@ export interface KubernetesObjectArgs {
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     */
+    sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
      */
     yamlBody: pulumi.Input<string>;
 }

@@ -35,9 +35,9 @@ export class Patch extends pulumi.CustomResource {
     }
 
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection>;
+    declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
      * The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
      */
@@ -100,9 +100,6 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["target"] = state?.target;
         } else {
             const args = argsOrState as PatchArgs | undefined;
-            if (args?.clusterConnection === undefined && !opts.urn) {
-                throw new Error("Missing required property 'clusterConnection'");
-            }
             if (args?.takeOwnership === undefined && !opts.urn) {
                 throw new Error("Missing required property 'takeOwnership'");
             }
@@ -130,7 +127,7 @@ export class Patch extends pulumi.CustomResource {
  */
 export interface PatchState {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
@@ -176,9 +173,9 @@ export interface PatchState {
  */
 export interface PatchArgs {
     /**
-     * How to reach the cluster.
+     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
      */

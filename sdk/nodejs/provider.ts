@@ -2,6 +2,8 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
@@ -41,6 +43,7 @@ export class Provider extends pulumi.ProviderResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         {
+            resourceInputs["clusterConnection"] = pulumi.output(args?.clusterConnection).apply(JSON.stringify);
             resourceInputs["ownershipMessages"] = args?.ownershipMessages;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -61,6 +64,10 @@ export class Provider extends pulumi.ProviderResource {
  * The set of arguments for constructing a Provider resource.
  */
 export interface ProviderArgs {
+    /**
+     * The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+     */
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
      */

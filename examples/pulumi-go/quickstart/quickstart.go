@@ -32,13 +32,10 @@ func Program(ctx *pulumi.Context) error {
 		}
 		kubeconfigPath = filepath.Join(home, ".kube", "config")
 	}
-	kubeconfig, err := os.ReadFile(kubeconfigPath)
-	if err != nil {
-		return err
-	}
+	// By path, never the content: the credentials stay out of the stack.
 	cluster := &k8sconnect.ClusterConnectionArgs{
-		Kubeconfig: pulumi.ToSecret(pulumi.String(kubeconfig)).(pulumi.StringOutput),
-		Context:    pulumi.StringPtrFromPtr(optional(cfg.Get("context"))),
+		KubeconfigFile: pulumi.String(kubeconfigPath),
+		Context:        pulumi.StringPtrFromPtr(optional(cfg.Get("context"))),
 	}
 	namespace := orDefault(cfg.Get("namespace"), "k8sconnect-pulumi")
 	// Change it and run `pulumi up` again to see an in-place update.

@@ -35,10 +35,13 @@ variable "greeting" {
   default     = "hello"
 }
 
-locals {
-  cluster = {
-    kubeconfig = file(var.kubeconfig_path)
-    context    = var.context
+# The connection lives in the provider block: provider configuration is never
+# stored in state, and the kubeconfig file is read by path each time, so its
+# credentials (and a rotated token in it) reach neither state nor plans.
+provider "k8sconnect" {
+  cluster_connection = {
+    kubeconfig_file = var.kubeconfig_path
+    context         = var.context
   }
 }
 
@@ -49,8 +52,6 @@ resource "k8sconnect_object" "namespace" {
     metadata:
       name: ${var.namespace}
   YAML
-
-  cluster_connection = local.cluster
 }
 
 resource "k8sconnect_object" "greeting" {
@@ -65,8 +66,6 @@ resource "k8sconnect_object" "greeting" {
       greeting = var.greeting
     }
   })
-
-  cluster_connection = local.cluster
 }
 
 output "configmap" {

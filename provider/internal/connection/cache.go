@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -63,13 +64,90 @@ type Cache struct {
 	// WrapTransport, when set, wraps every client's transport; tests use it to
 	// count requests and to inject faults.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+
+	// def is the provider block's cluster_connection, used by resources
+	// that have none; defState says whether it is set, unknown or absent.
+	def      Model
+	defState defaultState
+}
+
+type defaultState int
+
+const (
+	noDefault defaultState = iota
+	defaultKnown
+	defaultUnknown
+)
+
+// ErrNoConnection: a resource has no cluster_connection and the provider
+// block sets none.
+var ErrNoConnection = errors.New("no cluster_connection: set one on this resource, or a default one in the provider block " +
+	"(provider \"k8sconnect\" { cluster_connection = { kubeconfig_file = \"~/.kube/config\" } })")
+
+// ErrDefaultUnknown: the provider block's cluster_connection depends on
+// something not created yet.
+var ErrDefaultUnknown = errors.New("the provider block's cluster_connection is not known until apply (it refers to " +
+	"something created in this run); give the resources that depend on it their own cluster_connection")
+
+// SetDefault records the provider block's cluster_connection (a null value:
+// none). The provider calls it in Configure.
+func (c *Cache) SetDefault(ctx context.Context, conn types.Object) diag.Diagnostics {
+	m, known, diags := FromObject(ctx, conn)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case conn.IsNull():
+		c.def, c.defState = Model{}, noDefault
+	case !known:
+		c.def, c.defState = Model{}, defaultUnknown
+	default:
+		c.def, c.defState = m, defaultKnown
+	}
+	return diags
+}
+
+// HasDefault reports whether the provider block sets a cluster_connection.
+func (c *Cache) HasDefault() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.defState != noDefault
+}
+
+// isEmpty: no attribute is set, which is how a resource without
+// cluster_connection reaches Client.
+func (m Model) isEmpty() bool {
+	return m.Host.IsNull() && m.ClusterCACertificate.IsNull() && m.Token.IsNull() && m.ClientCertificate.IsNull() &&
+		m.ClientKey.IsNull() && m.Insecure.IsNull() && m.Kubeconfig.IsNull() && m.KubeconfigFile.IsNull() &&
+		m.Context.IsNull() && m.ProxyURL.IsNull() && m.Exec.IsNull()
+}
+
+// resolve replaces an empty connection with the provider's default.
+func (c *Cache) resolve(m Model) (Model, error) {
+	if !m.isEmpty() {
+		return m, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.defState {
+	case defaultKnown:
+		return c.def, nil
+	case defaultUnknown:
+		return m, ErrDefaultUnknown
+	}
+	return m, ErrNoConnection
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{clients: map[string]*Client{}} }
 
 // Client returns the cached client for m, building it on first use.
+//
+// An empty m (a resource without cluster_connection) is the provider's default.
 func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
+	m, err := c.resolve(m)
+	if err != nil {
+		return nil, err
+	}
 	src, err := m.kubeconfig()
 	if err != nil {
 		return nil, err

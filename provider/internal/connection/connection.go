@@ -99,26 +99,36 @@ var fields = map[string]field{
 	"client_key":             {description: "PEM (or base64 of PEM) client key.", sensitive: true},
 	"insecure":               {description: "Skip verification of the server certificate. Only for throw-away clusters."},
 	"kubeconfig":             {description: "Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.", sensitive: true},
-	"kubeconfig_file": {description: "Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider " +
-		"connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context."},
+	"kubeconfig_file": {description: "Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by " +
+		"the OS list separator (\":\" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. " +
+		"The files are read each time the provider connects and their content is never stored in state, so a rotated " +
+		"credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context."},
 	"context":   {description: "Context to use from kubeconfig or kubeconfig_file; defaults to its current-context."},
-	"proxy_url": {description: "HTTP(S) or SOCKS5 proxy for API requests."},
+	"proxy_url": {description: "HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.", sensitive: true},
 	"exec": {
 		description: "Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.",
 		nested: map[string]field{
 			"api_version": {description: "client.authentication.k8s.io API version the plugin speaks."},
 			"command":     {description: "Command to run."},
-			"args":        {description: "Arguments to the command."},
+			"args":        {description: "Arguments to the command. Sensitive: some plugins take credentials as arguments.", sensitive: true},
 			"env":         {description: "Environment variables for the command.", sensitive: true},
 		},
 	},
 }
 
-// Attribute is the cluster_connection attribute for a resource schema.
+// DefaultNote ends the description of every resource's cluster_connection.
+const DefaultNote = " Optional: without it the provider block's cluster_connection is used, and no credential " +
+	"is stored in this resource's state."
+
+// Attribute is the cluster_connection attribute for a resource schema. As an
+// input it is optional: a resource without it uses the provider's default.
 func Attribute(mode Mode, description string) schema.SingleNestedAttribute {
+	if mode == Input {
+		description += DefaultNote
+	}
 	return schema.SingleNestedAttribute{
 		Description: description,
-		Required:    mode == Input,
+		Optional:    mode == Input,
 		Computed:    mode == Computed,
 		Attributes:  resourceAttributes(mode, AttrTypes, fields),
 	}
@@ -152,9 +162,13 @@ func resourceAttributes(mode Mode, attrTypes map[string]attr.Type, fields map[st
 }
 
 // FromObject reads a cluster_connection object value. known is false when any part
-// of it is unknown at plan time.
+// of it is unknown at plan time. A null value is the empty Model, which
+// Cache.Client resolves to the provider's default connection.
 func FromObject(ctx context.Context, obj types.Object) (m Model, known bool, diags diag.Diagnostics) {
-	if obj.IsNull() || obj.IsUnknown() {
+	if obj.IsNull() {
+		return m, true, nil
+	}
+	if obj.IsUnknown() {
 		return m, false, nil
 	}
 	diags = obj.As(ctx, &m, basetypes.ObjectAsOptions{})
@@ -200,6 +214,45 @@ type kubeconfigSource struct {
 	content []byte
 	path    string // the file it was read from; empty for inline content
 	attr    string // how errors name it
+	merged  bool   // several files merged: relative paths are resolved already
+}
+
+// mergedKubeconfig reads a list of kubeconfig files as kubectl reads
+// $KUBECONFIG: the first file to set a map entry or the current-context wins,
+// missing files are skipped, and relative paths are relative to the file that
+// holds them.
+func mergedKubeconfig(list string) (*kubeconfigSource, error) {
+	var paths []string
+	for _, p := range filepath.SplitList(list) {
+		if p == "" {
+			continue
+		}
+		expanded, err := expandHome(p)
+		if err != nil {
+			return nil, fmt.Errorf("cluster_connection.kubeconfig_file %q: %w", p, err)
+		}
+		paths = append(paths, expanded)
+	}
+	attr := fmt.Sprintf("cluster_connection.kubeconfig_file %q", list)
+	found := false
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: none of the files exists", attr)
+	}
+	raw, err := (&clientcmd.ClientConfigLoadingRules{Precedence: paths}).Load()
+	if err != nil {
+		// clientcmd's errors name files and fields, never their content.
+		return nil, fmt.Errorf("%s: %v", attr, err)
+	}
+	content, err := clientcmd.Write(*raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", attr, err)
+	}
+	return &kubeconfigSource{content: content, path: list, attr: attr, merged: true}, nil
 }
 
 // kubeconfig reads the connection's kubeconfig; nil when it names none. A file is
@@ -213,6 +266,9 @@ func (m Model) kubeconfig() (*kubeconfigSource, error) {
 		return &kubeconfigSource{content: []byte(inline), attr: "cluster_connection.kubeconfig"}, nil
 	case file == "":
 		return nil, nil
+	}
+	if strings.ContainsRune(file, filepath.ListSeparator) {
+		return mergedKubeconfig(file)
 	}
 	path, err := expandHome(file)
 	if err != nil {
@@ -259,7 +315,7 @@ func (m Model) restConfig(ctx context.Context, src *kubeconfigSource) (*rest.Con
 		if err != nil {
 			return nil, fmt.Errorf("%s is not a valid kubeconfig: %w", src.attr, err)
 		}
-		if src.path != "" {
+		if src.path != "" && !src.merged {
 			// Relative certificate and key paths in a kubeconfig file are
 			// relative to the file, as kubectl reads them.
 			for _, c := range raw.Clusters {

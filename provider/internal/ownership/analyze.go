@@ -8,6 +8,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Streak counts consecutive applies that reverted one field from the same managers.
@@ -25,6 +26,9 @@ type Plan struct {
 	// says they will be.
 	Recorded, Planned projection.Projection
 	Streaks           map[string]Streak // from the last apply
+	// Redactor renders live values the way Recorded and Planned were
+	// rendered, so sensitive fields compare as keyed hashes.
+	Redactor sensitive.Redactor
 }
 
 // Analyze classifies every field the plan touches. It returns the report and
@@ -54,8 +58,12 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 	for _, path := range sorted {
 		rec, prev := p.Recorded[path]
 		plan, now := p.Planned[path]
-		live := liveValue(p.Live, path)
+		live := liveValue(p.Live, path, p.Redactor)
 		others := without(owners[path], p.Manager)
+		if alias, ok := secretDataPath(p.Live, path); ok {
+			// Whoever changed data.<key> changed what stringData.<key> wrote.
+			others = union(others, without(owners[alias], p.Manager))
+		}
 		external := prev && live != rec
 		if !prev {
 			// A field we did not own conflicts when someone else holds a value
@@ -81,16 +89,42 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 	return report, next, impossible, nil
 }
 
-func liveValue(obj *unstructured.Unstructured, path string) string {
+func liveValue(obj *unstructured.Unstructured, path string, red sensitive.Redactor) string {
 	p, err := objectpath.Parse(path)
 	if err != nil {
 		return ""
 	}
-	v, ok := p.Get(obj.Object)
+	v, ok := projection.Value(obj.Object, p)
 	if !ok {
 		return ""
 	}
-	return objectpath.Render(v)
+	return red.Render(obj.Object, p, v)
+}
+
+// secretDataPath is data.<key> for a Secret's stringData.<key> (see
+// projection.Value).
+func secretDataPath(obj *unstructured.Unstructured, path string) (string, bool) {
+	if obj == nil || !sensitive.IsSecret(obj.GetAPIVersion(), obj.GetKind()) {
+		return "", false
+	}
+	p, err := objectpath.Parse(path)
+	if err != nil || len(p) != 2 || p[0].Field == nil || *p[0].Field != "stringData" {
+		return "", false
+	}
+	return objectpath.Path{objectpath.Field("data"), p[1]}.String(), true
+}
+
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range append(append([]string{}, a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func without(list []string, drop string) []string {

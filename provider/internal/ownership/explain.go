@@ -9,6 +9,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Option changes the wording of Explain's messages.
@@ -16,6 +17,11 @@ type Option func(*Report)
 
 // LetGoBy sets Report.LetGo: how the resource hands fields to another manager.
 func LetGoBy(format string) Option { return func(r *Report) { r.LetGo = format } }
+
+// Redacting makes Explain render live values with the resource's redactor, the
+// one its projection was rendered with; without it a Secret's data compares as
+// sensitive.Pending.
+func Redacting(red sensitive.Redactor) Option { return func(r *Report) { r.redactor = red } }
 
 // Explain is what a resource's ModifyPlan calls after its dry run: it classifies
 // the fields manager asserts, adds at most one warning per conflict kind, and
@@ -27,8 +33,12 @@ func Explain(ctx context.Context, subject, manager string, live *unstructured.Un
 		return // no record of our last apply (an import, or state from an older version)
 	}
 	streaks, _, _ := privatestate.Load[map[string]Streak](ctx, private, privatestate.RevertStreaks)
+	var cfg Report
+	for _, o := range opts {
+		o(&cfg)
+	}
 	report, next, impossible, err := Analyze(Plan{Subject: subject, Manager: manager, Live: live,
-		Recorded: recorded, Planned: planned, Streaks: streaks})
+		Recorded: recorded, Planned: planned, Streaks: streaks, Redactor: cfg.redactor})
 	if err != nil {
 		tflog.Debug(ctx, "ownership analysis skipped", map[string]any{"object": subject, "error": err.Error()})
 		return

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Field is one field's transition with what the message needs to say.
@@ -33,8 +35,9 @@ type Report struct {
 	// LetGo says, in the remedy of conflict messages, how the resource hands
 	// fields to another manager: a format whose %s is the quoted paths. Empty
 	// is k8sconnect_object's way, "add to ignore_fields: [%s]".
-	LetGo  string
-	fields map[Kind][]Field
+	LetGo    string
+	fields   map[Kind][]Field
+	redactor sensitive.Redactor
 }
 
 // Add records one field; silent and impossible kinds are dropped.
@@ -98,7 +101,7 @@ func (r *Report) driftMessage(fs []Field) Message {
 	fmt.Fprintf(&b, "These fields of %s were changed outside this configuration and will be set back:\n\n", r.Subject)
 	var persistent []Field
 	for _, f := range fs {
-		fmt.Fprintf(&b, "  %s: %s -> %s%s\n", f.Path, show(f.Live), show(f.Planned), by(f.Managers))
+		fmt.Fprintf(&b, "  %s: %s%s\n", f.Path, change(f.Live, f.Planned), by(f.Managers))
 		if f.Streak >= 2 {
 			persistent = append(persistent, f)
 		}
@@ -119,7 +122,7 @@ func (r *Report) takingMessage(fs []Field) Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "These fields of %s are being managed by another manager, and this apply takes them over:\n\n", r.Subject)
 	for _, f := range fs {
-		fmt.Fprintf(&b, "  %s: %s -> %s%s\n", f.Path, show(f.Live), show(f.Planned), by(f.Managers))
+		fmt.Fprintf(&b, "  %s: %s%s\n", f.Path, change(f.Live, f.Planned), by(f.Managers))
 	}
 	b.WriteString("\nIf that manager keeps running it will change them back on every reconcile, and every plan will show drift.\n")
 	b.WriteString(r.remedy(fs))
@@ -130,6 +133,10 @@ func (r *Report) updateMessage(fs []Field) Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You changed these fields of %s, and so did another manager; your configuration wins:\n\n", r.Subject)
 	for _, f := range fs {
+		if sensitive.IsRedacted(f.Live) || sensitive.IsRedacted(f.Planned) || sensitive.IsRedacted(f.Recorded) {
+			fmt.Fprintf(&b, "  %s: %s (they changed it too%s)\n", f.Path, sensitiveChange, by(f.Managers))
+			continue
+		}
 		fmt.Fprintf(&b, "  %s: %s -> %s (last applied %s; they set %s%s)\n",
 			f.Path, show(f.Live), show(f.Planned), show(f.Recorded), show(f.Live), by(f.Managers))
 	}
@@ -179,6 +186,18 @@ func managerNames(managers []string) string {
 		return "another manager"
 	}
 	return strings.Join(managers, ", ")
+}
+
+// sensitiveChange stands for "old -> new" when the field is sensitive: the
+// message names the field and who changed it, never a value or its hash.
+const sensitiveChange = "changed (sensitive: values not shown)"
+
+// change is "old -> new" for a field's message.
+func change(from, to string) string {
+	if sensitive.IsRedacted(from) || sensitive.IsRedacted(to) {
+		return sensitiveChange
+	}
+	return show(from) + " -> " + show(to)
 }
 
 func show(v string) string {

@@ -6,6 +6,7 @@
 package projection
 
 import (
+	"encoding/base64"
 	"sort"
 
 	"golang.org/x/text/unicode/norm"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Projection maps a field path to its rendered value.
@@ -43,24 +45,50 @@ func Leaves(set *fieldpath.Set, exclude ...objectpath.Path) []Leaf {
 }
 
 // Of projects obj onto leaves. A leaf missing from obj is left out, so a field
-// someone deleted shows as removed.
+// someone deleted shows as removed. Sensitive leaves (see package sensitive)
+// hold red's keyed hash of the value, never the value.
 //
 // Paths and values are in Unicode normalization form C: Terraform and OpenTofu
 // hold every string in NFC, so a value the server stores decomposed (written as
 // "e\u0301" in yaml_body) would come back from state composed and differ from
 // a fresh projection on every plan. A change that only re-normalizes a string
 // is therefore not drift.
-func Of(obj map[string]any, leaves []Leaf) Projection {
+func Of(obj map[string]any, leaves []Leaf, red sensitive.Redactor) Projection {
 	p := make(Projection, len(leaves))
 	for _, l := range leaves {
-		if v, ok := l.Path.Get(obj); ok {
-			p[nfc(l.Path.String())] = nfc(objectpath.Render(v))
+		if v, ok := Value(obj, l.Path); ok {
+			p[nfc(l.Path.String())] = nfc(red.Render(obj, l.Path, v))
 		}
 	}
 	return p
 }
 
 func nfc(s string) string { return norm.NFC.String(s) }
+
+// Value is the value at path p of obj as a projection sees it. A Secret's
+// stringData is write-only: the server stores stringData.<key> decoded into
+// data.<key> and keeps no stringData, so that is where its value is read
+// (and a change to data.<key> by someone else is drift on stringData.<key>).
+func Value(obj map[string]any, p objectpath.Path) (any, bool) {
+	if v, ok := p.Get(obj); ok {
+		return v, true
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if !sensitive.IsSecret(apiVersion, kind) || len(p) != 2 || p[0].Field == nil || *p[0].Field != "stringData" || p[1].Field == nil {
+		return nil, false
+	}
+	enc, ok := objectpath.Path{objectpath.Field("data"), p[1]}.Get(obj)
+	s, isString := enc.(string)
+	if !ok || !isString {
+		return nil, false
+	}
+	dec, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false
+	}
+	return string(dec), true
+}
 
 // Ownership lists the managers of each leaf.
 func Ownership(fields managedfields.Fields, leaves []Leaf) map[string][]string {
@@ -104,7 +132,16 @@ type Observation struct {
 // under exclude are left out of the projection; those under ignored are left
 // out too but kept in the ownership map, since who took them over is what users
 // ask about.
+//
+// Sensitive values are rendered by the zero Redactor (a Secret's data as
+// sensitive.Pending); resources pass their own to ObserveRedacted.
 func Observe(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set, exclude, ignored []objectpath.Path) (Observation, error) {
+	return ObserveRedacted(obj, manager, prev, exclude, ignored, sensitive.Redactor{})
+}
+
+// ObserveRedacted is Observe with the resource's own redactor.
+func ObserveRedacted(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set, exclude, ignored []objectpath.Path,
+	red sensitive.Redactor) (Observation, error) {
 	fields, err := managedfields.Of(obj)
 	if err != nil {
 		return Observation{}, err
@@ -115,7 +152,7 @@ func Observe(obj *unstructured.Unstructured, manager string, prev *fieldpath.Set
 		tracked = owned.Union(prev)
 	}
 	leaves := Leaves(tracked, append(append([]objectpath.Path{}, exclude...), ignored...)...)
-	projected := Of(obj.Object, leaves)
+	projected := Of(obj.Object, leaves, red)
 	for _, s := range fields {
 		for _, l := range Leaves(s) {
 			if underAny(l.Path, ignored) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // maxPodsShown keeps a 500-replica Deployment's error readable: the first few
@@ -66,13 +67,13 @@ func Explain(spec Spec, res Result, pods []unstructured.Unstructured) string {
 	}
 	switch {
 	case spec.Field != nil:
-		b.WriteString(currentValues([]objectpath.Path{spec.Field}, obj))
+		b.WriteString(currentValues([]objectpath.Path{spec.Field}, obj, spec.Redactor))
 	case len(spec.FieldValues) > 0:
 		paths := make([]objectpath.Path, len(spec.FieldValues))
 		for i, fv := range spec.FieldValues {
 			paths[i] = fv.Path
 		}
-		b.WriteString(currentValues(paths, obj))
+		b.WriteString(currentValues(paths, obj, spec.Redactor))
 	}
 	if line := counts(obj); line != "" {
 		fmt.Fprintf(&b, "%s\n", line)
@@ -89,7 +90,7 @@ func Explain(spec Spec, res Result, pods []unstructured.Unstructured) string {
 	return b.String()
 }
 
-func currentValues(paths []objectpath.Path, obj *unstructured.Unstructured) string {
+func currentValues(paths []objectpath.Path, obj *unstructured.Unstructured, red sensitive.Redactor) string {
 	var b strings.Builder
 	b.WriteString("Current value:\n")
 	for _, p := range paths {
@@ -98,7 +99,7 @@ func currentValues(paths []objectpath.Path, obj *unstructured.Unstructured) stri
 			fmt.Fprintf(&b, "  %s: not set\n", p)
 			continue
 		}
-		fmt.Fprintf(&b, "  %s = %s\n", p, clip(objectpath.Render(v)))
+		fmt.Fprintf(&b, "  %s = %s\n", p, clip(red.Render(obj.Object, p, v)))
 	}
 	return b.String()
 }

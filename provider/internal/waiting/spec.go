@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Spec is what to wait for; exactly one mode is set.
@@ -29,6 +30,11 @@ type Spec struct {
 	Condition string
 	// Rollout: a Deployment, StatefulSet or DaemonSet has finished rolling out.
 	Rollout bool
+	// Redactor renders the waited values in summaries and explanations, so a
+	// wait on a Secret's data never prints the value; APIVersion and Kind name
+	// the waited object's kind for Describe, which has no object at hand.
+	Redactor         sensitive.Redactor
+	APIVersion, Kind string
 }
 
 // FieldValue is one expected value of a field_value wait.
@@ -59,7 +65,12 @@ func (s Spec) Describe() string {
 		return "field " + s.Field.String()
 	case len(s.FieldValues) > 0:
 		parts := make([]string, len(s.FieldValues))
+		kind := map[string]any{"apiVersion": s.APIVersion, "kind": s.Kind}
 		for i, fv := range s.FieldValues {
+			if s.Redactor.Sensitive(kind, fv.Path) {
+				parts[i] = fmt.Sprintf("%s = (the wanted value, sensitive)", fv.Path)
+				continue
+			}
 			parts[i] = fmt.Sprintf("%s = %q", fv.Path, fv.Want)
 		}
 		return strings.Join(parts, ", ")
@@ -90,9 +101,9 @@ func (s Spec) Evaluate(obj *unstructured.Unstructured) State {
 	var st State
 	switch {
 	case s.Field != nil:
-		st = fieldState(obj.Object, s.Field)
+		st = fieldState(obj.Object, s.Field, s.Redactor)
 	case len(s.FieldValues) > 0:
-		st = fieldValuesState(obj.Object, s.FieldValues)
+		st = fieldValuesState(obj.Object, s.FieldValues, s.Redactor)
 	case s.Condition != "":
 		st = conditionState(obj, s.Condition)
 	case s.Rollout:
@@ -106,7 +117,7 @@ func (s Spec) Evaluate(obj *unstructured.Unstructured) State {
 	return st
 }
 
-func fieldState(obj map[string]any, p objectpath.Path) State {
+func fieldState(obj map[string]any, p objectpath.Path, red sensitive.Redactor) State {
 	v, ok := p.Get(obj)
 	switch {
 	case !ok || v == nil:
@@ -114,7 +125,7 @@ func fieldState(obj map[string]any, p objectpath.Path) State {
 	case IsEmpty(v):
 		return State{Summary: p.String() + " is empty"}
 	}
-	return State{Met: true, Summary: p.String() + " = " + clip(objectpath.Render(v))}
+	return State{Met: true, Summary: p.String() + " = " + clip(red.Render(obj, p, v))}
 }
 
 // IsEmpty: "", {} and [] count as not there yet, since controllers commonly
@@ -133,18 +144,29 @@ func IsEmpty(v any) bool {
 	return false
 }
 
-func fieldValuesState(obj map[string]any, fvs []FieldValue) State {
+func fieldValuesState(obj map[string]any, fvs []FieldValue, red sensitive.Redactor) State {
 	for _, fv := range fvs {
+		hide := red.Sensitive(obj, fv.Path)
 		v, ok := fv.Path.Get(obj)
 		if !ok || v == nil {
+			if hide {
+				return State{Summary: fmt.Sprintf("%s is not set", fv.Path)}
+			}
 			return State{Summary: fmt.Sprintf("%s is not set, want %q", fv.Path, fv.Want)}
 		}
 		if got := objectpath.Render(v); got != fv.Want {
+			if hide {
+				return State{Summary: fmt.Sprintf("%s does not hold the wanted value (sensitive: values not shown)", fv.Path)}
+			}
 			return State{Summary: fmt.Sprintf("%s is %q, want %q", fv.Path, clip(got), fv.Want)}
 		}
 	}
 	parts := make([]string, len(fvs))
 	for i, fv := range fvs {
+		if red.Sensitive(obj, fv.Path) {
+			parts[i] = fmt.Sprintf("%s holds the wanted value (sensitive)", fv.Path)
+			continue
+		}
 		parts[i] = fmt.Sprintf("%s = %q", fv.Path, fv.Want)
 	}
 	return State{Met: true, Summary: strings.Join(parts, ", ")}

@@ -23,24 +23,24 @@ func GetObject(ctx *pulumi.Context, args *GetObjectArgs, opts ...pulumi.InvokeOp
 
 // A collection of arguments for invoking getObject.
 type GetObjectArgs struct {
-	ApiVersion        string            `pulumi:"apiVersion"`
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
-	Kind              string            `pulumi:"kind"`
-	Name              string            `pulumi:"name"`
-	Namespace         *string           `pulumi:"namespace"`
+	ApiVersion        string             `pulumi:"apiVersion"`
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	Kind              string             `pulumi:"kind"`
+	Name              string             `pulumi:"name"`
+	Namespace         *string            `pulumi:"namespace"`
 }
 
 // A collection of values returned by getObject.
 type GetObjectResult struct {
-	ApiVersion        string            `pulumi:"apiVersion"`
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
-	Json              string            `pulumi:"json"`
-	Kind              string            `pulumi:"kind"`
-	Name              string            `pulumi:"name"`
-	Namespace         string            `pulumi:"namespace"`
-	Object            interface{}       `pulumi:"object"`
-	SecretData        map[string]string `pulumi:"secretData"`
-	YamlBody          string            `pulumi:"yamlBody"`
+	ApiVersion        string             `pulumi:"apiVersion"`
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	Json              string             `pulumi:"json"`
+	Kind              string             `pulumi:"kind"`
+	Name              string             `pulumi:"name"`
+	Namespace         string             `pulumi:"namespace"`
+	Object            interface{}        `pulumi:"object"`
+	SecretData        map[string]string  `pulumi:"secretData"`
+	YamlBody          string             `pulumi:"yamlBody"`
 }
 
 func GetObjectOutput(ctx *pulumi.Context, args GetObjectOutputArgs, opts ...pulumi.InvokeOption) GetObjectResultOutput {
@@ -54,11 +54,11 @@ func GetObjectOutput(ctx *pulumi.Context, args GetObjectOutputArgs, opts ...pulu
 
 // A collection of arguments for invoking getObject.
 type GetObjectOutputArgs struct {
-	ApiVersion        pulumi.StringInput     `pulumi:"apiVersion"`
-	ClusterConnection ClusterConnectionInput `pulumi:"clusterConnection"`
-	Kind              pulumi.StringInput     `pulumi:"kind"`
-	Name              pulumi.StringInput     `pulumi:"name"`
-	Namespace         pulumi.StringPtrInput  `pulumi:"namespace"`
+	ApiVersion        pulumi.StringInput        `pulumi:"apiVersion"`
+	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
+	Kind              pulumi.StringInput        `pulumi:"kind"`
+	Name              pulumi.StringInput        `pulumi:"name"`
+	Namespace         pulumi.StringPtrInput     `pulumi:"namespace"`
 }
 
 func (GetObjectOutputArgs) ElementType() reflect.Type {
@@ -84,8 +84,8 @@ func (o GetObjectResultOutput) ApiVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.ApiVersion }).(pulumi.StringOutput)
 }
 
-func (o GetObjectResultOutput) ClusterConnection() ClusterConnectionOutput {
-	return o.ApplyT(func(v GetObjectResult) ClusterConnection { return v.ClusterConnection }).(ClusterConnectionOutput)
+func (o GetObjectResultOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v GetObjectResult) *ClusterConnection { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 func (o GetObjectResultOutput) Json() pulumi.StringOutput {

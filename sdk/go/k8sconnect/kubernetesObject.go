@@ -15,8 +15,8 @@ import (
 type KubernetesObject struct {
 	pulumi.CustomResourceState
 
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
@@ -29,13 +29,15 @@ type KubernetesObject struct {
 	ForceDestroy pulumi.BoolPtrOutput `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields pulumi.StringArrayOutput `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields pulumi.StringArrayOutput `pulumi:"sensitiveFields"`
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
 }
 
@@ -46,9 +48,6 @@ func NewKubernetesObject(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.ClusterConnection == nil {
-		return nil, errors.New("invalid value for required argument 'ClusterConnection'")
-	}
 	if args.YamlBody == nil {
 		return nil, errors.New("invalid value for required argument 'YamlBody'")
 	}
@@ -75,7 +74,7 @@ func GetKubernetesObject(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering KubernetesObject resources.
 type kubernetesObjectState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
 	ClusterUid *string `pulumi:"clusterUid"`
@@ -89,18 +88,20 @@ type kubernetesObjectState struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields []string `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields []string `pulumi:"sensitiveFields"`
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid *string `pulumi:"uid"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody *string `pulumi:"yamlBody"`
 }
 
 type KubernetesObjectState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringPtrInput
@@ -114,13 +115,15 @@ type KubernetesObjectState struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields pulumi.StringArrayInput
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapInput
 	// The object's identity and connection, for k8sconnect_wait.resource_ref.
 	ResourceRef ResourceRefPtrInput
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields pulumi.StringArrayInput
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid pulumi.StringPtrInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody pulumi.StringPtrInput
 }
 
@@ -129,8 +132,8 @@ func (KubernetesObjectState) ElementType() reflect.Type {
 }
 
 type kubernetesObjectArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -139,14 +142,16 @@ type kubernetesObjectArgs struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields []string `pulumi:"ignoreFields"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields []string `pulumi:"sensitiveFields"`
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody string `pulumi:"yamlBody"`
 }
 
 // The set of arguments for constructing a KubernetesObject resource.
 type KubernetesObjectArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionInput
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
 	// How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
@@ -155,7 +160,9 @@ type KubernetesObjectArgs struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
 	IgnoreFields pulumi.StringArrayInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	SensitiveFields pulumi.StringArrayInput
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 	YamlBody pulumi.StringInput
 }
 
@@ -246,9 +253,9 @@ func (o KubernetesObjectOutput) ToKubernetesObjectOutputWithContext(ctx context.
 	return o
 }
 
-// How to reach the cluster.
-func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionOutput {
-	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
+// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 // The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
@@ -281,7 +288,7 @@ func (o KubernetesObjectOutput) IgnoreFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.IgnoreFields }).(pulumi.StringArrayOutput)
 }
 
-// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringMapOutput { return v.ManagedStateProjection }).(pulumi.StringMapOutput)
 }
@@ -291,12 +298,17 @@ func (o KubernetesObjectOutput) ResourceRef() ResourceRefOutput {
 	return o.ApplyT(func(v *KubernetesObject) ResourceRefOutput { return v.ResourceRef }).(ResourceRefOutput)
 }
 
+// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+func (o KubernetesObjectOutput) SensitiveFields() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.SensitiveFields }).(pulumi.StringArrayOutput)
+}
+
 // The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 func (o KubernetesObjectOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
 func (o KubernetesObjectOutput) YamlBody() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.YamlBody }).(pulumi.StringOutput)
 }

@@ -15,8 +15,8 @@ import (
 type Patch struct {
 	pulumi.CustomResourceState
 
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionOutput `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// For each patched field, every manager that owns it now.
@@ -44,9 +44,6 @@ func NewPatch(ctx *pulumi.Context,
 		return nil, errors.New("missing one or more required arguments")
 	}
 
-	if args.ClusterConnection == nil {
-		return nil, errors.New("invalid value for required argument 'ClusterConnection'")
-	}
 	if args.TakeOwnership == nil {
 		return nil, errors.New("invalid value for required argument 'TakeOwnership'")
 	}
@@ -76,7 +73,7 @@ func GetPatch(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering Patch resources.
 type patchState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
 	ClusterUid *string `pulumi:"clusterUid"`
@@ -99,7 +96,7 @@ type patchState struct {
 }
 
 type PatchState struct {
-	// How to reach the cluster.
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringPtrInput
@@ -126,8 +123,8 @@ func (PatchState) ElementType() reflect.Type {
 }
 
 type patchArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
@@ -142,8 +139,8 @@ type patchArgs struct {
 
 // The set of arguments for constructing a Patch resource.
 type PatchArgs struct {
-	// How to reach the cluster.
-	ClusterConnection ClusterConnectionInput
+	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
@@ -243,9 +240,9 @@ func (o PatchOutput) ToPatchOutputWithContext(ctx context.Context) PatchOutput {
 	return o
 }
 
-// How to reach the cluster.
-func (o PatchOutput) ClusterConnection() ClusterConnectionOutput {
-	return o.ApplyT(func(v *Patch) ClusterConnectionOutput { return v.ClusterConnection }).(ClusterConnectionOutput)
+// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+func (o PatchOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v *Patch) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 // The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.

@@ -30,9 +30,9 @@ type ClusterConnection struct {
 	Insecure *bool `pulumi:"insecure"`
 	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	// Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
 	KubeconfigFile *string `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
+	// HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 	ProxyUrl *string `pulumi:"proxyUrl"`
 	// Bearer token.
 	Token *string `pulumi:"token"`
@@ -66,9 +66,9 @@ type ClusterConnectionArgs struct {
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
 	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
-	// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+	// Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
 	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
-	// HTTP(S) or SOCKS5 proxy for API requests.
+	// HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
 	// Bearer token.
 	Token pulumi.StringPtrInput `pulumi:"token"`
@@ -191,12 +191,12 @@ func (o ClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
 }
 
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+// Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
 func (o ClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.KubeconfigFile }).(pulumi.StringPtrOutput)
 }
 
-// HTTP(S) or SOCKS5 proxy for API requests.
+// HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 func (o ClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
 }
@@ -310,7 +310,7 @@ func (o ClusterConnectionPtrOutput) Kubeconfig() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+// Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
 func (o ClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
@@ -320,7 +320,7 @@ func (o ClusterConnectionPtrOutput) KubeconfigFile() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// HTTP(S) or SOCKS5 proxy for API requests.
+// HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 func (o ClusterConnectionPtrOutput) ProxyUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ClusterConnection) *string {
 		if v == nil {
@@ -343,7 +343,7 @@ func (o ClusterConnectionPtrOutput) Token() pulumi.StringPtrOutput {
 type ClusterConnectionExec struct {
 	// client.authentication.k8s.io API version the plugin speaks.
 	ApiVersion *string `pulumi:"apiVersion"`
-	// Arguments to the command.
+	// Arguments to the command. Sensitive: some plugins take credentials as arguments.
 	Args []string `pulumi:"args"`
 	// Command to run.
 	Command *string `pulumi:"command"`
@@ -365,7 +365,7 @@ type ClusterConnectionExecInput interface {
 type ClusterConnectionExecArgs struct {
 	// client.authentication.k8s.io API version the plugin speaks.
 	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
-	// Arguments to the command.
+	// Arguments to the command. Sensitive: some plugins take credentials as arguments.
 	Args pulumi.StringArrayInput `pulumi:"args"`
 	// Command to run.
 	Command pulumi.StringPtrInput `pulumi:"command"`
@@ -455,7 +455,7 @@ func (o ClusterConnectionExecOutput) ApiVersion() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnectionExec) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
 }
 
-// Arguments to the command.
+// Arguments to the command. Sensitive: some plugins take credentials as arguments.
 func (o ClusterConnectionExecOutput) Args() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v ClusterConnectionExec) []string { return v.Args }).(pulumi.StringArrayOutput)
 }
@@ -504,7 +504,7 @@ func (o ClusterConnectionExecPtrOutput) ApiVersion() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Arguments to the command.
+// Arguments to the command. Sensitive: some plugins take credentials as arguments.
 func (o ClusterConnectionExecPtrOutput) Args() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *ClusterConnectionExec) []string {
 		if v == nil {
@@ -731,8 +731,8 @@ func (o PatchTargetPtrOutput) Namespace() pulumi.StringPtrOutput {
 type ResourceRef struct {
 	// apiVersion of the object.
 	ApiVersion string `pulumi:"apiVersion"`
-	// Connection used to reach the object.
-	ClusterConnection ClusterConnection `pulumi:"clusterConnection"`
+	// Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Kind of the object.
 	Kind string `pulumi:"kind"`
 	// Name of the object.
@@ -755,8 +755,8 @@ type ResourceRefInput interface {
 type ResourceRefArgs struct {
 	// apiVersion of the object.
 	ApiVersion pulumi.StringInput `pulumi:"apiVersion"`
-	// Connection used to reach the object.
-	ClusterConnection ClusterConnectionInput `pulumi:"clusterConnection"`
+	// Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
 	// Kind of the object.
 	Kind pulumi.StringInput `pulumi:"kind"`
 	// Name of the object.
@@ -847,9 +847,9 @@ func (o ResourceRefOutput) ApiVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v ResourceRef) string { return v.ApiVersion }).(pulumi.StringOutput)
 }
 
-// Connection used to reach the object.
-func (o ResourceRefOutput) ClusterConnection() ClusterConnectionOutput {
-	return o.ApplyT(func(v ResourceRef) ClusterConnection { return v.ClusterConnection }).(ClusterConnectionOutput)
+// Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+func (o ResourceRefOutput) ClusterConnection() ClusterConnectionPtrOutput {
+	return o.ApplyT(func(v ResourceRef) *ClusterConnection { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
 // Kind of the object.
@@ -901,13 +901,13 @@ func (o ResourceRefPtrOutput) ApiVersion() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Connection used to reach the object.
+// Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
 func (o ResourceRefPtrOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v *ResourceRef) *ClusterConnection {
 		if v == nil {
 			return nil
 		}
-		return &v.ClusterConnection
+		return v.ClusterConnection
 	}).(ClusterConnectionPtrOutput)
 }
 

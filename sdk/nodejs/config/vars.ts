@@ -2,10 +2,23 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "../types/input";
+import * as outputs from "../types/output";
 import * as utilities from "../utilities";
 
 declare var exports: any;
 const __config = new pulumi.Config("k8sconnect");
+
+/**
+ * The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+ */
+export declare const clusterConnection: outputs.config.ClusterConnection | undefined;
+Object.defineProperty(exports, "clusterConnection", {
+    get() {
+        return __config.getObject<outputs.config.ClusterConnection>("clusterConnection");
+    },
+    enumerable: true,
+});
 
 /**
  * How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.

@@ -39,11 +39,11 @@ export interface ClusterConnection {
      */
     kubeconfig?: string;
     /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     * Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
      */
     kubeconfigFile?: string;
     /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
+     * HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
      */
     proxyUrl?: string;
     /**
@@ -86,11 +86,11 @@ export interface ClusterConnectionArgs {
      */
     kubeconfig?: pulumi.Input<string | undefined>;
     /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     * Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
      */
     kubeconfigFile?: pulumi.Input<string | undefined>;
     /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
+     * HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
      */
     proxyUrl?: pulumi.Input<string | undefined>;
     /**
@@ -105,7 +105,7 @@ export interface ClusterConnectionExec {
      */
     apiVersion?: string;
     /**
-     * Arguments to the command.
+     * Arguments to the command. Sensitive: some plugins take credentials as arguments.
      */
     args?: string[];
     /**
@@ -124,7 +124,7 @@ export interface ClusterConnectionExecArgs {
      */
     apiVersion?: pulumi.Input<string | undefined>;
     /**
-     * Arguments to the command.
+     * Arguments to the command. Sensitive: some plugins take credentials as arguments.
      */
     args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
@@ -162,9 +162,9 @@ export interface ResourceRef {
      */
     apiVersion: pulumi.Input<string>;
     /**
-     * Connection used to reach the object.
+     * Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
-    clusterConnection: pulumi.Input<inputs.ClusterConnectionArgs>;
+    clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
      * Kind of the object.
      */
@@ -200,4 +200,6 @@ export interface WaitWaitFor {
      * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
      */
     timeout?: pulumi.Input<string | undefined>;
+}
+export namespace config {
 }

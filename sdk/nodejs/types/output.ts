@@ -39,11 +39,11 @@ export interface ClusterConnection {
      */
     kubeconfig?: string;
     /**
-     * Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+     * Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
      */
     kubeconfigFile?: string;
     /**
-     * HTTP(S) or SOCKS5 proxy for API requests.
+     * HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
      */
     proxyUrl?: string;
     /**
@@ -58,7 +58,7 @@ export interface ClusterConnectionExec {
      */
     apiVersion?: string;
     /**
-     * Arguments to the command.
+     * Arguments to the command. Sensitive: some plugins take credentials as arguments.
      */
     args?: string[];
     /**
@@ -96,7 +96,7 @@ export interface ResourceRef {
      */
     apiVersion: string;
     /**
-     * Connection used to reach the object.
+     * Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection: outputs.ClusterConnection;
     /**
@@ -136,3 +136,71 @@ export interface WaitWaitFor {
     timeout?: string;
 }
 
+export namespace config {
+    export interface ClusterConnection {
+        /**
+         * PEM (or base64 of PEM) client certificate.
+         */
+        clientCertificate?: string;
+        /**
+         * PEM (or base64 of PEM) client key.
+         */
+        clientKey?: string;
+        /**
+         * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+         */
+        clusterCaCertificate?: string;
+        /**
+         * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+         */
+        context?: string;
+        /**
+         * Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
+         */
+        exec?: outputs.config.ClusterConnectionExec;
+        /**
+         * API server URL, e.g. https://10.0.0.1:6443.
+         */
+        host?: string;
+        /**
+         * Skip verification of the server certificate. Only for throw-away clusters.
+         */
+        insecure?: boolean;
+        /**
+         * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+         */
+        kubeconfig?: string;
+        /**
+         * Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
+         */
+        kubeconfigFile?: string;
+        /**
+         * HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
+         */
+        proxyUrl?: string;
+        /**
+         * Bearer token.
+         */
+        token?: string;
+    }
+
+    export interface ClusterConnectionExec {
+        /**
+         * client.authentication.k8s.io API version the plugin speaks.
+         */
+        apiVersion?: string;
+        /**
+         * Arguments to the command. Sensitive: some plugins take credentials as arguments.
+         */
+        args?: string[];
+        /**
+         * Command to run.
+         */
+        command?: string;
+        /**
+         * Environment variables for the command.
+         */
+        env?: {[key: string]: string};
+    }
+
+}

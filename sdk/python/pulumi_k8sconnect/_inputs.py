@@ -66,11 +66,11 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig_file: NotRequired[_builtins.str]
     """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+    Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[_builtins.str]
     """
-    HTTP(S) or SOCKS5 proxy for API requests.
+    HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
     """
     token: NotRequired[_builtins.str]
     """
@@ -100,8 +100,8 @@ class ClusterConnectionArgs:
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
         :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
+        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         :param _builtins.str token: Bearer token.
         """
         if client_certificate is not None:
@@ -227,7 +227,7 @@ class ClusterConnectionArgs:
     @pulumi.getter(name="kubeconfigFile")
     def kubeconfig_file(self) -> Optional[_builtins.str]:
         """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig_file")
 
@@ -239,7 +239,7 @@ class ClusterConnectionArgs:
     @pulumi.getter(name="proxyUrl")
     def proxy_url(self) -> Optional[_builtins.str]:
         """
-        HTTP(S) or SOCKS5 proxy for API requests.
+        HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         """
         return pulumi.get(self, "proxy_url")
 
@@ -295,11 +295,11 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+    Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
     """
     proxy_url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    HTTP(S) or SOCKS5 proxy for API requests.
+    HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
     """
     token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -329,8 +329,8 @@ class ClusterConnectionArgs:
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
         :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         :param pulumi.Input[_builtins.str] token: Bearer token.
         """
         if client_certificate is not None:
@@ -456,7 +456,7 @@ class ClusterConnectionArgs:
     @pulumi.getter(name="kubeconfigFile")
     def kubeconfig_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig_file")
 
@@ -468,7 +468,7 @@ class ClusterConnectionArgs:
     @pulumi.getter(name="proxyUrl")
     def proxy_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        HTTP(S) or SOCKS5 proxy for API requests.
+        HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         """
         return pulumi.get(self, "proxy_url")
 
@@ -496,7 +496,7 @@ class ClusterConnectionExecArgsDict(TypedDict):
     """
     args: NotRequired[Sequence[_builtins.str]]
     """
-    Arguments to the command.
+    Arguments to the command. Sensitive: some plugins take credentials as arguments.
     """
     command: NotRequired[_builtins.str]
     """
@@ -516,7 +516,7 @@ class ClusterConnectionExecArgs:
                  env: Optional[Mapping[str, _builtins.str]] = None):
         """
         :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param Sequence[_builtins.str] args: Arguments to the command.
+        :param Sequence[_builtins.str] args: Arguments to the command. Sensitive: some plugins take credentials as arguments.
         :param _builtins.str command: Command to run.
         :param Mapping[str, _builtins.str] env: Environment variables for the command.
         """
@@ -545,7 +545,7 @@ class ClusterConnectionExecArgs:
     @pulumi.getter
     def args(self) -> Optional[Sequence[_builtins.str]]:
         """
-        Arguments to the command.
+        Arguments to the command. Sensitive: some plugins take credentials as arguments.
         """
         return pulumi.get(self, "args")
 
@@ -585,7 +585,7 @@ class ClusterConnectionExecArgsDict(TypedDict):
     """
     args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
     """
-    Arguments to the command.
+    Arguments to the command. Sensitive: some plugins take credentials as arguments.
     """
     command: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -605,7 +605,7 @@ class ClusterConnectionExecArgs:
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
         """
         :param pulumi.Input[_builtins.str] api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments to the command.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Arguments to the command. Sensitive: some plugins take credentials as arguments.
         :param pulumi.Input[_builtins.str] command: Command to run.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables for the command.
         """
@@ -634,7 +634,7 @@ class ClusterConnectionExecArgs:
     @pulumi.getter
     def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        Arguments to the command.
+        Arguments to the command. Sensitive: some plugins take credentials as arguments.
         """
         return pulumi.get(self, "args")
 
@@ -758,10 +758,6 @@ class ResourceRefArgsDict(TypedDict):
     """
     apiVersion of the object.
     """
-    cluster_connection: pulumi.Input['ClusterConnectionArgsDict']
-    """
-    Connection used to reach the object.
-    """
     kind: pulumi.Input[_builtins.str]
     """
     Kind of the object.
@@ -769,6 +765,10 @@ class ResourceRefArgsDict(TypedDict):
     name: pulumi.Input[_builtins.str]
     """
     Name of the object.
+    """
+    cluster_connection: NotRequired[pulumi.Input[Optional['ClusterConnectionArgsDict']]]
+    """
+    Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
     """
     namespace: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -779,21 +779,22 @@ class ResourceRefArgsDict(TypedDict):
 class ResourceRefArgs:
     def __init__(__self__, *,
                  api_version: pulumi.Input[_builtins.str],
-                 cluster_connection: pulumi.Input['ClusterConnectionArgs'],
                  kind: pulumi.Input[_builtins.str],
                  name: pulumi.Input[_builtins.str],
+                 cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] api_version: apiVersion of the object.
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: Connection used to reach the object.
         :param pulumi.Input[_builtins.str] kind: Kind of the object.
         :param pulumi.Input[_builtins.str] name: Name of the object.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] namespace: Namespace; empty for cluster-scoped kinds.
         """
         pulumi.set(__self__, "api_version", api_version)
-        pulumi.set(__self__, "cluster_connection", cluster_connection)
         pulumi.set(__self__, "kind", kind)
         pulumi.set(__self__, "name", name)
+        if cluster_connection is not None:
+            pulumi.set(__self__, "cluster_connection", cluster_connection)
         if namespace is not None:
             pulumi.set(__self__, "namespace", namespace)
 
@@ -808,18 +809,6 @@ class ResourceRefArgs:
     @api_version.setter
     def api_version(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "api_version", value)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input['ClusterConnectionArgs']:
-        """
-        Connection used to reach the object.
-        """
-        return pulumi.get(self, "cluster_connection")
-
-    @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input['ClusterConnectionArgs']):
-        pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
     @pulumi.getter
@@ -844,6 +833,18 @@ class ResourceRefArgs:
     @name.setter
     def name(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterConnection")
+    def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
+        """
+        Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        """
+        return pulumi.get(self, "cluster_connection")
+
+    @cluster_connection.setter
+    def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
+        pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
     @pulumi.getter

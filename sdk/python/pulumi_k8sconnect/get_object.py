@@ -64,7 +64,7 @@ class GetObjectResult:
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> 'outputs.ClusterConnectionResult':
+    def cluster_connection(self) -> Optional['outputs.ClusterConnectionResult']:
         return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
@@ -149,7 +149,7 @@ def get_object(api_version: Optional[_builtins.str] = None,
         secret_data=pulumi.get(__ret__, 'secret_data'),
         yaml_body=pulumi.get(__ret__, 'yaml_body'))
 def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
-                      cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
+                      cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                       kind: pulumi.Input[Optional[_builtins.str]] = None,
                       name: pulumi.Input[Optional[_builtins.str]] = None,
                       namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,

@@ -21,24 +21,27 @@ __all__ = ['KubernetesObjectArgs', 'KubernetesObject']
 @pulumi.input_type
 class KubernetesObjectArgs:
     def __init__(__self__, *,
-                 cluster_connection: pulumi.Input['ClusterConnectionArgs'],
                  yaml_body: pulumi.Input[_builtins.str],
+                 cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
-                 ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
+                 ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
         """
         The set of arguments for constructing a KubernetesObject resource.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         """
-        pulumi.set(__self__, "cluster_connection", cluster_connection)
         pulumi.set(__self__, "yaml_body", yaml_body)
+        if cluster_connection is not None:
+            pulumi.set(__self__, "cluster_connection", cluster_connection)
         if delete_protection is not None:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if delete_timeout is not None:
@@ -47,30 +50,32 @@ class KubernetesObjectArgs:
             pulumi.set(__self__, "force_destroy", force_destroy)
         if ignore_fields is not None:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input['ClusterConnectionArgs']:
-        """
-        How to reach the cluster.
-        """
-        return pulumi.get(self, "cluster_connection")
-
-    @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input['ClusterConnectionArgs']):
-        pulumi.set(self, "cluster_connection", value)
+        if sensitive_fields is not None:
+            pulumi.set(__self__, "sensitive_fields", sensitive_fields)
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[_builtins.str]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         return pulumi.get(self, "yaml_body")
 
     @yaml_body.setter
     def yaml_body(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "yaml_body", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterConnection")
+    def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
+        """
+        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        """
+        return pulumi.get(self, "cluster_connection")
+
+    @cluster_connection.setter
+    def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
+        pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
     @pulumi.getter(name="deleteProtection")
@@ -120,6 +125,18 @@ class KubernetesObjectArgs:
     def ignore_fields(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "ignore_fields", value)
 
+    @_builtins.property
+    @pulumi.getter(name="sensitiveFields")
+    def sensitive_fields(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        """
+        return pulumi.get(self, "sensitive_fields")
+
+    @sensitive_fields.setter
+    def sensitive_fields(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "sensitive_fields", value)
+
 
 @pulumi.input_type
 class _KubernetesObjectState:
@@ -133,22 +150,24 @@ class _KubernetesObjectState:
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  managed_state_projection: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  resource_ref: pulumi.Input[Optional['ResourceRefArgs']] = None,
+                 sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  uid: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
         """
         Input properties used for looking up and filtering KubernetesObject resources.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
@@ -168,6 +187,8 @@ class _KubernetesObjectState:
             pulumi.set(__self__, "managed_state_projection", managed_state_projection)
         if resource_ref is not None:
             pulumi.set(__self__, "resource_ref", resource_ref)
+        if sensitive_fields is not None:
+            pulumi.set(__self__, "sensitive_fields", sensitive_fields)
         if uid is not None:
             pulumi.set(__self__, "uid", uid)
         if yaml_body is not None:
@@ -177,7 +198,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        How to reach the cluster.
+        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -261,7 +282,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="managedStateProjection")
     def managed_state_projection(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         """
         return pulumi.get(self, "managed_state_projection")
 
@@ -282,6 +303,18 @@ class _KubernetesObjectState:
         pulumi.set(self, "resource_ref", value)
 
     @_builtins.property
+    @pulumi.getter(name="sensitiveFields")
+    def sensitive_fields(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        """
+        return pulumi.get(self, "sensitive_fields")
+
+    @sensitive_fields.setter
+    def sensitive_fields(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "sensitive_fields", value)
+
+    @_builtins.property
     @pulumi.getter
     def uid(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -297,7 +330,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         return pulumi.get(self, "yaml_body")
 
@@ -317,6 +350,7 @@ class KubernetesObject(pulumi.CustomResource):
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -324,12 +358,13 @@ class KubernetesObject(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         ...
     @overload
@@ -360,6 +395,7 @@ class KubernetesObject(pulumi.CustomResource):
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -370,13 +406,12 @@ class KubernetesObject(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = KubernetesObjectArgs.__new__(KubernetesObjectArgs)
 
-            if cluster_connection is None and not opts.urn:
-                raise TypeError("Missing required property 'cluster_connection'")
             __props__.__dict__["cluster_connection"] = cluster_connection
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["delete_timeout"] = delete_timeout
             __props__.__dict__["force_destroy"] = force_destroy
             __props__.__dict__["ignore_fields"] = ignore_fields
+            __props__.__dict__["sensitive_fields"] = sensitive_fields
             if yaml_body is None and not opts.urn:
                 raise TypeError("Missing required property 'yaml_body'")
             __props__.__dict__["yaml_body"] = yaml_body
@@ -404,6 +439,7 @@ class KubernetesObject(pulumi.CustomResource):
             ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             managed_state_projection: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
             resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
+            sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             uid: pulumi.Input[Optional[_builtins.str]] = None,
             yaml_body: pulumi.Input[Optional[_builtins.str]] = None) -> 'KubernetesObject':
         """
@@ -413,17 +449,18 @@ class KubernetesObject(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 
@@ -438,15 +475,16 @@ class KubernetesObject(pulumi.CustomResource):
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["managed_state_projection"] = managed_state_projection
         __props__.__dict__["resource_ref"] = resource_ref
+        __props__.__dict__["sensitive_fields"] = sensitive_fields
         __props__.__dict__["uid"] = uid
         __props__.__dict__["yaml_body"] = yaml_body
         return KubernetesObject(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Output['outputs.ClusterConnectionResult']:
+    def cluster_connection(self) -> pulumi.Output[Optional['outputs.ClusterConnectionResult']]:
         """
-        How to reach the cluster.
+        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -502,7 +540,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="managedStateProjection")
     def managed_state_projection(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this.
+        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
         """
         return pulumi.get(self, "managed_state_projection")
 
@@ -513,6 +551,14 @@ class KubernetesObject(pulumi.CustomResource):
         The object's identity and connection, for k8sconnect_wait.resource_ref.
         """
         return pulumi.get(self, "resource_ref")
+
+    @_builtins.property
+    @pulumi.getter(name="sensitiveFields")
+    def sensitive_fields(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        """
+        return pulumi.get(self, "sensitive_fields")
 
     @_builtins.property
     @pulumi.getter
@@ -526,7 +572,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Output[_builtins.str]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
         """
         return pulumi.get(self, "yaml_body")
 

@@ -73,8 +73,8 @@ class ClusterConnectionResult(dict):
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
         :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
-        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
-        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests.
+        :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
+        :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         :param _builtins.str token: Bearer token.
         """
         if client_certificate is not None:
@@ -168,7 +168,7 @@ class ClusterConnectionResult(dict):
     @pulumi.getter(name="kubeconfigFile")
     def kubeconfig_file(self) -> Optional[_builtins.str]:
         """
-        Path to a kubeconfig file; a leading ~ is the home directory. It is read each time the provider connects and its content is never stored in state. Conflicts with kubeconfig. Other attributes override the selected context.
+        Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig_file")
 
@@ -176,7 +176,7 @@ class ClusterConnectionResult(dict):
     @pulumi.getter(name="proxyUrl")
     def proxy_url(self) -> Optional[_builtins.str]:
         """
-        HTTP(S) or SOCKS5 proxy for API requests.
+        HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         """
         return pulumi.get(self, "proxy_url")
 
@@ -215,7 +215,7 @@ class ClusterConnectionExecResult(dict):
                  env: Optional[Mapping[str, _builtins.str]] = None):
         """
         :param _builtins.str api_version: client.authentication.k8s.io API version the plugin speaks.
-        :param Sequence[_builtins.str] args: Arguments to the command.
+        :param Sequence[_builtins.str] args: Arguments to the command. Sensitive: some plugins take credentials as arguments.
         :param _builtins.str command: Command to run.
         :param Mapping[str, _builtins.str] env: Environment variables for the command.
         """
@@ -240,7 +240,7 @@ class ClusterConnectionExecResult(dict):
     @pulumi.getter
     def args(self) -> Optional[Sequence[_builtins.str]]:
         """
-        Arguments to the command.
+        Arguments to the command. Sensitive: some plugins take credentials as arguments.
         """
         return pulumi.get(self, "args")
 
@@ -353,21 +353,22 @@ class ResourceRef(dict):
 
     def __init__(__self__, *,
                  api_version: _builtins.str,
-                 cluster_connection: 'outputs.ClusterConnectionResult',
                  kind: _builtins.str,
                  name: _builtins.str,
+                 cluster_connection: Optional['outputs.ClusterConnectionResult'] = None,
                  namespace: Optional[_builtins.str] = None):
         """
         :param _builtins.str api_version: apiVersion of the object.
-        :param 'ClusterConnectionArgs' cluster_connection: Connection used to reach the object.
         :param _builtins.str kind: Kind of the object.
         :param _builtins.str name: Name of the object.
+        :param 'ClusterConnectionArgs' cluster_connection: Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param _builtins.str namespace: Namespace; empty for cluster-scoped kinds.
         """
         pulumi.set(__self__, "api_version", api_version)
-        pulumi.set(__self__, "cluster_connection", cluster_connection)
         pulumi.set(__self__, "kind", kind)
         pulumi.set(__self__, "name", name)
+        if cluster_connection is not None:
+            pulumi.set(__self__, "cluster_connection", cluster_connection)
         if namespace is not None:
             pulumi.set(__self__, "namespace", namespace)
 
@@ -378,14 +379,6 @@ class ResourceRef(dict):
         apiVersion of the object.
         """
         return pulumi.get(self, "api_version")
-
-    @_builtins.property
-    @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> 'outputs.ClusterConnectionResult':
-        """
-        Connection used to reach the object.
-        """
-        return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
     @pulumi.getter
@@ -402,6 +395,14 @@ class ResourceRef(dict):
         Name of the object.
         """
         return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterConnection")
+    def cluster_connection(self) -> Optional['outputs.ClusterConnectionResult']:
+        """
+        Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        """
+        return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
     @pulumi.getter

@@ -21,43 +21,32 @@ __all__ = ['PatchArgs', 'Patch']
 @pulumi.input_type
 class PatchArgs:
     def __init__(__self__, *,
-                 cluster_connection: pulumi.Input['ClusterConnectionArgs'],
                  take_ownership: pulumi.Input[_builtins.bool],
                  target: pulumi.Input['PatchTargetArgs'],
+                 cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Patch resource.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input['PatchTargetArgs'] target: The object to patch. It must exist. Changing the target replaces the patch.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         """
-        pulumi.set(__self__, "cluster_connection", cluster_connection)
         pulumi.set(__self__, "take_ownership", take_ownership)
         pulumi.set(__self__, "target", target)
+        if cluster_connection is not None:
+            pulumi.set(__self__, "cluster_connection", cluster_connection)
         if json_patch is not None:
             pulumi.set(__self__, "json_patch", json_patch)
         if merge_patch is not None:
             pulumi.set(__self__, "merge_patch", merge_patch)
         if patch is not None:
             pulumi.set(__self__, "patch", patch)
-
-    @_builtins.property
-    @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Input['ClusterConnectionArgs']:
-        """
-        How to reach the cluster.
-        """
-        return pulumi.get(self, "cluster_connection")
-
-    @cluster_connection.setter
-    def cluster_connection(self, value: pulumi.Input['ClusterConnectionArgs']):
-        pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
     @pulumi.getter(name="takeOwnership")
@@ -82,6 +71,18 @@ class PatchArgs:
     @target.setter
     def target(self, value: pulumi.Input['PatchTargetArgs']):
         pulumi.set(self, "target", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterConnection")
+    def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
+        """
+        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        """
+        return pulumi.get(self, "cluster_connection")
+
+    @cluster_connection.setter
+    def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
+        pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
     @pulumi.getter(name="jsonPatch")
@@ -136,7 +137,7 @@ class _PatchState:
         """
         Input properties used for looking up and filtering Patch resources.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -172,7 +173,7 @@ class _PatchState:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        How to reach the cluster.
+        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -307,7 +308,7 @@ class Patch(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
@@ -353,8 +354,6 @@ class Patch(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = PatchArgs.__new__(PatchArgs)
 
-            if cluster_connection is None and not opts.urn:
-                raise TypeError("Missing required property 'cluster_connection'")
             __props__.__dict__["cluster_connection"] = cluster_connection
             __props__.__dict__["json_patch"] = json_patch
             __props__.__dict__["merge_patch"] = merge_patch
@@ -396,7 +395,7 @@ class Patch(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -425,9 +424,9 @@ class Patch(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
-    def cluster_connection(self) -> pulumi.Output['outputs.ClusterConnectionResult']:
+    def cluster_connection(self) -> pulumi.Output[Optional['outputs.ClusterConnectionResult']]:
         """
-        How to reach the cluster.
+        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 

@@ -13,20 +13,37 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from ._inputs import *
 
 __all__ = ['ProviderArgs', 'Provider']
 
 @pulumi.input_type
 class ProviderArgs:
     def __init__(__self__, *,
+                 cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  ownership_messages: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
         :param pulumi.Input[_builtins.str] ownership_messages: How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
         """
+        if cluster_connection is not None:
+            pulumi.set(__self__, "cluster_connection", cluster_connection)
         if ownership_messages is not None:
             pulumi.set(__self__, "ownership_messages", ownership_messages)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterConnection")
+    def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
+        """
+        The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+        """
+        return pulumi.get(self, "cluster_connection")
+
+    @cluster_connection.setter
+    def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
+        pulumi.set(self, "cluster_connection", value)
 
     @_builtins.property
     @pulumi.getter(name="ownershipMessages")
@@ -47,6 +64,7 @@ class Provider(pulumi.ProviderResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  ownership_messages: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -58,6 +76,7 @@ class Provider(pulumi.ProviderResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
         :param pulumi.Input[_builtins.str] ownership_messages: How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
         """
         ...
@@ -88,6 +107,7 @@ class Provider(pulumi.ProviderResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  ownership_messages: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -98,6 +118,7 @@ class Provider(pulumi.ProviderResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
+            __props__.__dict__["cluster_connection"] = pulumi.Output.from_input(cluster_connection).apply(pulumi.runtime.to_json) if cluster_connection is not None else None
             __props__.__dict__["ownership_messages"] = ownership_messages
         super(Provider, __self__).__init__(
             'k8sconnect',

@@ -11,6 +11,11 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
+// The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+func GetClusterConnection(ctx *pulumi.Context) string {
+	return config.Get(ctx, "k8sconnect:clusterConnection")
+}
+
 // How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
 func GetOwnershipMessages(ctx *pulumi.Context) string {
 	return config.Get(ctx, "k8sconnect:ownershipMessages")

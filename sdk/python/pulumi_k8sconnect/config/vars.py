@@ -13,6 +13,7 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from .. import _utilities
+from . import outputs
 
 import types
 
@@ -20,6 +21,13 @@ __config__ = pulumi.Config('k8sconnect')
 
 
 class _ExportableConfig(types.ModuleType):
+    @_builtins.property
+    def cluster_connection(self) -> Optional[str]:
+        """
+        The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+        """
+        return __config__.get('clusterConnection')
+
     @_builtins.property
     def ownership_messages(self) -> Optional[str]:
         """

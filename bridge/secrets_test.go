@@ -1,0 +1,255 @@
+package bridge_test
+
+// A Secret under Pulumi (issue 13): its values are secret in the stack's
+// stored inputs and outputs and in stack outputs, appear in no preview or up
+// output (with --diff), and drift on them is warned about without values and
+// reverted. The user does not mark yamlBody secret: the provider does. The
+// connection is the provider's default (an explicit provider with a
+// kubeconfig file), so no credential is stored per resource.
+// Run with: go test ./bridge -run TestPulumiSecrets -v
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+var (
+	secSecrets    = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	secConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
+
+func TestPulumiSecrets_valuesStaySecret(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	password, token, apiKey := acctest.NewSecretValue("pw"), acctest.NewSecretValue("tok"), acctest.NewSecretValue("key")
+	drifted, driftedKey := acctest.NewSecretValue("drift"), acctest.NewSecretValue("driftkey")
+	admin := acctest.SecretValue{Plain: cluster.Token}
+	all := []acctest.SecretValue{password, token, apiKey, drifted, driftedKey, admin}
+
+	opts := map[string]any{"provider": "${k8s}"}
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-secrets", "runtime": "yaml",
+		"resources": map[string]any{
+			"k8s": map[string]any{"type": "pulumi:providers:k8sconnect",
+				"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}}},
+			"db": map[string]any{"type": "k8sconnect:KubernetesObject", "options": opts, "properties": map[string]any{
+				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: %s}\ntype: Opaque\n"+
+					"data: {password: %s}\nstringData: {token: %s}\n", ns, password.Base64(), token.Plain)}},
+			"settings": map[string]any{"type": "k8sconnect:KubernetesObject", "options": opts, "properties": map[string]any{
+				"yamlBody":        fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {apiKey: %s, mode: fast}\n", ns, apiKey.Plain),
+				"sensitiveFields": []string{"data.apiKey"}}},
+		},
+		"outputs": map[string]any{"body": "${db.yamlBody}", "projection": "${db.managedStateProjection}", "settings": "${settings.yamlBody}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	diff := pulumitest.Flag("--diff")
+
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up --diff", s.Run(pulumitest.Up, nil, diff).Log, all...)
+
+	exported := s.CLI("stack", "export")
+	revealed := s.CLI("stack", "export", "--show-secrets")
+	// The search sees the values where they are legitimately: the cluster,
+	// and the stack with its secrets decrypted.
+	acctest.ExpectPresent(t, "the decrypted stack", revealed, password.Base64())
+	acctest.ExpectPresent(t, "the decrypted stack", revealed, apiKey.Plain)
+	acctest.ExpectPresent(t, "the stack", exported, "ciphertext")
+	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
+	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
+
+	outputs := s.CLI("stack", "output", "--json")
+	acctest.ExpectAbsent(t, "pulumi stack output", outputs, all...)
+	var outs map[string]any
+	if err := json.Unmarshal([]byte(outputs[strings.Index(outputs, "{"):]), &outs); err != nil {
+		t.Fatalf("stack output: %v\n%s", err, outputs)
+	}
+	for _, k := range []string{"body", "settings"} {
+		if outs[k] != "[secret]" {
+			t.Errorf("stack output %s is not secret: %v", k, outs[k])
+		}
+	}
+
+	// kubectl changes both sensitive values; a plain preview warns without
+	// values, and up reverts.
+	acctest.PatchAs(t, "kubectl-edit", secSecrets, ns, "db", fmt.Sprintf(`{"data":{"password":%q}}`, drifted.Base64()))
+	acctest.PatchAs(t, "kubectl-edit", secConfigMaps, ns, "settings", fmt.Sprintf(`{"data":{"apiKey":%q}}`, driftedKey.Plain))
+	preview := s.Run(pulumitest.Preview, nil, diff)
+	acctest.ExpectAbsent(t, "pulumi preview after drift", preview.Log, all...)
+	for _, want := range []string{"data.password: changed (sensitive: values not shown) (changed by kubectl-edit)",
+		"data.apiKey: changed (sensitive: values not shown) (changed by kubectl-edit)"} {
+		if !strings.Contains(preview.Log, want) {
+			t.Errorf("preview lacks %q:\n%s", want, preview.Log)
+		}
+	}
+	up := s.Run(pulumitest.Up, nil, diff)
+	acctest.ExpectAbsent(t, "pulumi up reverting drift", up.Log, all...)
+	live, _ := json.Marshal(acctest.MustGet(t, secSecrets, ns, "db").Object)
+	acctest.ExpectPresent(t, "the reverted Secret", string(live), password.Base64())
+	if err := acctest.ConfigMapHas(t, ns, "settings", "apiKey", apiKey.Plain); err != nil {
+		t.Errorf("sensitiveFields drift not reverted: %v", err)
+	}
+	if r := s.Run(pulumitest.Preview, nil); r.Changes["update"] != 0 {
+		t.Errorf("preview after the revert plans updates: %v", r.Changes)
+	}
+	acctest.ExpectAbsent(t, "pulumi stack export after drift", s.CLI("stack", "export"), all...)
+}
+
+// A token rotated in the kubeconfig file the provider names (an explicit
+// provider with kubeconfigFile) changes nothing: the old token is revoked, a
+// fresh one written, and preview plans no change while reading through it.
+func TestPulumiSecrets_rotatedTokenPreviewsNothing(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	writeKubeconfig := func(token string) {
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: cluster.Host, CertificateAuthorityData: cluster.CAPEM}
+		cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: token}
+		cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "sa"}
+		cfg.CurrentContext = "local"
+		if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := acctest.Clientset(t)
+	ctx := context.Background()
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "rotator"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pulumi-rotator-" + ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "rotator", Namespace: ns}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+	})
+	// Each token is bound to a Secret: deleting it revokes the token.
+	mint := func(binding string) string {
+		sec, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: binding}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ttl := int64(600)
+		tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "rotator", &authenticationv1.TokenRequest{
+			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl,
+				BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: binding, UID: sec.UID}}},
+			metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Status.Token
+	}
+	old, fresh := mint("old-binding"), mint("fresh-binding")
+	writeKubeconfig(old)
+
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-rotation", "runtime": "yaml",
+		"resources": map[string]any{
+			"k8s": map[string]any{"type": "pulumi:providers:k8sconnect",
+				"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig}}},
+			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "options": map[string]any{"provider": "${k8s}"},
+				"properties": map[string]any{"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rotated, namespace: %s}\ndata: {a: b}\n", ns)}},
+			"ready": map[string]any{"type": "k8sconnect:Wait", "options": map[string]any{"provider": "${k8s}"},
+				"properties": map[string]any{"resourceRef": "${cm.resourceRef}", "waitFor": map[string]any{"field": "data.a", "timeout": "30s"}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	s.Run(pulumitest.Up, nil)
+	if err := cs.CoreV1().Secrets(ns).Delete(ctx, "old-binding", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	oldClient, err := kubernetes.NewForConfig(&rest.Config{Host: cluster.Host, BearerToken: old, TLSClientConfig: rest.TLSClientConfig{CAData: cluster.CAPEM}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		if _, err := oldClient.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsUnauthorized(err) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the revoked token still works: %v", err)
+		}
+	}
+	writeKubeconfig(fresh)
+	for _, flags := range [][]pulumitest.Flag{nil, {pulumitest.RefreshFirst}} {
+		r := s.Run(pulumitest.Preview, nil, flags...)
+		for op, n := range r.Changes {
+			if op != "same" && n != 0 {
+				t.Errorf("preview %v after the rotation plans %s: %v\n%s", flags, op, r.Changes, r.Log)
+			}
+		}
+	}
+	exported := s.CLI("stack", "export", "--show-secrets")
+	acctest.ExpectPresent(t, "the stack", exported, kubeconfig)
+	acctest.ExpectAbsent(t, "the stack, secrets decrypted", exported, acctest.SecretValue{Plain: old}, acctest.SecretValue{Plain: fresh})
+}
+
+// A Patch of a Secret: its content is secret in the stack (the user did not
+// mark it), managedFields hold hashes, and no output shows the values.
+func TestPulumiSecrets_patchOfASecret(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	orig, patched := acctest.NewSecretValue("orig"), acctest.NewSecretValue("patched")
+	all := []acctest.SecretValue{orig, patched, {Plain: cluster.Token}}
+	acctest.ApplyAs(t, "operator", secSecrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\ndata: {password: %s}\n", ns, orig.Base64()))
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-secret-patch", "runtime": "yaml",
+		"resources": map[string]any{
+			"creds": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
+				"target":            map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": ns, "name": "creds"},
+				"patch":             fmt.Sprintf("data: {password: %s}", patched.Base64()),
+				"takeOwnership":     true,
+				"clusterConnection": yamlConnection(cluster.Host, cluster.CAPEM, cluster.Token),
+			}},
+		},
+		"outputs": map[string]any{"managed": "${creds.managedFields}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	diff := pulumitest.Flag("--diff")
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up --diff", s.Run(pulumitest.Up, nil, diff).Log, all...)
+	live, _ := json.Marshal(acctest.MustGet(t, secSecrets, ns, "creds").Object)
+	acctest.ExpectPresent(t, "the patched Secret", string(live), patched.Base64())
+	acctest.ExpectPresent(t, "the decrypted stack", s.CLI("stack", "export", "--show-secrets"), patched.Base64())
+	exported := s.CLI("stack", "export")
+	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
+	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
+	acctest.ExpectAbsent(t, "pulumi stack output", s.CLI("stack", "output", "--json"), all...)
+}

@@ -1,0 +1,112 @@
+package acctest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// SecretValue is a value that must never appear in clear, in the forms it could
+// leak in: as written and base64-encoded (a Secret's data).
+type SecretValue struct {
+	Plain string
+}
+
+// NewSecretValue returns a unique value no other text can contain by chance.
+func NewSecretValue(prefix string) SecretValue {
+	return SecretValue{Plain: Name(prefix) + "-" + Name("v")[2:]}
+}
+
+// Base64 is the value as a Secret's data holds it.
+func (v SecretValue) Base64() string { return base64.StdEncoding.EncodeToString([]byte(v.Plain)) }
+
+// Forms are the texts a leak of the value would contain.
+func (v SecretValue) Forms() []string { return []string{v.Plain, v.Base64()} }
+
+// ExpectAbsent fails the test when text holds any form of any value.
+func ExpectAbsent(t testing.TB, where, text string, values ...SecretValue) {
+	t.Helper()
+	for _, v := range values {
+		for _, f := range v.Forms() {
+			if i := strings.Index(text, f); i >= 0 {
+				lo, hi := max(0, i-200), min(len(text), i+len(f)+200)
+				t.Errorf("%s holds the secret value %q:\n...%s...", where, f, text[lo:hi])
+			}
+		}
+	}
+}
+
+// ExpectPresent fails the test unless text holds the given form: it proves a
+// search can see a value where it legitimately is, so a broken search does
+// not pass silently.
+func ExpectPresent(t testing.TB, where, text, form string) {
+	t.Helper()
+	if !strings.Contains(text, form) {
+		t.Errorf("%s should hold %q (where it legitimately is) but does not: the leak search would be blind", where, form)
+	}
+}
+
+// StateParts splits the workdir's state file into what a user reading it sees
+// outside the attributes that legitimately hold the values (yaml_body unless
+// legit names others, such as a patch's "patch"), those attributes' values,
+// and every resource instance's private state decoded (base64 of a JSON map
+// whose values are base64 again).
+func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private string) {
+	if len(legit) == 0 {
+		legit = []string{"yaml_body"}
+	}
+	w.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+	if err != nil {
+		w.t.Fatalf("reading state: %v", err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		w.t.Fatalf("state is not JSON: %v", err)
+	}
+	var bodies, privates []string
+	resources, _ := st["resources"].([]any)
+	for _, r := range resources {
+		instances, _ := r.(map[string]any)["instances"].([]any)
+		for _, i := range instances {
+			inst := i.(map[string]any)
+			if attrs, ok := inst["attributes"].(map[string]any); ok {
+				for _, a := range legit {
+					if b, ok := attrs[a].(string); ok {
+						bodies = append(bodies, b)
+						attrs[a] = "(checked separately)"
+					}
+				}
+			}
+			if p, ok := inst["private"].(string); ok {
+				privates = append(privates, decodePrivate(w.t, p))
+			}
+		}
+	}
+	out, _ := json.MarshalIndent(st, "", "  ")
+	return string(out), strings.Join(bodies, "\n---\n"), strings.Join(privates, "\n---\n")
+}
+
+func decodePrivate(t testing.TB, p string) string {
+	t.Helper()
+	outer, err := base64.StdEncoding.DecodeString(p)
+	if err != nil {
+		t.Fatalf("private state is not base64: %v", err)
+	}
+	var keys map[string]string
+	if err := json.Unmarshal(outer, &keys); err != nil {
+		return string(outer) // not the framework's layout: search it as it is
+	}
+	var b strings.Builder
+	for k, v := range keys {
+		inner, err := base64.StdEncoding.DecodeString(v)
+		if err != nil {
+			inner = []byte(v)
+		}
+		b.WriteString(k + " = " + string(inner) + "\n")
+	}
+	return b.String()
+}

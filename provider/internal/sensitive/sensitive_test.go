@@ -1,0 +1,113 @@
+package sensitive
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+)
+
+func secret(data map[string]any) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s"}, "data": data}
+}
+
+func TestSecretDataIsSensitiveOtherFieldsAreNot(t *testing.T) {
+	r := New("id1", nil)
+	obj := secret(map[string]any{"password": "aHVudGVyMg=="})
+	for p, want := range map[string]bool{
+		"data.password": true, "stringData.token": true, "data": true,
+		"metadata.name": false, "type": false, `metadata.labels["data"]`: false,
+	} {
+		if got := r.Sensitive(obj, objectpath.MustParse(p)); got != want {
+			t.Errorf("Sensitive(%s) = %v, want %v", p, got, want)
+		}
+	}
+	// Only core v1 Secrets: a CRD called Secret in another group is not.
+	crd := map[string]any{"apiVersion": "example.com/v1", "kind": "Secret"}
+	if r.Sensitive(crd, objectpath.MustParse("data.password")) {
+		t.Error("example.com/v1 Secret treated as a core Secret")
+	}
+	extra := New("id1", []objectpath.Path{objectpath.MustParse("spec.credentials")})
+	if !extra.Sensitive(crd, objectpath.MustParse("spec.credentials.password")) || extra.Sensitive(crd, objectpath.MustParse("spec.user")) {
+		t.Error("sensitive_fields prefix rule")
+	}
+}
+
+func TestHashIsKeyedAndChangesWithTheValue(t *testing.T) {
+	obj := secret(nil)
+	p := objectpath.MustParse("data.password")
+	a := New("resource-a", nil)
+	b := New("resource-b", nil)
+	v := base64.StdEncoding.EncodeToString([]byte("hunter2"))
+	ha := a.Render(obj, p, v)
+	if !strings.HasPrefix(ha, "(sensitive, hmac-sha256:") || len(ha) != len("(sensitive, hmac-sha256:)")+16 {
+		t.Fatalf("rendering %q", ha)
+	}
+	if strings.Contains(ha, v) || strings.Contains(ha, "hunter2") {
+		t.Fatalf("rendering holds the value: %q", ha)
+	}
+	if ha != a.Render(obj, p, v) {
+		t.Error("hash not deterministic")
+	}
+	if ha == b.Render(obj, p, v) {
+		t.Error("two resources hash the same value the same way")
+	}
+	if ha == a.Render(obj, objectpath.MustParse("data.other"), v) {
+		t.Error("two paths hash the same value the same way")
+	}
+	if ha == a.Render(obj, p, base64.StdEncoding.EncodeToString([]byte("hunter3"))) {
+		t.Error("hash does not change with the value")
+	}
+	if got := New("", nil).Render(obj, p, v); got != Pending {
+		t.Errorf("no key: %q, want %q", got, Pending)
+	}
+	if got := (Redactor{}).Render(obj, p, v); got != Pending {
+		t.Errorf("zero redactor leaks: %q", got)
+	}
+	if got := a.Render(obj, objectpath.MustParse("type"), "Opaque"); got != "Opaque" {
+		t.Errorf("non-sensitive value rendered as %q", got)
+	}
+	if !IsRedacted(ha) || !IsRedacted(Pending) || IsRedacted("Opaque") {
+		t.Error("IsRedacted")
+	}
+}
+
+func TestUnknownSensitiveFieldsHideEverything(t *testing.T) {
+	r := Unknown()
+	if got := r.Render(map[string]any{"kind": "ConfigMap", "apiVersion": "v1"}, objectpath.MustParse("data.a"), "x"); got != Pending {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestScrubHidesEncodedAndDecodedValues(t *testing.T) {
+	obj := secret(map[string]any{"password": base64.StdEncoding.EncodeToString([]byte("hunter2-long")), "pin": "MTI="})
+	obj["stringData"] = map[string]any{"token": "tok-abc-123"}
+	r := New("k", nil)
+	in := `Secret "s" is invalid: hunter2-long, aHVudGVyMi1sb25n and tok-abc-123 and tok-abc-1234; 12 is too short to hide`
+	got := r.Scrub(in, obj)
+	for _, v := range []string{"hunter2-long", "aHVudGVyMi1sb25n", "tok-abc-123"} {
+		if strings.Contains(got, v) {
+			t.Errorf("scrubbed text still holds %q: %s", v, got)
+		}
+	}
+	if !strings.Contains(got, "12 is too short") {
+		t.Errorf("short value scrubbed: %s", got)
+	}
+	var diags diag.Diagnostics
+	diags.AddAttributeError(path.Root("yaml_body"), "rejected", in)
+	diags.AddWarning("w", "no secret here")
+	r.ScrubDiagnostics(&diags, obj)
+	if strings.Contains(diags[0].Detail(), "tok-abc-123") || diags[0].Severity() != diag.SeverityError {
+		t.Errorf("diagnostic not scrubbed: %v", diags[0])
+	}
+	if wp, ok := diags[0].(diag.DiagnosticWithPath); !ok || !wp.Path().Equal(path.Root("yaml_body")) {
+		t.Error("path lost")
+	}
+	if diags[1].Detail() != "no secret here" {
+		t.Error("clean diagnostic changed")
+	}
+}

@@ -1,0 +1,77 @@
+package patch_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+)
+
+var secrets = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// A patch of a Secret an operator manages: managed_fields, private state,
+// warnings and every output hold no value, and drift on the patched key is
+// named, without values, and reverted.
+func TestAccPatch_secretValuesNeverInClear(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	orig, patched, drifted := acctest.NewSecretValue("orig"), acctest.NewSecretValue("patched"), acctest.NewSecretValue("drift")
+	all := []acctest.SecretValue{orig, patched, drifted, {Plain: c.Token}}
+	acctest.ApplyAs(t, "operator", secrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\ndata: {password: %s, user: YWRtaW4=}\n", ns, orig.Base64()))
+
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %q }
+}
+resource "k8sconnect_patch" "creds" {
+  target         = { api_version = "v1", kind = "Secret", name = "creds", namespace = %q }
+  patch          = sensitive(yamlencode({ data = { password = %q } }))
+  take_ownership = true
+}
+`, c.KubeconfigPath, ns, patched.Base64()))
+	w.Cleanup()
+	run := func(cmd ...string) acctest.Result {
+		t.Helper()
+		r := w.Run(append(cmd, "-input=false", "-no-color")...)
+		if r.Err != nil {
+			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), cmd[0], r.Err, r.Output)
+		}
+		return r
+	}
+	acctest.ExpectAbsent(t, "plan output", run("plan").Output, all...)
+	acctest.ExpectAbsent(t, "apply output", run("apply", "-auto-approve").Output, all...)
+	live, _ := json.Marshal(acctest.MustGet(t, secrets, ns, "creds").Object)
+	acctest.ExpectPresent(t, "the patched Secret", string(live), patched.Base64())
+	outside, legit, private := w.StateParts("patch")
+	acctest.ExpectPresent(t, "patch in state", legit, patched.Base64())
+	acctest.ExpectPresent(t, "managed_fields in state", outside, "(sensitive, hmac-sha256:")
+	acctest.ExpectPresent(t, "decoded private state", private, "data.password")
+	acctest.ExpectAbsent(t, "state outside patch", outside, all...)
+	acctest.ExpectAbsent(t, "decoded private state", private, all...)
+
+	acctest.PatchAs(t, "kubectl-edit", secrets, ns, "creds", fmt.Sprintf(`{"data":{"password":%q}}`, drifted.Base64()))
+	plan := w.Plan()
+	if plan.Err != nil {
+		t.Fatalf("plan after drift: %v\n%s", plan.Err, plan.Output)
+	}
+	var warned string
+	for _, d := range plan.Warnings() {
+		warned += d.Summary + "\n" + d.Detail + "\n"
+	}
+	if !strings.Contains(warned, "data.password: changed (sensitive: values not shown) (changed by kubectl-edit)") {
+		t.Errorf("no value-free drift warning:\n%s", warned)
+	}
+	acctest.ExpectAbsent(t, "plan -json after drift", plan.Output, all...)
+	acctest.ExpectAbsent(t, "apply reverting drift", run("apply", "-auto-approve").Output, all...)
+	live, _ = json.Marshal(acctest.MustGet(t, secrets, ns, "creds").Object)
+	acctest.ExpectPresent(t, "the reverted Secret", string(live), patched.Base64())
+	outside, _, private = w.StateParts("patch")
+	acctest.ExpectAbsent(t, "state outside patch after drift", outside, all...)
+	acctest.ExpectAbsent(t, "decoded private state after drift", private, all...)
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -261,4 +262,44 @@ func TestPulumiSafety_expiredTokenKeepsState(t *testing.T) {
 	}
 	writeToken(c.Token)
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+}
+
+// Two stacks create the same ConfigMap at the same moment: exactly one up
+// succeeds, and the other fails naming the winner's id.
+func TestPulumiSafety_twoStacksAtTheSameMoment(t *testing.T) {
+	ns, name := acctest.Namespace(t), acctest.Name("race")
+	stacks := []*pulumitest.Stack{
+		newObjectStack(t, objects{"racer0": declaredConfigMap("racer0", ns, name)}),
+		pulumitest.NewYAMLProgram(t, objects{"racer1": declaredConfigMap("racer1", ns, name)}.program(t)),
+	}
+	errs := make([]error, len(stacks))
+	logs := make([]string, len(stacks))
+	var wg sync.WaitGroup
+	for i, s := range stacks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := s.Try(pulumitest.Up, nil)
+			errs[i], logs[i] = err, res.Log
+		}()
+	}
+	wg.Wait()
+	if (errs[0] == nil) == (errs[1] == nil) {
+		t.Fatalf("want exactly one stack to create %s; errors %v / %v\n%s\n%s", name, errs[0], errs[1], logs[0], logs[1])
+	}
+	won := 0
+	if errs[0] != nil {
+		won = 1
+	}
+	live := acctest.MustGet(t, objConfigMaps, ns, name)
+	owner := live.GetAnnotations()["k8sconnect.io/owned-by"]
+	if by := live.Object["data"].(map[string]any)["declared-by"]; by != fmt.Sprintf("racer%d", won) {
+		t.Fatalf("the object holds declared-by=%v, want the winner racer%d's", by, won)
+	}
+	if lost := errs[1-won].Error(); !strings.Contains(lost, "already exists") || !strings.Contains(lost, owner) {
+		t.Fatalf("the losing up does not name the winner's id %s:\n%s", owner, lost)
+	}
+	if in := objectsIn(t, stacks[1-won]); len(in) != 0 {
+		t.Fatalf("the losing stack holds %q", in)
+	}
 }

@@ -39,7 +39,7 @@ func Main(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "acctest:", err)
 		os.Exit(1)
 	}
-	localcluster.Main(m)
+	localcluster.Main(m, removeProviderBinary)
 }
 
 // Engine is the binary the suite runs under: "terraform" or "tofu".

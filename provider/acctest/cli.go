@@ -106,6 +106,14 @@ var (
 )
 
 // providerBinary builds terraform-provider-k8sconnect once per test binary.
+// removeProviderBinary deletes the provider providerBinary built (80 MB per
+// test binary, left in the temporary directory otherwise).
+func removeProviderBinary() {
+	if providerBinDir != "" {
+		_ = os.RemoveAll(providerBinDir)
+	}
+}
+
 func providerBinary() (string, error) {
 	providerBinOnce.Do(func() {
 		root, err := toolchain.RepoRoot()

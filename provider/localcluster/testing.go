@@ -29,7 +29,15 @@ var shared sharedCluster
 // comes from $K8SCONNECT_KUBECONFIG; Main stops a cluster it started when the
 // tests end, and also on SIGINT or SIGTERM. If tests failed it keeps the
 // component logs and prints where.
-func Main(m *testing.M) {
+//
+// cleanups run after the tests (and on SIGINT or SIGTERM), before the exit: a
+// test binary's own leftovers, such as a provider it built, go with it.
+func Main(m *testing.M, cleanups ...func()) {
+	cleanup := func() {
+		for _, f := range cleanups {
+			f()
+		}
+	}
 	shared.mu.Lock()
 	shared.main = true
 	shared.mu.Unlock()
@@ -46,6 +54,7 @@ func Main(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "localcluster: %v: stopping the local cluster\n", sig)
 			_ = shared.c.Stop()
 		}
+		cleanup()
 		os.Exit(130)
 	}()
 
@@ -61,6 +70,7 @@ func Main(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "localcluster: stopping the local cluster: %v\n", err)
 		}
 	}
+	cleanup()
 	os.Exit(code)
 }
 

@@ -576,3 +576,60 @@ func replaceAsSomeoneElse(t *testing.T, ns, name string) string {
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: theirs}\n", name, ns))
 	return acctest.UID(t, configMaps, ns, name)
 }
+
+// Discovery of the API groups fails (an aggregated API down, a proxy that
+// drops /apis): refresh keeps every object in state and says why, instead of
+// reading "kind not served" as "object gone".
+func TestAccSafety_failedDiscoveryKeepsState(t *testing.T) {
+	e := newCrashEnv(t)
+	group := acctest.Name("disco") + ".example.com"
+	conn := fmt.Sprintf("cluster_connection = {\n    host = %q\n    cluster_ca_certificate = %q\n    token = %q\n  }",
+		e.proxy.URL, string(e.proxy.CAPEM), e.cluster.Token)
+	e.w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "crd" {
+  yaml_body = <<-YAML
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {name: probes.%[1]s}
+    spec:
+      group: %[1]s
+      scope: Namespaced
+      names: {plural: probes, singular: probe, kind: Probe}
+      versions:
+        - name: v1
+          served: true
+          storage: true
+          schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+  YAML
+  %[2]s
+}
+
+resource "k8sconnect_object" "probe" {
+  yaml_body = <<-YAML
+    apiVersion: %[1]s/v1
+    kind: Probe
+    metadata: {name: p, namespace: %[3]s}
+    spec: {interval: 10}
+  YAML
+  %[2]s
+}
+`, group, conn, e.ns))
+	e.mustSucceed(e.w.Apply(), "apply")
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "GET", Path: "/apis"}, Action: faultproxy.Drop})
+	r := e.w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
+	acctest.ExpectActed(t, f)
+	if got := e.w.StateList(); len(got) != 2 {
+		t.Fatalf("a refresh with discovery failing dropped objects from state: %q\n%s", got, r.Output)
+	}
+	kept := 0
+	for _, d := range r.Warnings() {
+		if strings.Contains(d.Summary, "state kept") {
+			kept++
+		}
+	}
+	if kept != 2 {
+		t.Fatalf("want a 'state kept' warning for each object, have %d: %+v\n%s", kept, r.Warnings(), r.Output)
+	}
+	f.Remove()
+	e.expectEmptyPlan()
+}

@@ -90,3 +90,45 @@ func TestAccObject_execPluginFailureFailsPlanWithoutToken(t *testing.T) {
 		t.Errorf("ConfigMap %s/%s: %v, err %v; the failed plan must create nothing", ns, name, obj, err)
 	}
 }
+
+// The provider block's cluster_connection refers to something created in the
+// same run (here a terraform_data standing in for a cluster module's output):
+// the plan shows the object as known after apply, and the apply creates it
+// through that connection.
+func TestAccObject_providerConnectionUnknownAtPlan(t *testing.T) {
+	t.Parallel()
+	ns, name := acctest.Namespace(t), acctest.Name("later")
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+resource "terraform_data" "cluster" {
+  input = %q
+}
+
+provider "k8sconnect" {
+  cluster_connection = {
+    kubeconfig_file = terraform_data.cluster.output
+  }
+}
+
+resource "k8sconnect_object" "cm" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: %s, namespace: %s}
+    data: {greeting: hello}
+  YAML
+}
+`, localcluster.Shared(t).KubeconfigPath, name, ns))
+	w.Cleanup()
+	r := w.Plan()
+	if r.Err != nil {
+		t.Fatalf("plan with the provider's connection unknown: %v\n%s", r.Err, r.Output)
+	}
+	w.MustApply()
+	if err := configMapHas(t, ns, name, "greeting", "hello")(nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode"); r.Err != nil {
+		t.Fatalf("plan after apply: want no changes (%v)\n%s", r.Err, r.Output)
+	}
+}

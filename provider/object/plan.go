@@ -2,6 +2,7 @@ package object
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -60,8 +61,14 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	var c *connection.Client
 	if connKnown && r.clients != nil {
 		var err error
-		if c, err = r.clients.Client(ctx, conn); err != nil {
-			resp.Diagnostics.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
+		// An error is not bound to cluster_connection: an engine may print
+		// the attribute's configuration under it, credentials and all.
+		c, err = r.clients.Client(ctx, conn)
+		switch {
+		case errors.Is(err, connection.ErrDefaultUnknown):
+			c = nil // the provider's connection is known at apply: so is the plan
+		case err != nil:
+			resp.Diagnostics.AddError("Invalid cluster_connection", err.Error())
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -72,8 +73,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	c, err := r.clients.Client(ctx, conn)
+	if errors.Is(err, connection.ErrDefaultUnknown) {
+		return // the provider's connection is known at apply: so is the plan
+	}
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
+		// Not bound to cluster_connection: an engine may print the
+		// attribute's configuration under it, credentials and all.
+		resp.Diagnostics.AddError("Invalid cluster_connection", err.Error())
 		return
 	}
 	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String())

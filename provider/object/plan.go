@@ -165,14 +165,18 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	// the takeover would; Create decides whether it may take it over.
 	if !creating {
 		c.RecordInState(identityKey(id), state.ID.ValueString())
+		var foreign string
+		if live != nil {
+			foreign = notOurs(live, state.ID.ValueString(), state.UID.ValueString())
+		}
 		switch {
 		case live == nil:
 			// Deleted outside k8sconnect and not refreshed (a plain pulumi
 			// up): the apply creates it again, under a new UID.
 			plan.UID = types.StringUnknown()
-		case notOurs(live, state.ID.ValueString(), state.UID.ValueString()) != "":
+		case foreign != "":
 			resp.Diagnostics.AddAttributeError(pathYAMLBody, "The object in the cluster is not this resource's",
-				notOurs(live, state.ID.ValueString(), state.UID.ValueString())+" Nothing will be changed. Refresh "+
+				foreign+" Nothing will be changed. Refresh "+
 					"(terraform apply -refresh-only, or pulumi refresh) to see it in state, then remove one of the "+
 					"two declarations.")
 			return

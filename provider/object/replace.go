@@ -66,7 +66,7 @@ func warnHandOver(live *unstructured.Unstructured, paths []objectpath.Path, red 
 	}
 	var leaves []projection.Leaf
 	for _, l := range projection.Leaves(fields.Manager(ssa.FieldManager), annotationPath, pendingPath) {
-		if underAny(l.Path, paths) {
+		if l.Path.UnderAny(paths) {
 			leaves = append(leaves, l)
 		}
 	}

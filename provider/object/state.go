@@ -178,7 +178,7 @@ func handOver(ctx context.Context, c *connection.Client, desired *unstructured.U
 			return nil
 		}
 		entries, released, err := managedfields.Release(live, ssa.FieldManager, func(fp fieldpath.Path) bool {
-			return underAny(objectpath.FromFieldPath(fp), paths)
+			return objectpath.FromFieldPath(fp).UnderAny(paths)
 		})
 		if err != nil || released == 0 {
 			return err
@@ -191,13 +191,4 @@ func handOver(ctx context.Context, c *connection.Client, desired *unstructured.U
 		_, err = ri.Patch(ctx, ident.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: ssa.FieldManager})
 		return err
 	})
-}
-
-func underAny(p objectpath.Path, prefixes []objectpath.Path) bool {
-	for _, x := range prefixes {
-		if p.HasPrefix(x) {
-			return true
-		}
-	}
-	return false
 }

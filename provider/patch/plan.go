@@ -2,8 +2,8 @@ package patch
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"

@@ -92,6 +92,16 @@ func (p Path) HasPrefix(q Path) bool {
 	return Path(p[:len(q)]).String() == q.String()
 }
 
+// UnderAny reports whether p is one of prefixes or lies under one.
+func (p Path) UnderAny(prefixes []Path) bool {
+	for _, x := range prefixes {
+		if p.HasPrefix(x) {
+			return true
+		}
+	}
+	return false
+}
+
 // Parse reads a user-written path; errors say where the path went wrong.
 func Parse(s string) (Path, error) {
 	var p Path

@@ -155,19 +155,10 @@ func ObserveRedacted(obj *unstructured.Unstructured, manager string, prev *field
 	projected := Of(obj.Object, leaves, red)
 	for _, s := range fields {
 		for _, l := range Leaves(s) {
-			if underAny(l.Path, ignored) {
+			if l.Path.UnderAny(ignored) {
 				leaves = append(leaves, l)
 			}
 		}
 	}
 	return Observation{Projection: projected, Ownership: Ownership(fields, leaves), Owned: owned}, nil
-}
-
-func underAny(p objectpath.Path, prefixes []objectpath.Path) bool {
-	for _, x := range prefixes {
-		if p.HasPrefix(x) {
-			return true
-		}
-	}
-	return false
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -73,8 +74,10 @@ func send(ctx context.Context, c *connection.Client, target manifest.Identity, c
 func bindToVersion(ct *content, resourceVersion string) ([]byte, error) {
 	switch ct.patchType {
 	case ktypes.MergePatchType:
+		// kubejson, not encoding/json: the body's integers must keep every
+		// digit on the way back out (issue 19).
 		var obj map[string]any
-		if err := json.Unmarshal(ct.body, &obj); err != nil {
+		if err := kubejson.Unmarshal(ct.body, &obj); err != nil {
 			return nil, err
 		}
 		md, _ := obj["metadata"].(map[string]any)

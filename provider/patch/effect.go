@@ -11,6 +11,8 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 // patchRefused reports the server's answer to a patch that cannot apply to the
@@ -64,8 +66,9 @@ func effectInPlace(obj *unstructured.Unstructured, body []byte) bool {
 			return false
 		}
 	}
+	// Compared with every digit: a one-unit change beyond 2^53 is a change.
 	var before, after any
-	return json.Unmarshal(doc, &before) == nil && json.Unmarshal(cur, &after) == nil && reflect.DeepEqual(before, after)
+	return kubejson.Unmarshal(doc, &before) == nil && kubejson.Unmarshal(cur, &after) == nil && reflect.DeepEqual(before, after)
 }
 
 // present reports whether an RFC 6901 JSON pointer resolves in doc.

@@ -13,6 +13,7 @@ func TestEffectInPlace(t *testing.T) {
 		"metadata": map[string]any{"name": "cfg", "annotations": map[string]any{"prometheus.io/scrape": "true"}},
 		"data":     map[string]any{"a": "one", "moved": "3", "d": "4", "copied": "4", "keep": "x"},
 		"list":     []any{"x", "y"},
+		"spec":     map[string]any{"limit": int64(9007199254740993)},
 	}}
 	cases := map[string]struct {
 		ops  string
@@ -33,6 +34,8 @@ func TestEffectInPlace(t *testing.T) {
 		"a copy that no longer matches":          {`[{"op":"copy","from":"/data/a","path":"/data/copied"}]`, false},
 		"an append, which always changes":        {`[{"op":"add","path":"/list/-","value":"z"}]`, false},
 		"a list element still there":             {`[{"op":"remove","path":"/list/0"}]`, false},
+		"a value one unit off beyond 2^53":       {`[{"op":"replace","path":"/spec/limit","value":9007199254740992}]`, false},
+		"a value beyond 2^53, in effect":         {`[{"op":"replace","path":"/spec/limit","value":9007199254740993}]`, true},
 		"no operations":                          {`[]`, false},
 		"not JSON":                               {`{`, false},
 	}

@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
@@ -169,16 +167,7 @@ func TestPulumiSafety_switchedClusterIsRefused(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = second.Stop() })
 	kubeconfig := filepath.Join(t.TempDir(), "config")
-	cfg := clientcmdapi.NewConfig()
-	for name, c := range map[string]*localcluster.Cluster{"first": first, "second": second} {
-		cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
-		cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: c.Token}
-		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-	}
-	cfg.CurrentContext = "first"
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{"first": {Cluster: first}, "second": {Cluster: second}})
 	ns, name := acctest.Namespace(t), acctest.Name("where")
 	program := func(context string) string {
 		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-object", "runtime": "yaml", "resources": map[string]any{
@@ -226,14 +215,7 @@ func TestPulumiSafety_expiredTokenKeepsState(t *testing.T) {
 	c := localcluster.Shared(t)
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	writeToken := func(token string) {
-		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
-		cfg.AuthInfos["local"] = &clientcmdapi.AuthInfo{Token: token}
-		cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "local"}
-		cfg.CurrentContext = "local"
-		if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-			t.Fatal(err)
-		}
+		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
 	}
 	writeToken(c.Token)
 	ns, name := acctest.Namespace(t), acctest.Name("token")

@@ -9,24 +9,13 @@ package bridge_test
 // Run with: go test ./bridge -run TestPulumiSecrets -v
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
@@ -130,46 +119,11 @@ func TestPulumiSecrets_rotatedTokenPreviewsNothing(t *testing.T) {
 	ns := acctest.Namespace(t)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	writeKubeconfig := func(token string) {
-		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: cluster.Host, CertificateAuthorityData: cluster.CAPEM}
-		cfg.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: token}
-		cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "sa"}
-		cfg.CurrentContext = "local"
-		if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-			t.Fatal(err)
-		}
+		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: cluster, Token: token}})
 	}
-	cs := acctest.Clientset(t)
-	ctx := context.Background()
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "rotator"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "pulumi-rotator-" + ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "rotator", Namespace: ns}}}
-	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
-	})
-	// Each token is bound to a Secret: deleting it revokes the token.
-	mint := func(binding string) string {
-		sec, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: binding}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ttl := int64(600)
-		tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "rotator", &authenticationv1.TokenRequest{
-			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl,
-				BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: binding, UID: sec.UID}}},
-			metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr.Status.Token
-	}
-	old, fresh := mint("old-binding"), mint("fresh-binding")
+	mintToken := acctest.RotatingAccount(t, ns)
+	oldToken, freshToken := mintToken("old-binding"), mintToken("fresh-binding")
+	old, fresh := oldToken.Token, freshToken.Token
 	writeKubeconfig(old)
 
 	program, err := yaml.Marshal(map[string]any{
@@ -188,20 +142,7 @@ func TestPulumiSecrets_rotatedTokenPreviewsNothing(t *testing.T) {
 	}
 	s := pulumitest.NewYAMLProgram(t, string(program))
 	s.Run(pulumitest.Up, nil)
-	if err := cs.CoreV1().Secrets(ns).Delete(ctx, "old-binding", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	oldClient, err := kubernetes.NewForConfig(&rest.Config{Host: cluster.Host, BearerToken: old, TLSClientConfig: rest.TLSClientConfig{CAData: cluster.CAPEM}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
-		if _, err := oldClient.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsUnauthorized(err) {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the revoked token still works: %v", err)
-		}
-	}
+	oldToken.Revoke(t)
 	writeKubeconfig(fresh)
 	for _, flags := range [][]pulumitest.Flag{nil, {pulumitest.RefreshFirst}} {
 		r := s.Run(pulumitest.Preview, nil, flags...)

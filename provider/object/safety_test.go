@@ -17,8 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
@@ -309,16 +307,8 @@ func TestAccSafety_switchedClusterIsRefused(t *testing.T) {
 	t.Cleanup(func() { _ = second.Stop() })
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	writeTwoClusters := func(firstCluster, secondCluster *localcluster.Cluster) {
-		cfg := clientcmdapi.NewConfig()
-		for name, c := range map[string]*localcluster.Cluster{"first": firstCluster, "second": secondCluster} {
-			cfg.Clusters[name] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
-			cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: c.Token}
-			cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
-		}
-		cfg.CurrentContext = "first"
-		if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-			t.Fatal(err)
-		}
+		acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
+			"first": {Cluster: firstCluster}, "second": {Cluster: secondCluster}})
 	}
 	writeTwoClusters(first, second)
 	ns := acctest.Namespace(t)
@@ -376,14 +366,7 @@ func TestAccSafety_expiredTokenKeepsState(t *testing.T) {
 	c := localcluster.Shared(t)
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	writeToken := func(token string) {
-		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
-		cfg.AuthInfos["local"] = &clientcmdapi.AuthInfo{Token: token}
-		cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "local"}
-		cfg.CurrentContext = "local"
-		if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-			t.Fatal(err)
-		}
+		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
 	}
 	writeToken(c.Token)
 	ns, name := acctest.Namespace(t), acctest.Name("token")

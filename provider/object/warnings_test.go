@@ -16,7 +16,7 @@ func TestAccObject_serverWarningsReachThePlan(t *testing.T) {
 	ns, conn := acctest.Namespace(t), acctest.Connection(t)
 	group := acctest.Name("old") + ".example.com"
 	w := acctest.NewWorkdir(t)
-	w.Write(fmt.Sprintf(`
+	crd := fmt.Sprintf(`
 resource "k8sconnect_object" "crd" {
   yaml_body = <<-YAML
     apiVersion: apiextensions.k8s.io/v1
@@ -36,30 +36,11 @@ resource "k8sconnect_object" "crd" {
   YAML
   %[2]s
 }
-`, group, conn))
+`, group, conn)
+	w.Write(crd)
 	w.Cleanup()
 	w.MustApply()
-	w.Write(fmt.Sprintf(`
-resource "k8sconnect_object" "crd" {
-  yaml_body = <<-YAML
-    apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    metadata: {name: gadgets.%[1]s}
-    spec:
-      group: %[1]s
-      scope: Namespaced
-      names: {plural: gadgets, singular: gadget, kind: Gadget}
-      versions:
-        - name: v1beta1
-          served: true
-          storage: true
-          deprecated: true
-          deprecationWarning: "%[1]s/v1beta1 Gadget is going away: move to v1"
-          schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-  YAML
-  %[2]s
-}
-
+	w.Write(crd + fmt.Sprintf(`
 resource "k8sconnect_object" "gadget" {
   yaml_body = <<-YAML
     apiVersion: %[1]s/v1beta1

@@ -14,7 +14,6 @@ package bridge_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -417,61 +416,23 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 	}
 }
 
-// killWhileHeld starts `pulumi up`, waits until f (a Pause rule) holds a
-// response, and kills pulumi, its language host and the provider plugin
-// (SIGKILL); then it releases the response and waits until they are gone.
+// killWhileHeld starts `pulumi up` and kills pulumi, its language host and the
+// provider plugin (SIGKILL) once f (a Pause rule) holds a response.
 func (e *pulumiCrash) killWhileHeld(f *faultproxy.Fault) {
-	t := e.t
-	t.Helper()
+	e.t.Helper()
 	cmd := e.command("up", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	faultproxy.OwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
+	e.t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_, _ = faultproxy.KillTree(cmd.Process.Pid)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	held := make(chan error, 1)
-	go func() { held <- f.WaitHeld(ctx, 1) }()
-	select {
-	case err := <-held:
-		if err != nil {
-			_, _ = faultproxy.KillTree(cmd.Process.Pid)
-			t.Fatalf("%v\n%s", err, out.String())
-		}
-	case err := <-exited:
-		t.Fatalf("pulumi up ended (%v) before its request was held\n%s", err, out.String())
-	}
-	killed, err := faultproxy.KillTree(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed pulumi and its plugins: %v", killed)
-	for _, c := range []string{"pulumi", "pulumi-language-yaml", "pulumi-resource-k8sconnect"} {
-		found := false
-		for _, p := range killed {
-			found = found || p.Command == c
-		}
-		if !found {
-			t.Errorf("killed %v: %s is not among them", killed, c)
-		}
-	}
-	err = <-exited
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-		t.Fatalf("the killed run ended with %v, want a non-zero exit", err)
-	}
-	t.Logf("the killed run: %v", err)
-	f.Release()
-	faultproxy.WaitDead(t, killed)
+	acctest.KillWhileHeld(e.t, cmd, &out, f, "pulumi", "pulumi-language-yaml", "pulumi-resource-k8sconnect")
 }
 
 // upAfterKill runs up after a killed run: a stale lock (Pulumi's own) is

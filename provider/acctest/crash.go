@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os/exec"
@@ -136,17 +137,18 @@ func names[V any](m map[string]V) []string {
 	return out
 }
 
-// KillWhileHeld starts the engine with args, waits until f (a Pause rule)
-// holds a response, and kills the engine with its plugins (SIGKILL), as a CI
-// runner's timeout would. It checks that plugin (the provider binary's name)
-// was among the killed and that the run ended with a non-zero exit, then
-// releases the held response and waits until the killed processes are gone.
-func KillWhileHeld(t testing.TB, w *Workdir, f *faultproxy.Fault, plugin string, args ...string) {
+// KillWhileHeld waits until f (a Pause rule) holds a response of cmd, a run
+// started in a process group of its own (Workdir.Start, faultproxy.OwnGroup),
+// and kills it with its plugins (SIGKILL), as a CI runner's timeout would. It
+// checks that each of commands (the engine, its plugins) was among the killed
+// and that the run ended with a non-zero exit, then releases the held response
+// and waits until the killed processes are gone. out is the run's output, for
+// messages.
+func KillWhileHeld(t testing.TB, cmd *exec.Cmd, out *bytes.Buffer, f *faultproxy.Fault, commands ...string) {
 	t.Helper()
-	cmd, out := w.Start(args...)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	held := make(chan error, 1)
 	go func() { held <- f.WaitHeld(ctx, 1) }()
@@ -157,14 +159,14 @@ func KillWhileHeld(t testing.TB, w *Workdir, f *faultproxy.Fault, plugin string,
 			t.Fatalf("%v\n%s", err, out)
 		}
 	case err := <-exited:
-		t.Fatalf("%s %v ended (%v) before its request was held\n%s", Engine(), args, err, out)
+		t.Fatalf("%s ended (%v) before its request was held\n%s", filepath.Base(cmd.Path), err, out)
 	}
 	killed, err := faultproxy.KillTree(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("killed %s and its plugins: %v", Engine(), killed)
-	for _, want := range []string{filepath.Base(cmd.Path), plugin} {
+	t.Logf("killed %s and its plugins: %v", filepath.Base(cmd.Path), killed)
+	for _, want := range commands {
 		found := false
 		for _, p := range killed {
 			found = found || p.Command == want

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -243,7 +244,8 @@ func TestAccCrash_createSecondStepResponseLost(t *testing.T) {
 func TestAccCrash_createKilledAfterTheApply(t *testing.T) {
 	e := newCrashEnv(t)
 	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Pause, Times: 1})
-	acctest.KillWhileHeld(t, e.w, f, "terraform-provider-k8sconnect", "apply", "-auto-approve", "-input=false", "-json")
+	cmd, out := e.w.Start("apply", "-auto-approve", "-input=false", "-json")
+	acctest.KillWhileHeld(t, cmd, out, f, filepath.Base(cmd.Path), "terraform-provider-k8sconnect")
 
 	uid := e.obj.ExpectOrphan()
 	e.expectState()

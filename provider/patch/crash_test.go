@@ -8,6 +8,7 @@ package patch_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,7 +137,8 @@ func TestAccPatchCrash_createResponseLost(t *testing.T) {
 func TestAccPatchCrash_createKilledAfterThePatch(t *testing.T) {
 	p := newPatchCrash(t)
 	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", p.name), Action: faultproxy.Pause, Times: 1})
-	acctest.KillWhileHeld(t, p.w, f, "terraform-provider-k8sconnect", "apply", "-auto-approve", "-input=false", "-json")
+	cmd, out := p.w.Start("apply", "-auto-approve", "-input=false", "-json")
+	acctest.KillWhileHeld(t, cmd, out, f, filepath.Base(cmd.Path), "terraform-provider-k8sconnect")
 	lost := p.landedUnderOneManager()
 	if r := p.w.Apply(); r.Err != nil {
 		t.Fatalf("%s apply after the kill: %v\n%s", acctest.Engine(), r.Err, r.Output)

@@ -322,3 +322,13 @@ func (w *Workdir) Start(args ...string) (*exec.Cmd, *bytes.Buffer) {
 	})
 	return cmd, &out
 }
+
+// MustPlanNoChanges runs plan (with any extra args, e.g. -destroy) and fails
+// the test unless it succeeds with nothing to add, change or destroy.
+func (w *Workdir) MustPlanNoChanges(args ...string) {
+	w.t.Helper()
+	r := w.run(append([]string{"plan", "-input=false", "-json", "-detailed-exitcode"}, args...)...)
+	if add, change, remove := r.Changes(); r.Err != nil || add != 0 || change != 0 || remove != 0 {
+		w.t.Fatalf("%s plan %v: want no changes, have +%d ~%d -%d (%v)\n%s", Engine(), args, add, change, remove, r.Err, r.Output)
+	}
+}

@@ -128,7 +128,5 @@ resource "k8sconnect_object" "cm" {
 	if err := configMapHas(t, ns, name, "greeting", "hello")(nil); err != nil {
 		t.Fatal(err)
 	}
-	if r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode"); r.Err != nil {
-		t.Fatalf("plan after apply: want no changes (%v)\n%s", r.Err, r.Output)
-	}
+	w.MustPlanNoChanges()
 }

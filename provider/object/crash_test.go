@@ -155,16 +155,8 @@ func (e *crashEnv) expectConverged(uid, greeting string) string {
 	e.t.Helper()
 	uid = e.obj.ExpectConverged(uid, greeting)
 	e.expectState(crashAddress)
-	e.expectEmptyPlan()
+	e.w.MustPlanNoChanges()
 	return uid
-}
-
-func (e *crashEnv) expectEmptyPlan(args ...string) {
-	e.t.Helper()
-	r := e.w.Run(append([]string{"plan", "-input=false", "-json", "-detailed-exitcode"}, args...)...)
-	if add, change, remove := r.Changes(); r.Err != nil || add != 0 || change != 0 || remove != 0 {
-		e.t.Fatalf("%s plan %v: want no changes, have +%d ~%d -%d (%v)\n%s", acctest.Engine(), args, add, change, remove, r.Err, r.Output)
-	}
 }
 
 func (e *crashEnv) expectPlan(wantAdd, wantChange, wantRemove int) {
@@ -343,7 +335,7 @@ func TestAccCrash_deleteFails(t *testing.T) {
 			e.mustSucceed(e.timed("destroy (recovering)", e.w.Destroy), "destroy")
 			e.obj.ExpectNoObjects()
 			e.expectState()
-			e.expectEmptyPlan("-destroy")
+			e.w.MustPlanNoChanges("-destroy")
 		})
 	}
 }

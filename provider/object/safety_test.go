@@ -278,19 +278,11 @@ func TestAccSafety_ignoreFieldsHandsOverAFieldOnlyWeOwn(t *testing.T) {
 		t.Fatal("the Deployment was replaced")
 	}
 	// Nothing left to do, and an autoscaler's later change is not drift.
-	expectNoChanges(t, w)
+	w.MustPlanNoChanges()
 	scaleAs(t, "hpa-controller", ns, name, 7)
-	expectNoChanges(t, w)
+	w.MustPlanNoChanges()
 	if got := replicasIn(t, ns, name); got != 7 {
 		t.Fatalf("replicas = %d, want the autoscaler's 7", got)
-	}
-}
-
-func expectNoChanges(t *testing.T, w *acctest.Workdir) {
-	t.Helper()
-	r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode")
-	if add, change, remove := r.Changes(); r.Err != nil || add+change+remove != 0 {
-		t.Fatalf("%s plan: want no changes, have +%d ~%d -%d (%v)\n%s", acctest.Engine(), add, change, remove, r.Err, r.Output)
 	}
 }
 
@@ -346,7 +338,7 @@ func TestAccSafety_switchedClusterIsRefused(t *testing.T) {
 	writeTwoClusters(second, first)
 	refused("plan after editing the kubeconfig file")
 	writeTwoClusters(first, second)
-	expectNoChanges(t, w)
+	w.MustPlanNoChanges()
 }
 
 func kubeSystemUID(t *testing.T, c *localcluster.Cluster) string {
@@ -397,7 +389,7 @@ func TestAccSafety_expiredTokenKeepsState(t *testing.T) {
 		t.Fatal("the output holds the token")
 	}
 	writeToken(c.Token)
-	expectNoChanges(t, w)
+	w.MustPlanNoChanges()
 }
 
 // A custom resource moves from v1alpha1 to v1 of the same group and kind: the
@@ -457,7 +449,7 @@ resource "k8sconnect_object" "widget" {
 	if got := acctest.UID(t, gvr, ns, "w"); got != uid {
 		t.Fatalf("the custom resource was replaced: UID %s -> %s", uid, got)
 	}
-	expectNoChanges(t, w)
+	w.MustPlanNoChanges()
 }
 
 // A change the API server refuses in place (a PersistentVolumeClaim's access
@@ -614,5 +606,5 @@ resource "k8sconnect_object" "probe" {
 		t.Fatalf("want a 'state kept' warning for each object, have %d: %+v\n%s", kept, r.Warnings(), r.Output)
 	}
 	f.Remove()
-	e.expectEmptyPlan()
+	e.w.MustPlanNoChanges()
 }

@@ -71,6 +71,8 @@ func TestPulumiSecrets_valuesStaySecret(t *testing.T) {
 	acctest.ExpectPresent(t, "the stack", exported, "ciphertext")
 	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
 	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
+	acctest.ExpectPresent(t, "the stack's decoded private state", privateStates(t, revealed), "data.password")
+	acctest.ExpectAbsent(t, "the stack's decoded private state", privateStates(t, revealed), all...)
 
 	outputs := s.CLI("stack", "output", "--json")
 	acctest.ExpectAbsent(t, "pulumi stack output", outputs, all...)
@@ -193,4 +195,141 @@ func TestPulumiSecrets_patchOfASecret(t *testing.T) {
 	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
 	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
 	acctest.ExpectAbsent(t, "pulumi stack output", s.CLI("stack", "output", "--json"), all...)
+}
+
+// Under Pulumi too, values that select list elements under sensitiveFields (a
+// set of API keys) appear nowhere: not in preview or up output, not in the
+// stack (its private state included), and a dropped key is planned and put
+// back.
+func TestPulumiSecrets_sensitiveListSelectors(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	group := acctest.Name("g") + ".sec.k8sconnect.test"
+	databases := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "databases"}
+	keyA, keyB := acctest.NewSecretValue("ka"), acctest.NewSecretValue("kb")
+	all := []acctest.SecretValue{keyA, keyB}
+
+	opts := map[string]any{"provider": "${k8s}"}
+	crd := fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: databases.%[1]s}
+spec:
+  group: %[1]s
+  scope: Namespaced
+  names: {plural: databases, singular: database, kind: Database}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                apiKeys: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+`, group)
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-secret-selectors", "runtime": "yaml",
+		"resources": map[string]any{
+			"k8s": map[string]any{"type": "pulumi:providers:k8sconnect",
+				"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}}},
+			"crd": map[string]any{"type": "k8sconnect:KubernetesObject", "options": opts, "properties": map[string]any{"yamlBody": crd}},
+			"db": map[string]any{"type": "k8sconnect:KubernetesObject",
+				"options": map[string]any{"provider": "${k8s}", "dependsOn": []string{"${crd}"}},
+				"properties": map[string]any{
+					"yamlBody": fmt.Sprintf("apiVersion: %s/v1\nkind: Database\nmetadata: {name: orders, namespace: %s}\n"+
+						"spec: {apiKeys: [%s, %s]}\n", group, ns, keyA.Plain, keyB.Plain),
+					"sensitiveFields": []string{"spec.apiKeys"}}},
+		},
+		"outputs": map[string]any{"projection": "${db.managedStateProjection}", "owners": "${db.fieldOwnership}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	diff := pulumitest.Flag("--diff")
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up --diff", s.Run(pulumitest.Up, nil, diff).Log, all...)
+	exported := s.CLI("stack", "export", "--show-secrets")
+	acctest.ExpectPresent(t, "the stack", exported, `spec.apiKeys[=\"(sensitive, hmac-sha256:`)
+	acctest.ExpectAbsent(t, "pulumi stack export --show-secrets outside yamlBody", withoutYAMLBodies(t, exported), all...)
+	private := privateStates(t, exported)
+	acctest.ExpectPresent(t, "the stack's decoded private state", private, "owned_fields")
+	acctest.ExpectAbsent(t, "the stack's decoded private state", private, all...)
+	acctest.ExpectAbsent(t, "pulumi stack output", s.CLI("stack", "output", "--json", "--show-secrets"), all...)
+
+	acctest.PatchAs(t, "kubectl-edit", databases, ns, "orders", fmt.Sprintf(`{"spec":{"apiKeys":[%q]}}`, keyA.Plain))
+	preview := s.Run(pulumitest.Preview, nil, diff)
+	acctest.ExpectAbsent(t, "pulumi preview after drift", preview.Log, all...)
+	if !strings.Contains(preview.Log, `spec.apiKeys[="(sensitive, hmac-sha256:`) {
+		t.Errorf("preview does not name the dropped key by its hash:\n%s", preview.Log)
+	}
+	acctest.ExpectAbsent(t, "pulumi up reverting drift", s.Run(pulumitest.Up, nil, diff).Log, all...)
+	live, _ := json.Marshal(acctest.MustGet(t, databases, ns, "orders").Object)
+	acctest.ExpectPresent(t, "the reverted keys in the cluster", string(live), keyB.Plain)
+	acctest.ExpectAbsent(t, "the stack's decoded private state after the revert",
+		privateStates(t, s.CLI("stack", "export", "--show-secrets")), all...)
+	if r := s.Run(pulumitest.Preview, nil); r.Changes["update"] != 0 {
+		t.Errorf("preview after the revert plans updates: %v", r.Changes)
+	}
+}
+
+// privateStates is every resource's private state in a stack export, decoded:
+// the bridge keeps it base64-encoded in __meta, where a plain search of the
+// export cannot see a value.
+func privateStates(t *testing.T, export string) string {
+	t.Helper()
+	var b strings.Builder
+	rest := export
+	for {
+		i := strings.Index(rest, `"__meta": "`)
+		if i < 0 {
+			return b.String()
+		}
+		rest = rest[i+len(`"__meta": `):]
+		var meta string
+		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&meta); err != nil {
+			t.Fatalf("__meta in the stack export: %v", err)
+		}
+		var m struct {
+			Private string `json:"private_state"`
+		}
+		if err := json.Unmarshal([]byte(meta), &m); err == nil && m.Private != "" {
+			b.WriteString(acctest.DecodePrivate(t, m.Private) + "\n---\n")
+		}
+	}
+}
+
+// withoutYAMLBodies is a decrypted stack export with every yamlBody input and
+// output left out: the one place a user's own values legitimately are.
+func withoutYAMLBodies(t *testing.T, export string) string {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(export[strings.Index(export, "{"):]), &doc); err != nil {
+		t.Fatalf("stack export: %v", err)
+	}
+	var strip func(v any) any
+	strip = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			out := map[string]any{}
+			for k, e := range x {
+				if k != "yamlBody" && k != "yaml_body" {
+					out[k] = strip(e)
+				}
+			}
+			return out
+		case []any:
+			for i := range x {
+				x[i] = strip(x[i])
+			}
+		}
+		return v
+	}
+	b, _ := json.Marshal(strip(doc))
+	return string(b)
 }

@@ -82,7 +82,7 @@ func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private stri
 				}
 			}
 			if p, ok := inst["private"].(string); ok {
-				privates = append(privates, decodePrivate(w.t, p))
+				privates = append(privates, DecodePrivate(w.t, p))
 			}
 		}
 	}
@@ -90,7 +90,9 @@ func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private stri
 	return string(out), strings.Join(bodies, "\n---\n"), strings.Join(privates, "\n---\n")
 }
 
-func decodePrivate(t testing.TB, p string) string {
+// DecodePrivate turns a resource instance's private state (as a Terraform state
+// file or a Pulumi stack's __meta holds it) into searchable text.
+func DecodePrivate(t testing.TB, p string) string {
 	t.Helper()
 	outer, err := base64.StdEncoding.DecodeString(p)
 	if err != nil {

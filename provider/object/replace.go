@@ -79,7 +79,8 @@ func warnHandOver(live *unstructured.Unstructured, paths []objectpath.Path, red 
 		"k8sconnect stops managing them and they keep their current values in the cluster, owned by no one until "+
 		"another manager (an autoscaler, an operator, kubectl) writes them:", manifest.IdentityOf(live))
 	for _, l := range leaves {
-		fmt.Fprintf(&b, "\n  %s = %s", l.Path, values[l.Path.String()])
+		name := red.Name(live.Object, l.Path)
+		fmt.Fprintf(&b, "\n  %s = %s", name, values[name])
 	}
 	diags.AddWarning("Fields handed over", b.String())
 }

@@ -269,3 +269,147 @@ resource "k8sconnect_object" "db" {
 	acctest.ExpectAbsent(t, "plan output of a rejected value", plan.Output, good, bad)
 	w.Write(config(good.Plain)) // so that Cleanup can destroy
 }
+
+// Values that select list elements are values too: under sensitive_fields, a
+// set of API keys and a list of grants keyed by their token would otherwise
+// print every key in the names of managed_state_projection and
+// field_ownership. The names hold keyed hashes instead, stay stable (an
+// unchanged configuration plans nothing), and drift on an element (someone
+// drops one key) is planned, named without values and reverted.
+func TestAccObject_sensitiveListSelectors(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	group := acctest.Name("g") + ".sec.k8sconnect.test"
+	databases := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "databases"}
+	keyA, keyB, keyC := acctest.NewSecretValue("ka"), acctest.NewSecretValue("kb"), acctest.NewSecretValue("kc")
+	grant := acctest.NewSecretValue("grant")
+	all := []acctest.SecretValue{keyA, keyB, keyC, grant}
+
+	w := acctest.NewWorkdir(t)
+	config := func(keys ...acctest.SecretValue) string {
+		list := make([]string, len(keys))
+		for i, k := range keys {
+			list[i] = fmt.Sprintf("%q", k.Plain)
+		}
+		w.SetEnv("TF_VAR_keys", "["+strings.Join(list, ",")+"]")
+		w.SetEnv("TF_VAR_grant", grant.Plain)
+		return fmt.Sprintf(`
+variable "keys" {
+  type      = list(string)
+  sensitive = true
+}
+variable "grant" {
+  type      = string
+  sensitive = true
+}
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %[1]q }
+}
+resource "k8sconnect_object" "crd" {
+  yaml_body = <<-YAML
+    apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {name: databases.%[2]s}
+    spec:
+      group: %[2]s
+      scope: Namespaced
+      names: {plural: databases, singular: database, kind: Database}
+      versions:
+        - name: v1
+          served: true
+          storage: true
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec:
+                  type: object
+                  properties:
+                    apiKeys:
+                      type: array
+                      x-kubernetes-list-type: set
+                      items: {type: string}
+                    grants:
+                      type: array
+                      x-kubernetes-list-type: map
+                      x-kubernetes-list-map-keys: [token]
+                      items:
+                        type: object
+                        required: [token]
+                        properties:
+                          token: {type: string}
+                          scope: {type: string}
+  YAML
+}
+resource "k8sconnect_object" "db" {
+  yaml_body = <<-YAML
+    apiVersion: %[2]s/v1
+    kind: Database
+    metadata: {name: orders, namespace: %[3]s}
+    spec:
+      apiKeys: ${jsonencode(var.keys)}
+      grants: [{token: "${var.grant}", scope: read}]
+  YAML
+  sensitive_fields = ["spec.apiKeys", "spec.grants"]
+  depends_on       = [k8sconnect_object.crd]
+}
+`, c.KubeconfigPath, group, ns)
+	}
+	human := func(what string, cmd ...string) acctest.Result {
+		t.Helper()
+		r := w.Run(append(cmd, "-input=false", "-no-color")...)
+		if r.Err != nil {
+			t.Fatalf("%s: %v\n%s", what, r.Err, r.Output)
+		}
+		acctest.ExpectAbsent(t, what, r.Output, all...)
+		return r
+	}
+	checkState := func(when string) {
+		t.Helper()
+		outside, _, private := w.StateParts()
+		acctest.ExpectPresent(t, "state outside yaml_body "+when, outside, `spec.apiKeys[=\"(sensitive, hmac-sha256:`)
+		acctest.ExpectPresent(t, "state outside yaml_body "+when, outside, `spec.grants[token=\"(sensitive, hmac-sha256:`)
+		acctest.ExpectAbsent(t, "state outside yaml_body "+when, outside, all...)
+		acctest.ExpectAbsent(t, "decoded private state "+when, private, all...)
+	}
+
+	w.Write(config(keyA, keyB))
+	w.Cleanup()
+	human("plan of the create", "plan")
+	human("apply of the create", "apply", "-auto-approve")
+	checkState("after create")
+	w.MustPlanNoChanges()
+
+	// A rotated key: the plan names the change without either value.
+	w.Write(config(keyA, keyC))
+	human("plan of a rotated key", "plan")
+	human("apply of a rotated key", "apply", "-auto-approve")
+	checkState("after rotation")
+	w.MustPlanNoChanges()
+	live, _ := json.Marshal(acctest.MustGet(t, databases, ns, "orders").Object)
+	acctest.ExpectPresent(t, "the rotated keys in the cluster", string(live), keyC.Plain)
+
+	// Someone drops keyC: drift on a hashed element, planned and reverted.
+	acctest.PatchAs(t, "kubectl-edit", databases, ns, "orders", fmt.Sprintf(`{"spec":{"apiKeys":[%q]}}`, keyA.Plain))
+	jplan := w.Plan()
+	if jplan.Err != nil {
+		t.Fatalf("plan after drift: %v\n%s", jplan.Err, jplan.Output)
+	}
+	if _, change, _ := jplan.Changes(); change != 1 {
+		t.Errorf("a dropped sensitive set element should plan 1 update, got %d\n%s", change, jplan.Output)
+	}
+	acctest.ExpectAbsent(t, "plan -json output after drift", jplan.Output, all...)
+	var drift string
+	for _, d := range jplan.Warnings() {
+		drift += d.Summary + ": " + d.Detail + "\n"
+	}
+	if !strings.Contains(drift, `spec.apiKeys[="(sensitive, hmac-sha256:`) || !strings.Contains(drift, `ignore_fields: ["spec.apiKeys"]`) {
+		t.Errorf("the drift warning should name the dropped key by its hash, and offer the list (which a user can "+
+			"write) to ignore_fields:\n%s", drift)
+	}
+	human("apply reverting drift", "apply", "-auto-approve")
+	live, _ = json.Marshal(acctest.MustGet(t, databases, ns, "orders").Object)
+	acctest.ExpectPresent(t, "the reverted keys in the cluster", string(live), keyC.Plain)
+	checkState("after the revert")
+	w.MustPlanNoChanges()
+}

@@ -73,6 +73,17 @@ func projectionValue(p projection.Projection) map[string]attr.Value {
 	return out
 }
 
+// pendingNames reports whether a map names a path by a pending hash (see
+// sensitive.Redactor.Name).
+func pendingNames[V any](m map[string]V) bool {
+	for k := range m {
+		if strings.Contains(k, sensitive.Pending) {
+			return true
+		}
+	}
+	return false
+}
+
 // fullyKnown reports whether a projection map has no unknown element.
 func fullyKnown(m types.Map) bool {
 	if m.IsUnknown() || m.IsNull() {

@@ -41,6 +41,14 @@ func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnost
 	diags.Append(d...)
 	own, d := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, o.Ownership)
 	diags.Append(d...)
+	if pendingNames(o.Projection) {
+		// A name that hides a value under its pending hash is not the name the
+		// apply will record: the whole map is known only after apply.
+		proj = types.MapUnknown(types.StringType)
+	}
+	if pendingNames(o.Ownership) {
+		own = types.MapUnknown(types.ListType{ElemType: types.StringType})
+	}
 	m.ManagedStateProjection, m.FieldOwnership = proj, own
 	return diags
 }

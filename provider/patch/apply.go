@@ -18,6 +18,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	ktypes "k8s.io/apimachinery/pkg/types"
 )
@@ -150,13 +151,18 @@ func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) e
 		"or list the fields another controller should own in its ignore_fields", target, ssa.AnnotationOwnedBy, ssa.FieldManager)
 }
 
+// pathNames names paths for the ownership lookups below. A patch hides only a
+// Secret's data, whose paths are field names and never carry a value, so any
+// redactor names them alike.
+var pathNames = sensitive.Redactor{}
+
 // rivalPatches finds other k8sconnect patches that own fields this one takes.
 func rivalPatches(live *unstructured.Unstructured, manager string, taking projection.Projection) (map[string][]string, error) {
 	fields, err := managedfields.Of(live)
 	if err != nil {
 		return nil, err
 	}
-	owners := projection.OwnersByPath(fields)
+	owners := projection.OwnersByPath(live.Object, fields, pathNames)
 	rivals := map[string][]string{}
 	for p := range taking {
 		for _, m := range owners[p] {
@@ -174,7 +180,7 @@ func previousOwners(live *unstructured.Unstructured, manager string, taking proj
 	if err != nil {
 		return map[string][]string{}
 	}
-	owners := projection.OwnersByPath(fields)
+	owners := projection.OwnersByPath(live.Object, fields, pathNames)
 	out := map[string][]string{}
 	for p := range taking {
 		var others []string

@@ -38,7 +38,7 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	owners := projection.OwnersByPath(fields)
+	owners := projection.OwnersByPath(p.Live.Object, fields, p.Redactor)
 	paths := map[string]bool{}
 	for k := range p.Recorded {
 		paths[k] = true
@@ -90,7 +90,7 @@ func Analyze(p Plan) (*Report, map[string]Streak, []Field, error) {
 }
 
 func liveValue(obj *unstructured.Unstructured, path string, red sensitive.Redactor) string {
-	p, err := objectpath.Parse(path)
+	p, err := red.Resolve(obj.Object, path)
 	if err != nil {
 		return ""
 	}

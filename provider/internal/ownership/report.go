@@ -147,9 +147,14 @@ func (r *Report) updateMessage(fs []Field) Message {
 // remedy names the exact ignore_fields entries (or what LetGo says) that would
 // end the conflict, or the managers to stop.
 func (r *Report) remedy(fs []Field) string {
-	paths := make([]string, len(fs))
-	for i, f := range fs {
-		paths[i] = fmt.Sprintf("%q", f.Path)
+	var paths []string
+	listed := map[string]bool{}
+	for _, f := range fs {
+		p := sensitive.Selectable(f.Path)
+		if !listed[p] {
+			listed[p] = true
+			paths = append(paths, fmt.Sprintf("%q", p))
+		}
 	}
 	managers := map[string]bool{}
 	for _, f := range fs {

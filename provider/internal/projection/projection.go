@@ -57,7 +57,7 @@ func Of(obj map[string]any, leaves []Leaf, red sensitive.Redactor) Projection {
 	p := make(Projection, len(leaves))
 	for _, l := range leaves {
 		if v, ok := Value(obj, l.Path); ok {
-			p[nfc(l.Path.String())] = nfc(red.Render(obj, l.Path, v))
+			p[nfc(red.Name(obj, l.Path))] = nfc(red.Render(obj, l.Path, v))
 		}
 	}
 	return p
@@ -90,23 +90,24 @@ func Value(obj map[string]any, p objectpath.Path) (any, bool) {
 	return string(dec), true
 }
 
-// Ownership lists the managers of each leaf.
-func Ownership(fields managedfields.Fields, leaves []Leaf) map[string][]string {
+// Ownership lists the managers of each leaf of obj, named as red names them.
+func Ownership(obj map[string]any, fields managedfields.Fields, leaves []Leaf, red sensitive.Redactor) map[string][]string {
 	out := make(map[string][]string, len(leaves))
 	for _, l := range leaves {
 		if owners := fields.Owners(l.Field); len(owners) > 0 {
-			out[nfc(l.Path.String())] = owners
+			out[nfc(red.Name(obj, l.Path))] = owners
 		}
 	}
 	return out
 }
 
-// OwnersByPath lists, for every leaf any manager owns, the managers that own it.
-func OwnersByPath(fields managedfields.Fields) map[string][]string {
+// OwnersByPath lists, for every leaf of obj any manager owns, the managers
+// that own it; paths are named as red names them, like a projection's.
+func OwnersByPath(obj map[string]any, fields managedfields.Fields, red sensitive.Redactor) map[string][]string {
 	out := map[string][]string{}
 	for m, s := range fields {
 		for _, l := range Leaves(s) {
-			k := l.Path.String()
+			k := nfc(red.Name(obj, l.Path))
 			out[k] = append(out[k], m)
 		}
 	}
@@ -121,7 +122,8 @@ func OwnersByPath(fields managedfields.Fields) map[string][]string {
 type Observation struct {
 	Projection Projection
 	Ownership  map[string][]string
-	// Owned is the set the manager owns in this object; callers keep it to
+	// Owned is the set the manager owns in this object, with sensitive
+	// selectors hashed (sensitive.Redactor.RedactSet); callers keep it to
 	// pass as prev next time.
 	Owned *fieldpath.Set
 }
@@ -149,7 +151,7 @@ func ObserveRedacted(obj *unstructured.Unstructured, manager string, prev *field
 	owned := fields.Manager(manager)
 	tracked := owned
 	if prev != nil {
-		tracked = owned.Union(prev)
+		tracked = owned.Union(red.ResolveSet(obj.Object, prev))
 	}
 	leaves := Leaves(tracked, append(append([]objectpath.Path{}, exclude...), ignored...)...)
 	projected := Of(obj.Object, leaves, red)
@@ -160,5 +162,6 @@ func ObserveRedacted(obj *unstructured.Unstructured, manager string, prev *field
 			}
 		}
 	}
-	return Observation{Projection: projected, Ownership: Ownership(fields, leaves), Owned: owned}, nil
+	return Observation{Projection: projected, Ownership: Ownership(obj.Object, fields, leaves, red),
+		Owned: red.RedactSet(obj.Object, owned)}, nil
 }

@@ -115,6 +115,120 @@ func (r Redactor) Render(obj map[string]any, p objectpath.Path, v any) string {
 	return r.Hash(p.String(), rendered)
 }
 
+// Name is p as users see it: p.String(), except that a value which selects a
+// list element (a set element's value, a list-map element's key values) is
+// shown as its keyed hash when that element lies under a sensitive field. A
+// set of API keys under sensitive_fields would otherwise print every key in
+// the names of managed_state_projection and field_ownership. Resolve turns a
+// Name back into the path it names.
+func (r Redactor) Name(obj map[string]any, p objectpath.Path) string {
+	var out objectpath.Path
+	for i, s := range p {
+		if (s.Value == nil && s.Keys == nil) || !r.Sensitive(obj, p[:i+1]) {
+			continue
+		}
+		if out == nil {
+			out = append(objectpath.Path(nil), p...)
+		}
+		out[i] = r.hashSegment(p[:i], s)
+	}
+	if out == nil {
+		return p.String()
+	}
+	return out.String()
+}
+
+// Selectable is the longest part of a name that a user can write in
+// ignore_fields: the name up to its first hashed selector (the list that holds
+// the sensitive element), since a hash selects nothing in a path a user writes.
+func Selectable(name string) string {
+	p, err := objectpath.Parse(name)
+	if err != nil {
+		return name
+	}
+	for i, s := range p {
+		if redactedSelector(s) {
+			return p[:i].String()
+		}
+	}
+	return name
+}
+
+// hashSegment is s with its selecting values hashed; the hash covers the
+// element's parent path and the key's name, so equal values in different
+// lists or keys hash differently.
+func (r Redactor) hashSegment(parent objectpath.Path, s objectpath.Segment) objectpath.Segment {
+	where := parent.String()
+	if s.Value != nil {
+		h := r.Hash(where+"[=]", *s.Value)
+		return objectpath.Segment{Value: &h}
+	}
+	keys := make([]objectpath.KeyValue, len(s.Keys))
+	for j, kv := range s.Keys {
+		keys[j] = objectpath.KeyValue{Name: kv.Name, Value: r.Hash(where+"["+kv.Name+"=]", kv.Value)}
+	}
+	return objectpath.Segment{Keys: keys}
+}
+
+// Resolve parses a path that Name rendered from obj: hashed selectors are
+// matched against the elements obj holds. A hash no element of obj matches
+// (the element is gone) resolves to a path that Get does not find.
+func (r Redactor) Resolve(obj map[string]any, name string) (objectpath.Path, error) {
+	p, err := objectpath.Parse(name)
+	if err != nil || r.key == "" || r.all {
+		return p, err // pending hashes are all alike: nothing to match
+	}
+	for i, s := range p {
+		if !redactedSelector(s) {
+			continue
+		}
+		list, _ := p[:i].Get(obj)
+		elems, _ := list.([]any)
+		for _, e := range elems {
+			real, ok := selectorOf(e, s)
+			if ok && (objectpath.Path{r.hashSegment(p[:i], real)}).String() == (objectpath.Path{s}).String() {
+				p[i] = real
+				break
+			}
+		}
+	}
+	return p, nil
+}
+
+func redactedSelector(s objectpath.Segment) bool {
+	if s.Value != nil {
+		return IsRedacted(*s.Value)
+	}
+	for _, kv := range s.Keys {
+		if IsRedacted(kv.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectorOf is the segment that selects element e the way s does (by value,
+// or by the same key names).
+func selectorOf(e any, s objectpath.Segment) (objectpath.Segment, bool) {
+	if s.Value != nil {
+		v := objectpath.Render(e)
+		return objectpath.Segment{Value: &v}, true
+	}
+	m, ok := e.(map[string]any)
+	if !ok {
+		return objectpath.Segment{}, false
+	}
+	keys := make([]objectpath.KeyValue, len(s.Keys))
+	for j, kv := range s.Keys {
+		v, ok := m[kv.Name]
+		if !ok {
+			return objectpath.Segment{}, false
+		}
+		keys[j] = objectpath.KeyValue{Name: kv.Name, Value: objectpath.Render(v)}
+	}
+	return objectpath.Segment{Keys: keys}, true
+}
+
 // Hash is the keyed hash shown for the value rendered at path.
 func (r Redactor) Hash(path, rendered string) string {
 	if r.key == "" || r.all {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
@@ -109,5 +110,76 @@ func TestScrubHidesEncodedAndDecodedValues(t *testing.T) {
 	}
 	if diags[1].Detail() != "no secret here" {
 		t.Error("clean diagnostic changed")
+	}
+}
+
+func TestNameHidesSelectorsUnderSensitiveFieldsAndResolvesBack(t *testing.T) {
+	obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Database", "spec": map[string]any{
+		"apiKeys": []any{"key-one", "key-two"},
+		"grants":  []any{map[string]any{"token": "tok-1", "scope": "read"}},
+		"tags":    []any{"public"},
+	}}
+	r := New("id1", []objectpath.Path{objectpath.MustParse("spec.apiKeys"), objectpath.MustParse("spec.grants")})
+	for _, raw := range []string{"spec.apiKeys[=key-two]", "spec.grants[token=tok-1].scope"} {
+		p := objectpath.MustParse(raw)
+		name := r.Name(obj, p)
+		if strings.Contains(name, "key-two") || strings.Contains(name, "tok-1") || !strings.Contains(name, "hmac-sha256:") {
+			t.Errorf("Name(%s) = %s: the selector should be a keyed hash", raw, name)
+		}
+		back, err := r.Resolve(obj, name)
+		if err != nil || back.String() != raw {
+			t.Errorf("Resolve(%s) = %s, %v; want %s", name, back, err, raw)
+		}
+		if other := New("id2", r.extra).Name(obj, p); other == name {
+			t.Errorf("names of %s under two resources are equal: the hash is not keyed", raw)
+		}
+	}
+	// Outside sensitive_fields a selector is shown as it is.
+	if got := r.Name(obj, objectpath.MustParse("spec.tags[=public]")); got != "spec.tags[=public]" {
+		t.Errorf("Name of a plain set element = %s", got)
+	}
+	// An element that is gone resolves to a path that finds nothing.
+	name := r.Name(obj, objectpath.MustParse("spec.apiKeys[=key-gone]"))
+	if p, err := r.Resolve(obj, name); err != nil {
+		t.Fatal(err)
+	} else if _, ok := p.Get(obj); ok {
+		t.Errorf("Resolve of a removed element found %s", p)
+	}
+	// Before the key is known every hash is pending: nothing to resolve.
+	pending := New("", r.extra)
+	if name := pending.Name(obj, objectpath.MustParse("spec.apiKeys[=key-one]")); !strings.Contains(name, Pending) {
+		t.Errorf("pending name = %s", name)
+	}
+}
+
+func TestRedactSetHidesSelectorsAndResolvesAgainstTheObject(t *testing.T) {
+	obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Database", "spec": map[string]any{
+		"apiKeys": []any{"key-one"},
+		"grants":  []any{map[string]any{"token": "tok-1", "scope": "read"}},
+	}}
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(strings.NewReader(`{"f:spec":{"f:apiKeys":{"v:\"key-one\"":{},"v:\"key-gone\"":{}},` +
+		`"f:grants":{"k:{\"token\":\"tok-1\"}":{".":{},"f:scope":{},"f:token":{}}}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	r := New("id1", []objectpath.Path{objectpath.MustParse("spec.apiKeys"), objectpath.MustParse("spec.grants")})
+	redacted, err := r.RedactSet(obj, set).ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"key-one", "key-gone", "tok-1"} {
+		if strings.Contains(string(redacted), v) {
+			t.Errorf("redacted set holds %q: %s", v, redacted)
+		}
+	}
+	back := &fieldpath.Set{}
+	if err := back.FromJSON(strings.NewReader(string(redacted))); err != nil {
+		t.Fatal(err)
+	}
+	resolved, _ := r.ResolveSet(obj, back).ToJSON()
+	// key-gone is no longer in the object: it resolves to nothing.
+	want := `{"f:spec":{"f:apiKeys":{"v:\"key-one\"":{}},"f:grants":{"k:{\"token\":\"tok-1\"}":{".":{},"f:scope":{},"f:token":{}}}}}`
+	if string(resolved) != want {
+		t.Errorf("resolved set\n got %s\nwant %s", resolved, want)
 	}
 }

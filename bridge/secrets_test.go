@@ -333,3 +333,51 @@ func withoutYAMLBodies(t *testing.T, export string) string {
 	b, _ := json.Marshal(strip(doc))
 	return string(b)
 }
+
+// getObject with sensitiveFields. The bridge returns function results in plain
+// (pulumi/pulumi#12710), so a field cannot be secret on its own: the value
+// someone else stored in a ConfigMap (and kubectl copied into
+// last-applied-configuration) is left out of yamlBody, json and object and
+// given only in sensitiveValues; a program that uses sensitiveValues passes an
+// argument as a secret, and the engine then makes the whole result secret.
+// Both ways, the value appears in no preview, up, stack or stack output.
+func TestPulumiSecrets_getObjectSensitiveFields(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	key := acctest.NewSecretValue("key")
+	acctest.ApplyAs(t, "kubectl-client-side-apply", secConfigMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s, annotations: "+
+			"{kubectl.kubernetes.io/last-applied-configuration: %q}}\ndata: {apiKey: %s, mode: fast}\n",
+		ns, fmt.Sprintf(`{"data":{"apiKey":%q}}`, key.Plain), key.Plain))
+	invoke := func(fields any) map[string]any {
+		return map[string]any{"fn::invoke": map[string]any{
+			"function": "k8sconnect:index/getObject:getObject",
+			"arguments": map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "settings", "namespace": ns,
+				"sensitiveFields":   fields,
+				"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}},
+		}}
+	}
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-getobject-secret", "runtime": "yaml",
+		"variables": map[string]any{
+			"plain":  invoke([]string{"data.apiKey"}),
+			"secret": invoke(map[string]any{"fn::secret": []string{"data.apiKey"}}),
+		},
+		"outputs": map[string]any{"body": "${plain.yamlBody}", "object": "${plain.object}", "json": "${plain.json}",
+			"values": "${secret.sensitiveValues}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	diff := pulumitest.Flag("--diff")
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, key)
+	up := s.Run(pulumitest.Up, nil, diff)
+	acctest.ExpectAbsent(t, "pulumi up --diff", up.Log, key)
+	acctest.ExpectPresent(t, "pulumi up --diff", up.Log, "(sensitive: see sensitive_values)")
+	acctest.ExpectAbsent(t, "pulumi stack export", s.CLI("stack", "export"), key)
+	acctest.ExpectAbsent(t, "pulumi stack output", s.CLI("stack", "output", "--json"), key)
+	acctest.ExpectPresent(t, "pulumi stack output --show-secrets", s.CLI("stack", "output", "--json", "--show-secrets"), key.Plain)
+}

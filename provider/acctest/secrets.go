@@ -75,8 +75,14 @@ func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private stri
 			inst := i.(map[string]any)
 			if attrs, ok := inst["attributes"].(map[string]any); ok {
 				for _, a := range legit {
-					if b, ok := attrs[a].(string); ok {
-						bodies = append(bodies, b)
+					switch v := attrs[a].(type) {
+					case nil:
+					case string:
+						bodies = append(bodies, v)
+						attrs[a] = "(checked separately)"
+					default: // a map of values, say
+						b, _ := json.Marshal(v)
+						bodies = append(bodies, string(b))
 						attrs[a] = "(checked separately)"
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -22,12 +23,22 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // redacted replaces Secret values in the outputs that are not sensitive.
 const redacted = "(sensitive: see secret_data)"
+
+// pulumiResultNote says how Pulumi programs keep these values secret: the
+// bridge returns function results in plain (pulumi/pulumi#12710), and the
+// engine makes a whole result secret when an argument is.
+const pulumiResultNote = "In Pulumi programs a function's result is not secret field by field: pass any argument " +
+	"as a secret (pulumi.secret(...), fn::secret) and the whole result is secret."
+
+// redactedField replaces a sensitive_fields value in those outputs.
+const redactedField = "(sensitive: see sensitive_values)"
 
 // DataSource implements the k8sconnect_object data source.
 type DataSource struct {
@@ -48,6 +59,8 @@ type model struct {
 	JSON              types.String  `tfsdk:"json"`
 	Object            types.Dynamic `tfsdk:"object"`
 	SecretData        types.Map     `tfsdk:"secret_data"`
+	SensitiveFields   types.List    `tfsdk:"sensitive_fields"`
+	SensitiveValues   types.Map     `tfsdk:"sensitive_values"`
 }
 
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -71,7 +84,19 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"object":             schema.DynamicAttribute{Computed: true, Description: "The object as a structured value, e.g. .object.spec.replicas."},
 			"secret_data": schema.MapAttribute{
 				Computed: true, Sensitive: true, ElementType: types.StringType,
-				Description: "For a Secret: its data (decoded) and stringData, by key. Null for other kinds.",
+				Description: "For a Secret: its data (decoded) and stringData, by key. Null for other kinds. " + pulumiResultNote,
+			},
+			"sensitive_fields": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Fields whose values are secret, for kinds other than Secret that carry credentials (a " +
+					"CRD's `spec.password`, say), in the path language of k8sconnect_object's ignore_fields. Each " +
+					"value is replaced in yaml_body, json and object (and kubectl's last-applied-configuration " +
+					"annotation, which copies it, is redacted) and given only in the sensitive sensitive_values.",
+			},
+			"sensitive_values": schema.MapAttribute{
+				Computed: true, Sensitive: true, ElementType: types.StringType,
+				Description: "The values of sensitive_fields, by path as written there: strings as they are, " +
+					"other values as JSON. A path the object does not hold is left out. " + pulumiResultNote,
 			},
 		},
 	}
@@ -119,6 +144,11 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 	obj.SetManagedFields(nil)
+	fields, ok := sensitivePaths(ctx, m.SensitiveFields, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	values := splitFields(obj, fields)
 	secret, err := splitSecret(obj)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the Secret", err.Error())
@@ -137,6 +167,12 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	m.Namespace = types.StringValue(obj.GetNamespace())
 	m.YAMLBody, m.JSON, m.Object = types.StringValue(string(y)), types.StringValue(string(j)), types.DynamicValue(dyn)
+	m.SensitiveValues = types.MapNull(types.StringType)
+	if values != nil {
+		sv, diags := types.MapValueFrom(ctx, types.StringType, values)
+		resp.Diagnostics.Append(diags...)
+		m.SensitiveValues = sv
+	}
 	m.SecretData = types.MapNull(types.StringType)
 	if secret != nil {
 		sd, diags := types.MapValueFrom(ctx, types.StringType, secret)
@@ -144,6 +180,66 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		m.SecretData = sd
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// ValidateConfig reports an unreadable sensitive_fields entry at plan time.
+func (d *DataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var m model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if !resp.Diagnostics.HasError() {
+		sensitivePaths(ctx, m.SensitiveFields, &resp.Diagnostics)
+	}
+}
+
+// sensitivePaths parses sensitive_fields; ok is false after an error or while
+// an entry is unknown.
+func sensitivePaths(ctx context.Context, list types.List, diags *diag.Diagnostics) ([]writtenPath, bool) {
+	if list.IsNull() || list.IsUnknown() {
+		return nil, !list.IsUnknown()
+	}
+	var raw []types.String
+	diags.Append(list.ElementsAs(ctx, &raw, false)...)
+	var out []writtenPath
+	for i, s := range raw {
+		if s.IsUnknown() {
+			return nil, false
+		}
+		p, err := objectpath.Parse(s.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("sensitive_fields").AtListIndex(i), "Invalid sensitive_fields entry", err.Error())
+			continue
+		}
+		out = append(out, writtenPath{s.ValueString(), p})
+	}
+	return out, !diags.HasError()
+}
+
+// writtenPath is a sensitive_fields entry: as the user wrote it, and parsed.
+type writtenPath struct {
+	written string
+	path    objectpath.Path
+}
+
+// splitFields takes the values at paths out of obj (leaving a marker in their
+// place) and returns them by path as the user wrote it; nil when paths is
+// empty. kubectl's last-applied-configuration copies every value, so it is
+// redacted whenever a value was taken.
+func splitFields(obj *unstructured.Unstructured, paths []writtenPath) map[string]string {
+	if len(paths) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		if v, ok := p.path.Get(obj.Object); ok {
+			out[p.written] = objectpath.Render(v)
+			p.path.Replace(obj.Object, redactedField)
+		}
+	}
+	if a := obj.GetAnnotations(); len(out) > 0 && a[sensitive.LastAppliedAnnotation] != "" {
+		a[sensitive.LastAppliedAnnotation] = redactedField
+		obj.SetAnnotations(a)
+	}
+	return out
 }
 
 // splitSecret takes a core Secret's values out of obj (leaving a marker in

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/provider/localcluster"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }
@@ -97,4 +98,72 @@ data "k8sconnect_object" "nope" {
 			ExpectError: regexp.MustCompile(`Deployment default/does-not-exist does not exist`),
 		}},
 	})
+}
+
+// sensitive_fields on the data source: a credential in a kind other than
+// Secret (here a ConfigMap that someone else applied with kubectl, whose
+// last-applied-configuration copies the value) appears only in the sensitive
+// sensitive_values, never in plan or apply output, yaml_body, json, object or
+// anywhere else in state.
+func TestAccObjectData_sensitiveFieldsStayOutOfEveryOutput(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	key, token := acctest.NewSecretValue("key"), acctest.NewSecretValue("tok")
+	lastApplied := fmt.Sprintf(`{"data":{"apiKey":%q,"mode":"fast"},"tokens":[%q]}`, key.Plain, token.Plain)
+	acctest.ApplyAs(t, "kubectl-client-side-apply", configMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s, annotations: {kubectl.kubernetes.io/last-applied-configuration: %q}}\n"+
+			"data: {apiKey: %s, mode: fast, tokens: %q}\n", ns, lastApplied, key.Plain, `["`+token.Plain+`"]`))
+
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %[1]q }
+}
+data "k8sconnect_object" "settings" {
+  api_version      = "v1"
+  kind             = "ConfigMap"
+  name             = "settings"
+  namespace        = %[2]q
+  sensitive_fields = ["data.apiKey", "data[\"tokens\"]", "data.absent"]
+}
+output "mode" { value = data.k8sconnect_object.settings.object.data.mode }
+output "key_read" {
+  value     = data.k8sconnect_object.settings.sensitive_values["data.apiKey"] == %[3]q
+  sensitive = true
+}
+output "body" { value = data.k8sconnect_object.settings.yaml_body }
+`, c.KubeconfigPath, ns, key.Plain))
+	apply := w.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	if apply.Err != nil {
+		t.Fatalf("apply: %v\n%s", apply.Err, apply.Output)
+	}
+	acctest.ExpectAbsent(t, "apply output", apply.Output, key, token)
+	acctest.ExpectPresent(t, "apply output", apply.Output, "(sensitive: see sensitive_values)")
+	outside, legit, _ := w.StateParts("sensitive_values")
+	acctest.ExpectPresent(t, "sensitive_values in state", legit, key.Plain)
+	acctest.ExpectPresent(t, "sensitive_values in state", legit, token.Plain)
+	acctest.ExpectPresent(t, "state outside sensitive_values", outside, `"mode": "fast"`)
+	acctest.ExpectAbsent(t, "state outside sensitive_values", outside, key, token)
+	if got := w.Run("output", "-raw", "key_read"); got.Err != nil || got.Output != "true" {
+		t.Errorf("sensitive_values does not hold the value: output key_read = %q (%v)", got.Output, got.Err)
+	}
+
+	// A path that cannot be read is refused before anything is read.
+	w.Write(fmt.Sprintf(`
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %[1]q }
+}
+data "k8sconnect_object" "settings" {
+  api_version      = "v1"
+  kind             = "ConfigMap"
+  name             = "settings"
+  namespace        = %[2]q
+  sensitive_fields = ["data[apiKey"]
+}
+`, c.KubeconfigPath, ns))
+	bad := w.Run("plan", "-input=false", "-no-color")
+	w.MustFail(bad, "plan with an unreadable sensitive_fields entry")
+	if !strings.Contains(bad.Output, "Invalid sensitive_fields entry") {
+		t.Errorf("plan should name the bad entry:\n%s", bad.Output)
+	}
 }

@@ -14,6 +14,7 @@ export function getObject(args: GetObjectArgs, opts?: pulumi.InvokeOptions): Pro
         "kind": args.kind,
         "name": args.name,
         "namespace": args.namespace,
+        "sensitiveFields": args.sensitiveFields,
     }, opts);
 }
 
@@ -26,6 +27,7 @@ export interface GetObjectArgs {
     kind: string;
     name: string;
     namespace?: string;
+    sensitiveFields?: string[];
 }
 
 /**
@@ -40,6 +42,8 @@ export interface GetObjectResult {
     readonly namespace: string;
     readonly object: any;
     readonly secretData: {[key: string]: string};
+    readonly sensitiveFields?: string[];
+    readonly sensitiveValues: {[key: string]: string};
     readonly yamlBody: string;
 }
 export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetObjectResult> {
@@ -50,6 +54,7 @@ export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeO
         "kind": args.kind,
         "name": args.name,
         "namespace": args.namespace,
+        "sensitiveFields": args.sensitiveFields,
     }, opts);
 }
 
@@ -62,4 +67,5 @@ export interface GetObjectOutputArgs {
     kind: pulumi.Input<string>;
     name: pulumi.Input<string>;
     namespace?: pulumi.Input<string | undefined>;
+    sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
 }

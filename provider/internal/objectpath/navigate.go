@@ -13,6 +13,40 @@ func (p Path) Get(obj map[string]any) (any, bool) {
 	return cur, true
 }
 
+// Replace sets the value at p, which must already be there, to v and reports
+// whether it was there.
+func (p Path) Replace(obj map[string]any, v any) bool {
+	if len(p) == 0 {
+		return false
+	}
+	parent, ok := p[:len(p)-1].Get(obj)
+	if !ok {
+		return false
+	}
+	last := p[len(p)-1]
+	if last.Field != nil {
+		m, ok := parent.(map[string]any)
+		if !ok {
+			return false
+		}
+		if _, had := m[*last.Field]; !had {
+			return false
+		}
+		m[*last.Field] = v
+		return true
+	}
+	list, ok := parent.([]any)
+	if !ok {
+		return false
+	}
+	i := indexIn(list, last)
+	if i < 0 {
+		return false
+	}
+	list[i] = v // the list is shared with its parent: this writes through
+	return true
+}
+
 // Remove deletes the value at p from obj and reports whether it was there. A
 // list element selected by key, value or index is removed from its list.
 func (p Path) Remove(obj map[string]any) bool {

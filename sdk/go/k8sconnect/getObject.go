@@ -28,6 +28,7 @@ type GetObjectArgs struct {
 	Kind              string             `pulumi:"kind"`
 	Name              string             `pulumi:"name"`
 	Namespace         *string            `pulumi:"namespace"`
+	SensitiveFields   []string           `pulumi:"sensitiveFields"`
 }
 
 // A collection of values returned by getObject.
@@ -40,6 +41,8 @@ type GetObjectResult struct {
 	Namespace         string             `pulumi:"namespace"`
 	Object            interface{}        `pulumi:"object"`
 	SecretData        map[string]string  `pulumi:"secretData"`
+	SensitiveFields   []string           `pulumi:"sensitiveFields"`
+	SensitiveValues   map[string]string  `pulumi:"sensitiveValues"`
 	YamlBody          string             `pulumi:"yamlBody"`
 }
 
@@ -59,6 +62,7 @@ type GetObjectOutputArgs struct {
 	Kind              pulumi.StringInput        `pulumi:"kind"`
 	Name              pulumi.StringInput        `pulumi:"name"`
 	Namespace         pulumi.StringPtrInput     `pulumi:"namespace"`
+	SensitiveFields   pulumi.StringArrayInput   `pulumi:"sensitiveFields"`
 }
 
 func (GetObjectOutputArgs) ElementType() reflect.Type {
@@ -110,6 +114,14 @@ func (o GetObjectResultOutput) Object() pulumi.AnyOutput {
 
 func (o GetObjectResultOutput) SecretData() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetObjectResult) map[string]string { return v.SecretData }).(pulumi.StringMapOutput)
+}
+
+func (o GetObjectResultOutput) SensitiveFields() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetObjectResult) []string { return v.SensitiveFields }).(pulumi.StringArrayOutput)
+}
+
+func (o GetObjectResultOutput) SensitiveValues() pulumi.StringMapOutput {
+	return o.ApplyT(func(v GetObjectResult) map[string]string { return v.SensitiveValues }).(pulumi.StringMapOutput)
 }
 
 func (o GetObjectResultOutput) YamlBody() pulumi.StringOutput {

@@ -28,7 +28,7 @@ class GetObjectResult:
     """
     A collection of values returned by getObject.
     """
-    def __init__(__self__, api_version=None, cluster_connection=None, json=None, kind=None, name=None, namespace=None, object=None, secret_data=None, yaml_body=None):
+    def __init__(__self__, api_version=None, cluster_connection=None, json=None, kind=None, name=None, namespace=None, object=None, secret_data=None, sensitive_fields=None, sensitive_values=None, yaml_body=None):
         if api_version and not isinstance(api_version, str):
             raise TypeError("Expected argument 'api_version' to be a str")
         pulumi.set(__self__, "api_version", api_version)
@@ -53,6 +53,12 @@ class GetObjectResult:
         if secret_data and not isinstance(secret_data, dict):
             raise TypeError("Expected argument 'secret_data' to be a dict")
         pulumi.set(__self__, "secret_data", secret_data)
+        if sensitive_fields and not isinstance(sensitive_fields, list):
+            raise TypeError("Expected argument 'sensitive_fields' to be a list")
+        pulumi.set(__self__, "sensitive_fields", sensitive_fields)
+        if sensitive_values and not isinstance(sensitive_values, dict):
+            raise TypeError("Expected argument 'sensitive_values' to be a dict")
+        pulumi.set(__self__, "sensitive_values", sensitive_values)
         if yaml_body and not isinstance(yaml_body, str):
             raise TypeError("Expected argument 'yaml_body' to be a str")
         pulumi.set(__self__, "yaml_body", yaml_body)
@@ -98,6 +104,16 @@ class GetObjectResult:
         return pulumi.get(self, "secret_data")
 
     @_builtins.property
+    @pulumi.getter(name="sensitiveFields")
+    def sensitive_fields(self) -> Optional[Sequence[_builtins.str]]:
+        return pulumi.get(self, "sensitive_fields")
+
+    @_builtins.property
+    @pulumi.getter(name="sensitiveValues")
+    def sensitive_values(self) -> Mapping[str, _builtins.str]:
+        return pulumi.get(self, "sensitive_values")
+
+    @_builtins.property
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> _builtins.str:
         return pulumi.get(self, "yaml_body")
@@ -117,6 +133,8 @@ class AwaitableGetObjectResult(GetObjectResult):
             namespace=self.namespace,
             object=self.object,
             secret_data=self.secret_data,
+            sensitive_fields=self.sensitive_fields,
+            sensitive_values=self.sensitive_values,
             yaml_body=self.yaml_body)
 
 
@@ -125,6 +143,7 @@ def get_object(api_version: Optional[_builtins.str] = None,
                kind: Optional[_builtins.str] = None,
                name: Optional[_builtins.str] = None,
                namespace: Optional[_builtins.str] = None,
+               sensitive_fields: Optional[Sequence[_builtins.str]] = None,
                opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetObjectResult:
     """
     Use this data source to access information about an existing resource.
@@ -135,6 +154,7 @@ def get_object(api_version: Optional[_builtins.str] = None,
     __args__['kind'] = kind
     __args__['name'] = name
     __args__['namespace'] = namespace
+    __args__['sensitiveFields'] = sensitive_fields
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('k8sconnect:index/getObject:getObject', __args__, opts=opts, typ=GetObjectResult).value
 
@@ -147,12 +167,15 @@ def get_object(api_version: Optional[_builtins.str] = None,
         namespace=pulumi.get(__ret__, 'namespace'),
         object=pulumi.get(__ret__, 'object'),
         secret_data=pulumi.get(__ret__, 'secret_data'),
+        sensitive_fields=pulumi.get(__ret__, 'sensitive_fields'),
+        sensitive_values=pulumi.get(__ret__, 'sensitive_values'),
         yaml_body=pulumi.get(__ret__, 'yaml_body'))
 def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
                       cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                       kind: pulumi.Input[Optional[_builtins.str]] = None,
                       name: pulumi.Input[Optional[_builtins.str]] = None,
                       namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                      sensitive_fields: pulumi.Input[Optional[Optional[Sequence[_builtins.str]]]] = None,
                       opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetObjectResult]:
     """
     Use this data source to access information about an existing resource.
@@ -163,6 +186,7 @@ def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
     __args__['kind'] = kind
     __args__['name'] = name
     __args__['namespace'] = namespace
+    __args__['sensitiveFields'] = sensitive_fields
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('k8sconnect:index/getObject:getObject', __args__, opts=opts, typ=GetObjectResult)
     return __ret__.apply(lambda __response__: GetObjectResult(
@@ -174,4 +198,6 @@ def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
         namespace=pulumi.get(__response__, 'namespace'),
         object=pulumi.get(__response__, 'object'),
         secret_data=pulumi.get(__response__, 'secret_data'),
+        sensitive_fields=pulumi.get(__response__, 'sensitive_fields'),
+        sensitive_values=pulumi.get(__response__, 'sensitive_values'),
         yaml_body=pulumi.get(__response__, 'yaml_body')))

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -209,6 +210,37 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	} else {
 		plan.FieldOwnership = state.FieldOwnership
 	}
+	if !creating && onlyConnectionChanged(ctx, plan, state) {
+		resp.Diagnostics.AddWarning("Only the connection changed",
+			fmt.Sprintf("Only cluster_connection changed for %s (a rotated token or certificate, say). The update "+
+				"sends nothing to the cluster. It is planned because this resource's own configuration holds the "+
+				"credential, which its state keeps too. Give the credential to the provider configuration's "+
+				"cluster_connection (never kept in state), or name a kubeconfig_file or an exec plugin, and a "+
+				"rotation plans nothing.", id))
+	}
+}
+
+// onlyConnectionChanged reports an update in which nothing but the connection
+// (cluster_connection, and the copy of it in resource_ref) differs from state:
+// the same object, configuration and predicted fields. Update sends nothing
+// for it.
+func onlyConnectionChanged(ctx context.Context, plan, state model) bool {
+	same := func(a, b attr.Value) bool { return !a.IsUnknown() && a.Equal(b) }
+	// field_ownership may be unknown: a refresh skipped for refused stored
+	// credentials leaves it to be read at apply (readOwnership).
+	if !same(plan.YAMLBody, state.YAMLBody) || !same(plan.IgnoreFields, state.IgnoreFields) ||
+		!same(plan.SensitiveFields, state.SensitiveFields) || !same(plan.ManagedStateProjection, state.ManagedStateProjection) ||
+		!(plan.FieldOwnership.IsUnknown() || plan.FieldOwnership.Equal(state.FieldOwnership)) || !same(plan.DeleteTimeout, state.DeleteTimeout) ||
+		!same(plan.DeleteProtection, state.DeleteProtection) || !same(plan.ForceDestroy, state.ForceDestroy) ||
+		!same(plan.UID, state.UID) || !same(plan.ClusterUID, state.ClusterUID) || !same(plan.ID, state.ID) {
+		return false
+	}
+	if plan.ClusterConnection.Equal(state.ClusterConnection) || plan.ResourceRef.IsUnknown() {
+		return false
+	}
+	p, d1 := resourceref.FromObject(ctx, plan.ResourceRef)
+	s, d2 := resourceref.FromObject(ctx, state.ResourceRef)
+	return !d1.HasError() && !d2.HasError() && p.Identity() == s.Identity()
 }
 
 // plannedNamespace is where the object will live: the manifest's namespace, or

@@ -186,7 +186,9 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyAndRecord(ctx, &plan, &prior, resp.Private, &resp.Diagnostics)
+	if !onlyConnectionChanged(ctx, plan, prior) || !r.readOwnership(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics) {
+		r.applyAndRecord(ctx, &plan, &prior, resp.Private, &resp.Diagnostics)
+	}
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}

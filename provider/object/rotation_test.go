@@ -106,13 +106,17 @@ provider "k8sconnect" {
 
 // A token rotated in a resource's own cluster_connection is copied into its
 // state and resource_ref, so Terraform plans an in-place update of the object
-// and of the wait; applying it sends nothing to the cluster and does not wait
-// again: the wait's condition no longer holds here, and waiting would fail.
+// and of the wait (the engine requires the planned value to match the
+// configuration). The plan says why and what to do instead; applying it sends
+// nothing to the cluster and does not wait again: the wait's condition no
+// longer holds here, and waiting would fail.
 func TestAccObject_rotatedResourceTokenDoesNotWaitAgain(t *testing.T) {
 	ns := acctest.Namespace(t)
 	c := localcluster.Shared(t)
 	mint := acctest.RotatingAccount(t, ns)
 	old, fresh := mint(acctest.Name("a")), mint(acctest.Name("b"))
+	log := filepath.Join(t.TempDir(), "requests.log")
+	t.Setenv("K8SCONNECT_REQUEST_LOG", log)
 	w := acctest.NewWorkdir(t)
 	write := func(token string) {
 		w.Write(fmt.Sprintf(`
@@ -152,9 +156,21 @@ resource "k8sconnect_wait" "ready" {
 	acctest.PatchAs(t, "phase-controller", configMaps, ns, "phased", `{"data":{"phase":"draining"}}`)
 	old.Revoke(t)
 	write(fresh.Token)
+	if err := os.Truncate(log, 0); err != nil {
+		t.Fatal(err)
+	}
 	r := w.Apply()
 	if r.Err != nil {
 		t.Fatalf("apply with the rotated token waited again (or failed): %v\n%s", r.Err, r.Output)
+	}
+	if !strings.Contains(r.Output, "Only cluster_connection changed for ConfigMap "+ns+"/phased") ||
+		!strings.Contains(r.Output, "provider configuration's cluster_connection") {
+		t.Errorf("the plan should say that only the connection changed, and what to do instead:\n%s", r.Output)
+	}
+	for _, req := range objectRequests(t, log, "phased") {
+		if !strings.HasPrefix(req, "GET ") && !strings.Contains(req, "dryRun=") {
+			t.Errorf("the update of a rotated token sent a write to the cluster: %s", req)
+		}
 	}
 	if add, _, remove := r.Changes(); add+remove != 0 {
 		t.Errorf("a rotated token must not replace anything: %s", r.Output)

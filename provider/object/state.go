@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -123,6 +124,44 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	diags.Append(d...)
 	plan.ResourceRef = ref
 	diags.Append(ownership.Record(ctx, private, obs)...)
+}
+
+// readOwnership completes an update in which only the connection changed,
+// without a write, and reports whether it did. field_ownership is left unknown
+// by a plan whose refresh was skipped (the stored credentials were refused),
+// or that found the live object drifted from state (Pulumi plans without a
+// refresh): the object is read with the new connection, one GET, and if our
+// fields drifted the caller applies after all, to set them back.
+func (r *Resource) readOwnership(ctx context.Context, plan *model, prev privatestate.Reader, private privatestate.Writer, diags *diag.Diagnostics) bool {
+	if !plan.FieldOwnership.IsUnknown() {
+		return true
+	}
+	c, ok := r.client(ctx, plan.ClusterConnection, diags)
+	if !ok {
+		return true // the error is in diags
+	}
+	ref, d := resourceref.FromObject(ctx, plan.ResourceRef)
+	diags.Append(d...)
+	live, err := get(ctx, c, ref.Identity())
+	if err != nil || live == nil || string(live.GetUID()) != plan.UID.ValueString() {
+		return false // gone or replaced: the apply explains it
+	}
+	owned, _ := privatestate.LoadFieldSet(ctx, prev, privatestate.OwnedFields)
+	ignore, _ := ignorePaths(ctx, plan.IgnoreFields, diags)
+	obs, err := observe(live, owned, ignore, redactor(ctx, *plan, diags))
+	if err != nil {
+		return false
+	}
+	var recorded map[string]string
+	diags.Append(plan.ManagedStateProjection.ElementsAs(ctx, &recorded, false)...)
+	if !maps.Equal(map[string]string(obs.Projection), recorded) {
+		return false // drifted since our last apply: set it back
+	}
+	own, d := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, obs.Ownership)
+	diags.Append(d...)
+	plan.FieldOwnership = own
+	markRefreshSkipped(ctx, private, false)
+	return true
 }
 
 // explainUIDMismatch turns the server's answer to an update bound to a UID

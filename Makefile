@@ -6,11 +6,11 @@ SHELL   := bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO      ?= go
 VERSION ?= 0.1.0-dev
-DEV     := $(GO) run ./provider/cmd/k8sconnect-dev
+DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate docs demo test bench
+.PHONY: all tools build cluster-up cluster-down generate docs demo test test-unit bench
 
 all: build
 
@@ -19,10 +19,10 @@ tools:
 	$(DEV) tools
 
 ## build: terraform-provider-k8sconnect and pulumi-resource-k8sconnect into bin/
+## (the bridge is its own Go module: see bridge/README.md)
 build:
-	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/ \
-		./provider/cmd/terraform-provider-k8sconnect \
-		./bridge/cmd/pulumi-resource-k8sconnect
+	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/ ./provider/cmd/terraform-provider-k8sconnect
+	cd bridge && $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o ../bin/ ./cmd/pulumi-resource-k8sconnect
 
 ## cluster-up: start the embedded cluster if it is not running; last line is KUBECONFIG=<path>
 cluster-up:
@@ -35,11 +35,11 @@ cluster-down:
 ## bench: time N (default 200) ConfigMaps through terraform against kubectl; peak RSS; requests per object
 N ?= 200
 bench: tools
-	$(GO) run ./provider/cmd/k8sconnect-bench -n $(N)
+	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N)
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:
-	$(GO) run ./bridge/cmd/k8sconnect-sdkgen
+	cd bridge && $(GO) run ./cmd/k8sconnect-sdkgen
 
 ## docs: the Terraform/OpenTofu registry docs in docs/ from the schema, examples/ and templates/ (a test fails when stale)
 docs:
@@ -73,5 +73,12 @@ demo: tools build
 ## cached pass would be a test that did not run
 test: tools
 	$(GO) vet ./...
+	cd bridge && $(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	cd bridge && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	K8SCONNECT_ENGINE=tofu $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestAcc' ./provider/...
+
+## test-unit: the tests that need no cluster (-short), in both modules; under a minute with a warm build cache
+test-unit:
+	$(GO) test -short -count=1 ./...
+	cd bridge && $(GO) test -short -count=1 ./...

@@ -1,7 +1,7 @@
 package bridge_test
 
 // Crash safety under Pulumi (docs/adr/0001-crash-safe-create.md), proven
-// against the real API server through provider/faultproxy, with a YAML
+// against the real API server through internal/testing/faultproxy, with a YAML
 // program run by the pulumi CLI: the same cases as provider/object's
 // crash_test.go. Each checks the failed run's exit code, the object's UID
 // across the recovering run, exactly one KubernetesObject in
@@ -28,11 +28,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 const (

@@ -11,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // The data sources are functions in the SDKs. The "manifests" scenario of

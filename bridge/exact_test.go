@@ -1,7 +1,7 @@
 package bridge_test
 
 // The exact-values differential suite (issue 19) under Pulumi: the corpus of
-// provider/acctest/exactcorpus applied by kubectl and by KubernetesObjects in a
+// internal/testing/acctest/exactcorpus applied by kubectl and by KubernetesObjects in a
 // YAML program, the stored objects compared field by field with every digit,
 // an empty preview, an update that flips int-or-string types, drift of one
 // unit beyond 2^53, and how numbers Pulumi cannot hold (its numbers are
@@ -18,10 +18,10 @@ import (
 	"golang.org/x/text/unicode/norm"
 	"sigs.k8s.io/yaml"
 
-	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest/exactcorpus"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // exactProgram is a YAML program with one KubernetesObject per document, a

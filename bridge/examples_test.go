@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 func TestMain(m *testing.M) { localcluster.Main(m) }

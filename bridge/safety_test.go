@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 var objNamespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}

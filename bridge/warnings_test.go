@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/bridge/pulumitest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 // The API server's warnings (here a deprecated node label in a Pod template)

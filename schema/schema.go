@@ -1,6 +1,6 @@
 // Package schema holds the generated Pulumi package schema and the bridge
 // metadata of the k8sconnect provider. Both files are written by
-// `go run ./bridge/cmd/k8sconnect-sdkgen` (make generate) and never edited by hand.
+// `cd bridge && go run ./cmd/k8sconnect-sdkgen` (make generate) and never edited by hand.
 //
 // The resource plugin embeds them so it serves the same schema the SDKs were
 // generated from, and the bridge reads the metadata back on the next generation

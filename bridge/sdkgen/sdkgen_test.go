@@ -35,8 +35,8 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(diffs) > 0 {
-		t.Fatalf("generated files are stale; run `go run ./bridge/cmd/k8sconnect-sdkgen` (make generate) "+
-			"from the repository root and commit the result:\n  %s", strings.Join(diffs, "\n  "))
+		t.Fatalf("generated files are stale; run `cd bridge && go run ./cmd/k8sconnect-sdkgen` (make generate) "+
+			"and commit the result:\n  %s", strings.Join(diffs, "\n  "))
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest/exactcorpus"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // Import of an object kubectl applied: -generate-config-out writes every digit,

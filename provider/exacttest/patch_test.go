@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/acctest/exactcorpus"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // patchConfig patches every target of targets.json three ways: patch (Server-Side

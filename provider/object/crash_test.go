@@ -1,7 +1,7 @@
 package object_test
 
 // Crash safety (docs/adr/0001-crash-safe-create.md), proven against the real
-// API server through provider/faultproxy: a create, update or delete cut short
+// API server through internal/testing/faultproxy: a create, update or delete cut short
 // at each point fails the run (non-zero exit), and running the engine again
 // converges on the same object (same UID), exactly once in state, with nothing
 // left over in the namespace and nothing left to plan.
@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 const (

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 func configMapWithKeys(conn, ns, name string, data map[string]string, ignore ...string) string {

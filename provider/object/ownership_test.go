@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}

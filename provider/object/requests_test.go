@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 // objectRequests counts the logged requests that touch one object (discovery

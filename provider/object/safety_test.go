@@ -18,9 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // declared is a k8sconnect_object named address that declares a ConfigMap

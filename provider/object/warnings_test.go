@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 // The API server's own warnings reach the user as plan warnings, as kubectl

@@ -1,7 +1,7 @@
 package patch_test
 
 // Crash safety of k8sconnect_patch (docs/adr/0002-crash-safe-patch.md),
-// through provider/faultproxy in front of the real API server: a create whose
+// through internal/testing/faultproxy in front of the real API server: a create whose
 // patch reached the server but whose answer never came back fails the run,
 // and the next run finishes it under the same field manager instead of
 // refusing the manager the lost run left on the target.
@@ -14,9 +14,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // patchCrash is one crash test's target (a Helm-made ConfigMap), proxy and

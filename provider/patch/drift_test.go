@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 // Scenario 5 (and ADR-021 through a patch): a controller keeps writing a patched

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 func proxiedConnection(p *faultproxy.Proxy, c *localcluster.Cluster) string {

@@ -12,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // While a wait waits, the provider log says where things stand, at INFO, every

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -24,9 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider"
-	"github.com/k8sconnect/k8sconnect/provider/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/wait"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }
@@ -40,25 +37,9 @@ var (
 	pvs         = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}
 )
 
-// withWait serves the provider with k8sconnect_wait added, for as long as the
-// provider does not register it itself.
-type withWait struct{ fwprovider.Provider }
-
-func (p withWait) Resources(ctx context.Context) []func() resource.Resource {
-	all := p.Provider.Resources(ctx)
-	for _, f := range all {
-		var md resource.MetadataResponse
-		f().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: provider.TypeName}, &md)
-		if md.TypeName == provider.TypeName+"_wait" {
-			return all
-		}
-	}
-	return append(all, wait.New)
-}
-
 func factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		provider.TypeName: providerserver.NewProtocol6WithError(withWait{provider.New("test")()}),
+		provider.TypeName: providerserver.NewProtocol6WithError(provider.New("test")()),
 	}
 }
 

@@ -1,8 +1,8 @@
 // Command k8sconnect-sdkgen regenerates the Pulumi schema (schema/) and the
 // Node, Python and Go SDKs (sdk/) from the framework provider, in-process.
 //
-//	go run ./bridge/cmd/k8sconnect-sdkgen            # from the repository root
-//	go run ./bridge/cmd/k8sconnect-sdkgen -root DIR  # write the tree elsewhere
+//	cd bridge && go run ./cmd/k8sconnect-sdkgen            # into this repository (make generate)
+//	cd bridge && go run ./cmd/k8sconnect-sdkgen -root DIR  # write the tree elsewhere
 //
 // The SDKs carry the version they ask the engine for; -version changes it for
 // a release (the committed SDKs use bridge.Version).
@@ -16,10 +16,11 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge"
 	"github.com/k8sconnect/k8sconnect/bridge/sdkgen"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 func main() {
-	root := flag.String("root", ".", "repository root to write schema/ and sdk/ under")
+	root := flag.String("root", "", "repository root to write schema/ and sdk/ under (default: this repository)")
 	flag.StringVar(&bridge.Version, "version", bridge.Version, "version of the generated SDKs (semver)")
 	flag.Parse()
 	if err := run(*root); err != nil {
@@ -29,6 +30,12 @@ func main() {
 }
 
 func run(root string) error {
+	if root == "" {
+		var err error
+		if root, err = toolchain.RepoRoot(); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(root); err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 func TestMain(m *testing.M) { localcluster.Main(m) }

@@ -41,7 +41,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // Language is an example's language.

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // clusterCommand runs cluster-up, cluster-down or cluster-status on the dev

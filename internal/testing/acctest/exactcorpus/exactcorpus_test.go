@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // Every document decodes, names its kind's resource, and its JSON Patch is an
@@ -16,7 +17,7 @@ func TestCorpusLoads(t *testing.T) {
 	}
 	for _, d := range append(docs, Load(t, "update", "ns")...) {
 		var obj map[string]any
-		if err := kubejson.Unmarshal([]byte(d.Text), &obj); err != nil {
+		if err := unmarshalAsKubectl([]byte(d.Text), &obj); err != nil {
 			t.Errorf("%s: %v", d.Key, err)
 		}
 		if d.GVR().Resource == "" || d.Name == "" || d.Namespace != "ns" {
@@ -36,4 +37,14 @@ func TestDiffKeepsDigits(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("Diff = %q, want the integer and the 1.0/1 difference", got)
 	}
+}
+
+// unmarshalAsKubectl decodes YAML as kubectl does: to JSON, then with
+// apimachinery's number-preserving decoder.
+func unmarshalAsKubectl(text []byte, v any) error {
+	j, err := utilyaml.ToJSON(text)
+	if err != nil {
+		return err
+	}
+	return utiljson.Unmarshal(j, v)
 }

@@ -17,7 +17,7 @@
 // terraform is not built (its module cannot be built from the module proxy):
 // Path("terraform") returns $K8SCONNECT_TERRAFORM or the terraform on PATH.
 //
-// `make tools` (go run ./provider/cmd/k8sconnect-dev tools) builds everything;
+// `make tools` (go run ./internal/cmd/k8sconnect-dev tools) builds everything;
 // Ensure does the same from Go.
 package toolchain
 
@@ -306,7 +306,7 @@ func build(ctx context.Context, repo, root string, t tool) error {
 		return fmt.Errorf("cannot build %s: %w", t.name, err)
 	}
 	if v != t.version {
-		return fmt.Errorf("cannot build %s: tools/%s/go.mod requires %s %s but provider/toolchain pins %s: update the table in provider/toolchain",
+		return fmt.Errorf("cannot build %s: tools/%s/go.mod requires %s %s but internal/testing/toolchain pins %s: update the table in internal/testing/toolchain",
 			t.name, t.toolsDir, t.module, v, t.version)
 	}
 	dst := t.path(root)

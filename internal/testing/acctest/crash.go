@@ -12,13 +12,17 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
 )
 
 // AnnotationCreatePending is the marker a crash-safe create's first step
 // writes and its second step removes (docs/adr/0001-crash-safe-create.md).
 const AnnotationCreatePending = "k8sconnect.io/create-pending"
+
+// AnnotationOwnedBy carries the id of the k8sconnect resource that owns an
+// object. Tests spell the contract out rather than import the provider's
+// constant, so a rename in the provider is caught here.
+const AnnotationOwnedBy = "k8sconnect.io/owned-by"
 
 // CrashObject is the one ConfigMap a crash test creates through
 // k8sconnect_object in a namespace of its own, and the cluster-side checks
@@ -72,7 +76,7 @@ func (c CrashObject) ExpectOrphan() string {
 	if !ok || len(objs) != 1 {
 		c.T.Fatalf("want only ConfigMap %s in %s after the failed run, have %v", c.Name, c.Namespace, names(objs))
 	}
-	if m.Annotations[AnnotationCreatePending] == "" || m.Annotations[AnnotationCreatePending] != m.Annotations[ssa.AnnotationOwnedBy] {
+	if m.Annotations[AnnotationCreatePending] == "" || m.Annotations[AnnotationCreatePending] != m.Annotations[AnnotationOwnedBy] {
 		c.T.Fatalf("ConfigMap %s/%s: want the pending marker equal to the owner id, have annotations %v", c.Namespace, c.Name, m.Annotations)
 	}
 	return string(m.UID)
@@ -99,7 +103,7 @@ func (c CrashObject) ExpectConverged(uid, greeting string) string {
 	if uid != "" && string(m.UID) != uid {
 		c.T.Fatalf("ConfigMap %s/%s was replaced: UID %s, was %s", c.Namespace, c.Name, m.UID, uid)
 	}
-	if _, pending := m.Annotations[AnnotationCreatePending]; pending || m.Annotations[ssa.AnnotationOwnedBy] == "" {
+	if _, pending := m.Annotations[AnnotationCreatePending]; pending || m.Annotations[AnnotationOwnedBy] == "" {
 		c.T.Fatalf("ConfigMap %s/%s: want the owner id and no pending marker, have annotations %v", c.Namespace, c.Name, m.Annotations)
 	}
 	cm, err := Clientset(c.T).CoreV1().ConfigMaps(c.Namespace).Get(context.Background(), c.Name, metav1.GetOptions{})
@@ -115,7 +119,7 @@ func (c CrashObject) ExpectConverged(uid, greeting string) string {
 // OwnerID is the resource id the object carries in its owned-by annotation.
 func (c CrashObject) OwnerID() string {
 	c.T.Helper()
-	return c.Objects()[c.Name].Annotations[ssa.AnnotationOwnedBy]
+	return c.Objects()[c.Name].Annotations[AnnotationOwnedBy]
 }
 
 // ExpectActed checks that a fault acted at least once: a crash test whose

@@ -1,4 +1,4 @@
-package wait_test
+package bridge_test
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ import (
 // The Pulumi bridge needs a computed string id, honours no customTimeouts
 // (the timeout is an attribute), and maps a dynamic status to Any.
 func TestWaitSchemaThroughThePulumiBridge(t *testing.T) {
-	p := tfbridge.ShimProvider(withWait{provider.New("test")()})
+	p := tfbridge.ShimProvider(provider.New("test")())
 	r, ok := p.ResourcesMap().GetOk("k8sconnect_wait")
 	if !ok {
 		t.Fatal("the bridge does not see k8sconnect_wait")

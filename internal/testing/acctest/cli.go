@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // Workdir runs the real engine binary on a configuration directory with the
@@ -138,6 +138,9 @@ func providerBinary() (string, error) {
 // NewWorkdir returns an empty configuration directory for the selected engine.
 func NewWorkdir(t testing.TB) *Workdir {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs an engine against the embedded cluster; -short (make test-unit) runs only the tests that do not")
+	}
 	bin, err := providerBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -34,10 +34,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 //go:embed crd.yaml corpus/*.yaml update/*.yaml
@@ -108,7 +109,7 @@ func Load(t testing.TB, dir, ns string) []Doc {
 				Name string `json:"name"`
 			} `json:"metadata"`
 		}
-		if err := kubejson.Unmarshal([]byte(header), &meta); err != nil {
+		if err := yaml.Unmarshal([]byte(header), &meta); err != nil {
 			t.Fatalf("%s/%s: %v", dir, e.Name(), err)
 		}
 		docs = append(docs, Doc{Key: strings.TrimSuffix(e.Name(), ".yaml"), APIVersion: meta.APIVersion, Kind: meta.Kind,
@@ -150,7 +151,7 @@ func Patchable(docs []Doc) []Doc {
 // every digit the document has.
 func (d Doc) JSONPatch(t testing.TB) string {
 	t.Helper()
-	j, err := kubejson.ToJSON([]byte(d.Payload))
+	j, err := utilyaml.ToJSON([]byte(d.Payload)) // as kubectl reads it
 	if err != nil {
 		t.Fatalf("%s: %v", d.Key, err)
 	}

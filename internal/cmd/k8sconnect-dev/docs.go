@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // docs writes the Terraform and OpenTofu registry docs (docs/index.md,

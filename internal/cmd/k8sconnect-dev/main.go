@@ -8,7 +8,7 @@
 //	k8sconnect-dev cluster-down      stop the dev cluster and delete its state
 //	k8sconnect-dev docs [-check]     write the registry docs in docs/ (-check: fail if stale)
 //
-// The Makefile runs it with `go run ./provider/cmd/k8sconnect-dev ...`.
+// The Makefile runs it with `go run ./internal/cmd/k8sconnect-dev ...`.
 package main
 
 import (
@@ -19,7 +19,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 const usage = `usage: k8sconnect-dev <command>

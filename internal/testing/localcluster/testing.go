@@ -80,6 +80,9 @@ func Main(m *testing.M, cleanups ...func()) {
 // call Main. Tests may call it in parallel.
 func Shared(t testing.TB) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the embedded cluster; -short (make test-unit) runs only the tests that do not")
+	}
 	c, err := shared.get(t)
 	if err != nil {
 		t.Fatal(err)

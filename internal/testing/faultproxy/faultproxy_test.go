@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
 )
 
 // upstream is a TLS server standing in for the API server; it counts the

@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 func main() {

@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 const (

@@ -28,8 +28,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider"
-	"github.com/k8sconnect/k8sconnect/provider/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // Main is TestMain for acceptance test packages: it points terraform-plugin-testing

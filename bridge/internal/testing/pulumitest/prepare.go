@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/provider/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // PrepareTimeout bounds one preparation step (a build, npm ci, pip install).
@@ -49,7 +49,7 @@ func prepareCommon(t testing.TB, repo string) (pluginDir, pulumiDir string) {
 	pluginDir = commonOnce.do(t, func() (string, error) {
 		bin := filepath.Join(workDir(repo), "bin")
 		return bin, withLock(repo, "plugin", func() error {
-			return goBuild(repo, repo, filepath.Join(bin, "pulumi-resource-k8sconnect"), "./bridge/cmd/pulumi-resource-k8sconnect")
+			return goBuild(repo, filepath.Join(repo, "bridge"), filepath.Join(bin, "pulumi-resource-k8sconnect"), "./cmd/pulumi-resource-k8sconnect")
 		})
 	})
 	return pluginDir, pulumiDir

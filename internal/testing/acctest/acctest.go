@@ -27,9 +27,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/k8sconnect/k8sconnect/provider"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/provider"
 )
 
 // Main is TestMain for acceptance test packages: it points terraform-plugin-testing

@@ -42,6 +42,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/pki"
 )
 
 // Limits.
@@ -344,6 +346,20 @@ func (r Request) String() string {
 	return s
 }
 
+// servingCert makes a throwaway CA and a loopback certificate it signs; it
+// returns the certificate and the CA's PEM, which clients of the proxy trust.
+func servingCert() (tls.Certificate, []byte, error) {
+	ca, err := pki.NewCA("k8sconnect faultproxy CA")
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	leaf, err := ca.Loopback("127.0.0.1")
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	return leaf.TLS(), ca.CertPEM, nil
+}
+
 // Proxy is a running fault-injecting proxy.
 type Proxy struct {
 	// URL is where clients connect: https://127.0.0.1:<port>.
@@ -391,6 +407,7 @@ func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: %w", err)
 	}
+
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: %w", err)

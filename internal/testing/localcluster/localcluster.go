@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/k8sconnect/k8sconnect/internal/testing/pki"
 	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
@@ -552,30 +553,30 @@ type configFiles struct {
 // components read, and the user kubeconfig. It fills CAPEM, Token and the
 // client certificate of c.
 func (c *Cluster) writeConfig() (*configFiles, error) {
-	ca, err := newCA("k8sconnect-local-ca")
+	ca, err := pki.NewCA("k8sconnect-local-ca")
 	if err != nil {
 		return nil, err
 	}
-	clientCA, err := newCA("k8sconnect-local-client-ca")
+	clientCA, err := pki.NewCA("k8sconnect-local-client-ca")
 	if err != nil {
 		return nil, err
 	}
-	serving, err := ca.issue(pkix.Name{CommonName: "kube-apiserver"}, x509.ExtKeyUsageServerAuth,
+	serving, err := ca.Issue(pkix.Name{CommonName: "kube-apiserver"}, x509.ExtKeyUsageServerAuth,
 		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 		[]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 96, 0, 1)})
 	if err != nil {
 		return nil, err
 	}
-	frontProxyCA, err := newCA("k8sconnect-local-front-proxy-ca")
+	frontProxyCA, err := pki.NewCA("k8sconnect-local-front-proxy-ca")
 	if err != nil {
 		return nil, err
 	}
-	proxyClient, err := frontProxyCA.issue(pkix.Name{CommonName: "front-proxy-client"}, x509.ExtKeyUsageClientAuth, nil, nil)
+	proxyClient, err := frontProxyCA.Issue(pkix.Name{CommonName: "front-proxy-client"}, x509.ExtKeyUsageClientAuth, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	client := func(cn string, groups ...string) (*keyPair, error) {
-		return clientCA.issue(pkix.Name{CommonName: cn, Organization: groups}, x509.ExtKeyUsageClientAuth, nil, nil)
+	client := func(cn string, groups ...string) (*pki.KeyPair, error) {
+		return clientCA.Issue(pkix.Name{CommonName: cn, Organization: groups}, x509.ExtKeyUsageClientAuth, nil, nil)
 	}
 	admin, err := client(CertUser, "system:masters")
 	if err != nil {
@@ -593,15 +594,15 @@ func (c *Cluster) writeConfig() (*configFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	saKey, err := newKey()
+	saKey, err := pki.NewKey()
 	if err != nil {
 		return nil, err
 	}
-	saKeyPEM, err := encodeKey(saKey)
+	saKeyPEM, err := pki.EncodeKey(saKey)
 	if err != nil {
 		return nil, err
 	}
-	saPubPEM, err := encodePublicKey(saKey)
+	saPubPEM, err := pki.EncodePublicKey(saKey)
 	if err != nil {
 		return nil, err
 	}
@@ -610,15 +611,15 @@ func (c *Cluster) writeConfig() (*configFiles, error) {
 		return nil, err
 	}
 	c.Token = hex.EncodeToString(tok)
-	c.CAPEM = ca.certPEM
-	c.ClientCertPEM, c.ClientKeyPEM = admin.certPEM, admin.keyPEM
+	c.CAPEM = ca.CertPEM
+	c.ClientCertPEM, c.ClientKeyPEM = admin.CertPEM, admin.KeyPEM
 
-	pki := func(name string) string { return filepath.Join(c.Dir, "pki", name) }
+	inPKI := func(name string) string { return filepath.Join(c.Dir, "pki", name) }
 	f := &configFiles{
-		ca: pki("ca.crt"), clientCA: pki("client-ca.crt"), clientCAKey: pki("client-ca.key"),
-		servingCert: pki("apiserver.crt"), servingKey: pki("apiserver.key"),
-		saPublic: pki("sa.pub"), saPrivate: pki("sa.key"), tokens: pki("tokens.csv"),
-		frontProxyCA: pki("front-proxy-ca.crt"), proxyClientCert: pki("front-proxy-client.crt"), proxyClientKey: pki("front-proxy-client.key"),
+		ca: inPKI("ca.crt"), clientCA: inPKI("client-ca.crt"), clientCAKey: inPKI("client-ca.key"),
+		servingCert: inPKI("apiserver.crt"), servingKey: inPKI("apiserver.key"),
+		saPublic: inPKI("sa.pub"), saPrivate: inPKI("sa.key"), tokens: inPKI("tokens.csv"),
+		frontProxyCA: inPKI("front-proxy-ca.crt"), proxyClientCert: inPKI("front-proxy-client.crt"), proxyClientKey: inPKI("front-proxy-client.key"),
 		stages: filepath.Join(c.Dir, "kwok", "stages.yaml"),
 	}
 	stages, err := stagesYAML()
@@ -626,12 +627,12 @@ func (c *Cluster) writeConfig() (*configFiles, error) {
 		return nil, err
 	}
 	for path, data := range map[string][]byte{
-		f.ca: ca.certPEM, pki("ca.key"): ca.keyPEM,
-		f.clientCA: clientCA.certPEM, f.clientCAKey: clientCA.keyPEM,
-		f.servingCert: serving.certPEM, f.servingKey: serving.keyPEM,
+		f.ca: ca.CertPEM, inPKI("ca.key"): ca.KeyPEM,
+		f.clientCA: clientCA.CertPEM, f.clientCAKey: clientCA.KeyPEM,
+		f.servingCert: serving.CertPEM, f.servingKey: serving.KeyPEM,
 		f.saPublic: saPubPEM, f.saPrivate: saKeyPEM,
-		f.frontProxyCA:    frontProxyCA.certPEM,
-		f.proxyClientCert: proxyClient.certPEM, f.proxyClientKey: proxyClient.keyPEM,
+		f.frontProxyCA:    frontProxyCA.CertPEM,
+		f.proxyClientCert: proxyClient.CertPEM, f.proxyClientKey: proxyClient.KeyPEM,
 		f.tokens: []byte(fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", c.Token, TokenUser, TokenUser)),
 		f.stages: stages,
 	} {
@@ -639,8 +640,8 @@ func (c *Cluster) writeConfig() (*configFiles, error) {
 			return nil, err
 		}
 	}
-	for name, kp := range map[string]*keyPair{kcmName: kcm, schedulerName: sched, kwokName: kwok} {
-		cfg := c.kubeconfig(map[string]*clientcmdapi.AuthInfo{name: {ClientCertificateData: kp.certPEM, ClientKeyData: kp.keyPEM}}, name, name)
+	for name, kp := range map[string]*pki.KeyPair{kcmName: kcm, schedulerName: sched, kwokName: kwok} {
+		cfg := c.kubeconfig(map[string]*clientcmdapi.AuthInfo{name: {ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM}}, name, name)
 		if err := clientcmd.WriteToFile(*cfg, filepath.Join(c.Dir, "components", name+".kubeconfig")); err != nil {
 			return nil, err
 		}

@@ -1,10 +1,15 @@
-package localcluster
+// Package pki is the one certificate authority of the test infrastructure: the
+// embedded control plane's CAs, serving and client certificates, and the fault
+// proxy's serving certificate are all made here. ECDSA P-256 keys; a CA is
+// trusted an hour back for clock skew.
+package pki
 
 import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -14,12 +19,12 @@ import (
 	"time"
 )
 
-// keyPair is a certificate and its private key, parsed and PEM-encoded.
-type keyPair struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
-	keyPEM  []byte
+// KeyPair is a certificate and its private key, parsed and PEM-encoded.
+type KeyPair struct {
+	Cert    *x509.Certificate
+	Key     *ecdsa.PrivateKey
+	CertPEM []byte
+	KeyPEM  []byte
 }
 
 // Certificates live long enough for a dev cluster left running for months;
@@ -29,7 +34,8 @@ const (
 	leafValidity = 2 * 365 * 24 * time.Hour
 )
 
-func newKey() (*ecdsa.PrivateKey, error) {
+// NewKey makes a private key.
+func NewKey() (*ecdsa.PrivateKey, error) {
 	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 }
 
@@ -37,9 +43,9 @@ func serialNumber() (*big.Int, error) {
 	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 }
 
-// newCA makes a self-signed certificate authority.
-func newCA(commonName string) (*keyPair, error) {
-	key, err := newKey()
+// NewCA makes a self-signed certificate authority.
+func NewCA(commonName string) (*KeyPair, error) {
+	key, err := NewKey()
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +67,9 @@ func newCA(commonName string) (*keyPair, error) {
 	return sign(tmpl, tmpl, key, key)
 }
 
-// issue signs a leaf certificate with the CA.
-func (ca *keyPair) issue(subject pkix.Name, usage x509.ExtKeyUsage, dnsNames []string, ips []net.IP) (*keyPair, error) {
-	key, err := newKey()
+// Issue signs a leaf certificate with the CA.
+func (ca *KeyPair) Issue(subject pkix.Name, usage x509.ExtKeyUsage, dnsNames []string, ips []net.IP) (*KeyPair, error) {
+	key, err := NewKey()
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +89,10 @@ func (ca *keyPair) issue(subject pkix.Name, usage x509.ExtKeyUsage, dnsNames []s
 		DNSNames:              dnsNames,
 		IPAddresses:           ips,
 	}
-	return sign(tmpl, ca.cert, key, ca.key)
+	return sign(tmpl, ca.Cert, key, ca.Key)
 }
 
-func sign(tmpl, parent *x509.Certificate, key *ecdsa.PrivateKey, parentKey crypto.Signer) (*keyPair, error) {
+func sign(tmpl, parent *x509.Certificate, key *ecdsa.PrivateKey, parentKey crypto.Signer) (*KeyPair, error) {
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, key.Public(), parentKey)
 	if err != nil {
 		return nil, fmt.Errorf("signing certificate for %s: %w", tmpl.Subject.CommonName, err)
@@ -95,19 +101,20 @@ func sign(tmpl, parent *x509.Certificate, key *ecdsa.PrivateKey, parentKey crypt
 	if err != nil {
 		return nil, err
 	}
-	keyPEM, err := encodeKey(key)
+	keyPEM, err := EncodeKey(key)
 	if err != nil {
 		return nil, err
 	}
-	return &keyPair{
-		cert:    cert,
-		key:     key,
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyPEM:  keyPEM,
+	return &KeyPair{
+		Cert:    cert,
+		Key:     key,
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:  keyPEM,
 	}, nil
 }
 
-func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
+// EncodeKey is key in PEM.
+func EncodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
 	der, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		return nil, err
@@ -115,10 +122,22 @@ func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
 }
 
-func encodePublicKey(key *ecdsa.PrivateKey) ([]byte, error) {
+// EncodePublicKey is key's public half in PEM.
+func EncodePublicKey(key *ecdsa.PrivateKey) ([]byte, error) {
 	der, err := x509.MarshalPKIXPublicKey(key.Public())
 	if err != nil {
 		return nil, err
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
+}
+
+// TLS is the pair as a tls.Certificate, for a server to present.
+func (kp *KeyPair) TLS() tls.Certificate {
+	return tls.Certificate{Certificate: [][]byte{kp.Cert.Raw}, PrivateKey: kp.Key, Leaf: kp.Cert}
+}
+
+// Loopback is a serving certificate for 127.0.0.1, ::1 and localhost.
+func (ca *KeyPair) Loopback(commonName string) (*KeyPair, error) {
+	return ca.Issue(pkix.Name{CommonName: commonName}, x509.ExtKeyUsageServerAuth, []string{"localhost"},
+		[]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback})
 }

@@ -9,9 +9,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/patch"
 )
 

@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
 
 // While a wait waits, the provider log says where things stand, at INFO, every

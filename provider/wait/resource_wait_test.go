@@ -21,9 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/k8sconnect/k8sconnect/provider"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }

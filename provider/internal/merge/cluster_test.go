@@ -16,11 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 func TestMain(m *testing.M) { localcluster.Main(m) }

@@ -10,7 +10,7 @@ DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate docs demo test test-unit bench
+.PHONY: all tools build cluster-up cluster-down generate docs demo test test-unit lint bench
 
 all: build
 
@@ -77,6 +77,15 @@ test: tools
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	cd bridge && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	K8SCONNECT_ENGINE=tofu $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestAcc' ./provider/...
+
+## lint: golangci-lint (pinned in tools/golangci-lint, configured by .golangci.yml) and a
+## go mod tidy check, in both modules
+LINT := $(GO) tool -modfile=$(CURDIR)/tools/golangci-lint/go.mod golangci-lint run --config $(CURDIR)/.golangci.yml
+lint:
+	$(LINT) ./...
+	cd bridge && $(LINT) ./...
+	$(GO) mod tidy -diff
+	cd bridge && $(GO) mod tidy -diff
 
 ## test-unit: the tests that need no cluster (-short), in both modules; under a minute with a warm build cache
 test-unit:

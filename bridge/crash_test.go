@@ -165,8 +165,8 @@ func (e *pulumiCrash) run(args ...string) pulumiResult {
 		return pulumiResult{out: out.String(), err: err}
 	case <-time.After(10 * time.Minute):
 		_, _ = faultproxy.KillTree(cmd.Process.Pid)
-		<-done
-		return pulumiResult{out: out.String(), err: fmt.Errorf("pulumi %s: timed out", strings.Join(args, " "))}
+		killed := <-done
+		return pulumiResult{out: out.String(), err: fmt.Errorf("pulumi %s: timed out (%v)", strings.Join(args, " "), killed)}
 	}
 }
 

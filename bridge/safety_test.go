@@ -233,7 +233,8 @@ func TestPulumiSafety_expiredTokenKeepsState(t *testing.T) {
 
 	writeToken("expired-" + c.Token[:8])
 	res, _ := stack.Try(pulumitest.Refresh, nil)
-	if !(strings.Contains(res.Log, "state kept") && strings.Contains(res.Log, "401")) && !strings.Contains(res.Log, "state not refreshed") {
+	kept := strings.Contains(res.Log, "state kept") && strings.Contains(res.Log, "401")
+	if !kept && !strings.Contains(res.Log, "state not refreshed") {
 		t.Fatalf("a refresh with an expired token should warn that state was kept, with the remedy:\n%s", res.Log)
 	}
 	if strings.Contains(res.Log, c.Token) {

@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
@@ -220,7 +220,7 @@ func waitReleasePodsAfter(t *testing.T, ns, selector string, delay time.Duration
 			}
 			for _, p := range list.Items {
 				if p.GetAnnotations()[localcluster.HoldAnnotation] == "true" && time.Since(p.GetCreationTimestamp().Time) >= delay {
-					_, _ = ri.Patch(context.Background(), p.GetName(), types.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"})
+					_, _ = ri.Patch(context.Background(), p.GetName(), ktypes.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"})
 				}
 			}
 		}

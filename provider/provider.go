@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -44,27 +44,29 @@ type providerModel struct {
 
 // New returns a constructor for the provider, as providerserver and the Pulumi
 // bridge both expect.
-func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &k8sconnectProvider{version: version, clients: connection.NewCache()} }
+func New(version string) func() fwprovider.Provider {
+	return func() fwprovider.Provider {
+		return &k8sconnectProvider{version: version, clients: connection.NewCache()}
+	}
 }
 
 // NewForPulumi is New for the Pulumi bridge. Pulumi holds numbers as float64,
 // so dynamic outputs read from the cluster (a wait's status, the object data
 // source's object) carry integers beyond ±(2^53-1) as strings of their digits
 // instead of rounding them (dynamicvalue.Options).
-func NewForPulumi(version string) func() provider.Provider {
-	return func() provider.Provider {
+func NewForPulumi(version string) func() fwprovider.Provider {
+	return func() fwprovider.Provider {
 		return &k8sconnectProvider{version: version, clients: connection.NewCache(),
 			numbers: dynamicvalue.Options{UnsafeIntegersAsStrings: true}}
 	}
 }
 
-func (p *k8sconnectProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+func (p *k8sconnectProvider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp *fwprovider.MetadataResponse) {
 	resp.TypeName = TypeName
 	resp.Version = p.version
 }
 
-func (p *k8sconnectProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+func (p *k8sconnectProvider) Schema(_ context.Context, _ fwprovider.SchemaRequest, resp *fwprovider.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "Manage Kubernetes objects with Server-Side Apply. A resource may carry its own " +
 			"cluster_connection, so one configuration can create a cluster and the objects in it; resources " +
@@ -86,7 +88,7 @@ func (p *k8sconnectProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 
 // Configure hands every resource the same client cache, so objects that share a
 // cluster share one client and one discovery cache for the whole run.
-func (p *k8sconnectProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+func (p *k8sconnectProvider) Configure(ctx context.Context, req fwprovider.ConfigureRequest, resp *fwprovider.ConfigureResponse) {
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	verbosity, err := ownership.ParseVerbosity(cfg.OwnershipMessages.ValueString())

@@ -162,8 +162,8 @@ func awaitPending(ctx context.Context, c *connection.Client, ident manifest.Iden
 		if floor := time.Now().Add(lease / 10); deadline.Before(floor) {
 			deadline = floor
 		}
-		if cap := time.Now().Add(lease); deadline.After(cap) {
-			deadline = cap
+		if latest := time.Now().Add(lease); deadline.After(latest) {
+			deadline = latest
 		}
 	}
 	tflog.Info(ctx, "an unfinished create holds this object; waiting for it to finish or for its lease to pass",

@@ -138,7 +138,7 @@ func importConnection(clients *connection.Cache, kubeContext string) (conn conne
 		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
 		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
+		Exec: types.ObjectNull(connection.ExecAttrTypes),
 	}
 	if kubeContext == "" && clients != nil && clients.HasDefault() {
 		return connection.Model{}, true, nil

@@ -270,8 +270,8 @@ func TestAccSafety_ignoreFieldsHandsOverAFieldOnlyWeOwn(t *testing.T) {
 	}
 	live := acctest.MustGet(t, deployments, ns, name)
 	for _, e := range live.GetManagedFields() {
-		if e.Manager == "k8sconnect" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), `"f:replicas"`) {
-			t.Fatalf("k8sconnect still owns spec.replicas: %s", e.FieldsV1.Raw)
+		if e.Manager == "k8sconnect" && e.FieldsV1 != nil && strings.Contains(e.FieldsV1.GetRawString(), `"f:replicas"`) {
+			t.Fatalf("k8sconnect still owns spec.replicas: %s", e.FieldsV1.GetRawString())
 		}
 	}
 	if string(live.GetUID()) != uid {

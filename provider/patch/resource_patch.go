@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -62,10 +61,6 @@ type targetModel struct {
 	Kind       types.String `tfsdk:"kind"`
 	Name       types.String `tfsdk:"name"`
 	Namespace  types.String `tfsdk:"namespace"`
-}
-
-var targetAttrTypes = map[string]attr.Type{
-	"api_version": types.StringType, "kind": types.StringType, "name": types.StringType, "namespace": types.StringType,
 }
 
 var ownersType = types.ListType{ElemType: types.StringType}

@@ -10,7 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
@@ -59,18 +59,18 @@ func releaseOneThenRest(t *testing.T, ns, name string, hold time.Duration) {
 	podsIn := acctest.Dynamic(t).Resource(pods).Namespace(ns)
 	deps := acctest.Dynamic(t).Resource(deployments).Namespace(ns)
 	unhold := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation))
-	release := func(max int) int {
+	release := func(most int) int {
 		list, err := podsIn.List(context.Background(), metav1.ListOptions{LabelSelector: "app=" + name})
 		if err != nil {
 			return 0
 		}
 		n := 0
 		for _, p := range list.Items {
-			if n == max {
+			if n == most {
 				break
 			}
 			if p.GetAnnotations()[localcluster.HoldAnnotation] == "true" {
-				if _, err := podsIn.Patch(context.Background(), p.GetName(), types.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"}); err == nil {
+				if _, err := podsIn.Patch(context.Background(), p.GetName(), ktypes.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"}); err == nil {
 					n++
 				}
 			}

@@ -89,7 +89,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 		"The resource_ref of the k8sconnect_object to wait for. A different object replaces this wait; "+
 			"a different connection to the same object only updates it.")
 	for _, name := range []string{"api_version", "kind", "namespace", "name"} {
-		a := ref.Attributes[name].(schema.StringAttribute)
+		a, _ := ref.Attributes[name].(schema.StringAttribute) // resourceref's identity fields are strings
 		a.PlanModifiers = append(a.PlanModifiers, stringplanmodifier.RequiresReplace())
 		ref.Attributes[name] = a
 	}

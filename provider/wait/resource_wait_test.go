@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
@@ -128,7 +128,7 @@ func releaseLater(t *testing.T, ns, selector string, delay time.Duration) {
 			}
 			for _, p := range list.Items {
 				if p.GetAnnotations()[localcluster.HoldAnnotation] == "true" {
-					_, _ = ri.Patch(context.Background(), p.GetName(), types.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"})
+					_, _ = ri.Patch(context.Background(), p.GetName(), ktypes.MergePatchType, unhold, metav1.PatchOptions{FieldManager: "test-kubelet"})
 				}
 			}
 		}
@@ -541,7 +541,7 @@ resource "k8sconnect_wait" "later" {
 			{
 				// The field gone from the object: the next plan waits again.
 				PreConfig: func() {
-					if _, err := cms.Patch(context.Background(), "later", types.MergePatchType,
+					if _, err := cms.Patch(context.Background(), "later", ktypes.MergePatchType,
 						[]byte(`{"data":{"key":null}}`), metav1.PatchOptions{}); err != nil {
 						t.Fatal(err)
 					}

@@ -44,7 +44,7 @@ func run(n int, engine string) error {
 	if err != nil {
 		return err
 	}
-	defer cluster.Stop()
+	defer func() { _ = cluster.Stop() }()
 
 	work, err := os.MkdirTemp("", "k8sconnect-bench-")
 	if err != nil {

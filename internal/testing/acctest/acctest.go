@@ -22,7 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -199,7 +199,7 @@ func PatchAs(t testing.TB, manager string, gvr schema.GroupVersionResource, name
 	if namespace != "" {
 		ri = Dynamic(t).Resource(gvr).Namespace(namespace)
 	}
-	if _, err := ri.Patch(context.Background(), name, types.MergePatchType, []byte(mergePatch), metav1.PatchOptions{FieldManager: manager}); err != nil {
+	if _, err := ri.Patch(context.Background(), name, ktypes.MergePatchType, []byte(mergePatch), metav1.PatchOptions{FieldManager: manager}); err != nil {
 		t.Fatalf("PatchAs %s: %v", manager, err)
 	}
 }
@@ -210,15 +210,16 @@ func ContainerEnv(obj *unstructured.Unstructured, container string) map[string]s
 	cs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
 	out := map[string]string{}
 	for _, c := range cs {
-		cm := c.(map[string]any)
+		cm, _ := c.(map[string]any)
 		if cm["name"] != container {
 			continue
 		}
 		env, _ := cm["env"].([]any)
 		for _, e := range env {
-			em := e.(map[string]any)
+			em, _ := e.(map[string]any)
+			name, _ := em["name"].(string)
 			v, _ := em["value"].(string)
-			out[em["name"].(string)] = v
+			out[name] = v
 		}
 		out["__image"] = fmt.Sprint(cm["image"])
 	}

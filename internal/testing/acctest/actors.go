@@ -119,11 +119,12 @@ func CreatedAfterAvailable(t testing.TB, ns, first string, replicas int64, depen
 	}
 	conds, _, _ := unstructured.NestedSlice(web.Object, "status", "conditions")
 	for _, c := range conds {
-		m := c.(map[string]any)
+		m, _ := c.(map[string]any)
 		if m["type"] != "Available" || m["status"] != "True" {
 			continue
 		}
-		availableAt, err := time.Parse(time.RFC3339, m["lastTransitionTime"].(string))
+		at, _ := m["lastTransitionTime"].(string)
+		availableAt, err := time.Parse(time.RFC3339, at)
 		if err != nil {
 			return err
 		}

@@ -72,7 +72,7 @@ func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private stri
 	for _, r := range resources {
 		instances, _ := r.(map[string]any)["instances"].([]any)
 		for _, i := range instances {
-			inst := i.(map[string]any)
+			inst, _ := i.(map[string]any)
 			if attrs, ok := inst["attributes"].(map[string]any); ok {
 				for _, a := range legit {
 					switch v := attrs[a].(type) {

@@ -282,7 +282,8 @@ func TestCloseReleasesAndStops(t *testing.T) {
 		t.Errorf("Close took %s", d)
 	}
 	select {
-	case <-done:
+	case err := <-done:
+		t.Logf("the held request ended with %v", err)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the held request is still open after Close")
 	}

@@ -376,10 +376,7 @@ func (c *Cluster) start(ctx context.Context, detach bool, bins map[string]string
 		return err
 	}
 
-	health, err := componentHealthClient()
-	if err != nil {
-		return err
-	}
+	health := componentHealthClient()
 	if err := c.waitFor(ctx, "kube-controller-manager to be healthy", kcmName, func(ctx context.Context) error {
 		return httpOK(ctx, health, "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", "")
 	}); err != nil {
@@ -481,10 +478,10 @@ func (c *Cluster) httpClient() (*http.Client, error) {
 // componentHealthClient reaches the /healthz of the controller manager and the
 // scheduler, which serve self-signed certificates on loopback: only their
 // liveness is asked, no credential is sent.
-func componentHealthClient() (*http.Client, error) {
+func componentHealthClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}, //nolint:gosec // loopback health probe, nothing secret sent
-	}}, nil
+	}}
 }
 
 func createNode(ctx context.Context, cs kubernetes.Interface) error {
@@ -534,7 +531,8 @@ func freePorts(n int) ([]int, error) {
 			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		addr, _ := l.Addr().(*net.TCPAddr) // a "tcp" listener's address
+		ports = append(ports, addr.Port)
 	}
 	return ports, nil
 }
@@ -807,7 +805,10 @@ func (c *Cluster) readyz(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tr := client.Transport.(*http.Transport)
+	tr, ok := client.Transport.(*http.Transport)
+	if !ok {
+		return fmt.Errorf("unexpected transport %T", client.Transport)
+	}
 	if c.Token == "" {
 		cert, err := tls.X509KeyPair(c.ClientCertPEM, c.ClientKeyPEM)
 		if err != nil {

@@ -23,7 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -281,7 +281,7 @@ func TestHeldDeploymentIsReleasedByItsTemplate(t *testing.T) {
 	}
 
 	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:null}}}}}`, localcluster.HoldAnnotation)
-	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, "held", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, "held", ktypes.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Minute, "the released Deployment to be ready", func(ctx context.Context) (bool, string, error) {
@@ -328,7 +328,7 @@ func TestHeldJobIsReleasedByItsPod(t *testing.T) {
 	}
 
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, localcluster.HoldAnnotation)
-	if _, err := cs.CoreV1().Pods(ns).Patch(ctx, pod, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if _, err := cs.CoreV1().Pods(ns).Patch(ctx, pod, ktypes.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Minute, "the released Job to complete", func(ctx context.Context) (bool, string, error) {

@@ -185,12 +185,12 @@ func tailFile(path string, n int) string {
 		return ""
 	}
 	defer f.Close()
-	const max = 64 << 10
+	const limit = 64 << 10
 	st, err := f.Stat()
 	if err != nil {
 		return ""
 	}
-	off := st.Size() - max
+	off := st.Size() - limit
 	if off < 0 {
 		off = 0
 	}

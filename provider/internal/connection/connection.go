@@ -20,7 +20,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"k8s.io/client-go/rest"
@@ -52,7 +51,8 @@ type ExecModel struct {
 	Env        types.Map    `tfsdk:"env"`
 }
 
-var execAttrTypes = map[string]attr.Type{
+// ExecAttrTypes are the attribute types of cluster_connection.exec.
+var ExecAttrTypes = map[string]attr.Type{
 	"api_version": types.StringType,
 	"command":     types.StringType,
 	"args":        types.ListType{ElemType: types.StringType},
@@ -71,7 +71,7 @@ var AttrTypes = map[string]attr.Type{
 	"kubeconfig_file":        types.StringType,
 	"context":                types.StringType,
 	"proxy_url":              types.StringType,
-	"exec":                   types.ObjectType{AttrTypes: execAttrTypes},
+	"exec":                   types.ObjectType{AttrTypes: ExecAttrTypes},
 }
 
 // Mode says whether the attributes are set by the user or copied by the provider.
@@ -114,51 +114,6 @@ var fields = map[string]field{
 			"env":         {description: "Environment variables for the command.", sensitive: true},
 		},
 	},
-}
-
-// DefaultNote ends the description of every resource's cluster_connection.
-const DefaultNote = " Optional: without it the provider block's cluster_connection is used, and no credential " +
-	"is stored in this resource's state."
-
-// Attribute is the cluster_connection attribute for a resource schema. As an
-// input it is optional: a resource without it uses the provider's default.
-func Attribute(mode Mode, description string) schema.SingleNestedAttribute {
-	if mode == Input {
-		description += DefaultNote
-	}
-	return schema.SingleNestedAttribute{
-		Description: description,
-		Optional:    mode == Input,
-		Computed:    mode == Computed,
-		Attributes:  resourceAttributes(mode, AttrTypes, fields),
-	}
-}
-
-func resourceAttributes(mode Mode, attrTypes map[string]attr.Type, fields map[string]field) map[string]schema.Attribute {
-	optional, computed := mode == Input, mode == Computed
-	out := make(map[string]schema.Attribute, len(attrTypes))
-	for name, typ := range attrTypes {
-		f, ok := fields[name]
-		if !ok {
-			panic("connection: no description for cluster_connection attribute " + name)
-		}
-		switch t := typ.(type) {
-		case basetypes.StringType:
-			out[name] = schema.StringAttribute{Description: f.description, Sensitive: f.sensitive, Optional: optional, Computed: computed}
-		case basetypes.BoolType:
-			out[name] = schema.BoolAttribute{Description: f.description, Sensitive: f.sensitive, Optional: optional, Computed: computed}
-		case basetypes.ListType:
-			out[name] = schema.ListAttribute{Description: f.description, Sensitive: f.sensitive, ElementType: t.ElemType, Optional: optional, Computed: computed}
-		case basetypes.MapType:
-			out[name] = schema.MapAttribute{Description: f.description, Sensitive: f.sensitive, ElementType: t.ElemType, Optional: optional, Computed: computed}
-		case basetypes.ObjectType:
-			out[name] = schema.SingleNestedAttribute{Description: f.description, Sensitive: f.sensitive, Optional: optional, Computed: computed,
-				Attributes: resourceAttributes(mode, t.AttrTypes, f.nested)}
-		default:
-			panic(fmt.Sprintf("connection: attribute %s has unsupported type %T", name, typ))
-		}
-	}
-	return out
 }
 
 // FromObject reads a cluster_connection object value. known is false when any part

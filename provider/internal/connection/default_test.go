@@ -100,7 +100,7 @@ func nullFilled(m Model) Model {
 		}
 	}
 	m.Insecure = types.BoolNull()
-	m.Exec = types.ObjectNull(execAttrTypes)
+	m.Exec = types.ObjectNull(ExecAttrTypes)
 	return m
 }
 

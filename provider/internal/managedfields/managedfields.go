@@ -25,7 +25,7 @@ func Of(obj *unstructured.Unstructured) (Fields, error) {
 		if e.Subresource != "" || e.FieldsV1 == nil {
 			continue
 		}
-		s, err := ParseSet(e.FieldsV1.Raw)
+		s, err := ParseSet(e.FieldsV1.GetRawBytes())
 		if err != nil {
 			return nil, fmt.Errorf("managedFields entry of %q cannot be read: %w", e.Manager, err)
 		}
@@ -73,7 +73,7 @@ func Release(obj *unstructured.Unstructured, manager string, drop func(fieldpath
 			continue
 		}
 		s := fieldpath.NewSet()
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 			return nil, 0, fmt.Errorf("managedFields entry of %q cannot be read: %w", e.Manager, err)
 		}
 		gone := fieldpath.NewSet()
@@ -95,7 +95,7 @@ func Release(obj *unstructured.Unstructured, manager string, drop func(fieldpath
 		if err != nil {
 			return nil, 0, err
 		}
-		e.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+		e.FieldsV1 = metav1.NewFieldsV1(string(raw))
 		out = append(out, e)
 	}
 	if len(out) == 0 {

@@ -47,7 +47,11 @@ func Merge(live, patch map[string]any, t *Type) (map[string]any, error) {
 	if !keep {
 		return nil, fmt.Errorf("%s: the patch deletes the whole object ($patch: delete at its root)", t.gvk.Kind)
 	}
-	return out.(map[string]any), nil
+	obj, ok := out.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: the patch does not leave an object at its root", t.gvk.Kind)
+	}
+	return obj, nil
 }
 
 type merger struct {
@@ -251,7 +255,7 @@ func (m merger) byKey(p objectpath.Path, base, patch []any, sl *smdschema.List, 
 		elemMeta.strategy = "retainKeys"
 	}
 	out := append(make([]any, 0, len(base)+len(patch)), base...)
-	ids := make([]string, len(out))
+	ids := make([]string, len(out)) // ids[i] is the key of out[i]; both grow together
 	for i, e := range out {
 		if em, ok := e.(map[string]any); ok {
 			ids[i], _, _ = m.identity(sl, em)
@@ -290,7 +294,7 @@ func (m merger) byKey(p objectpath.Path, base, patch []any, sl *smdschema.List, 
 			out[at] = m.withKeyDefaults(sl, nv)
 		default:
 			out = append(out, m.withKeyDefaults(sl, nv))
-			ids = append(ids, id)
+			ids = append(ids, id) //nolint:makezero // ids[i] is the key of out[i]: both grow together
 		}
 	}
 	return out, nil

@@ -81,12 +81,13 @@ func (p Path) Remove(obj map[string]any) bool {
 	grand, _ := p[:len(p)-2].Get(obj)
 	holder := p[len(p)-2]
 	shortened := append(append([]any{}, list[:i]...), list[i+1:]...)
-	switch {
-	case holder.Field != nil:
-		grand.(map[string]any)[*holder.Field] = shortened
-	default:
-		gl := grand.([]any)
-		gl[indexIn(gl, holder)] = shortened
+	// grand holds list (Get found it through holder), so it is a map for a
+	// field segment and a list otherwise.
+	switch g := grand.(type) {
+	case map[string]any:
+		g[*holder.Field] = shortened
+	case []any:
+		g[indexIn(g, holder)] = shortened
 	}
 	return true
 }

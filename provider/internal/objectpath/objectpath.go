@@ -89,7 +89,7 @@ func (p Path) HasPrefix(q Path) bool {
 	if len(q) > len(p) {
 		return false
 	}
-	return Path(p[:len(q)]).String() == q.String()
+	return p[:len(q)].String() == q.String()
 }
 
 // UnderAny reports whether p is one of prefixes or lies under one.

@@ -47,11 +47,11 @@ func (r Redactor) ResolveSet(obj map[string]any, s *fieldpath.Set) *fieldpath.Se
 				continue
 			}
 			parent := objectpath.FromFieldPath(resolved[:i])
-			real, ok := r.match(obj, parent, seg)
+			found, ok := r.match(obj, parent, seg)
 			if !ok {
 				return
 			}
-			resolved[i] = real
+			resolved[i] = found
 		}
 		out.Insert(resolved)
 	})
@@ -64,15 +64,15 @@ func (r Redactor) match(obj map[string]any, parent objectpath.Path, seg objectpa
 	elems, _ := list.([]any)
 	want := objectpath.Path{seg}.String()
 	for _, e := range elems {
-		real, ok := selectorOf(e, seg)
-		if !ok || (objectpath.Path{r.hashSegment(parent, real)}).String() != want {
+		found, ok := selectorOf(e, seg)
+		if !ok || (objectpath.Path{r.hashSegment(parent, found)}).String() != want {
 			continue
 		}
 		if seg.Value != nil {
 			v := value.NewValueInterface(e)
 			return fieldpath.PathElement{Value: &v}, true
 		}
-		m := e.(map[string]any) // selectorOf matched keys, so e is a map
+		m, _ := e.(map[string]any) // selectorOf matched keys, so e is a map
 		keys := make(value.FieldList, len(seg.Keys))
 		for j, kv := range seg.Keys {
 			keys[j] = value.Field{Name: kv.Name, Value: value.NewValueInterface(m[kv.Name])}

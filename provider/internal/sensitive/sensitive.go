@@ -185,9 +185,9 @@ func (r Redactor) Resolve(obj map[string]any, name string) (objectpath.Path, err
 		list, _ := p[:i].Get(obj)
 		elems, _ := list.([]any)
 		for _, e := range elems {
-			real, ok := selectorOf(e, s)
-			if ok && (objectpath.Path{r.hashSegment(p[:i], real)}).String() == (objectpath.Path{s}).String() {
-				p[i] = real
+			found, ok := selectorOf(e, s)
+			if ok && (objectpath.Path{r.hashSegment(p[:i], found)}).String() == (objectpath.Path{s}).String() {
+				p[i] = found
 				break
 			}
 		}

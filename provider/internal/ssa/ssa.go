@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 )
@@ -54,7 +54,7 @@ func Apply(ctx context.Context, c *connection.Client, obj *unstructured.Unstruct
 	if opts.DryRun {
 		patchOpts.DryRun = []string{metav1.DryRunAll}
 	}
-	return c.Resource(mapping, obj.GetNamespace()).Patch(ctx, obj.GetName(), types.ApplyPatchType, body, patchOpts)
+	return c.Resource(mapping, obj.GetNamespace()).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, patchOpts)
 }
 
 // defaultNamespace fills or rejects metadata.namespace according to the kind's scope.

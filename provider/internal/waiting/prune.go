@@ -22,7 +22,8 @@ func StatusValue(obj map[string]any, p objectpath.Path) (v any, found bool) {
 		return nil, false
 	}
 	if p[0].Field != nil && *p[0].Field == "status" {
-		return pruned.(map[string]any)["status"], true
+		m, _ := pruned.(map[string]any) // pruned from an object: a map
+		return m["status"], true
 	}
 	return pruned, true
 }
@@ -70,7 +71,7 @@ func prune(cur any, p objectpath.Path) (any, bool) {
 		return out, true
 	case s.Keys != nil:
 		if m, isMap := sub.(map[string]any); isMap {
-			elem := list[i].(map[string]any)
+			elem, _ := list[i].(map[string]any) // selected by keys: a map
 			for _, kv := range s.Keys {
 				m[kv.Name] = runtime.DeepCopyJSONValue(elem[kv.Name])
 			}

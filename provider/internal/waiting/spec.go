@@ -174,9 +174,9 @@ func fieldValuesState(obj map[string]any, fvs []FieldValue, red sensitive.Redact
 
 // clip keeps values that land in one-line summaries readable.
 func clip(s string) string {
-	const max = 200
-	if len(s) <= max {
+	const limit = 200
+	if len(s) <= limit {
 		return s
 	}
-	return s[:max] + "…"
+	return s[:limit] + "…"
 }

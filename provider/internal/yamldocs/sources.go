@@ -97,7 +97,7 @@ func Glob(pattern string) ([]string, error) {
 		}
 		rel, err := filepath.Rel(filepath.FromSlash(root), p)
 		if err != nil {
-			return nil
+			return nil //nolint:nilerr // a path that is not under root cannot match: skip it, keep walking
 		}
 		if matchSegments(rest, strings.Split(filepath.ToSlash(rel), "/")) {
 			out = append(out, p)

@@ -49,7 +49,7 @@ func prepareCommon(t testing.TB, repo string) (pluginDir, pulumiDir string) {
 	pluginDir = commonOnce.do(t, func() (string, error) {
 		bin := filepath.Join(workDir(repo), "bin")
 		return bin, withLock(repo, "plugin", func() error {
-			return goBuild(repo, filepath.Join(repo, "bridge"), filepath.Join(bin, "pulumi-resource-k8sconnect"), "./cmd/pulumi-resource-k8sconnect")
+			return goBuild(filepath.Join(repo, "bridge"), filepath.Join(bin, "pulumi-resource-k8sconnect"), "./cmd/pulumi-resource-k8sconnect")
 		})
 	})
 	return pluginDir, pulumiDir
@@ -61,7 +61,7 @@ func prepareGo(t testing.TB, repo string) string {
 	return goOnce.do(t, func() (string, error) {
 		bin := filepath.Join(workDir(repo), "bin", "pulumi-automation-go")
 		return bin, withLock(repo, "go", func() error {
-			return goBuild(repo, filepath.Join(repo, "tools", "pulumi-automation", "go"), bin, ".")
+			return goBuild(filepath.Join(repo, "tools", "pulumi-automation", "go"), bin, ".")
 		})
 	})
 }
@@ -145,7 +145,7 @@ func preparePython(t testing.TB, repo string) string {
 	})
 }
 
-func goBuild(repo, dir, out, pkg string) error {
+func goBuild(dir, out, pkg string) error {
 	env := []string{}
 	if os.Getenv("GONOSUMDB") == "" {
 		env = append(env, "GONOSUMDB=github.com/pulumi")

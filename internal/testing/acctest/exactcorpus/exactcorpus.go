@@ -30,7 +30,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -480,7 +480,7 @@ func ApplyAs(t testing.TB, cfg *rest.Config, manager string, gvr schema.GroupVer
 		t.Fatal(err)
 	}
 	force := true
-	_, err = dc.Resource(gvr).Namespace(ns).Patch(context.Background(), name, types.ApplyPatchType, []byte(body),
+	_, err = dc.Resource(gvr).Namespace(ns).Patch(context.Background(), name, ktypes.ApplyPatchType, []byte(body),
 		metav1.PatchOptions{FieldManager: manager, Force: &force})
 	if err != nil {
 		t.Fatalf("apply as %s: %v", manager, err)

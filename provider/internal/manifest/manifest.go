@@ -4,18 +4,15 @@
 package manifest
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // Identity names one object. Namespace is empty for cluster-scoped kinds and for
@@ -53,9 +50,11 @@ var serverOwnedMetadata = []string{
 
 // Parse reads exactly one object from yaml_body.
 func Parse(body string) (*unstructured.Unstructured, error) {
-	docs, err := splitDocuments(body)
-	if err != nil {
-		return nil, err
+	var docs [][]byte
+	for _, d := range yamldocs.SplitDocuments("yaml_body", []byte(body)) {
+		if yamldocs.HasContent(d.Text) {
+			docs = append(docs, []byte(d.Text))
+		}
 	}
 	switch len(docs) {
 	case 0:
@@ -120,33 +119,4 @@ func shape(v any) string {
 	default:
 		return fmt.Sprintf("a single value (%v)", v)
 	}
-}
-
-// splitDocuments splits multi-document YAML and drops documents that hold only
-// comments or whitespace.
-func splitDocuments(body string) ([][]byte, error) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(body)))
-	var docs [][]byte
-	for {
-		doc, err := r.Read()
-		if err == io.EOF {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("yaml_body could not be read: %w", err)
-		}
-		if hasContent(doc) {
-			docs = append(docs, doc)
-		}
-	}
-}
-
-func hasContent(doc []byte) bool {
-	for _, line := range bytes.Split(doc, []byte("\n")) {
-		t := bytes.TrimSpace(line)
-		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("---")) {
-			return true
-		}
-	}
-	return false
 }

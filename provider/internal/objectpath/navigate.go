@@ -1,5 +1,7 @@
 package objectpath
 
+import "k8s.io/apimachinery/pkg/runtime"
+
 // Get returns the value at p in an unstructured object.
 func (p Path) Get(obj map[string]any) (any, bool) {
 	var cur any = obj
@@ -144,4 +146,61 @@ func keysMatch(m map[string]any, keys []KeyValue) bool {
 		}
 	}
 	return true
+}
+
+// Prune is obj with only the branch that leads along p, copied: a wait shows
+// what it waited for and nothing else. List elements keep their position
+// (earlier ones become null) so an index in the path is the same index in the
+// result; an element chosen by key keeps its key fields so it can still be
+// recognised.
+func (p Path) Prune(obj map[string]any) (any, bool) {
+	return prune(obj, p)
+}
+
+func prune(cur any, p Path) (any, bool) {
+	if len(p) == 0 {
+		return runtime.DeepCopyJSONValue(cur), true
+	}
+	s := p[0]
+	if s.Field != nil {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		v, ok := m[*s.Field]
+		if !ok {
+			return nil, false
+		}
+		sub, ok := prune(v, p[1:])
+		if !ok {
+			return nil, false
+		}
+		return map[string]any{*s.Field: sub}, true
+	}
+	list, ok := cur.([]any)
+	if !ok {
+		return nil, false
+	}
+	i := indexIn(list, s)
+	if i < 0 {
+		return nil, false
+	}
+	sub, ok := prune(list[i], p[1:])
+	if !ok {
+		return nil, false
+	}
+	switch {
+	case s.Index != nil:
+		out := make([]any, i+1)
+		out[i] = sub
+		return out, true
+	case s.Keys != nil:
+		if m, isMap := sub.(map[string]any); isMap {
+			elem, _ := list[i].(map[string]any) // selected by keys: a map
+			for _, kv := range s.Keys {
+				m[kv.Name] = runtime.DeepCopyJSONValue(elem[kv.Name])
+			}
+		}
+	}
+	return []any{sub}, true
 }

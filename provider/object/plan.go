@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -25,6 +24,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -257,10 +257,7 @@ func plannedNamespace(c *connection.Client, obj *unstructured.Unstructured) type
 	if err != nil {
 		return types.StringUnknown()
 	}
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		return types.StringValue(metav1.NamespaceDefault)
-	}
-	return types.StringValue("")
+	return types.StringValue(scope.Namespace(mapping, ""))
 }
 
 // identityChanged reports a change that names another object. A new version

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -25,6 +24,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
@@ -131,9 +131,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		resp.Diagnostics.AddError("Unknown kind", fmt.Sprintf("The cluster does not serve %s %s: %v", id.APIVersion, id.Kind, err))
 		return
 	}
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace && id.Namespace == "" {
-		id.Namespace = metav1.NamespaceDefault
-	}
+	id.Namespace = scope.Namespace(mapping, id.Namespace)
 	obj, err := c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Object not found", fmt.Sprintf("%s does not exist in the cluster.", id))

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -50,7 +50,7 @@ func send(ctx context.Context, c *connection.Client, target manifest.Identity, c
 		md, _ := obj["metadata"].(map[string]any)
 		md = copyMap(md)
 		md["name"] = target.Name
-		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if scope.Namespaced(mapping) {
 			md["namespace"] = target.Namespace
 		}
 		if resourceVersion != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
@@ -103,12 +104,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddError("Could not look up the target's kind", err.Error())
 		return
 	}
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace && target.Namespace == "" {
+	if scope.Namespaced(mapping) && target.Namespace == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace is required",
 			fmt.Sprintf("%s is a namespaced kind; set target.namespace.", target.Kind))
 		return
 	}
-	if mapping.Scope.Name() != meta.RESTScopeNameNamespace && target.Namespace != "" {
+	if !scope.Namespaced(mapping) && target.Namespace != "" {
 		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace must be empty",
 			fmt.Sprintf("%s is cluster-scoped; remove target.namespace.", target.Kind))
 		return

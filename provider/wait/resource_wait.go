@@ -33,6 +33,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
@@ -400,10 +401,7 @@ func mappingBefore(ctx context.Context, c *connection.Client, gvk k8sschema.Grou
 
 // namespaceFor applies the API's default namespace to namespaced kinds.
 func namespaceFor(m *meta.RESTMapping, id manifest.Identity) string {
-	if m.Scope.Name() == meta.RESTScopeNameNamespace && id.Namespace == "" {
-		return metav1.NamespaceDefault
-	}
-	return id.Namespace
+	return scope.Namespace(m, id.Namespace)
 }
 
 func (r *Resource) client(ctx context.Context, ref resourceref.Model, diags *diag.Diagnostics) (*connection.Client, bool) {

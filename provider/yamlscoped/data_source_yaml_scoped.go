@@ -16,6 +16,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -177,5 +178,5 @@ func (s clusterScopes) Namespaced(gk runtimeschema.GroupKind) (namespaced, known
 	if err != nil {
 		return false, false, err
 	}
-	return m.Scope.Name() == meta.RESTScopeNameNamespace, true, nil
+	return scope.Namespaced(m), true, nil
 }

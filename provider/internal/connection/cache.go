@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 )
 
 // Client is everything a resource needs to talk to one cluster.
@@ -50,7 +52,7 @@ func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
 // Resource returns the dynamic client for a mapped kind in one namespace
 // (ignored for cluster-scoped kinds).
 func (c *Client) Resource(m *meta.RESTMapping, namespace string) dynamic.ResourceInterface {
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+	if scope.Namespaced(m) {
 		return c.Dynamic.Resource(m.Resource).Namespace(namespace)
 	}
 	return c.Dynamic.Resource(m.Resource)

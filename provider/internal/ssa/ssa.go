@@ -13,6 +13,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 )
 
 // FieldManager is the manager name k8sconnect_object applies under.
@@ -59,12 +60,9 @@ func Apply(ctx context.Context, c *connection.Client, obj *unstructured.Unstruct
 
 // defaultNamespace fills or rejects metadata.namespace according to the kind's scope.
 func defaultNamespace(obj *unstructured.Unstructured, mapping *meta.RESTMapping) error {
-	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
-	switch {
-	case namespaced && obj.GetNamespace() == "":
-		obj.SetNamespace(metav1.NamespaceDefault)
-	case !namespaced && obj.GetNamespace() != "":
+	if !scope.Namespaced(mapping) && obj.GetNamespace() != "" {
 		return fmt.Errorf("%s is cluster-scoped, but the manifest sets metadata.namespace %q; remove it", obj.GetKind(), obj.GetNamespace())
 	}
+	obj.SetNamespace(scope.Namespace(mapping, obj.GetNamespace()))
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -99,11 +98,7 @@ func setOwnedBy(obj *unstructured.Unstructured, id string) {
 }
 
 func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
-	mapping, err := c.Mapping(id.GVK())
-	if err != nil {
-		return nil, err
-	}
-	return c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
+	return c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 }
 
 // recallOrGet uses the copy the refresh just read, if there is one.

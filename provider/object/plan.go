@@ -370,27 +370,20 @@ func idOrPlaceholder(id types.String) string {
 	return id.ValueString()
 }
 
-// liveDiffers reports whether the live values of our fields differ from what the
-// apply will set. Terraform refreshes state before planning, so the projection
-// diff shows this already; Pulumi plans against its last saved state unless
-// run with --refresh, and without this check would warn about drift and then
-// leave it in place.
+// liveDiffers reports whether the live values of our fields differ from what
+// the apply will set (see ownership.LiveDiffers), or, when the refresh was
+// skipped (stored credentials refused), whether who owns them changed.
 func (r *Resource) liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured,
 	ignore []objectpath.Path, planned projection.Projection, red sensitive.Redactor) bool {
 	if live == nil {
 		return false
 	}
-	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
-	now, err := observe(live, prev, ignore, red)
-	if err != nil {
-		return false
+	now, differs, err := ownership.LiveDiffers(ctx, req.Private, live, ssa.FieldManager, ownAnnotations, ignore, planned, red)
+	if err != nil || differs {
+		return differs
 	}
-	if !maps.Equal(now.Projection, planned) {
-		return true
-	}
-	// When the refresh was skipped (stored credentials refused) the state's
-	// field_ownership may be older than the live object: then it is known
-	// only after apply.
+	// When the refresh was skipped the state's field_ownership may be older
+	// than the live object: then it is known only after apply.
 	if !refreshSkipped(ctx, req.Private) {
 		return false
 	}

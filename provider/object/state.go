@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -32,8 +31,11 @@ import (
 // prev (see projection.Observe); our own owned-by annotation is not shown.
 // Sensitive values are rendered by red (see package sensitive).
 func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, ignore []objectpath.Path, red sensitive.Redactor) (projection.Observation, error) {
-	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, []objectpath.Path{annotationPath, pendingPath}, ignore, red)
+	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, ownAnnotations, ignore, red)
 }
+
+// ownAnnotations are k8sconnect's own markers on an object, never projected.
+var ownAnnotations = []objectpath.Path{annotationPath, pendingPath}
 
 // into writes an observation into m's computed attributes.
 func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnostics {
@@ -146,15 +148,11 @@ func (r *Resource) readOwnership(ctx context.Context, plan *model, prev privates
 	if err != nil || live == nil || string(live.GetUID()) != plan.UID.ValueString() {
 		return false // gone or replaced: the apply explains it
 	}
-	owned, _ := privatestate.LoadFieldSet(ctx, prev, privatestate.OwnedFields)
-	ignore, _ := ignorePaths(ctx, plan.IgnoreFields, diags)
-	obs, err := observe(live, owned, ignore, redactor(ctx, *plan, diags))
-	if err != nil {
-		return false
-	}
-	var recorded map[string]string
+	var recorded projection.Projection
 	diags.Append(plan.ManagedStateProjection.ElementsAs(ctx, &recorded, false)...)
-	if !maps.Equal(map[string]string(obs.Projection), recorded) {
+	ignore, _ := ignorePaths(ctx, plan.IgnoreFields, diags)
+	obs, differs, err := ownership.LiveDiffers(ctx, prev, live, ssa.FieldManager, ownAnnotations, ignore, recorded, redactor(ctx, *plan, diags))
+	if err != nil || differs {
 		return false // drifted since our last apply: set it back
 	}
 	own, d := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, obs.Ownership)

@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -77,7 +75,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
 		plan.ClusterUID = types.StringValue(cluster)
 	}
-	live, err := getTarget(ctx, c, target)
+	live, err := c.Get(ctx, target.GVK(), target.Namespace, target.Name)
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 		diags.AddAttributeError(path.Root("target"), "Target does not exist",
 			fmt.Sprintf("%s does not exist. k8sconnect_patch changes objects that already exist; to create it, use k8sconnect_object.", target))
@@ -156,7 +154,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		}
 		return
 	}
-	live, err := getTarget(ctx, c, target)
+	live, err := c.Get(ctx, target.GVK(), target.Namespace, target.Name)
 	if connection.StaleCredentials(err, target.String(), &resp.Diagnostics) {
 		return
 	}
@@ -228,14 +226,6 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 
 func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
 	return r.clients.ClientFor(ctx, conn, path.Root("cluster_connection"), diags)
-}
-
-func getTarget(ctx context.Context, c *connection.Client, target manifest.Identity) (*unstructured.Unstructured, error) {
-	mapping, err := c.Mapping(target.GVK())
-	if err != nil {
-		return nil, err
-	}
-	return c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
 }
 
 // idFor derives a new patch's id, and so its field manager, from what it

@@ -14,7 +14,7 @@ import (
 // PreviewBoth returns, for an apply patch, the local preview and the server's
 // dry-run prediction, so a test can hold one against the other.
 func PreviewBoth(ctx context.Context, c *connection.Client, target manifest.Identity, patch map[string]any) (local, server projection.Projection, err error) {
-	live, err := getTarget(ctx, c, target)
+	live, err := c.Get(ctx, target.GVK(), target.Namespace, target.Name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
 	"strings"
 
@@ -191,7 +190,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.ManagedFields = projectionValue(ctx, predicted, &resp.Diagnostics)
-	if !creating && plan.ManagedFields.Equal(state.ManagedFields) && !liveDiffers(ctx, req, live, manager, predicted, red) {
+	if !creating && plan.ManagedFields.Equal(state.ManagedFields) && !drifted(ctx, req, live, manager, predicted, red) {
 		plan.FieldOwnership = state.FieldOwnership
 	}
 
@@ -324,12 +323,10 @@ func failingOperation(obj *unstructured.Unstructured, body []byte) string {
 	return ""
 }
 
-// liveDiffers reports whether the live values of the patched fields differ from
-// what the patch sets. Pulumi plans against its last saved state unless run with
-// --refresh; without this check it would warn about drift and leave it in place.
-func liveDiffers(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured, manager string,
+// drifted reports whether the live values of the patched fields differ from
+// what the patch sets (see ownership.LiveDiffers).
+func drifted(ctx context.Context, req resource.ModifyPlanRequest, live *unstructured.Unstructured, manager string,
 	planned projection.Projection, red sensitive.Redactor) bool {
-	prev, _ := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
-	now, err := projection.ObserveRedacted(live, manager, prev, nil, nil, red)
-	return err == nil && !maps.Equal(now.Projection, planned)
+	_, differs, err := ownership.LiveDiffers(ctx, req.Private, live, manager, nil, nil, planned, red)
+	return err == nil && differs
 }

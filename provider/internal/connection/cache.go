@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -47,6 +49,15 @@ func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
 		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	}
 	return m, err
+}
+
+// Get reads one object by its identity (the kind mapped through discovery).
+func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	m, err := c.Mapping(gvk)
+	if err != nil {
+		return nil, err
+	}
+	return c.Resource(m, namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 // Resource returns the dynamic client for a mapped kind in one namespace

@@ -2,11 +2,13 @@ package ownership
 
 import (
 	"context"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
@@ -62,4 +64,21 @@ func Record(ctx context.Context, private privatestate.Writer, obs projection.Obs
 	diags.Append(privatestate.SaveFieldSet(ctx, private, privatestate.OwnedFields, obs.Owned)...)
 	diags.Append(privatestate.Save(ctx, private, privatestate.AppliedProjection, obs.Projection)...)
 	return diags
+}
+
+// LiveDiffers observes live for manager together with the fields it owned at
+// its last apply (Record keeps them, so a field another manager has taken since
+// is still projected, with its new value) and reports whether those values
+// differ from planned, what the apply will set. Terraform refreshes state
+// before planning, so the projection diff shows such drift already; Pulumi plans
+// against its last saved state unless run with --refresh, and without this
+// check would warn about drift and then leave it in place.
+func LiveDiffers(ctx context.Context, private privatestate.Reader, live *unstructured.Unstructured, manager string,
+	exclude, ignored []objectpath.Path, planned projection.Projection, red sensitive.Redactor) (now projection.Observation, differs bool, err error) {
+	prev, _ := privatestate.LoadFieldSet(ctx, private, privatestate.OwnedFields)
+	now, err = projection.ObserveRedacted(live, manager, prev, exclude, ignored, red)
+	if err != nil {
+		return now, false, err
+	}
+	return now, !maps.Equal(now.Projection, planned), nil
 }

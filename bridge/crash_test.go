@@ -533,7 +533,7 @@ func (e *pulumiCrash) patchesInState() ([]stateResource, []string) {
 // patchManagersOn is the target's k8sconnect_patch managers.
 func (e *pulumiCrash) patchManagersOn() []string {
 	e.t.Helper()
-	return patchManagers(acctest.MustGet(e.t, objConfigMaps, e.ns, e.name))
+	return acctest.PatchManagers(acctest.MustGet(e.t, objConfigMaps, e.ns, e.name))
 }
 
 // expectPatchConverged checks the end of a recovering run: the patch once in
@@ -624,7 +624,7 @@ func TestPulumiCrash_patchReleaseResponseLost(t *testing.T) {
 	f.Remove()
 	e.mustSucceed(e.destroy("recovering"), "destroy")
 	live := acctest.MustGet(t, objConfigMaps, e.ns, e.name)
-	if got := patchManagers(live); len(got) != 0 {
+	if got := acctest.PatchManagers(live); len(got) != 0 {
 		t.Fatalf("patch managers left on the target: %q", got)
 	}
 	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" || live.GetUID() != target.GetUID() {

@@ -48,26 +48,6 @@ func patchConfig(t *testing.T, kubeContext string, extra pulumitest.Config) pulu
 	return cfg
 }
 
-// fieldManagers are the managers in an object's managedFields.
-func fieldManagers(obj *unstructured.Unstructured) []string {
-	var out []string
-	for _, e := range obj.GetManagedFields() {
-		out = append(out, e.Manager)
-	}
-	return out
-}
-
-// patchManagers are the k8sconnect_patch managers among them.
-func patchManagers(obj *unstructured.Unstructured) []string {
-	var out []string
-	for _, m := range fieldManagers(obj) {
-		if strings.HasPrefix(m, "k8sconnect-patch-") {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func configMapData(t *testing.T, ns, name string) map[string]any {
 	t.Helper()
 	data, _, _ := unstructured.NestedMap(acctest.MustGet(t, patchConfigMaps, ns, name).Object, "data")
@@ -185,7 +165,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	if other := acctest.ContainerEnv(ds, "aws-eks-nodeagent"); other["__image"] != "aws-network-policy-agent:v1.1.0" {
 		t.Errorf("the other container was changed: %v", other)
 	}
-	if ms := fieldManagers(ds); !slices.Contains(ms, eks) || len(patchManagers(ds)) != 1 {
+	if ms := acctest.Managers(ds); !slices.Contains(ms, eks) || len(acctest.PatchManagers(ds)) != 1 {
 		t.Errorf("managers = %v, want %s and one k8sconnect-patch-*", ms, eks)
 	}
 	if t.Failed() {
@@ -205,8 +185,8 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	res = stack.Run(pulumitest.Destroy, nil)
 	expectChanges(t, res, map[string]int{"delete": 2})
 	ds = awsNode()
-	if ms := patchManagers(ds); len(ms) != 0 {
-		t.Errorf("our field manager is still in managedFields after destroy: %v", fieldManagers(ds))
+	if ms := acctest.PatchManagers(ds); len(ms) != 0 {
+		t.Errorf("our field manager is still in managedFields after destroy: %v", acctest.Managers(ds))
 	}
 	env = acctest.ContainerEnv(ds, "aws-node")
 	if env["HTTP_PROXY"] != "http://proxy:3128" || env["WARM_ENI_TARGET"] != "1" {
@@ -269,7 +249,7 @@ func TestPulumiPatch_helmDeployment(t *testing.T) {
 	if limits["sidecar"]["cpu"] != "100m" {
 		t.Errorf("sidecar limits changed: %v", limits["sidecar"])
 	}
-	if ms := fieldManagers(d); !slices.Contains(ms, "helm") || len(patchManagers(d)) != 1 {
+	if ms := acctest.Managers(d); !slices.Contains(ms, "helm") || len(acctest.PatchManagers(d)) != 1 {
 		t.Errorf("managers = %v, want helm and one k8sconnect-patch-*", ms)
 	}
 	if t.Failed() {
@@ -279,8 +259,8 @@ func TestPulumiPatch_helmDeployment(t *testing.T) {
 	res = stack.Run(pulumitest.Destroy, nil)
 	expectChanges(t, res, map[string]int{"delete": 2})
 	d = web()
-	if ms := patchManagers(d); len(ms) != 0 {
-		t.Errorf("our field manager is still in managedFields after destroy: %v", fieldManagers(d))
+	if ms := acctest.PatchManagers(d); len(ms) != 0 {
+		t.Errorf("our field manager is still in managedFields after destroy: %v", acctest.Managers(d))
 	}
 	if d.GetAnnotations()["example.com/owner"] != "platform" || containerLimits(d)["web"]["memory"] != "1Gi" {
 		t.Errorf("destroy reverted the patch (annotations %v, limits %v); it must leave the values", d.GetAnnotations(), containerLimits(d))
@@ -348,7 +328,7 @@ func TestPulumiPatch_jsonPatchAndMergePatch(t *testing.T) {
 	res = stack.Run(pulumitest.Destroy, nil)
 	expectChanges(t, res, map[string]int{"delete": 3})
 	for _, name := range []string{"cfg", "merge"} {
-		if ms := patchManagers(acctest.MustGet(t, patchConfigMaps, ns, name)); len(ms) != 0 {
+		if ms := acctest.PatchManagers(acctest.MustGet(t, patchConfigMaps, ns, name)); len(ms) != 0 {
 			t.Errorf("ConfigMap %s: our field manager is still there after destroy: %v", name, ms)
 		}
 	}
@@ -412,7 +392,7 @@ func TestPulumiPatch_twoPatchesReleaseOnlyTheirOwn(t *testing.T) {
 	if data, _, _ := unstructured.NestedMap(cm.Object, "data"); data["one"] != "1" || data["two"] != "2" || data["base"] != "1" {
 		t.Fatalf("data = %v, want base, one and two", data)
 	}
-	if ms := patchManagers(cm); !slices.Contains(ms, oneManager) || !slices.Contains(ms, twoManager) || len(ms) != 2 {
+	if ms := acctest.PatchManagers(cm); !slices.Contains(ms, oneManager) || !slices.Contains(ms, twoManager) || len(ms) != 2 {
 		t.Fatalf("patch managers = %v, want %s and %s", ms, oneManager, twoManager)
 	}
 
@@ -421,7 +401,7 @@ func TestPulumiPatch_twoPatchesReleaseOnlyTheirOwn(t *testing.T) {
 	res = stack.Run(pulumitest.Up, nil)
 	expectChanges(t, res, map[string]int{"same": 2, "delete": 1})
 	cm = acctest.MustGet(t, patchConfigMaps, ns, "shared")
-	if ms := patchManagers(cm); !slices.Equal(ms, []string{twoManager}) {
+	if ms := acctest.PatchManagers(cm); !slices.Equal(ms, []string{twoManager}) {
 		t.Fatalf("after destroying one, patch managers = %v; want only %s", ms, twoManager)
 	}
 	if data, _, _ := unstructured.NestedMap(cm.Object, "data"); data["one"] != "1" || data["two"] != "2" {
@@ -431,10 +411,10 @@ func TestPulumiPatch_twoPatchesReleaseOnlyTheirOwn(t *testing.T) {
 	res = stack.Run(pulumitest.Destroy, nil)
 	expectChanges(t, res, map[string]int{"delete": 2})
 	cm = acctest.MustGet(t, patchConfigMaps, ns, "shared")
-	if ms := patchManagers(cm); len(ms) != 0 {
+	if ms := acctest.PatchManagers(cm); len(ms) != 0 {
 		t.Fatalf("after destroying two, patch managers = %v; want none", ms)
 	}
-	if ms := fieldManagers(cm); !slices.Contains(ms, "tool") {
+	if ms := acctest.Managers(cm); !slices.Contains(ms, "tool") {
 		t.Fatalf("the releases took the other manager away: managers %v", ms)
 	}
 	if data, _, _ := unstructured.NestedMap(cm.Object, "data"); data["one"] != "1" || data["two"] != "2" || data["base"] != "1" {
@@ -524,7 +504,7 @@ func TestPulumiPatch_badInput(t *testing.T) {
 	if data, _, _ := unstructured.NestedMap(cm.Object, "data"); len(data) != 1 || data["a"] != "1" {
 		t.Errorf("bad input changed the target: %v", data)
 	}
-	if ms := patchManagers(cm); len(ms) != 0 {
+	if ms := acctest.PatchManagers(cm); len(ms) != 0 {
 		t.Errorf("bad input left a patch manager on the target: %v", ms)
 	}
 }

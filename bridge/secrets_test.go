@@ -212,26 +212,7 @@ func TestPulumiSecrets_sensitiveListSelectors(t *testing.T) {
 	all := []acctest.SecretValue{keyA, keyB}
 
 	opts := map[string]any{"provider": "${k8s}"}
-	crd := fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: databases.%[1]s}
-spec:
-  group: %[1]s
-  scope: Namespaced
-  names: {plural: databases, singular: database, kind: Database}
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                apiKeys: {type: array, x-kubernetes-list-type: set, items: {type: string}}
-`, group)
+	crd := acctest.CRD(group, "Database", "apiKeys: {type: array, x-kubernetes-list-type: set, items: {type: string}}")
 	program, err := yaml.Marshal(map[string]any{
 		"name": "k8sconnect-secret-selectors", "runtime": "yaml",
 		"resources": map[string]any{

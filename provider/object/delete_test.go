@@ -74,7 +74,7 @@ resource "k8sconnect_object" "cm" {
 		Steps: []resource.TestStep{
 			{Config: cfg(true)},
 			{Config: cfg(true), Destroy: true, ExpectError: regexp.MustCompile(`delete_protection = true`)},
-			{Config: cfg(false), Check: exists(t, configMaps, ns, name)},
+			{Config: cfg(false), Check: acctest.Exists(t, configMaps, ns, name)},
 		},
 	})
 }
@@ -112,7 +112,7 @@ resource "k8sconnect_object" "ns" {
 		ProtoV6ProviderFactories: acctest.Factories(),
 		CheckDestroy:             gone(t, namespaces, "", name),
 		Steps: []resource.TestStep{
-			{Config: config, Check: exists(t, namespaces, "", name)},
+			{Config: config, Check: acctest.Exists(t, namespaces, "", name)},
 			{
 				// The namespace controller reports leftovers only after its first
 				// pass over the namespace (about 5s here), longer than a short

@@ -83,16 +83,6 @@ func configMapHas(t *testing.T, ns, name, key, want string) resource.TestCheckFu
 	}
 }
 
-func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		obj, err := acctest.Get(t, gvr, ns, name)
-		if err != nil || obj == nil {
-			return fmt.Errorf("%s %s/%s not in the cluster (err=%v)", gvr.Resource, ns, name, err)
-		}
-		return nil
-	}
-}
-
 func gone(t *testing.T, gvr schema.GroupVersionResource, ns, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		obj, err := acctest.Get(t, gvr, ns, name)

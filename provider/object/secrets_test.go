@@ -210,28 +210,7 @@ provider "k8sconnect" {
   cluster_connection = { kubeconfig_file = %[1]q }
 }
 resource "k8sconnect_object" "crd" {
-  yaml_body = <<-YAML
-    apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    metadata: {name: databases.%[2]s}
-    spec:
-      group: %[2]s
-      scope: Namespaced
-      names: {plural: databases, singular: database, kind: Database}
-      versions:
-        - name: v1
-          served: true
-          storage: true
-          schema:
-            openAPIV3Schema:
-              type: object
-              properties:
-                spec:
-                  type: object
-                  properties:
-                    user: {type: string}
-                    password: {type: string, pattern: '^[a-z0-9-]+$'}
-  YAML
+  yaml_body = %[4]q
 }
 resource "k8sconnect_object" "db" {
   yaml_body = <<-YAML
@@ -242,7 +221,7 @@ resource "k8sconnect_object" "db" {
   YAML
   sensitive_fields = ["spec.password"]
 }
-`, c.KubeconfigPath, group, ns)
+`, c.KubeconfigPath, group, ns, acctest.CRD(group, "Database", "user: {type: string}\npassword: {type: string, pattern: '^[a-z0-9-]+$'}"))
 	}
 	w.Write(config(good.Plain))
 	w.Cleanup()
@@ -306,40 +285,7 @@ provider "k8sconnect" {
   cluster_connection = { kubeconfig_file = %[1]q }
 }
 resource "k8sconnect_object" "crd" {
-  yaml_body = <<-YAML
-    apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    metadata: {name: databases.%[2]s}
-    spec:
-      group: %[2]s
-      scope: Namespaced
-      names: {plural: databases, singular: database, kind: Database}
-      versions:
-        - name: v1
-          served: true
-          storage: true
-          schema:
-            openAPIV3Schema:
-              type: object
-              properties:
-                spec:
-                  type: object
-                  properties:
-                    apiKeys:
-                      type: array
-                      x-kubernetes-list-type: set
-                      items: {type: string}
-                    grants:
-                      type: array
-                      x-kubernetes-list-type: map
-                      x-kubernetes-list-map-keys: [token]
-                      items:
-                        type: object
-                        required: [token]
-                        properties:
-                          token: {type: string}
-                          scope: {type: string}
-  YAML
+  yaml_body = %[4]q
 }
 resource "k8sconnect_object" "db" {
   yaml_body = <<-YAML
@@ -353,7 +299,20 @@ resource "k8sconnect_object" "db" {
   sensitive_fields = ["spec.apiKeys", "spec.grants"]
   depends_on       = [k8sconnect_object.crd]
 }
-`, c.KubeconfigPath, group, ns)
+`, c.KubeconfigPath, group, ns, acctest.CRD(group, "Database", `apiKeys:
+  type: array
+  x-kubernetes-list-type: set
+  items: {type: string}
+grants:
+  type: array
+  x-kubernetes-list-type: map
+  x-kubernetes-list-map-keys: [token]
+  items:
+    type: object
+    required: [token]
+    properties:
+      token: {type: string}
+      scope: {type: string}`))
 	}
 	human := func(what string, cmd ...string) acctest.Result {
 		t.Helper()

@@ -64,9 +64,9 @@ resource "k8sconnect_patch" "greeting" {
 func (p *patchCrash) landedUnderOneManager() string {
 	p.t.Helper()
 	landed := acctest.MustGet(p.t, configMaps, p.ns, p.name)
-	lost := patchManagers(landed)
+	lost := acctest.PatchManagers(landed)
 	if len(lost) != 1 || landed.Object["data"].(map[string]any)["greeting"] != "patched" {
-		p.t.Fatalf("the target should carry the patch under one manager; managers %q, data %v", managers(landed), landed.Object["data"])
+		p.t.Fatalf("the target should carry the patch under one manager; managers %q, data %v", acctest.Managers(landed), landed.Object["data"])
 	}
 	return lost[0]
 }
@@ -80,7 +80,7 @@ func (p *patchCrash) expectConverged(want string) {
 		p.t.Fatalf("state = %q, want the patch exactly once", got)
 	}
 	live := acctest.MustGet(p.t, configMaps, p.ns, p.name)
-	if got := patchManagers(live); len(got) != 1 || (want != "" && got[0] != want) {
+	if got := acctest.PatchManagers(live); len(got) != 1 || (want != "" && got[0] != want) {
 		p.t.Fatalf("patch managers on the target = %q, want exactly one (%q)", got, want)
 	}
 	if live.GetUID() != p.target.GetUID() {
@@ -101,7 +101,7 @@ func TestAccPatchCrash_createDroppedBeforeTheServer(t *testing.T) {
 	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", p.name), Action: faultproxy.Drop})
 	p.w.MustFail(p.w.Apply(), "apply with the patch dropped")
 	acctest.ExpectActed(t, f)
-	if got := patchManagers(acctest.MustGet(t, configMaps, p.ns, p.name)); len(got) != 0 {
+	if got := acctest.PatchManagers(acctest.MustGet(t, configMaps, p.ns, p.name)); len(got) != 0 {
 		t.Fatalf("a patch that never reached the server left managers %q", got)
 	}
 	if got := p.w.StateList(); len(got) != 0 {
@@ -165,7 +165,7 @@ func TestAccPatchCrash_releaseResponseLost(t *testing.T) {
 		t.Fatalf("%s destroy after the fault: %v\n%s", acctest.Engine(), r.Err, r.Output)
 	}
 	live := acctest.MustGet(t, configMaps, p.ns, p.name)
-	if got := patchManagers(live); len(got) != 0 {
+	if got := acctest.PatchManagers(live); len(got) != 0 {
 		t.Fatalf("patch managers left on the target: %q", got)
 	}
 	if data := live.Object["data"].(map[string]any); data["greeting"] != "patched" || data["owner"] != "helm" {

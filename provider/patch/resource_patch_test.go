@@ -28,26 +28,7 @@ var (
 	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 )
 
-func managers(obj *unstructured.Unstructured) []string {
-	var out []string
-	for _, e := range obj.GetManagedFields() {
-		out = append(out, e.Manager)
-	}
-	return out
-}
-
-func hasPatchManager(obj *unstructured.Unstructured) bool { return len(patchManagers(obj)) > 0 }
-
-// patchManagers are the k8sconnect_patch field managers on obj.
-func patchManagers(obj *unstructured.Unstructured) []string {
-	var out []string
-	for _, m := range managers(obj) {
-		if strings.HasPrefix(m, "k8sconnect-patch-") {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func hasPatchManager(obj *unstructured.Unstructured) bool { return len(acctest.PatchManagers(obj)) > 0 }
 
 func awsNodePatch(conn, noProxy string) string {
 	return fmt.Sprintf(`
@@ -83,7 +64,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 		CheckDestroy: func(*terraform.State) error {
 			ds := acctest.MustGet(t, daemonSets, "kube-system", "aws-node")
 			if hasPatchManager(ds) {
-				return fmt.Errorf("our field manager is still in managedFields after destroy: %v", managers(ds))
+				return fmt.Errorf("our field manager is still in managedFields after destroy: %v", acctest.Managers(ds))
 			}
 			env := acctest.ContainerEnv(ds, "aws-node")
 			if env["HTTP_PROXY"] != "http://proxy:3128" {
@@ -321,7 +302,7 @@ resource "k8sconnect_patch" "one" {
 				Config: two,
 				Check: func(*terraform.State) error {
 					cm := acctest.MustGet(t, configMaps, ns, "shared")
-					ms := strings.Join(managers(cm), ",")
+					ms := strings.Join(acctest.Managers(cm), ",")
 					if !strings.Contains(ms, twoManager) || strings.Count(ms, "k8sconnect-patch-") != 1 {
 						return fmt.Errorf("after destroying one, managers = %s; want only %s among patches", ms, twoManager)
 					}

@@ -137,7 +137,7 @@ resource "k8sconnect_patch" %q {
 	if got := live.Object["data"].(map[string]any)["level"]; got != "warn" {
 		t.Fatalf("data.level = %v, want B's warn kept", got)
 	}
-	if got := patchManagers(live); len(got) != 1 || !strings.HasPrefix(got[0], "k8sconnect-patch-") {
+	if got := acctest.PatchManagers(live); len(got) != 1 || !strings.HasPrefix(got[0], "k8sconnect-patch-") {
 		t.Fatalf("patch managers on the target = %q, want only B's", got)
 	}
 	if got := a.StateList(); len(got) != 0 {

@@ -69,16 +69,6 @@ func indent(s string) string {
 	return regexp.MustCompile(`(?m)^`).ReplaceAllString(s, "    ")
 }
 
-func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) tfresource.TestCheckFunc {
-	return func(*terraform.State) error {
-		obj, err := acctest.Get(t, gvr, ns, name)
-		if err != nil || obj == nil {
-			return fmt.Errorf("%s %s/%s is not in the cluster (err=%v)", gvr.Resource, ns, name, err)
-		}
-		return nil
-	}
-}
-
 // Scenario 1: a rollout gates a second Deployment.
 func TestAccWait_deploymentRolloutGatesDependent(t *testing.T) {
 	ns := acctest.Namespace(t)
@@ -228,7 +218,7 @@ resource "k8sconnect_wait" "migrated" {
 						}
 						return nil
 					},
-					exists(t, configMaps, ns, "after-migration"),
+					acctest.Exists(t, configMaps, ns, "after-migration"),
 				),
 			},
 		},
@@ -355,7 +345,7 @@ spec:
 			Config: config,
 			Check: tfresource.ComposeAggregateTestCheckFunc(
 				tfresource.TestCheckNoResourceAttr("k8sconnect_wait.bound", "status"),
-				exists(t, configMaps, ns, "uses-data"),
+				acctest.Exists(t, configMaps, ns, "uses-data"),
 			),
 		}},
 	})
@@ -410,7 +400,7 @@ resource "k8sconnect_wait" "agent" {
 			},
 			Config: config,
 			Check: tfresource.ComposeAggregateTestCheckFunc(
-				exists(t, configMaps, ns, "after-rollouts"),
+				acctest.Exists(t, configMaps, ns, "after-rollouts"),
 				func(*terraform.State) error {
 					db, err := acctest.Get(t, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, ns, "db")
 					if err != nil || db == nil {

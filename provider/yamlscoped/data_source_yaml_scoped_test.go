@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -29,27 +27,10 @@ func TestMain(m *testing.M) { acctest.Main(m) }
 // read calls the data source's Read directly, without an engine.
 func read(t *testing.T, attrs map[string]tftypes.Value) (*datasource.ReadResponse, map[string]tftypes.Value) {
 	t.Helper()
-	ctx := context.Background()
 	ds := yamlscoped.New()
-	ds.(datasource.DataSourceWithConfigure).Configure(ctx, datasource.ConfigureRequest{ProviderData: connection.NewCache()}, &datasource.ConfigureResponse{})
-	var sr datasource.SchemaResponse
-	ds.Schema(ctx, datasource.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	vals := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range attrs {
-		vals[name] = v
-	}
-	raw := tftypes.NewValue(typ, vals)
-	resp := &datasource.ReadResponse{State: tfsdk.State{Schema: sr.Schema, Raw: raw.Copy()}}
-	ds.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: raw}}, resp)
-	var out map[string]tftypes.Value
-	if err := resp.State.Raw.As(&out); err != nil {
-		t.Fatal(err)
-	}
-	return resp, out
+	ds.(datasource.DataSourceWithConfigure).Configure(context.Background(),
+		datasource.ConfigureRequest{ProviderData: connection.NewCache()}, &datasource.ConfigureResponse{})
+	return acctest.ReadDataSource(t, ds, attrs)
 }
 
 const shelf = "apiVersion: yamlscoped.k8sconnect.test/v1\nkind: Shelf\nmetadata:\n  name: a\n"
@@ -84,14 +65,6 @@ func TestUnknownKindWithoutConnectionNamesTheRemedy(t *testing.T) {
 			t.Errorf("error %q does not mention %q", msg, want)
 		}
 	}
-}
-
-func words(msg string) *regexp.Regexp {
-	parts := strings.Fields(msg)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile(strings.Join(parts, `\s+`))
 }
 
 var (
@@ -258,7 +231,7 @@ resource "k8sconnect_object" "crd" {
 			{Config: install},
 			{
 				Config:      install + fmt.Sprintf("data \"k8sconnect_yaml_scoped\" \"probe\" {\n  content = %s\n}\n", cr),
-				ExpectError: words("Set cluster_connection so the cluster's discovery tells the scope"),
+				ExpectError: acctest.Words("Set cluster_connection so the cluster's discovery tells the scope"),
 			},
 			{
 				Config: install + fmt.Sprintf("data \"k8sconnect_yaml_scoped\" \"probe\" {\n  content = %s\n  %s\n}\n", cr, conn),

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -28,29 +26,11 @@ import (
 
 func TestMain(m *testing.M) { acctest.Main(m) }
 
-// read calls the data source's Read directly, without an engine, with the given
-// attributes set and the rest null.
+// read calls the data source's Read directly, without an engine, and returns
+// its manifests.
 func read(t testing.TB, attrs map[string]tftypes.Value) (*datasource.ReadResponse, tftypes.Value) {
 	t.Helper()
-	ctx := context.Background()
-	ds := yamlsplit.New()
-	var sr datasource.SchemaResponse
-	ds.Schema(ctx, datasource.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	vals := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range attrs {
-		vals[name] = v
-	}
-	raw := tftypes.NewValue(typ, vals)
-	resp := &datasource.ReadResponse{State: tfsdk.State{Schema: sr.Schema, Raw: raw.Copy()}}
-	ds.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: raw}}, resp)
-	var out map[string]tftypes.Value
-	if err := resp.State.Raw.As(&out); err != nil {
-		t.Fatal(err)
-	}
+	resp, out := acctest.ReadDataSource(t, yamlsplit.New(), attrs)
 	return resp, out["manifests"]
 }
 
@@ -155,19 +135,19 @@ data "k8sconnect_yaml_split" "kustomize" {
 			},
 			{
 				Config:      `data "k8sconnect_yaml_split" "x" {}`,
-				ExpectError: words("Set one of content, pattern or kustomize_path."),
+				ExpectError: acctest.Words("Set one of content, pattern or kustomize_path."),
 			},
 			{
 				Config:      fmt.Sprintf("data \"k8sconnect_yaml_split\" \"x\" {\n  content = \"a: 1\"\n  pattern = %q\n}\n", "*.yaml"),
-				ExpectError: words("Set only one of content, pattern or kustomize_path."),
+				ExpectError: acctest.Words("Set only one of content, pattern or kustomize_path."),
 			},
 			{
 				Config:      fmt.Sprintf("data \"k8sconnect_yaml_split\" \"x\" {\n  content = file(%q)\n}\n", testdata(t, "broken/duplicate.yaml")),
-				ExpectError: words("core/ConfigMap/default/twice is defined twice: in content document 1 (line 2) and in content document 3 (line 11)"),
+				ExpectError: acctest.Words("core/ConfigMap/default/twice is defined twice: in content document 1 (line 2) and in content document 3 (line 11)"),
 			},
 			{
 				Config:      fmt.Sprintf("data \"k8sconnect_yaml_split\" \"x\" {\n  pattern = %q\n}\n", testdata(t, "broken/invalid.yaml")),
-				ExpectError: words("invalid.yaml document 2 (line 6) is not valid YAML: line 10: mapping values are not allowed"),
+				ExpectError: acctest.Words("invalid.yaml document 2 (line 6) is not valid YAML: line 10: mapping values are not allowed"),
 			},
 		},
 	})
@@ -206,15 +186,6 @@ var (
 	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 )
-
-// words matches a message however the engine wraps its lines.
-func words(msg string) *regexp.Regexp {
-	parts := strings.Fields(msg)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile(strings.Join(parts, `\s+`))
-}
 
 // clusterCheck is a state check that looks at the cluster. Tests with for_each
 // cannot use TestStep.Check: terraform-plugin-testing's legacy state shim

@@ -1,6 +1,9 @@
 package acctest
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Objects that other tools own in k8sconnect_patch's real-world scenarios;
 // each engine's scenario tests create them the same way.
@@ -48,4 +51,35 @@ spec:
           image: envoy:v1.30
           resources: {limits: {cpu: 100m}}
 `, namespace)
+}
+
+// CRD is a namespaced CustomResourceDefinition of kind in group, served and
+// stored as v1 (plural: the lower-case kind plus "s"), whose spec has the given
+// OpenAPI properties, written as they stand under `properties:` with no
+// indentation. In a configuration, give it as yaml_body = %q.
+func CRD(group, kind, specProperties string) string {
+	lower := strings.ToLower(kind)
+	var props strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(specProperties, "\n"), "\n") {
+		props.WriteString("                " + line + "\n")
+	}
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: %[2]ss.%[1]s}
+spec:
+  group: %[1]s
+  scope: Namespaced
+  names: {plural: %[2]ss, singular: %[2]s, kind: %[3]s}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+%[4]s`, group, lower, kind, props.String())
 }

@@ -103,7 +103,7 @@ func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unst
 
 // recallOrGet uses the copy the refresh just read, if there is one.
 func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
-	if obj, ok := c.Recall(id.APIVersion, id.Kind, id.Namespace, id.Name); ok {
+	if obj, ok := recall(c, id); ok {
 		return obj, nil
 	}
 	return get(ctx, c, id)

@@ -153,7 +153,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	if creating && live != nil && !createPending(live) {
-		if c.KnownInState(identityKey(id)) == live.GetAnnotations()[annotationOwnedBy] {
+		if knownInState(c, id) == live.GetAnnotations()[annotationOwnedBy] {
 			return // a replacement: the dry run would run against the old object; known after apply
 		}
 		// Another resource's finished object (in this state or another):
@@ -165,7 +165,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	// short, or another's in flight): the dry run below runs against it, as
 	// the takeover would; Create decides whether it may take it over.
 	if !creating {
-		c.RecordInState(identityKey(id), state.ID.ValueString())
+		recordInState(c, id, state.ID.ValueString())
 		var foreign string
 		if live != nil {
 			foreign = notOurs(live, state.ID.ValueString(), state.UID.ValueString())

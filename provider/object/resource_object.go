@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
@@ -43,10 +42,6 @@ var (
 type Resource struct {
 	clients   *connection.Cache
 	verbosity ownership.Verbosity
-}
-
-func identityKey(id manifest.Identity) string {
-	return id.GVK().GroupKind().String() + "/" + id.Namespace + "/" + id.Name
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -275,8 +270,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 			" Two resources now manage one object and will undo each other's changes. Remove one of them "+
 			"(terraform state rm, tofu state rm or pulumi state delete).")
 	}
-	c.Remember(live)
-	c.RecordInState(identityKey(id), state.ID.ValueString())
+	remember(c, live)
+	recordInState(c, id, state.ID.ValueString())
 	ignore, _ := ignorePaths(ctx, state.IgnoreFields, &resp.Diagnostics)
 	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
 	if err != nil {

@@ -34,9 +34,7 @@ type Client struct {
 	Dynamic   dynamic.Interface
 	Discovery discovery.CachedDiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
-	recent    recentObjects
 	identity  clusterIdentity
-	inState   sync.Map
 }
 
 // Mapping resolves a kind to its resource and scope. Discovery is cached for the

@@ -55,7 +55,12 @@ func desiredFromConfig(ctx context.Context, m model, diags *diag.Diagnostics) (*
 				fmt.Sprintf("%s identifies the object and cannot be ignored.", p))
 			continue
 		}
-		p.Remove(obj.Object)
+		// Last first: removing a list element must not shift the indices of
+		// the [*] matches still to remove.
+		all := p.Expand(obj.Object)
+		for j := len(all) - 1; j >= 0; j-- {
+			all[j].Remove(obj.Object)
+		}
 	}
 	return obj, ignore
 }

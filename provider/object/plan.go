@@ -185,7 +185,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
 		}
 		if live != nil {
-			warnHandOver(live, newlyIgnored(ctx, &state, &plan), red, &resp.Diagnostics)
+			handedOver := newlyIgnored(ctx, &state, &plan)
+			warnHandOver(live, handedOver, red, &resp.Diagnostics)
+			keepHandedOver(desired, live, handedOver)
 		}
 	}
 

@@ -84,3 +84,26 @@ func warnHandOver(live *unstructured.Unstructured, paths []objectpath.Path, red 
 	}
 	diags.AddWarning("Fields handed over", b.String())
 }
+
+// keepHandedOver puts the live values of the fields that newly ignored paths
+// hand over back into desired, for the plan's dry run only. The apply releases
+// them first (handOver), so they keep those values; a dry run of desired
+// without them would instead see them removed, and fail for a required field
+// such as a container's image.
+func keepHandedOver(desired, live *unstructured.Unstructured, paths []objectpath.Path) {
+	if len(paths) == 0 {
+		return
+	}
+	fields, err := managedfields.Of(live)
+	if err != nil {
+		return
+	}
+	for _, l := range projection.Leaves(fields.Manager(ssa.FieldManager), ownAnnotations...) {
+		if !l.Path.UnderAny(paths) {
+			continue
+		}
+		if v, ok := l.Path.Get(live.Object); ok {
+			l.Path.Set(desired.Object, v)
+		}
+	}
+}

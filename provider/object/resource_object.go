@@ -85,8 +85,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"ignore_fields": schema.ListAttribute{
 				Description: "Fields to leave to other managers, e.g. `spec.replicas` for an HPA or " +
-					"`spec.template.spec.containers[name=app].image`. They are left out of the apply, " +
-					"so k8sconnect releases them, and out of drift detection.",
+					"`spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: " +
+					"`containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` " +
+					"for every element. They are left out of the apply and out of drift detection; a field newly " +
+					"listed is handed over with its current value, not reset.",
 				ElementType: types.StringType,
 				Optional:    true,
 			},

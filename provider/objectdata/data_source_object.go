@@ -95,8 +95,9 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			},
 			"sensitive_values": schema.MapAttribute{
 				Computed: true, Sensitive: true, ElementType: types.StringType,
-				Description: "The values of sensitive_fields, by path as written there: strings as they are, " +
-					"other values as JSON. A path the object does not hold is left out. " + pulumiResultNote,
+				Description: "The values of sensitive_fields, by path as written there (a path with [*] gives one " +
+					"entry per element, by index): strings as they are, other values as JSON. A path the object does " +
+					"not hold is left out. " + pulumiResultNote,
 			},
 		},
 	}
@@ -228,9 +229,19 @@ func splitFields(obj *unstructured.Unstructured, paths []writtenPath) map[string
 	}
 	out := map[string]string{}
 	for _, p := range paths {
-		if v, ok := p.path.Get(obj.Object); ok {
-			out[p.written] = objectpath.Render(v)
-			p.path.Replace(obj.Object, redactedField)
+		if !p.path.Selects() {
+			if v, ok := p.path.Get(obj.Object); ok {
+				out[p.written] = objectpath.Render(v)
+				p.path.Replace(obj.Object, redactedField)
+			}
+			continue
+		}
+		// [*]: each element's value, by its concrete path.
+		for _, e := range p.path.Expand(obj.Object) {
+			if v, ok := e.Get(obj.Object); ok {
+				out[e.String()] = objectpath.Render(v)
+				e.Replace(obj.Object, redactedField)
+			}
 		}
 	}
 	if a := obj.GetAnnotations(); len(out) > 0 && a[sensitive.LastAppliedAnnotation] != "" {

@@ -56,7 +56,7 @@ func specOf(ctx context.Context, obj types.Object) (waiting.Spec, time.Duration,
 	}
 	switch {
 	case !w.Field.IsNull():
-		p, err := objectpath.Parse(w.Field.ValueString())
+		p, err := objectpath.ParseOne(w.Field.ValueString())
 		if err != nil {
 			diags.AddAttributeError(pathWaitFor.AtName("field"), "Invalid field", err.Error())
 		}
@@ -127,7 +127,7 @@ func validateWaitFor(ctx context.Context, obj types.Object) diag.Diagnostics {
 		diags.AddAttributeError(pathWaitFor, "Nothing to wait for", modesHint)
 	}
 	if !w.Field.IsNull() && !w.Field.IsUnknown() {
-		if _, err := objectpath.Parse(w.Field.ValueString()); err != nil {
+		if _, err := objectpath.ParseOne(w.Field.ValueString()); err != nil {
 			diags.AddAttributeError(pathWaitFor.AtName("field"), "Invalid field", err.Error())
 		}
 	}
@@ -137,7 +137,7 @@ func validateWaitFor(ctx context.Context, obj types.Object) diag.Diagnostics {
 			diags.AddAttributeError(pathWaitFor.AtName("field_value"), "Invalid field_value", "field_value needs at least one field, such as { \"status.phase\" = \"Bound\" }.")
 		}
 		for k := range elems {
-			if _, err := objectpath.Parse(k); err != nil {
+			if _, err := objectpath.ParseOne(k); err != nil {
 				diags.AddAttributeError(pathWaitFor.AtName("field_value").AtMapKey(k), "Invalid field_value", err.Error())
 			}
 		}

@@ -41,26 +41,30 @@ func TestValidateWaitFor(t *testing.T) {
 	phase, _ := types.MapValue(types.StringType, map[string]attr.Value{"status.phase": types.StringValue("Bound")})
 	empty, _ := types.MapValue(types.StringType, map[string]attr.Value{})
 	badKey, _ := types.MapValue(types.StringType, map[string]attr.Value{"status[": types.StringValue("x")})
+	every, _ := types.MapValue(types.StringType, map[string]attr.Value{"status.conditions[*].status": types.StringValue("True")})
 	for name, tc := range map[string]struct {
 		set  map[string]attr.Value
 		want string // "" for valid
 	}{
-		"field":                {map[string]attr.Value{"field": types.StringValue("status.loadBalancer.ingress[0].hostname")}, ""},
-		"field_value":          {map[string]attr.Value{"field_value": phase, "timeout": types.StringValue("90s")}, ""},
-		"condition":            {map[string]attr.Value{"condition": types.StringValue("Ready")}, ""},
-		"rollout":              {map[string]attr.Value{"rollout": types.BoolValue(true)}, ""},
-		"unknown mode":         {map[string]attr.Value{"condition": types.StringUnknown()}, ""},
-		"unknown timeout":      {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringUnknown()}, ""},
-		"nothing":              {map[string]attr.Value{"timeout": types.StringValue("1m")}, "Nothing to wait for"},
-		"rollout false":        {map[string]attr.Value{"rollout": types.BoolValue(false)}, "Nothing to wait for"},
-		"two modes":            {map[string]attr.Value{"field": types.StringValue("spec.x"), "condition": types.StringValue("Ready")}, "More than one"},
-		"zero timeout":         {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringValue("0s")}, "must be positive"},
-		"negative timeout":     {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringValue("-1m")}, "must be positive"},
-		"bad timeout":          {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringValue("10 minutes")}, "not a duration"},
-		"bad field":            {map[string]attr.Value{"field": types.StringValue("metadata.labels.app.kubernetes.io/name")}, "needs brackets"},
-		"empty field_value":    {map[string]attr.Value{"field_value": empty}, "at least one field"},
-		"bad field_value path": {map[string]attr.Value{"field_value": badKey}, "unclosed ["},
-		"empty condition":      {map[string]attr.Value{"condition": types.StringValue(" ")}, "cannot be empty"},
+		"field":                 {map[string]attr.Value{"field": types.StringValue("status.loadBalancer.ingress[0].hostname")}, ""},
+		"field_value":           {map[string]attr.Value{"field_value": phase, "timeout": types.StringValue("90s")}, ""},
+		"condition":             {map[string]attr.Value{"condition": types.StringValue("Ready")}, ""},
+		"rollout":               {map[string]attr.Value{"rollout": types.BoolValue(true)}, ""},
+		"unknown mode":          {map[string]attr.Value{"condition": types.StringUnknown()}, ""},
+		"unknown timeout":       {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringUnknown()}, ""},
+		"nothing":               {map[string]attr.Value{"timeout": types.StringValue("1m")}, "Nothing to wait for"},
+		"rollout false":         {map[string]attr.Value{"rollout": types.BoolValue(false)}, "Nothing to wait for"},
+		"two modes":             {map[string]attr.Value{"field": types.StringValue("spec.x"), "condition": types.StringValue("Ready")}, "More than one"},
+		"zero timeout":          {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringValue("0s")}, "must be positive"},
+		"negative timeout":      {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringValue("-1m")}, "must be positive"},
+		"bad timeout":           {map[string]attr.Value{"rollout": types.BoolValue(true), "timeout": types.StringValue("10 minutes")}, "not a duration"},
+		"bad field":             {map[string]attr.Value{"field": types.StringValue("metadata.labels.app.kubernetes.io/name")}, "needs brackets"},
+		"empty field_value":     {map[string]attr.Value{"field_value": empty}, "at least one field"},
+		"bad field_value path":  {map[string]attr.Value{"field_value": badKey}, "unclosed ["},
+		"empty condition":       {map[string]attr.Value{"condition": types.StringValue(" ")}, "cannot be empty"},
+		"JSONPath filter field": {map[string]attr.Value{"field": types.StringValue("status.conditions[?(@.type=='Available')].status")}, ""},
+		"[*] field":             {map[string]attr.Value{"field": types.StringValue("status.conditions[*].status")}, "must name one value"},
+		"[*] field_value":       {map[string]attr.Value{"field_value": every}, "must name one value"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			diags := validateWaitFor(context.Background(), waitFor(t, tc.set))

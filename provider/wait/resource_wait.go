@@ -111,7 +111,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Attributes: map[string]schema.Attribute{
 					"field": schema.StringAttribute{
 						Description: "A field that must exist and be non-empty, such as " +
-							"`status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.",
+							"`status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, " +
+							"`[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.",
 						Optional: true,
 					},
 					"field_value": schema.MapAttribute{

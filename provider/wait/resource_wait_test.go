@@ -547,3 +547,28 @@ resource "k8sconnect_wait" "later" {
 		},
 	})
 }
+
+// field_value in kubectl's JSONPath filter form (status.conditions selected
+// by type) waits like the [type=Available] form: the dependent is created
+// only after the Deployment is Available.
+func TestAccWait_fieldValueWithJSONPathFilter(t *testing.T) {
+	ns := acctest.Namespace(t)
+	conn := acctest.Connection(t)
+	config := object("web", conn, deploymentYAML(ns, "web", 2, true)) + `
+resource "k8sconnect_wait" "web" {
+  resource_ref = k8sconnect_object.web.resource_ref
+  wait_for     = { field_value = { "status.conditions[?(@.type=='Available')].status" = "True" }, timeout = "3m" }
+}
+` + object("after", conn, deploymentYAML(ns, "after", 1, false), "k8sconnect_wait.web")
+
+	tfresource.ParallelTest(t, tfresource.TestCase{
+		ProtoV6ProviderFactories: factories(),
+		Steps: []tfresource.TestStep{{
+			PreConfig: func() { releaseLater(t, ns, "app=web", 3*time.Second) },
+			Config:    config,
+			Check: tfresource.ComposeAggregateTestCheckFunc(
+				func(*terraform.State) error { return acctest.CreatedAfterAvailable(t, ns, "web", 2, "after") },
+			),
+		}},
+	})
+}

@@ -59,7 +59,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly forceDestroy: pulumi.Output<boolean | undefined>;
     /**
-     * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+     * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
      */
     declare public readonly ignoreFields: pulumi.Output<string[] | undefined>;
     /**
@@ -160,7 +160,7 @@ export interface KubernetesObjectState {
      */
     forceDestroy?: pulumi.Input<boolean | undefined>;
     /**
-     * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+     * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
@@ -206,7 +206,7 @@ export interface KubernetesObjectArgs {
      */
     forceDestroy?: pulumi.Input<boolean | undefined>;
     /**
-     * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+     * Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**

@@ -204,3 +204,76 @@ func prune(cur any, p Path) (any, bool) {
 	}
 	return []any{sub}, true
 }
+
+// Expand is every concrete path of obj that p names: p itself when it has no
+// [*], else one path per element each [*] stands for (by index), among those
+// obj holds.
+func (p Path) Expand(obj map[string]any) []Path {
+	if !p.Selects() {
+		return []Path{p}
+	}
+	var out []Path
+	var walk func(cur any, done Path, rest Path)
+	walk = func(cur any, done Path, rest Path) {
+		if len(rest) == 0 {
+			out = append(out, append(Path(nil), done...))
+			return
+		}
+		s := rest[0]
+		if !s.Every {
+			next, ok := step(cur, s)
+			if ok {
+				walk(next, append(done, s), rest[1:])
+			}
+			return
+		}
+		list, _ := cur.([]any)
+		for i := range list {
+			walk(list[i], append(done, Segment{Index: &i}), rest[1:])
+		}
+	}
+	walk(obj, nil, p)
+	return out
+}
+
+// Set writes v at p in obj, making the maps on the way that are missing. A
+// list element on the way must already be there (a path cannot say where a
+// new one would go); Set reports whether it wrote.
+func (p Path) Set(obj map[string]any, v any) bool {
+	if len(p) == 0 {
+		return false
+	}
+	var cur any = obj
+	for i, s := range p[:len(p)-1] {
+		next, ok := step(cur, s)
+		if !ok {
+			m, isMap := cur.(map[string]any)
+			if s.Field == nil || !isMap {
+				return false
+			}
+			if p[i+1].Field == nil {
+				return false // the next step selects a list element that is not there
+			}
+			next = map[string]any{}
+			m[*s.Field] = next
+		}
+		cur = next
+	}
+	last := p[len(p)-1]
+	switch c := cur.(type) {
+	case map[string]any:
+		if last.Field == nil {
+			return false
+		}
+		c[*last.Field] = v
+		return true
+	case []any:
+		i := indexIn(c, last)
+		if i < 0 {
+			return false
+		}
+		c[i] = v
+		return true
+	}
+	return false
+}

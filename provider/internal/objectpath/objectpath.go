@@ -8,6 +8,13 @@
 //	metadata.labels["app.kubernetes.io/name"]        (a key that is not an identifier)
 //	spec.args[0]                                     (list element by index)
 //	metadata.finalizers[=example.com/protect]        (set element by value)
+//	spec.template.spec.containers[*].image           (every element: ignore_fields, sensitive_fields)
+//
+// Parse also reads the kubectl JSONPath forms users already write, and renders
+// them in the forms above: a filter [?(@.name=='app')] (conditions joined by
+// &&) is [name=app], a single-quoted key ['app.kubernetes.io/name'] is
+// ["app.kubernetes.io/name"], and a leading $, . or the {...} of a kubectl
+// template are dropped.
 //
 // Paths come either from the user (Parse) or from the server's managedFields
 // (FromFieldPath), and both render the same way, so they compare as strings.
@@ -30,7 +37,17 @@ type Segment struct {
 	Keys  []KeyValue // list-map element, sorted by Name
 	Value *string    // set element
 	Index *int
+	Every bool // [*]: every element of a list
 }
+
+// element reports whether s selects list elements (rather than a field).
+func (s Segment) element() bool { return s.Field == nil }
+
+// Accepted lists the path forms, for error messages.
+const Accepted = "accepted forms: spec.replicas; spec.containers[name=app].image or spec.containers[?(@.name=='app')].image; " +
+	"spec.ports[port=80,protocol=TCP]; metadata.labels[\"app.kubernetes.io/name\"] or metadata.labels['app.kubernetes.io/name']; " +
+	"spec.args[0]; metadata.finalizers[=example.com/protect]; and, where every element is meant (ignore_fields, " +
+	"sensitive_fields), spec.containers[*].image"
 
 // KeyValue selects a list-map element by one key field.
 type KeyValue struct{ Name, Value string }
@@ -67,6 +84,8 @@ func (p Path) String() string {
 			b.WriteString("[=" + renderKeyValue(*s.Value) + "]")
 		case s.Index != nil:
 			b.WriteString("[" + strconv.Itoa(*s.Index) + "]")
+		case s.Every:
+			b.WriteString("[*]")
 		}
 	}
 	return b.String()
@@ -84,12 +103,43 @@ func renderKeyValue(v string) string {
 	return quote(v)
 }
 
-// HasPrefix reports whether q is p or an ancestor of p.
+// HasPrefix reports whether q is p or an ancestor of p. A [*] in q matches any
+// element p selects.
 func (p Path) HasPrefix(q Path) bool {
 	if len(q) > len(p) {
 		return false
 	}
-	return p[:len(q)].String() == q.String()
+	for i, s := range q {
+		if s.Every && p[i].element() {
+			continue
+		}
+		if (Path{p[i]}).String() != (Path{s}).String() {
+			return false
+		}
+	}
+	return true
+}
+
+// Selects reports whether p has a [*]: it names every element of a list, not
+// one value.
+func (p Path) Selects() bool {
+	for _, s := range p {
+		if s.Every {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseOne is Parse for a path that must name one value (what a wait reads):
+// [*] is refused.
+func ParseOne(s string) (Path, error) {
+	p, err := Parse(s)
+	if err == nil && p.Selects() {
+		return nil, fmt.Errorf("path %q: [*] names every element, but this path must name one value; choose the "+
+			"element with [name=value], [?(@.name=='value')] or [0]", s)
+	}
+	return p, err
 }
 
 // UnderAny reports whether p is one of prefixes or lies under one.
@@ -104,8 +154,22 @@ func (p Path) UnderAny(prefixes []Path) bool {
 
 // Parse reads a user-written path; errors say where the path went wrong.
 func Parse(s string) (Path, error) {
+	p, err := parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, Accepted)
+	}
+	return p, nil
+}
+
+func parse(s string) (Path, error) {
 	var p Path
-	rest := s
+	rest := strings.TrimSpace(s)
+	// kubectl's JSONPath: {.spec.replicas}, $.spec.replicas, .spec.replicas.
+	if strings.HasPrefix(rest, "{") && strings.HasSuffix(rest, "}") {
+		rest = strings.TrimSpace(rest[1 : len(rest)-1])
+	}
+	rest = strings.TrimPrefix(rest, "$")
+	rest = strings.TrimPrefix(rest, ".")
 	first := true
 	for rest != "" {
 		switch {
@@ -149,10 +213,24 @@ func parseBracket(s string) (int, Segment, error) {
 		return 0, Segment{}, err
 	}
 	switch {
+	case inner == "*":
+		return end, Segment{Every: true}, nil
+	case strings.HasPrefix(inner, "?"):
+		keys, err := parseFilter(inner)
+		if err != nil {
+			return 0, Segment{}, err
+		}
+		return end, Segment{Keys: keys}, nil
 	case strings.HasPrefix(inner, `"`):
 		var name string
 		if err := json.Unmarshal([]byte(inner), &name); err != nil {
 			return 0, Segment{}, fmt.Errorf("bad quoted field %s", inner)
+		}
+		return end, Field(name), nil
+	case strings.HasPrefix(inner, "'"):
+		name, err := unquoteSingle(inner)
+		if err != nil {
+			return 0, Segment{}, err
 		}
 		return end, Field(name), nil
 	case strings.HasPrefix(inner, "="):
@@ -187,18 +265,97 @@ func parseBracket(s string) (int, Segment, error) {
 }
 
 func scanBracket(s string) (inner string, end int, err error) {
-	inQuote := false
+	var quote byte // the quote we are inside, or 0
 	for i := 1; i < len(s); i++ {
 		switch {
-		case s[i] == '\\' && inQuote:
+		case s[i] == '\\' && quote != 0:
 			i++
-		case s[i] == '"':
-			inQuote = !inQuote
-		case s[i] == ']' && !inQuote:
+		case quote == 0 && (s[i] == '"' || s[i] == '\''):
+			quote = s[i]
+		case s[i] == quote:
+			quote = 0
+		case s[i] == ']' && quote == 0:
 			return s[1:i], i + 1, nil
 		}
 	}
 	return "", 0, fmt.Errorf("unclosed [")
+}
+
+// parseFilter reads a JSONPath filter, ?(@.key=='value' && @.other==80), as
+// the list-map keys it selects by. Only equality on direct fields of the
+// element is a selector; anything else is refused rather than guessed at.
+func parseFilter(inner string) ([]KeyValue, error) {
+	body := strings.TrimSpace(strings.TrimPrefix(inner, "?"))
+	if !strings.HasPrefix(body, "(") || !strings.HasSuffix(body, ")") {
+		return nil, fmt.Errorf("bad filter [%s]: write [?(@.name=='value')]", inner)
+	}
+	body = body[1 : len(body)-1]
+	var keys []KeyValue
+	for _, cond := range splitOutsideQuotesOn(body, "&&") {
+		name, val, ok := strings.Cut(cond, "==")
+		name = strings.TrimSpace(name)
+		if !ok || !strings.HasPrefix(name, "@.") || !identifier.MatchString(name[2:]) {
+			return nil, fmt.Errorf("bad filter [%s]: only conditions like @.name=='value', joined by &&, select "+
+				"an element", inner)
+		}
+		v := strings.TrimSpace(val)
+		var err error
+		switch {
+		case strings.HasPrefix(v, "'"):
+			v, err = unquoteSingle(v)
+		case strings.HasPrefix(v, `"`):
+			v, err = unquoteValue(v)
+		case v == "":
+			err = fmt.Errorf("bad filter [%s]: %s has no value", inner, name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, KeyValue{Name: name[2:], Value: v})
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
+	return keys, nil
+}
+
+// unquoteSingle reads a JSONPath single-quoted string: 'text', with \' and \\.
+func unquoteSingle(q string) (string, error) {
+	if len(q) < 2 || q[0] != '\'' || q[len(q)-1] != '\'' {
+		return "", fmt.Errorf("bad quoted value %s", q)
+	}
+	var b strings.Builder
+	body := q[1 : len(q)-1]
+	for i := 0; i < len(body); i++ {
+		switch {
+		case body[i] == '\\' && i+1 < len(body):
+			i++
+		case body[i] == '\'':
+			return "", fmt.Errorf("bad quoted value %s: write a quote inside as \\'", q)
+		}
+		b.WriteByte(body[i])
+	}
+	return b.String(), nil
+}
+
+// splitOutsideQuotesOn splits s at sep where sep is not inside quotes.
+func splitOutsideQuotesOn(s, sep string) []string {
+	var parts []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && quote != 0:
+			i++
+		case quote == 0 && (s[i] == '"' || s[i] == '\''):
+			quote = s[i]
+		case s[i] == quote:
+			quote = 0
+		case quote == 0 && strings.HasPrefix(s[i:], sep):
+			parts = append(parts, s[start:i])
+			start = i + len(sep)
+			i += len(sep) - 1
+		}
+	}
+	return append(parts, s[start:])
 }
 
 func splitOutsideQuotes(s string, sep byte) []string {

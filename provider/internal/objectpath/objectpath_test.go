@@ -133,3 +133,73 @@ func TestSelectorsBeyondTwoPow53(t *testing.T) {
 		t.Fatalf("tags = %v", tags)
 	}
 }
+
+// The kubectl JSONPath forms users already write read as the same paths as
+// k8sconnect's own forms, and render in those.
+func TestParseReadsKubectlJSONPath(t *testing.T) {
+	for in, want := range map[string]string{
+		`spec.template.spec.containers[?(@.name=='app')].env[?(@.name=='X')].value`: `spec.template.spec.containers[name=app].env[name=X].value`,
+		`spec.ports[?(@.port==80 && @.protocol=="TCP")].targetPort`:                 `spec.ports[port=80,protocol=TCP].targetPort`,
+		`metadata.labels['app.kubernetes.io/name']`:                                 `metadata.labels["app.kubernetes.io/name"]`,
+		`{.spec.replicas}`:                          `spec.replicas`,
+		`$.spec.replicas`:                           `spec.replicas`,
+		`.status.loadBalancer.ingress[0].hostname`:  `status.loadBalancer.ingress[0].hostname`,
+		`spec.containers[?(@.name=='it''s')].image`: ``,
+		`metadata.annotations['a\'b']`:              `metadata.annotations["a'b"]`,
+		`spec.template.spec.containers[*].image`:    `spec.template.spec.containers[*].image`,
+	} {
+		p, err := Parse(in)
+		if want == "" {
+			if err == nil {
+				t.Errorf("Parse(%s) = %s, want an error", in, p)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Parse(%s): %v", in, err)
+			continue
+		}
+		if p.String() != want {
+			t.Errorf("Parse(%s) = %s, want %s", in, p, want)
+		}
+	}
+}
+
+func TestParseErrorsListTheAcceptedForms(t *testing.T) {
+	for _, bad := range []string{`spec.containers[?(@.name=~/app/)]`, `spec.containers[?(@.name)]`, `spec[`, `spec..x`} {
+		_, err := Parse(bad)
+		if err == nil || !strings.Contains(err.Error(), "accepted forms:") || !strings.Contains(err.Error(), "[?(@.name=='app')]") {
+			t.Errorf("Parse(%s) error %v should list the accepted forms", bad, err)
+		}
+	}
+	if _, err := ParseOne("spec.containers[*].image"); err == nil || !strings.Contains(err.Error(), "must name one value") {
+		t.Errorf("ParseOne of [*]: %v", err)
+	}
+}
+
+func TestEveryElementMatchesAsPrefixAndExpands(t *testing.T) {
+	all := MustParse("spec.containers[*].image")
+	for p, want := range map[string]bool{
+		"spec.containers[name=app].image":  true,
+		"spec.containers[0].image":         true,
+		"spec.containers[name=app].env":    false,
+		"spec.initContainers[0].image":     false,
+		"spec.containers[name=app].image2": false,
+	} {
+		if got := MustParse(p).HasPrefix(all); got != want {
+			t.Errorf("%s under %s = %v, want %v", p, all, got, want)
+		}
+	}
+	obj := map[string]any{"spec": map[string]any{"containers": []any{
+		map[string]any{"name": "a", "image": "x"}, map[string]any{"name": "b"}, map[string]any{"name": "c", "image": "z"},
+	}}}
+	var got []string
+	for _, p := range all.Expand(obj) {
+		if _, ok := p.Get(obj); ok {
+			got = append(got, p.String())
+		}
+	}
+	if strings.Join(got, " ") != "spec.containers[0].image spec.containers[2].image" {
+		t.Errorf("Expand = %v", got)
+	}
+}

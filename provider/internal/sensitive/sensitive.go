@@ -251,12 +251,12 @@ func (r Redactor) Values(obj map[string]any) []string {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	var out []string
-	for _, p := range r.Paths(apiVersion, kind) {
-		v, ok := p.Get(obj)
-		if !ok {
-			continue
+	for _, sp := range r.Paths(apiVersion, kind) {
+		for _, p := range sp.Expand(obj) {
+			if v, ok := p.Get(obj); ok {
+				collect(v, &out)
+			}
 		}
-		collect(v, &out)
 	}
 	if IsSecret(apiVersion, kind) {
 		if data, ok := obj["data"].(map[string]any); ok {

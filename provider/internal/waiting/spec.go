@@ -48,7 +48,7 @@ type FieldValue struct {
 func NewFieldValues(m map[string]string) ([]FieldValue, error) {
 	out := make([]FieldValue, 0, len(m))
 	for raw, want := range m {
-		p, err := objectpath.Parse(raw)
+		p, err := objectpath.ParseOne(raw)
 		if err != nil {
 			return nil, err
 		}

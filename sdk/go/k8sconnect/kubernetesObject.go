@@ -27,7 +27,7 @@ type KubernetesObject struct {
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
 	// When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
 	ForceDestroy pulumi.BoolPtrOutput `pulumi:"forceDestroy"`
-	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayOutput `pulumi:"ignoreFields"`
 	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
@@ -86,7 +86,7 @@ type kubernetesObjectState struct {
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
 	// When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
 	ForceDestroy *bool `pulumi:"forceDestroy"`
-	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields []string `pulumi:"ignoreFields"`
 	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
@@ -113,7 +113,7 @@ type KubernetesObjectState struct {
 	FieldOwnership pulumi.StringArrayMapInput
 	// When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
 	ForceDestroy pulumi.BoolPtrInput
-	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayInput
 	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapInput
@@ -140,7 +140,7 @@ type kubernetesObjectArgs struct {
 	DeleteTimeout *string `pulumi:"deleteTimeout"`
 	// When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
 	ForceDestroy *bool `pulumi:"forceDestroy"`
-	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields []string `pulumi:"ignoreFields"`
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields []string `pulumi:"sensitiveFields"`
@@ -158,7 +158,7 @@ type KubernetesObjectArgs struct {
 	DeleteTimeout pulumi.StringPtrInput
 	// When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
 	ForceDestroy pulumi.BoolPtrInput
-	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayInput
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayInput
@@ -283,7 +283,7 @@ func (o KubernetesObjectOutput) ForceDestroy() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.BoolPtrOutput { return v.ForceDestroy }).(pulumi.BoolPtrOutput)
 }
 
-// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. They are left out of the apply, so k8sconnect releases them, and out of drift detection.
+// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 func (o KubernetesObjectOutput) IgnoreFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.IgnoreFields }).(pulumi.StringArrayOutput)
 }

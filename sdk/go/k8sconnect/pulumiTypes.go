@@ -944,7 +944,7 @@ func (o ResourceRefPtrOutput) Namespace() pulumi.StringPtrOutput {
 type WaitWaitFor struct {
 	// A condition type that must be True, such as `Ready`, `Available` or `Complete`.
 	Condition *string `pulumi:"condition"`
-	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
 	Field *string `pulumi:"field"`
 	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue map[string]string `pulumi:"fieldValue"`
@@ -968,7 +968,7 @@ type WaitWaitForInput interface {
 type WaitWaitForArgs struct {
 	// A condition type that must be True, such as `Ready`, `Available` or `Complete`.
 	Condition pulumi.StringPtrInput `pulumi:"condition"`
-	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
 	Field pulumi.StringPtrInput `pulumi:"field"`
 	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue pulumi.StringMapInput `pulumi:"fieldValue"`
@@ -1060,7 +1060,7 @@ func (o WaitWaitForOutput) Condition() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *string { return v.Condition }).(pulumi.StringPtrOutput)
 }
 
-// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
 func (o WaitWaitForOutput) Field() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *string { return v.Field }).(pulumi.StringPtrOutput)
 }
@@ -1114,7 +1114,7 @@ func (o WaitWaitForPtrOutput) Condition() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
 func (o WaitWaitForPtrOutput) Field() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *WaitWaitFor) *string {
 		if v == nil {

@@ -185,7 +185,7 @@ export interface WaitWaitFor {
      */
     condition?: pulumi.Input<string | undefined>;
     /**
-     * A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+     * A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
      */
     field?: pulumi.Input<string | undefined>;
     /**

@@ -119,7 +119,7 @@ export interface WaitWaitFor {
      */
     condition?: string;
     /**
-     * A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+     * A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
      */
     field?: string;
     /**

@@ -866,7 +866,7 @@ class WaitWaitForArgsDict(TypedDict):
     """
     field: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+    A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
     """
     field_value: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
     """
@@ -891,7 +891,7 @@ class WaitWaitForArgs:
                  timeout: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
-        :param pulumi.Input[_builtins.str] field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+        :param pulumi.Input[_builtins.str] field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] field_value: Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
         :param pulumi.Input[_builtins.bool] rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
         :param pulumi.Input[_builtins.str] timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
@@ -923,7 +923,7 @@ class WaitWaitForArgs:
     @pulumi.getter
     def field(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname`. Its value is then in `status`.
+        A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
         """
         return pulumi.get(self, "field")
 

@@ -218,7 +218,7 @@ spec:
         image: extra:1
         env: [{name: X, value: x}]
 `)
-	predicted, err := Merge(live.Object, patch, typ)
+	predicted, err := Merge(live.Object, patch, typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ spec:
   steps: [three]
   settings: {b: "3"}
 `)
-	predicted, err := Merge(live.Object, patch, typ)
+	predicted, err := Merge(live.Object, patch, typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ members: [{name: a, role: leader, weight: 1}, {name: b, role: follower, weight: 
 	// new value before a shared one that follows it in the patch, so sets are
 	// compared as sets.
 	patch = obj(t, `spec: {tags: [blue, green]}`)
-	predicted, err = Merge(live.Object, patch, typ)
+	predicted, err = Merge(live.Object, patch, typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,10 @@ func PreviewBoth(ctx context.Context, c *connection.Client, target manifest.Iden
 		return nil, nil, err
 	}
 	ct := &content{patchType: ktypes.ApplyPatchType, object: patch}
-	if local, err = previewLocally(c, target, live, ct, redactor(types.StringValue("preview-test"))); err != nil {
+	manager := FieldManager("preview-test")
+	if local, err = previewLocally(c, target, live, ct, manager, redactor(types.StringValue("preview-test"))); err != nil {
 		return nil, nil, err
 	}
-	manager := FieldManager("preview-test")
 	dry, err := send(ctx, c, target, ct, manager, true, "")
 	if err != nil {
 		return nil, nil, err

@@ -164,7 +164,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	case dryRunUnsupported(err) && ct.patchType == ktypes.ApplyPatchType:
 		// An admission webhook that cannot dry-run blocks the server's preview;
 		// compute it from the kind's own merge metadata instead.
-		local, lerr := previewLocally(c, target, live, ct, red)
+		local, lerr := previewLocally(c, target, live, ct, manager, red)
 		if lerr != nil {
 			resp.Diagnostics.AddAttributeError(contentPath(plan), "No preview for this patch",
 				fmt.Sprintf("The server cannot dry-run patches of %s (%s), and a local preview failed: %v", target, apiError(err), lerr))

@@ -18,16 +18,18 @@ func dryRunUnsupported(err error) bool {
 	return strings.Contains(err.Error(), "does not support dry run")
 }
 
-// previewLocally predicts the patched fields' values with strategic-merge
-// semantics read from the cluster's OpenAPI v3 metadata for the target's kind
-// (list-maps by key, sets, atomic lists and maps), never a plain JSON merge.
+// previewLocally predicts the patched fields' values as the server's own
+// Server-Side Apply engine computes them from the cluster's OpenAPI v3 schema
+// for the target's kind (list-maps by key, sets, atomic lists and maps), never
+// a plain JSON merge. manager is the patch's field manager: what it applied
+// before and leaves out now is pruned as the server prunes it.
 func previewLocally(c *connection.Client, target manifest.Identity, live *unstructured.Unstructured, ct *content,
-	red sensitive.Redactor) (projection.Projection, error) {
+	manager string, red sensitive.Redactor) (projection.Projection, error) {
 	typ, err := merge.Load(c.Discovery, target.GVK())
 	if err != nil {
 		return nil, err
 	}
-	merged, err := merge.Merge(live.Object, ct.object, typ)
+	merged, err := merge.Merge(live.Object, ct.object, typ, manager)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,17 @@ func create(t *testing.T, c *connection.Client, manifest string) *unstructured.U
 // to live, not stored.
 func dryRunApply(t *testing.T, c *connection.Client, live *unstructured.Unstructured, patch map[string]any) *unstructured.Unstructured {
 	t.Helper()
+	out, err := serverApply(t, c, live, patch, true)
+	if err != nil {
+		t.Fatalf("dry-run apply: %v", err)
+	}
+	return out
+}
+
+// serverApply sends patch to live's object as a forced Server-Side Apply by
+// testManager, stored unless dryRun.
+func serverApply(t *testing.T, c *connection.Client, live *unstructured.Unstructured, patch map[string]any, dryRun bool) (*unstructured.Unstructured, error) {
+	t.Helper()
 	body := copyJSON(patch).(map[string]any)
 	body["apiVersion"], body["kind"] = live.GetAPIVersion(), live.GetKind()
 	md, _ := body["metadata"].(map[string]any)
@@ -88,12 +99,11 @@ func dryRunApply(t *testing.T, c *connection.Client, live *unstructured.Unstruct
 		t.Fatal(err)
 	}
 	force := true
-	out, err := c.Resource(mapping, live.GetNamespace()).Patch(context.Background(), live.GetName(), ktypes.ApplyPatchType, raw,
-		metav1.PatchOptions{FieldManager: testManager, Force: &force, DryRun: []string{metav1.DryRunAll}})
-	if err != nil {
-		t.Fatalf("dry-run apply: %v", err)
+	opts := metav1.PatchOptions{FieldManager: testManager, Force: &force}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return out
+	return c.Resource(mapping, live.GetNamespace()).Patch(context.Background(), live.GetName(), ktypes.ApplyPatchType, raw, opts)
 }
 
 func get(t *testing.T, obj map[string]any, path string) any {
@@ -218,7 +228,7 @@ spec:
         image: extra:1
         env: [{name: X, value: x}]
 `)
-	predicted, err := Merge(live.Object, patch, typ)
+	predicted, err := Merge(live.Object, patch, typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +351,7 @@ spec:
   steps: [three]
   settings: {b: "3"}
 `)
-	predicted, err := Merge(live.Object, patch, typ)
+	predicted, err := Merge(live.Object, patch, typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,16 +360,16 @@ spec:
 	assertSame(t, get(t, applied, "spec.members"), obj(t, `
 members: [{name: a, role: leader, weight: 1}, {name: b, role: follower, weight: 5}, {name: c, role: follower}]`)["members"])
 
-	// A set's new values come after the live ones here; the server places a
-	// new value before a shared one that follows it in the patch, so sets are
-	// compared as sets.
+	// A new set value the patch gives before a shared one: the server places
+	// it there, and so does Merge, with the server's own merge.
 	patch = obj(t, `spec: {tags: [blue, green]}`)
-	predicted, err = Merge(live.Object, patch, typ)
+	predicted, err = Merge(live.Object, patch, typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}
 	applied = dryRunApply(t, c, live, patch).Object
 	assertSame(t, sortedStrings(get(t, predicted, "spec.tags")), sortedStrings(get(t, applied, "spec.tags")))
+	assertSame(t, get(t, predicted, "spec.tags"), get(t, applied, "spec.tags"))
 
 	assertPathsAreManaged(t, obj(t, `
 spec:

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -66,9 +67,18 @@ func assertSame(t *testing.T, got any, want any) {
 
 func mustMerge(t *testing.T, typ *Type, live, patch string) map[string]any {
 	t.Helper()
-	out, err := Merge(obj(t, live), obj(t, patch), typ)
+	out, err := Merge(obj(t, live), obj(t, patch), typ, testManager)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// jsonKey is v as JSON text, to compare values whatever Go types hold them.
+func jsonKey(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/kube-openapi/pkg/schemaconv"
 	"k8s.io/kube-openapi/pkg/spec3"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // Source serves the cluster's per-group-version OpenAPI v3 documents. The
@@ -107,7 +108,8 @@ func (l *loader) load(gvk schema.GroupVersionKind) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("the OpenAPI v3 document for %s has no schema for kind %s: %w", gv, gvk.Kind, errNotPublished)
 	}
-	return &Type{gvk: gvk, doc: d, root: smdschema.TypeRef{NamedType: &name}}, nil
+	root := smdschema.TypeRef{NamedType: &name}
+	return &Type{gvk: gvk, doc: d, root: root, parser: typed.ParseableType{Schema: d.schema, TypeRef: root}}, nil
 }
 
 // newDocument converts a group-version document with kube-openapi's schemaconv,

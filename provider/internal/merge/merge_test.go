@@ -83,6 +83,8 @@ spec:
         - {name: C, value: "3"}
         - {name: POD, value: literal, valueFrom: null}
 `)
+	// C comes before POD, as the server orders it: a new element goes before
+	// the shared element that follows it in the patch.
 	assertSame(t, got, obj(t, `
 spec:
   template:
@@ -93,8 +95,8 @@ spec:
         env:
         - {name: A, value: "1"}
         - {name: B, value: changed}
-        - {name: POD, value: literal}
         - {name: C, value: "3"}
+        - {name: POD, value: literal}
       - name: other
         env: [{name: A, value: other}]
 `))
@@ -172,13 +174,21 @@ metadata:
 metadata:
   finalizers: [example.com/c, example.com/a]
 `)
+	// In the server's order: a new value goes before the shared value that
+	// follows it in the patch.
 	assertSame(t, got, obj(t, `
 metadata:
-  finalizers: [example.com/a, example.com/b, example.com/c]
+  finalizers: [example.com/c, example.com/a, example.com/b]
 `))
 
-	got = mustMerge(t, fixtureType(t, widgetGVK), `spec: {tags: [red, green]}`, `spec: {tags: [blue, green, blue]}`)
-	assertSame(t, got, obj(t, `spec: {tags: [red, green, blue]}`))
+	got = mustMerge(t, fixtureType(t, widgetGVK), `spec: {tags: [red, green]}`, `spec: {tags: [blue, green]}`)
+	assertSame(t, got, obj(t, `spec: {tags: [red, blue, green]}`))
+
+	// The server refuses an applied set that gives a value twice.
+	_, err := Merge(obj(t, `spec: {tags: [red, green]}`), obj(t, `spec: {tags: [blue, green, blue]}`), fixtureType(t, widgetGVK), testManager)
+	if err == nil || !strings.Contains(err.Error(), `.spec.tags: duplicate entries for key [="blue"]`) {
+		t.Errorf("a value given twice: %v", err)
+	}
 }
 
 func TestMergeRetainKeys(t *testing.T) {
@@ -341,13 +351,13 @@ func TestMergeRefusesWhatTheSchemaDoesNot(t *testing.T) {
 		{`spec: {$patch: remove}`, `$patch is remove`},
 		{`spec: {$foo: 1}`, `unknown patch directive $foo`},
 	} {
-		_, err := Merge(obj(t, twoContainers), obj(t, tc.patch), typ)
+		_, err := Merge(obj(t, twoContainers), obj(t, tc.patch), typ, testManager)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("patch %s: error %v, want %q", tc.patch, err, tc.want)
 		}
 	}
 	// A list-map element with none of its keys, and no defaults for them.
-	_, err := Merge(obj(t, `spec: {}`), obj(t, `spec: {members: [{role: x}]}`), fixtureType(t, widgetGVK))
+	_, err := Merge(obj(t, `spec: {}`), obj(t, `spec: {members: [{role: x}]}`), fixtureType(t, widgetGVK), testManager)
 	if err == nil || !strings.Contains(err.Error(), "sets none of the list's keys (name)") {
 		t.Errorf("member without name: %v", err)
 	}
@@ -359,7 +369,7 @@ metadata: {labels: {a: b}}
 spec: {template: {spec: {containers: [{name: nginx, image: new}, {name: extra, image: e}]}}}
 `)
 	liveBefore, patchBefore := jsonKey(live), jsonKey(patch)
-	out, err := Merge(live, patch, fixtureType(t, deploymentGVK))
+	out, err := Merge(live, patch, fixtureType(t, deploymentGVK), testManager)
 	if err != nil {
 		t.Fatal(err)
 	}

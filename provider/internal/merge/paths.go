@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/typed"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
@@ -25,12 +23,13 @@ func Paths(patch map[string]any, t *Type) ([]objectpath.Path, error) {
 	if !keep {
 		return nil, nil
 	}
-	// The patch applied to nothing is what it sets, without its directives.
-	set, _, err := merger{t: t}.value(nil, nil, pruned, t.root, patchMeta{})
+	// What the patch sets is the patch without its directives, parsed as the
+	// server parses an applied patch.
+	set, _, err := newStrategic(t, false).value(nil, pruned, t.root, patchMeta{}, false)
 	if err != nil {
 		return nil, err
 	}
-	tv, err := typed.AsTyped(value.NewValueInterface(set), t.doc.schema, t.root)
+	tv, err := t.parser.FromUnstructured(set)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.gvk.Kind, err)
 	}

@@ -4,11 +4,15 @@
 // refuses, a custom resource (which takes no strategic-merge patch), or a
 // question about which fields a patch touches.
 //
-// It never falls back to a plain JSON merge: every list and map is combined as
-// the target type's OpenAPI v3 schema says (x-kubernetes-list-type,
-// -list-map-keys, -map-type, -patch-strategy, -patch-merge-key). Load reads that
-// schema from the cluster, Merge applies a patch to a live object, and Paths
-// lists the fields a patch sets in objectpath notation.
+// It never falls back to a plain JSON merge. The merge is the server's own:
+// structured-merge-diff, the Server-Side Apply engine, with the kind's schema
+// converted from the cluster's OpenAPI v3 document by kube-openapi's schemaconv
+// as the server converts it, so every list and map combines as
+// x-kubernetes-list-type, -list-map-keys and -map-type say. The patch
+// strategies schemaconv drops (-patch-strategy, -patch-merge-key) are read
+// beside it, for Lookup and for retainKeys. Load reads the schema from the
+// cluster, Merge applies a patch to a live object, and Paths lists the fields
+// a patch sets in objectpath notation.
 package merge
 
 import (
@@ -16,6 +20,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
@@ -25,6 +30,9 @@ type Type struct {
 	gvk  schema.GroupVersionKind
 	doc  *document
 	root smdschema.TypeRef
+	// parser reads objects of the kind into structured-merge-diff's typed
+	// values, as the server's type converter does before it applies a patch.
+	parser typed.ParseableType
 }
 
 // GVK is the kind the type describes.

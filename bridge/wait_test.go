@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
@@ -225,4 +226,50 @@ func waitReleasePodsAfter(t *testing.T, ns, selector string, delay time.Duration
 			}
 		}
 	}()
+}
+
+// ready: true under Pulumi (a YAML program): a Deployment whose pods start
+// late gates a second one, which is created only after the first is ready,
+// and a second preview is empty.
+func TestPulumiWait_readyGatesDependent(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	waitReleasePodsAfter(t, ns, "app=web", 3*time.Second)
+	deployment := func(name string, replicas int, held bool) string {
+		annotations := ""
+		if held {
+			annotations = fmt.Sprintf(", annotations: {%q: \"true\"}", localcluster.HoldAnnotation)
+		}
+		return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %[1]s, namespace: %[2]s}\n"+
+			"spec:\n  replicas: %[3]d\n  selector: {matchLabels: {app: %[1]s}}\n  template:\n"+
+			"    metadata: {labels: {app: %[1]s}%[4]s}\n    spec: {containers: [{name: app, image: nginx}]}\n",
+			name, ns, replicas, annotations)
+	}
+	opts := map[string]any{"provider": "${k8s}"}
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-wait-ready", "runtime": "yaml",
+		"resources": map[string]any{
+			"k8s": map[string]any{"type": "pulumi:providers:k8sconnect",
+				"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}}},
+			"web": map[string]any{"type": objectType, "options": opts, "properties": map[string]any{"yamlBody": deployment("web", 2, true)}},
+			"webReady": map[string]any{"type": waitType, "options": opts, "properties": map[string]any{
+				"resourceRef": "${web.resourceRef}", "waitFor": map[string]any{"ready": true, "timeout": "3m"}}},
+			"after": map[string]any{"type": objectType,
+				"options":    map[string]any{"provider": "${k8s}", "dependsOn": []string{"${webReady}"}},
+				"properties": map[string]any{"yamlBody": deployment("after", 1, false)}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	s.Run(pulumitest.Up, nil)
+	if err := acctest.CreatedAfterAvailable(t, ns, "web", 2, "after"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Run(pulumitest.Preview, nil); r.Changes["update"]+r.Changes["create"]+r.Changes["replace"] != 0 {
+		t.Errorf("preview after the wait is not empty: %v", r.Changes)
+	}
 }

@@ -73,6 +73,8 @@ func specOf(ctx context.Context, obj types.Object) (waiting.Spec, time.Duration,
 		spec.Condition = w.Condition.ValueString()
 	case w.Rollout.ValueBool():
 		spec.Rollout = true
+	case w.Ready.ValueBool():
+		spec.Ready = true
 	default:
 		diags.AddAttributeError(pathWaitFor, "Nothing to wait for", modesHint)
 	}
@@ -111,6 +113,7 @@ func validateWaitFor(ctx context.Context, obj types.Object) diag.Diagnostics {
 		{w.FieldValue, !w.FieldValue.IsNull()},
 		{w.Condition, !w.Condition.IsNull()},
 		{w.Rollout, w.Rollout.ValueBool()},
+		{w.Ready, w.Ready.ValueBool()},
 	} {
 		switch {
 		case m.v.IsUnknown():
@@ -164,7 +167,8 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-const modesHint = "Set exactly one of wait_for.field, wait_for.field_value, wait_for.condition or wait_for.rollout = true."
+const modesHint = "Set exactly one of wait_for.field, wait_for.field_value, wait_for.condition, wait_for.rollout = true " +
+	"or wait_for.ready = true."
 
 // refuseRolloutWithoutOne rejects rollout waits on kinds that have no rollout,
 // as soon as the kind is known.

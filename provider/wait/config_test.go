@@ -17,6 +17,7 @@ var waitForTypes = map[string]attr.Type{
 	"field_value": types.MapType{ElemType: types.StringType},
 	"condition":   types.StringType,
 	"rollout":     types.BoolType,
+	"ready":       types.BoolType,
 	"timeout":     types.StringType,
 }
 
@@ -25,7 +26,7 @@ func waitFor(t *testing.T, set map[string]attr.Value) types.Object {
 	t.Helper()
 	attrs := map[string]attr.Value{
 		"field": types.StringNull(), "field_value": types.MapNull(types.StringType),
-		"condition": types.StringNull(), "rollout": types.BoolNull(), "timeout": types.StringNull(),
+		"condition": types.StringNull(), "rollout": types.BoolNull(), "ready": types.BoolNull(), "timeout": types.StringNull(),
 	}
 	for k, v := range set {
 		attrs[k] = v

@@ -72,6 +72,7 @@ type waitForModel struct {
 	FieldValue types.Map    `tfsdk:"field_value"`
 	Condition  types.String `tfsdk:"condition"`
 	Rollout    types.Bool   `tfsdk:"rollout"`
+	Ready      types.Bool   `tfsdk:"ready"`
 	Timeout    types.String `tfsdk:"timeout"`
 }
 
@@ -106,7 +107,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"resource_ref": ref,
 			"wait_for": schema.SingleNestedAttribute{
-				Description: "What to wait for: exactly one of field, field_value, condition or rollout.",
+				Description: "What to wait for: exactly one of field, field_value, condition, rollout or ready.",
 				Required:    true,
 				Attributes: map[string]schema.Attribute{
 					"field": schema.StringAttribute{
@@ -128,6 +129,14 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"rollout": schema.BoolAttribute{
 						Description: "Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as " +
 							"`kubectl rollout status` judges it. Refused at plan for other kinds.",
+						Optional: true,
+					},
+					"ready": schema.BoolAttribute{
+						Description: "Wait until the object is ready, for any kind, by the Kubernetes community's " +
+							"status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and " +
+							"DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services " +
+							"with an address, and custom resources by observedGeneration and their Ready, Reconciling " +
+							"and Stalled conditions. A failed Job or a stalled resource ends the wait at once.",
 						Optional: true,
 					},
 					"timeout": schema.StringAttribute{

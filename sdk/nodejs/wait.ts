@@ -43,7 +43,7 @@ export class Wait extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<any>;
     /**
-     * What to wait for: exactly one of field, field_value, condition or rollout.
+     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
      */
     declare public readonly waitFor: pulumi.Output<outputs.WaitWaitFor>;
 
@@ -93,7 +93,7 @@ export interface WaitState {
      */
     status?: any | undefined;
     /**
-     * What to wait for: exactly one of field, field_value, condition or rollout.
+     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
      */
     waitFor?: pulumi.Input<inputs.WaitWaitFor | undefined>;
 }
@@ -107,7 +107,7 @@ export interface WaitArgs {
      */
     resourceRef: pulumi.Input<inputs.ResourceRef>;
     /**
-     * What to wait for: exactly one of field, field_value, condition or rollout.
+     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
      */
     waitFor: pulumi.Input<inputs.WaitWaitFor>;
 }

@@ -30,6 +30,8 @@ type Spec struct {
 	Condition string
 	// Rollout: a Deployment, StatefulSet or DaemonSet has finished rolling out.
 	Rollout bool
+	// Ready: any kind is ready by the community's status conventions (kstatus).
+	Ready bool
 	// Redactor renders the waited values in summaries and explanations, so a
 	// wait on a Secret's data never prints the value; APIVersion and Kind name
 	// the waited object's kind for Describe, which has no object at hand.
@@ -78,6 +80,8 @@ func (s Spec) Describe() string {
 		return "condition " + s.Condition
 	case s.Rollout:
 		return "rollout"
+	case s.Ready:
+		return "ready"
 	}
 	return "nothing"
 }
@@ -108,6 +112,8 @@ func (s Spec) Evaluate(obj *unstructured.Unstructured) State {
 		st = conditionState(obj, s.Condition)
 	case s.Rollout:
 		st = rolloutState(obj)
+	case s.Ready:
+		st = readyState(obj)
 	default:
 		return State{Summary: "nothing to wait for", Stuck: true}
 	}

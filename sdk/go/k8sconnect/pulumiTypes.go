@@ -948,6 +948,8 @@ type WaitWaitFor struct {
 	Field *string `pulumi:"field"`
 	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue map[string]string `pulumi:"fieldValue"`
+	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+	Ready *bool `pulumi:"ready"`
 	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 	Rollout *bool `pulumi:"rollout"`
 	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
@@ -972,6 +974,8 @@ type WaitWaitForArgs struct {
 	Field pulumi.StringPtrInput `pulumi:"field"`
 	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue pulumi.StringMapInput `pulumi:"fieldValue"`
+	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+	Ready pulumi.BoolPtrInput `pulumi:"ready"`
 	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 	Rollout pulumi.BoolPtrInput `pulumi:"rollout"`
 	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
@@ -1070,6 +1074,11 @@ func (o WaitWaitForOutput) FieldValue() pulumi.StringMapOutput {
 	return o.ApplyT(func(v WaitWaitFor) map[string]string { return v.FieldValue }).(pulumi.StringMapOutput)
 }
 
+// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+func (o WaitWaitForOutput) Ready() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v WaitWaitFor) *bool { return v.Ready }).(pulumi.BoolPtrOutput)
+}
+
 // Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 func (o WaitWaitForOutput) Rollout() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *bool { return v.Rollout }).(pulumi.BoolPtrOutput)
@@ -1132,6 +1141,16 @@ func (o WaitWaitForPtrOutput) FieldValue() pulumi.StringMapOutput {
 		}
 		return v.FieldValue
 	}).(pulumi.StringMapOutput)
+}
+
+// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+func (o WaitWaitForPtrOutput) Ready() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *WaitWaitFor) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Ready
+	}).(pulumi.BoolPtrOutput)
 }
 
 // Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.

@@ -19,7 +19,7 @@ type Wait struct {
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status pulumi.AnyOutput `pulumi:"status"`
-	// What to wait for: exactly one of field, field_value, condition or rollout.
+	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
 	WaitFor WaitWaitForOutput `pulumi:"waitFor"`
 }
 
@@ -63,7 +63,7 @@ type waitState struct {
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status interface{} `pulumi:"status"`
-	// What to wait for: exactly one of field, field_value, condition or rollout.
+	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
 	WaitFor *WaitWaitFor `pulumi:"waitFor"`
 }
 
@@ -72,7 +72,7 @@ type WaitState struct {
 	ResourceRef ResourceRefPtrInput
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status pulumi.Input
-	// What to wait for: exactly one of field, field_value, condition or rollout.
+	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
 	WaitFor WaitWaitForPtrInput
 }
 
@@ -83,7 +83,7 @@ func (WaitState) ElementType() reflect.Type {
 type waitArgs struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
 	ResourceRef ResourceRef `pulumi:"resourceRef"`
-	// What to wait for: exactly one of field, field_value, condition or rollout.
+	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
 	WaitFor WaitWaitFor `pulumi:"waitFor"`
 }
 
@@ -91,7 +91,7 @@ type waitArgs struct {
 type WaitArgs struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
 	ResourceRef ResourceRefInput
-	// What to wait for: exactly one of field, field_value, condition or rollout.
+	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
 	WaitFor WaitWaitForInput
 }
 
@@ -192,7 +192,7 @@ func (o WaitOutput) Status() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Wait) pulumi.AnyOutput { return v.Status }).(pulumi.AnyOutput)
 }
 
-// What to wait for: exactly one of field, field_value, condition or rollout.
+// What to wait for: exactly one of field, field_value, condition, rollout or ready.
 func (o WaitOutput) WaitFor() WaitWaitForOutput {
 	return o.ApplyT(func(v *Wait) WaitWaitForOutput { return v.WaitFor }).(WaitWaitForOutput)
 }

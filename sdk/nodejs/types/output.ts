@@ -127,6 +127,10 @@ export interface WaitWaitFor {
      */
     fieldValue?: {[key: string]: string};
     /**
+     * Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+     */
+    ready?: boolean;
+    /**
      * Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
      */
     rollout?: boolean;

@@ -872,6 +872,10 @@ class WaitWaitForArgsDict(TypedDict):
     """
     Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
     """
+    ready: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+    """
     rollout: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
     Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
@@ -887,12 +891,14 @@ class WaitWaitForArgs:
                  condition: pulumi.Input[Optional[_builtins.str]] = None,
                  field: pulumi.Input[Optional[_builtins.str]] = None,
                  field_value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 ready: pulumi.Input[Optional[_builtins.bool]] = None,
                  rollout: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
         :param pulumi.Input[_builtins.str] field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] field_value: Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+        :param pulumi.Input[_builtins.bool] ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
         :param pulumi.Input[_builtins.bool] rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
         :param pulumi.Input[_builtins.str] timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
         """
@@ -902,6 +908,8 @@ class WaitWaitForArgs:
             pulumi.set(__self__, "field", field)
         if field_value is not None:
             pulumi.set(__self__, "field_value", field_value)
+        if ready is not None:
+            pulumi.set(__self__, "ready", ready)
         if rollout is not None:
             pulumi.set(__self__, "rollout", rollout)
         if timeout is not None:
@@ -942,6 +950,18 @@ class WaitWaitForArgs:
     @field_value.setter
     def field_value(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "field_value", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def ready(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+        """
+        return pulumi.get(self, "ready")
+
+    @ready.setter
+    def ready(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "ready", value)
 
     @_builtins.property
     @pulumi.getter

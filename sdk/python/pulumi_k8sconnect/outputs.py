@@ -436,12 +436,14 @@ class WaitWaitFor(dict):
                  condition: Optional[_builtins.str] = None,
                  field: Optional[_builtins.str] = None,
                  field_value: Optional[Mapping[str, _builtins.str]] = None,
+                 ready: Optional[_builtins.bool] = None,
                  rollout: Optional[_builtins.bool] = None,
                  timeout: Optional[_builtins.str] = None):
         """
         :param _builtins.str condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
         :param _builtins.str field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
         :param Mapping[str, _builtins.str] field_value: Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+        :param _builtins.bool ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
         :param _builtins.bool rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
         :param _builtins.str timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
         """
@@ -451,6 +453,8 @@ class WaitWaitFor(dict):
             pulumi.set(__self__, "field", field)
         if field_value is not None:
             pulumi.set(__self__, "field_value", field_value)
+        if ready is not None:
+            pulumi.set(__self__, "ready", ready)
         if rollout is not None:
             pulumi.set(__self__, "rollout", rollout)
         if timeout is not None:
@@ -479,6 +483,14 @@ class WaitWaitFor(dict):
         Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
         """
         return pulumi.get(self, "field_value")
+
+    @_builtins.property
+    @pulumi.getter
+    def ready(self) -> Optional[_builtins.bool]:
+        """
+        Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
+        """
+        return pulumi.get(self, "ready")
 
     @_builtins.property
     @pulumi.getter

@@ -27,7 +27,7 @@ class WaitArgs:
         The set of arguments for constructing a Wait resource.
 
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
+        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         pulumi.set(__self__, "resource_ref", resource_ref)
         pulumi.set(__self__, "wait_for", wait_for)
@@ -48,7 +48,7 @@ class WaitArgs:
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input['WaitWaitForArgs']:
         """
-        What to wait for: exactly one of field, field_value, condition or rollout.
+        What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         return pulumi.get(self, "wait_for")
 
@@ -68,7 +68,7 @@ class _WaitState:
 
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param Any status: For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
-        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
+        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         if resource_ref is not None:
             pulumi.set(__self__, "resource_ref", resource_ref)
@@ -105,7 +105,7 @@ class _WaitState:
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input[Optional['WaitWaitForArgs']]:
         """
-        What to wait for: exactly one of field, field_value, condition or rollout.
+        What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         return pulumi.get(self, "wait_for")
 
@@ -129,7 +129,7 @@ class Wait(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
+        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         ...
     @overload
@@ -195,7 +195,7 @@ class Wait(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param Any status: For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
-        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition or rollout.
+        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 
@@ -226,7 +226,7 @@ class Wait(pulumi.CustomResource):
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Output['outputs.WaitWaitFor']:
         """
-        What to wait for: exactly one of field, field_value, condition or rollout.
+        What to wait for: exactly one of field, field_value, condition, rollout or ready.
         """
         return pulumi.get(self, "wait_for")
 

@@ -1,0 +1,87 @@
+package wait_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+)
+
+// ready = true works for any kind: a Deployment that rolls out, a Job that
+// completes, and a custom resource whose controller (a test actor here) sets
+// its Ready condition. The dependent of each wait is created only after it
+// is met. A custom resource that reports Stalled ends its wait at once, well
+// before the timeout, with the controller's message and without tainting or
+// touching the object.
+func TestAccWait_readyForAnyKind(t *testing.T) {
+	ns := acctest.Namespace(t)
+	conn := acctest.Connection(t)
+	group := acctest.Name("g") + ".ready.k8sconnect.test"
+	databases := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "databases"}
+	crd := acctest.CRD(group, "Database", "size: {type: integer}") + `
+            status:
+              type: object
+              x-kubernetes-preserve-unknown-fields: true
+`
+	job := fmt.Sprintf("apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate, namespace: %s}\n"+
+		"spec: {template: {spec: {restartPolicy: Never, containers: [{name: m, image: busybox}]}}}\n", ns)
+	db := func(name string) string {
+		return fmt.Sprintf("apiVersion: %s/v1\nkind: Database\nmetadata: {name: %s, namespace: %s}\nspec: {size: 1}\n", group, name, ns)
+	}
+	wait := func(name, timeout string) string {
+		return fmt.Sprintf(`
+resource "k8sconnect_wait" %[1]q {
+  resource_ref = k8sconnect_object.%[1]s.resource_ref
+  wait_for     = { ready = true, timeout = %[2]q }
+}
+`, name, timeout)
+	}
+	config := object("crd", conn, crd) +
+		object("web", conn, deploymentYAML(ns, "web", 2, true)) + wait("web", "3m") +
+		object("migrate", conn, job) + wait("migrate", "3m") +
+		object("orders", conn, db("orders"), "k8sconnect_object.crd") + wait("orders", "3m") +
+		object("after", conn, deploymentYAML(ns, "after", 1, false), "k8sconnect_wait.web", "k8sconnect_wait.migrate", "k8sconnect_wait.orders")
+
+	releaseLater(t, ns, "app=web", 3*time.Second)
+	acctest.Later(t, databases, ns, "orders", 2*time.Minute, func(*unstructured.Unstructured) error {
+		time.Sleep(2 * time.Second) // a controller takes a moment to provision
+		acctest.PatchAs(t, "database-controller", databases, ns, "orders",
+			`{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Provisioned"}]}}`)
+		return nil
+	})
+	w := acctest.NewWorkdir(t)
+	w.Write(config)
+	w.Cleanup()
+	w.MustApply()
+	if err := acctest.CreatedAfterAvailable(t, ns, "web", 2, "after"); err != nil {
+		t.Error(err)
+	}
+	w.MustPlanNoChanges()
+
+	// A stalled custom resource: the wait fails at once, naming why.
+	config += object("broken", conn, db("broken"), "k8sconnect_object.crd") + wait("broken", "5m")
+	acctest.Later(t, databases, ns, "broken", 2*time.Minute, func(*unstructured.Unstructured) error {
+		acctest.PatchAs(t, "database-controller", databases, ns, "broken",
+			`{"status":{"conditions":[{"type":"Stalled","status":"True","reason":"QuotaExceeded","message":"no quota left in the region"}]}}`)
+		return nil
+	})
+	w.Write(config)
+	start := time.Now()
+	r := w.Apply()
+	w.MustFail(r, "apply with a stalled custom resource")
+	if took := time.Since(start); took > 2*time.Minute {
+		t.Errorf("a stalled resource should end the wait at once, not after %s", took)
+	}
+	if !strings.Contains(r.Output, "no quota left in the region") {
+		t.Errorf("the error should carry the controller's message:\n%s", r.Output)
+	}
+	if strings.Contains(r.Output, "tainted") {
+		t.Errorf("a failed wait must not taint anything:\n%s", r.Output)
+	}
+	acctest.MustGet(t, databases, ns, "broken")
+}

@@ -1,7 +1,7 @@
 package bridge_test
 
 // The exact-values differential suite (issue 19) under Pulumi: the corpus of
-// internal/testing/acctest/exactcorpus applied by kubectl and by KubernetesObjects in a
+// internal/testing/exactcorpus applied by kubectl and by KubernetesObjects in a
 // YAML program, the stored objects compared field by field with every digit,
 // an empty preview, an update that flips int-or-string types, drift of one
 // unit beyond 2^53, and how numbers Pulumi cannot hold (its numbers are
@@ -20,7 +20,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/internal/testing/exactcorpus"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 

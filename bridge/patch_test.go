@@ -24,6 +24,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
@@ -126,7 +127,7 @@ func TestPulumiPatch_awsNodeProxy(t *testing.T) {
 	t.Cleanup(func() {
 		_ = acctest.Clientset(t).CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
-	acctest.ApplyAs(t, eks, patchDaemonSets, acctest.AWSNodeDaemonSet(ns))
+	acctest.ApplyAs(t, eks, patchDaemonSets, fixtures.AWSNodeDaemonSet(ns))
 	awsNode := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDaemonSets, ns, "aws-node") }
 	const (
 		httpProxy = "spec.template.spec.containers[name=aws-node].env[name=HTTP_PROXY].value"
@@ -214,7 +215,7 @@ func TestPulumiPatch_helmDeployment(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
 	ns := acctest.Namespace(t)
-	acctest.ApplyAs(t, "helm", patchDeployments, acctest.HelmDeployment(ns))
+	acctest.ApplyAs(t, "helm", patchDeployments, fixtures.HelmDeployment(ns))
 	web := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDeployments, ns, "web") }
 	const (
 		memory     = "spec.template.spec.containers[name=web].resources.limits.memory"

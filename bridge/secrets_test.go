@@ -20,6 +20,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
@@ -212,7 +213,7 @@ func TestPulumiSecrets_sensitiveListSelectors(t *testing.T) {
 	all := []acctest.SecretValue{keyA, keyB}
 
 	opts := map[string]any{"provider": "${k8s}"}
-	crd := acctest.CRD(group, "Database", "apiKeys: {type: array, x-kubernetes-list-type: set, items: {type: string}}")
+	crd := fixtures.CRD(group, "Database", "apiKeys: {type: array, x-kubernetes-list-type: set, items: {type: string}}")
 	program, err := yaml.Marshal(map[string]any{
 		"name": "k8sconnect-secret-selectors", "runtime": "yaml",
 		"resources": map[string]any{

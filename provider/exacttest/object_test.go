@@ -1,5 +1,5 @@
 // Package exacttest is the differential suite of issue 19: the corpus in
-// internal/testing/acctest/exactcorpus applied once by kubectl and once by k8sconnect
+// internal/testing/exactcorpus applied once by kubectl and once by k8sconnect
 // (k8sconnect_object directly and fed by yaml_split and yaml_scoped; all three
 // k8sconnect_patch types), the objects the API server stored compared field by
 // field with every digit kept, and an empty re-plan. Run under terraform (the
@@ -18,7 +18,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/internal/testing/exactcorpus"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/acctest/exactcorpus"
+	"github.com/k8sconnect/k8sconnect/internal/testing/exactcorpus"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
@@ -221,7 +222,7 @@ resource "k8sconnect_object" "db" {
   YAML
   sensitive_fields = ["spec.password"]
 }
-`, c.KubeconfigPath, group, ns, acctest.CRD(group, "Database", "user: {type: string}\npassword: {type: string, pattern: '^[a-z0-9-]+$'}"))
+`, c.KubeconfigPath, group, ns, fixtures.CRD(group, "Database", "user: {type: string}\npassword: {type: string, pattern: '^[a-z0-9-]+$'}"))
 	}
 	w.Write(config(good.Plain))
 	w.Cleanup()
@@ -299,7 +300,7 @@ resource "k8sconnect_object" "db" {
   sensitive_fields = ["spec.apiKeys", "spec.grants"]
   depends_on       = [k8sconnect_object.crd]
 }
-`, c.KubeconfigPath, group, ns, acctest.CRD(group, "Database", `apiKeys:
+`, c.KubeconfigPath, group, ns, fixtures.CRD(group, "Database", `apiKeys:
   type: array
   x-kubernetes-list-type: set
   items: {type: string}

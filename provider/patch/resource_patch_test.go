@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }
@@ -56,7 +57,7 @@ resource "k8sconnect_patch" "aws_node_proxy" {
 
 // Scenario 1: the EKS aws-node DaemonSet, created by another manager.
 func TestAccPatch_awsNodeProxy(t *testing.T) {
-	acctest.ApplyAs(t, "eks.amazonaws.com", daemonSets, acctest.AWSNodeDaemonSet("kube-system"))
+	acctest.ApplyAs(t, "eks.amazonaws.com", daemonSets, fixtures.AWSNodeDaemonSet("kube-system"))
 	conn := acctest.Connection(t)
 
 	resource.Test(t, resource.TestCase{
@@ -134,7 +135,7 @@ func TestAccPatch_awsNodeProxy(t *testing.T) {
 // Scenario 2: a Helm-made Deployment gets an annotation and new limits for one container.
 func TestAccPatch_helmDeployment(t *testing.T) {
 	ns := acctest.Namespace(t)
-	acctest.ApplyAs(t, "helm", deployments, acctest.HelmDeployment(ns))
+	acctest.ApplyAs(t, "helm", deployments, fixtures.HelmDeployment(ns))
 	conn := acctest.Connection(t)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 )
 
 // ready = true works for any kind: a Deployment that rolls out, a Job that
@@ -23,7 +24,7 @@ func TestAccWait_readyForAnyKind(t *testing.T) {
 	conn := acctest.Connection(t)
 	group := acctest.Name("g") + ".ready.k8sconnect.test"
 	databases := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "databases"}
-	crd := acctest.CRD(group, "Database", "size: {type: integer}") + `
+	crd := fixtures.CRD(group, "Database", "size: {type: integer}") + `
             status:
               type: object
               x-kubernetes-preserve-unknown-fields: true

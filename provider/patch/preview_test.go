@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -160,43 +161,7 @@ func TestPreviewLocallyMatchesServerDryRunForCustomResource(t *testing.T) {
 	ns := acctest.Namespace(t)
 	group := strings.ToLower(acctest.Name("p")) + ".preview.k8sconnect.test"
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	acctest.ApplyAs(t, "helm", crds, `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.`+group+`}
-spec:
-  group: `+group+`
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              members:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items: {type: object, required: [name], properties: {name: {type: string}, weight: {type: integer}}}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port, protocol]
-                items:
-                  type: object
-                  required: [port]
-                  properties: {name: {type: string}, port: {type: integer}, protocol: {type: string, default: TCP}}
-              tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
-              rules:
-                type: array
-                x-kubernetes-list-type: atomic
-                items: {type: object, properties: {name: {type: string}, action: {type: string}}}
-`)
+	acctest.ApplyAs(t, "helm", crds, fixtures.CRD(group, "Gadget", fixtures.ListKinds))
 	t.Cleanup(func() {
 		_ = acctest.Dynamic(t).Resource(crds).Delete(context.Background(), "gadgets."+group, metav1.DeleteOptions{})
 	})

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
@@ -162,66 +163,13 @@ func TestClusterCustomResourceListsAgainstDryRun(t *testing.T) {
 	c := clusterClient(t)
 	group := fmt.Sprintf("l%d.merge.k8sconnect.test", time.Now().UnixNano())
 	gvk := schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Gadget"}
-	create(t, c, `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.`+group+`}
-spec:
-  group: `+group+`
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              members:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    role: {type: string}
-                    weight: {type: integer}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port, protocol]
-                items:
-                  type: object
-                  required: [port]
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-                    protocol: {type: string, default: TCP}
-              tags:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-              rules:
-                type: array
-                x-kubernetes-list-type: atomic
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-                    action: {type: string}
-              source: &source
-                type: object
-                properties:
-                  git: {type: object, properties: {url: {type: string}}}
-                  oci: {type: object, properties: {ref: {type: string}}}
-              mirror: *source
-`)
+	create(t, c, fixtures.CRD(group, "Gadget", fixtures.ListKinds+`source: &source
+  type: object
+  properties:
+    git: {type: object, properties: {url: {type: string}}}
+    oci: {type: object, properties: {ref: {type: string}}}
+mirror: *source
+`))
 	var typ *Type
 	var err error
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
@@ -253,59 +254,14 @@ func TestClusterCustomResourceListMap(t *testing.T) {
 	c := clusterClient(t)
 	group := fmt.Sprintf("m%d.merge.k8sconnect.test", time.Now().UnixNano())
 	gvk := schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"}
-	create(t, c, `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.`+group+`}
-spec:
-  group: `+group+`
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              members:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    role: {type: string}
-                    weight: {type: integer}
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port, protocol]
-                items:
-                  type: object
-                  required: [port]
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-                    protocol: {type: string, default: TCP}
-              tags:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-              steps:
-                type: array
-                items: {type: string}
-              settings:
-                type: object
-                x-kubernetes-map-type: atomic
-                additionalProperties: {type: string}
-`)
+	create(t, c, fixtures.CRD(group, "Widget", fixtures.ListKinds+`steps:
+  type: array
+  items: {type: string}
+settings:
+  type: object
+  x-kubernetes-map-type: atomic
+  additionalProperties: {type: string}
+`))
 	// The CRD's schema is published a moment after it is created.
 	var typ *Type
 	var err error

@@ -18,15 +18,15 @@ var (
 	widgetGVK     = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 )
 
-// fixtures serves the documents in testdata, named as the API server's paths
+// testdataDocs serves the documents in testdata, named as the API server's paths
 // (apis__apps__v1_openapi.json is /openapi/v3/apis/apps/v1).
-type fixtures struct{ client openapi.Client }
+type testdataDocs struct{ client openapi.Client }
 
-func (f *fixtures) OpenAPIV3() openapi.Client { return f.client }
+func (f *testdataDocs) OpenAPIV3() openapi.Client { return f.client }
 
 func fixtureType(t *testing.T, gvk schema.GroupVersionKind) *Type {
 	t.Helper()
-	typ, err := Load(&fixtures{openapitest.NewFileClient("testdata")}, gvk)
+	typ, err := Load(&testdataDocs{openapitest.NewFileClient("testdata")}, gvk)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func TestLoadReadsEachGroupVersionOnce(t *testing.T) {
 }
 
 func TestLoadReadsCoreGroupFromAPIV1(t *testing.T) {
-	_, err := Load(&fixtures{openapitest.NewFileClient("testdata")}, schema.GroupVersionKind{Version: "v1", Kind: "Pod"})
+	_, err := Load(&testdataDocs{openapitest.NewFileClient("testdata")}, schema.GroupVersionKind{Version: "v1", Kind: "Pod"})
 	if err == nil || !strings.Contains(err.Error(), "/openapi/v3/api/v1") {
 		t.Errorf("core group: %v", err)
 	}

@@ -170,16 +170,7 @@ func TestClusterCustomResourceListsAgainstDryRun(t *testing.T) {
     oci: {type: object, properties: {ref: {type: string}}}
 mirror: *source
 `))
-	var typ *Type
-	var err error
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		if typ, err = Load(c.Discovery, gvk); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	typ := loadPublished(t, c, gvk)
 	if m, err := typ.Lookup(objectpath.MustParse("spec.rules")); err != nil || m.ListType != "atomic" {
 		t.Fatalf("spec.rules: %+v, %v; want an atomic list", m, err)
 	}

@@ -262,17 +262,7 @@ settings:
   x-kubernetes-map-type: atomic
   additionalProperties: {type: string}
 `))
-	// The CRD's schema is published a moment after it is created.
-	var typ *Type
-	var err error
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		if typ, err = Load(c.Discovery, gvk); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	typ := loadPublished(t, c, gvk)
 	for path, want := range map[string]FieldMeta{
 		"spec.members":  {ListType: "map", ListMapKeys: []string{"name"}},
 		"spec.ports":    {ListType: "map", ListMapKeys: []string{"port", "protocol"}},
@@ -351,4 +341,21 @@ func sortedStrings(v any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// loadPublished loads gvk's type, waiting for a CRD created moments ago: the
+// server publishes its schema a moment after it starts serving the kind.
+func loadPublished(t *testing.T, c *connection.Client, gvk schema.GroupVersionKind) *Type {
+	t.Helper()
+	var typ *Type
+	var err error
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		if typ, err = Load(c.Discovery, gvk); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ
 }

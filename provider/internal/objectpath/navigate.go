@@ -18,78 +18,68 @@ func (p Path) Get(obj map[string]any) (any, bool) {
 // Replace sets the value at p, which must already be there, to v and reports
 // whether it was there.
 func (p Path) Replace(obj map[string]any, v any) bool {
-	if len(p) == 0 {
+	m, list, i, ok := p.holder(obj)
+	switch {
+	case !ok:
 		return false
+	case m != nil:
+		m[*p[len(p)-1].Field] = v
+	default:
+		list[i] = v // the list is shared with its parent: this writes through
 	}
-	parent, ok := p[:len(p)-1].Get(obj)
-	if !ok {
-		return false
+	return true
+}
+
+// holder finds what holds the value at p: the map and its key (the last
+// segment's field), or the list and the index. ok is false when p names
+// nothing in obj.
+func (p Path) holder(obj map[string]any) (m map[string]any, list []any, i int, ok bool) {
+	if len(p) == 0 {
+		return nil, nil, 0, false
+	}
+	parent, found := p[:len(p)-1].Get(obj)
+	if !found {
+		return nil, nil, 0, false
 	}
 	last := p[len(p)-1]
 	if last.Field != nil {
-		m, ok := parent.(map[string]any)
-		if !ok {
-			return false
+		m, isMap := parent.(map[string]any)
+		if !isMap {
+			return nil, nil, 0, false
 		}
-		if _, had := m[*last.Field]; !had {
-			return false
-		}
-		m[*last.Field] = v
-		return true
+		_, had := m[*last.Field]
+		return m, nil, 0, had
 	}
-	list, ok := parent.([]any)
-	if !ok {
-		return false
+	list, isList := parent.([]any)
+	if !isList {
+		return nil, nil, 0, false
 	}
-	i := indexIn(list, last)
-	if i < 0 {
-		return false
-	}
-	list[i] = v // the list is shared with its parent: this writes through
-	return true
+	i = indexIn(list, last)
+	return nil, list, i, i >= 0
 }
 
 // Remove deletes the value at p from obj and reports whether it was there. A
 // list element selected by key, value or index is removed from its list.
 func (p Path) Remove(obj map[string]any) bool {
-	if len(p) == 0 {
+	m, list, i, ok := p.holder(obj)
+	switch {
+	case !ok:
 		return false
-	}
-	parent, ok := p[:len(p)-1].Get(obj)
-	if !ok {
-		return false
-	}
-	last := p[len(p)-1]
-	if last.Field != nil {
-		m, ok := parent.(map[string]any)
-		if !ok {
-			return false
-		}
-		if _, had := m[*last.Field]; !had {
-			return false
-		}
-		delete(m, *last.Field)
+	case m != nil:
+		delete(m, *p[len(p)-1].Field)
 		return true
-	}
-	list, ok := parent.([]any)
-	if !ok {
-		return false
-	}
-	i := indexIn(list, last)
-	if i < 0 {
-		return false
 	}
 	// Write the shortened list back into the parent's parent.
 	grand, _ := p[:len(p)-2].Get(obj)
-	holder := p[len(p)-2]
+	via := p[len(p)-2]
 	shortened := append(append([]any{}, list[:i]...), list[i+1:]...)
-	// grand holds list (Get found it through holder), so it is a map for a
+	// grand holds list (Get found it through via), so it is a map for a
 	// field segment and a list otherwise.
 	switch g := grand.(type) {
 	case map[string]any:
-		g[*holder.Field] = shortened
+		g[*via.Field] = shortened
 	case []any:
-		g[indexIn(g, holder)] = shortened
+		g[indexIn(g, via)] = shortened
 	}
 	return true
 }

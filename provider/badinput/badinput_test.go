@@ -501,7 +501,7 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 
 		// k8sconnect_wait
 		{name: "wait no mode", config: func(e *env) string { return e.wait(`{ timeout = "1m" }`) },
-			want: []string{"Nothing to wait for", "Set exactly one of wait_for.field, wait_for.field_value, wait_for.condition or wait_for.rollout = true"}},
+			want: []string{"Nothing to wait for", "Set exactly one of wait_for.field, wait_for.field_value, wait_for.condition, wait_for.rollout = true or wait_for.ready = true"}},
 		{name: "wait two modes", config: func(e *env) string { return e.wait(`{ condition = "Ready", field = "status.phase" }`) },
 			want: []string{"More than one thing to wait for", "use one k8sconnect_wait for each"}},
 		{name: "wait timeout not a duration", config: func(e *env) string { return e.wait(`{ condition = "Ready", timeout = "ten minutes" }`) },

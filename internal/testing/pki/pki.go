@@ -45,30 +45,29 @@ func serialNumber() (*big.Int, error) {
 
 // NewCA makes a self-signed certificate authority.
 func NewCA(commonName string) (*KeyPair, error) {
-	key, err := NewKey()
-	if err != nil {
-		return nil, err
-	}
-	serial, err := serialNumber()
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: commonName, Organization: []string{"k8sconnect"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(caValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
-	return sign(tmpl, tmpl, key, key)
+	return newPair(&x509.Certificate{
+		Subject:        pkix.Name{CommonName: commonName, Organization: []string{"k8sconnect"}},
+		KeyUsage:       x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		IsCA:           true,
+		MaxPathLenZero: true,
+	}, caValidity, nil)
 }
 
 // Issue signs a leaf certificate with the CA.
 func (ca *KeyPair) Issue(subject pkix.Name, usage x509.ExtKeyUsage, dnsNames []string, ips []net.IP) (*KeyPair, error) {
+	return newPair(&x509.Certificate{
+		Subject:     subject,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{usage},
+		DNSNames:    dnsNames,
+		IPAddresses: ips,
+	}, leafValidity, ca)
+}
+
+// newPair makes a key and a certificate for it from tmpl, valid from an hour
+// ago (clock skew) for validity, signed by parent, or by the new key itself
+// when parent is nil (a CA).
+func newPair(tmpl *x509.Certificate, validity time.Duration, parent *KeyPair) (*KeyPair, error) {
 	key, err := NewKey()
 	if err != nil {
 		return nil, err
@@ -78,18 +77,12 @@ func (ca *KeyPair) Issue(subject pkix.Name, usage x509.ExtKeyUsage, dnsNames []s
 		return nil, err
 	}
 	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               subject,
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(leafValidity),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:           []x509.ExtKeyUsage{usage},
-		BasicConstraintsValid: true,
-		DNSNames:              dnsNames,
-		IPAddresses:           ips,
+	tmpl.SerialNumber, tmpl.NotBefore, tmpl.NotAfter = serial, now.Add(-time.Hour), now.Add(validity)
+	tmpl.BasicConstraintsValid = true
+	if parent == nil {
+		return sign(tmpl, tmpl, key, key)
 	}
-	return sign(tmpl, ca.Cert, key, ca.Key)
+	return sign(tmpl, parent.Cert, key, parent.Key)
 }
 
 func sign(tmpl, parent *x509.Certificate, key *ecdsa.PrivateKey, parentKey crypto.Signer) (*KeyPair, error) {

@@ -421,18 +421,8 @@ func TestPulumiCrash_createKilledAfterTheApply(t *testing.T) {
 func (e *pulumiCrash) killWhileHeld(f *faultproxy.Fault) {
 	e.t.Helper()
 	cmd := e.command("up", "--yes", "--skip-preview", "--non-interactive", "--stack", crashStack)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	faultproxy.OwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_, _ = faultproxy.KillTree(cmd.Process.Pid)
-		}
-	})
-	acctest.KillWhileHeld(e.t, cmd, &out, f, "pulumi", "pulumi-language-yaml", "pulumi-resource-k8sconnect")
+	out := acctest.StartOwned(e.t, cmd)
+	acctest.KillWhileHeld(e.t, cmd, out, f, "pulumi", "pulumi-language-yaml", "pulumi-resource-k8sconnect")
 }
 
 // upAfterKill runs up after a killed run: a stale lock (Pulumi's own) is

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 )
 
 func configMapWithKeys(conn, ns, name string, data map[string]string, ignore ...string) string {
@@ -242,28 +243,7 @@ func TestAccObject_orderingWithoutDependsOn(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 resource "k8sconnect_object" "crd" {
-  yaml_body = <<-YAML
-    apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    metadata:
-      name: widgets.demo.k8sconnect.io
-    spec:
-      group: demo.k8sconnect.io
-      scope: Namespaced
-      names: {plural: widgets, singular: widget, kind: Widget}
-      versions:
-        - name: v1
-          served: true
-          storage: true
-          schema:
-            openAPIV3Schema:
-              type: object
-              properties:
-                spec:
-                  type: object
-                  properties:
-                    size: {type: integer}
-  YAML
+  yaml_body = %[3]q
   %[2]s
 }
 
@@ -284,7 +264,7 @@ resource "k8sconnect_object" "widget" {
   YAML
   %[2]s
 }
-`, ns, conn),
+`, ns, conn, fixtures.CRD("demo.k8sconnect.io", "Widget", "size: {type: integer}")),
 			Check: func(*terraform.State) error {
 				w, err := acctest.Get(t, customResources, ns, "w1")
 				if err != nil || w == nil {

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
 	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
@@ -312,18 +311,7 @@ func (w *Workdir) Start(args ...string) (*exec.Cmd, *bytes.Buffer) {
 	}
 	cmd := exec.Command(engine, args...)
 	cmd.Dir, cmd.Env = w.dir, w.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	faultproxy.OwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	w.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_, _ = faultproxy.KillTree(cmd.Process.Pid)
-		}
-	})
-	return cmd, &out
+	return cmd, StartOwned(w.t, cmd)
 }
 
 // MustPlanNoChanges runs plan (with any extra args, e.g. -destroy) and fails

@@ -141,8 +141,27 @@ func names[V any](m map[string]V) []string {
 	return out
 }
 
+// StartOwned starts cmd in a process group of its own, its output collected
+// in the returned buffer; the test kills the group at its end if cmd is still
+// running. KillWhileHeld kills such a run mid-request.
+func StartOwned(t testing.TB, cmd *exec.Cmd) *bytes.Buffer {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	faultproxy.OwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_, _ = faultproxy.KillTree(cmd.Process.Pid)
+		}
+	})
+	return &out
+}
+
 // KillWhileHeld waits until f (a Pause rule) holds a response of cmd, a run
-// started in a process group of its own (Workdir.Start, faultproxy.OwnGroup),
+// started in a process group of its own (StartOwned),
 // and kills it with its plugins (SIGKILL), as a CI runner's timeout would. It
 // checks that each of commands (the engine, its plugins) was among the killed
 // and that the run ended with a non-zero exit, then releases the held response

@@ -9,10 +9,14 @@
 //	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
 //	  <name>-<version>/<binary>
 //
-// The pulumi CLI and pulumi-language-yaml share one directory,
-// pulumi-<version>+yaml-<version>, because the CLI looks for its bundled
-// language hosts next to its own executable: running Path("pulumi") is enough,
-// and that directory is also the one to put on PATH if a caller prefers.
+// The pulumi CLI and its language hosts (YAML; Node.js, Python and Go) share
+// one directory, pulumi-<version>+yaml-<version>+hosts-<version>, laid out as a
+// pulumi release is: the CLI looks for its bundled language hosts next to its
+// own executable before the plugins in PULUMI_HOME, so running Path("pulumi")
+// is enough, for every PULUMI_HOME, with nothing to install per stack. That
+// directory is also the one to put on PATH if a caller prefers (the CLI warns
+// "using pulumi-language-X from $PATH" only when the host found on PATH is
+// not the one beside it). PulumiTools lists them.
 //
 // terraform is not built (its module cannot be built from the module proxy):
 // Path("terraform") returns $K8SCONNECT_TERRAFORM or the terraform on PATH.
@@ -56,6 +60,9 @@ type tool struct {
 	dir      string // cache subdirectory; default name-version
 	ldflags  []string
 	env      []string
+	// files are plain files of module (paths inside it) that the binary needs
+	// beside itself; they are copied into its directory before the binary.
+	files []string
 }
 
 const kubeVersion = "v1.36.3"
@@ -75,8 +82,19 @@ func kubeLDFlags() []string {
 const (
 	pulumiVersion     = "v3.256.0"
 	pulumiYAMLVersion = "v1.38.1"
-	pulumiDir         = "pulumi-" + pulumiVersion + "+yaml-" + pulumiYAMLVersion
+	// The Node.js, Python and Go hosts are packages of sdk/v3 up to v3.66.0,
+	// its last release that holds them (later ones live in modules the proxy
+	// does not serve). They speak the language-host protocol of the CLI above,
+	// which falls back to the calls these older hosts implement, but they read
+	// runtime options only as command-line flags, which this CLI no longer
+	// passes: see the README's Pulumi section for what that changes.
+	pulumiHostsVersion = "v3.66.0"
+	pulumiDir          = "pulumi-" + pulumiVersion + "+yaml-" + pulumiYAMLVersion + "+hosts-" + pulumiHostsVersion
+	pulumiSDK          = "github.com/pulumi/pulumi/sdk/v3"
 )
+
+// PulumiTools are the pulumi CLI and the language hosts it runs programs with.
+var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"}
 
 // tools is the one table of pinned binaries. The version must match what
 // tools/<toolsDir>/go.mod requires (Ensure checks).
@@ -98,6 +116,21 @@ var tools = []tool{
 	{name: "pulumi-language-yaml", version: pulumiYAMLVersion, toolsDir: "pulumi-yaml", module: "github.com/pulumi/pulumi-yaml",
 		pkg: "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml", dir: pulumiDir,
 		ldflags: []string{"-X", "github.com/pulumi/pulumi-yaml/pkg/version.Version=" + pulumiYAMLVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"}},
+	{name: "pulumi-language-nodejs", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
+		pkg: pulumiSDK + "/nodejs/cmd/pulumi-language-nodejs", dir: pulumiDir,
+		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"}},
+	{name: "pulumi-language-python", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
+		pkg: pulumiSDK + "/python/cmd/pulumi-language-python", dir: pulumiDir,
+		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"},
+		// The host runs programs through this script, which it looks for
+		// beside its own executable.
+		files: []string{"python/cmd/pulumi-language-python-exec"}},
+	{name: "pulumi-language-go", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
+		pkg: pulumiSDK + "/go/pulumi-language-go", dir: pulumiDir,
+		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
 	{name: "tofu", version: "v1.12.6", toolsDir: "opentofu", module: "github.com/opentofu/opentofu",
 		pkg: "github.com/opentofu/opentofu/cmd/tofu",
@@ -328,12 +361,13 @@ func build(ctx context.Context, repo, root string, t tool) error {
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	env = append(env, t.env...)
 	ldflags := append([]string{"-s", "-w"}, t.ldflags...)
 	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", strings.Join(ldflags, " "), "-o", tmp.Name(), t.pkg}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modDir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
-	cmd.Env = append(cmd.Env, t.env...)
+	cmd.Env = env
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
 	log.Printf("toolchain: building %s %s (go build %s in tools/%s)", t.name, t.version, t.pkg, t.toolsDir)
@@ -344,10 +378,47 @@ func build(ctx context.Context, repo, root string, t tool) error {
 	if err := os.Chmod(tmp.Name(), 0o755); err != nil {
 		return err
 	}
+	// The files first: a binary in place means its files are too.
+	if err := copyModuleFiles(ctx, modDir, env, t, filepath.Dir(dst)); err != nil {
+		return err
+	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return err
 	}
 	log.Printf("toolchain: built %s %s in %s -> %s", t.name, t.version, time.Since(start).Round(100*time.Millisecond), dst)
+	return nil
+}
+
+// copyModuleFiles copies t.files from t.module, as tools/<dir>/go.mod pins
+// it in the module cache (go build has just downloaded it), into dir.
+func copyModuleFiles(ctx context.Context, modDir string, env []string, t tool, dir string) error {
+	if len(t.files) == 0 {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", t.module)
+	cmd.Dir = modDir
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("locating %s for the files of %s: %w", t.module, t.name, err)
+	}
+	src := strings.TrimSpace(string(out))
+	for _, f := range t.files {
+		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
+		if err != nil {
+			return fmt.Errorf("a file %s needs: %w", t.name, err)
+		}
+		tmp, err := os.CreateTemp(dir, ".file.copying-*")
+		if err != nil {
+			return err
+		}
+		_, werr := tmp.Write(data)
+		cerr := tmp.Close()
+		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o755), os.Rename(tmp.Name(), filepath.Join(dir, filepath.Base(filepath.FromSlash(f))))); err != nil {
+			_ = os.Remove(tmp.Name())
+			return err
+		}
+	}
 	return nil
 }
 

@@ -50,13 +50,16 @@ func TestPathLayout(t *testing.T) {
 	if got, err := Path("kwok"); err != nil || got != want {
 		t.Fatalf("Path(kwok) = %q, %v; want %q", got, err, want)
 	}
-	// The pulumi CLI finds its YAML language host next to itself.
-	t.Setenv(EnvToolsDir, dir)
+	// The pulumi CLI finds its language hosts next to itself.
 	root, _ := CacheDir()
-	p, _ := lookup("pulumi")
-	y, _ := lookup("pulumi-language-yaml")
-	if filepath.Dir(p.path(root)) != filepath.Dir(y.path(root)) {
-		t.Errorf("pulumi and pulumi-language-yaml are in different directories")
+	cli, _ := lookup("pulumi")
+	for _, name := range PulumiTools {
+		host, ok := lookup(name)
+		if !ok {
+			t.Errorf("PulumiTools names %s, which the table lacks", name)
+		} else if filepath.Dir(host.path(root)) != filepath.Dir(cli.path(root)) {
+			t.Errorf("%s is not beside the pulumi CLI: %s", name, host.path(root))
+		}
 	}
 	if _, err := Path("nope"); err == nil {
 		t.Error("Path of an unknown tool: no error")

@@ -28,6 +28,11 @@ const Name = "k8sconnect"
 // -ldflags "-X github.com/k8sconnect/k8sconnect/bridge.Version=X.Y.Z".
 var Version = "0.1.0-dev"
 
+// PluginDownloadURL is the repository whose GitHub releases carry the plugin.
+// The repository is named explicitly: with an organization alone the engine
+// would look in github.com/k8sconnect/pulumi-k8sconnect.
+const PluginDownloadURL = "github://api.github.com/k8sconnect/k8sconnect"
+
 // GoModule is the Go SDK's module (sdk/go has its own go.mod) and
 // GoImportPath the package the Go codegen writes into sdk/go/k8sconnect.
 const (
@@ -60,6 +65,12 @@ func Provider() sdkbridge.ProviderInfo {
 		Homepage:    "https://github.com/k8sconnect/k8sconnect",
 		Repository:  "https://github.com/k8sconnect/k8sconnect",
 		GitHubOrg:   "k8sconnect",
+		// Where the engine downloads the plugin from when a program needs it and
+		// it is not installed: the release assets of this repository, named as
+		// release.PulumiPluginArchiveName says. The SDKs carry it (package.json's
+		// pulumi.server, pulumi-plugin.json's server), and a failed download's
+		// error tells the user the `pulumi plugin install ... --server` command.
+		PluginDownloadURL: PluginDownloadURL,
 
 		MetadataInfo: sdkbridge.NewProviderMetadata(schema.BridgeMetadata),
 		SchemaPostProcessor: func(spec *pschema.PackageSpec) {

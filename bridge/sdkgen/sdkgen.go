@@ -121,6 +121,16 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 			files[path.Join(dir, filepath.ToSlash(name))] = content
 		}
 	}
+	// The Go language host reads a module's pulumi-plugin.json at the module
+	// root, or under go/ of it (the layout of modules rooted at sdk/); the
+	// codegen writes it into the package. A copy at the root of sdk/go lets
+	// the host tell the engine which plugin and version a Go program needs
+	// before the program runs, as the Node and Python packages do.
+	goPlugin := "sdk/go/" + bridge.Name + "/pulumi-plugin.json"
+	if files[goPlugin] == nil {
+		return nil, fmt.Errorf("the Go codegen wrote no %s", goPlugin)
+	}
+	files["sdk/go/pulumi-plugin.json"] = files[goPlugin]
 	return files, nil
 }
 

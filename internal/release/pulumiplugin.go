@@ -58,7 +58,7 @@ func WritePulumiPluginArchive(dst, plugin, repoRoot string) (err error) {
 			return err
 		}
 	}
-	if err := errors.Join(tw.Close(), gz.Close(), tmp.Close()); err != nil {
+	if err := errors.Join(tw.Close(), gz.Close(), tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), dst)

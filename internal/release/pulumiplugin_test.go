@@ -81,6 +81,12 @@ func TestWritePulumiPluginArchive(t *testing.T) {
 		}
 	}
 
+	if st, err := os.Stat(first); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o644 {
+		t.Errorf("archive mode %v, want -rw-r--r--", st.Mode())
+	}
+
 	// The same inputs make the same bytes.
 	second := filepath.Join(out, "second.tar.gz")
 	if err := WritePulumiPluginArchive(second, plugin, repo); err != nil {

@@ -37,7 +37,9 @@ func testManifests(t *testing.T, lang pulumitest.Language) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stack := pulumitest.NewScenario(t, lang, "manifests")
+	// Through the Automation API, which users call too; the other scenarios
+	// of these languages run under the CLI.
+	stack := pulumitest.NewAutomation(t, lang, "manifests")
 	namespace := "manifests-" + stack.Name()
 	// One CRD group per language, so the languages' runs never share an object.
 	group := string(lang) + ".yamlscoped.k8sconnect.test"

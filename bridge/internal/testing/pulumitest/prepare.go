@@ -4,17 +4,20 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/k8sconnect/k8sconnect/internal/release"
 	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
@@ -23,21 +26,30 @@ var PrepareTimeout = 20 * time.Minute
 
 var (
 	commonOnce, goOnce, tsOnce, pyOnce once
-	pulumiDirOnce                      once
+	pulumiDirOnce, versionOnce         once
 )
 
 // workDir is <repo>/.work/pulumi: built binaries, stamps and locks.
 func workDir(repo string) string { return filepath.Join(repo, ".work", "pulumi") }
 
-// prepareCommon builds pulumi-resource-k8sconnect from this checkout and makes
-// sure the pulumi CLI and its YAML language host are built; it returns the
-// directories of the plugin and of the CLI.
-func prepareCommon(t testing.TB, repo string) (pluginDir, pulumiDir string) {
+// common is what every stack uses.
+type common struct {
+	pulumiDir string // the pulumi CLI's directory, with its language hosts
+	archive   string // the plugin's release archive
+	version   string // the plugin version the SDKs ask for
+	plugins   string // a PULUMI_HOME's plugin directory with that archive installed
+}
+
+// prepareCommon builds pulumi-resource-k8sconnect from this checkout and its
+// release archive, installs the archive in a PULUMI_HOME of this checkout
+// (.work/pulumi/home) that stacks link their plugins/ to, and makes sure the
+// pulumi CLI and its language hosts are built.
+func prepareCommon(t testing.TB, repo string) common {
 	t.Helper()
-	pulumiDir = pulumiDirOnce.do(t, func() (string, error) {
+	pulumiDir := pulumiDirOnce.do(t, func() (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), PrepareTimeout)
 		defer cancel()
-		if err := toolchain.Ensure(ctx, "pulumi", "pulumi-language-yaml"); err != nil {
+		if err := toolchain.Ensure(ctx, toolchain.PulumiTools...); err != nil {
 			return "", err
 		}
 		p, err := toolchain.Path("pulumi")
@@ -46,13 +58,59 @@ func prepareCommon(t testing.TB, repo string) (pluginDir, pulumiDir string) {
 		}
 		return filepath.Dir(p), nil
 	})
-	pluginDir = commonOnce.do(t, func() (string, error) {
-		bin := filepath.Join(workDir(repo), "bin")
-		return bin, withLock(repo, "plugin", func() error {
-			return goBuild(filepath.Join(repo, "bridge"), filepath.Join(bin, "pulumi-resource-k8sconnect"), "./cmd/pulumi-resource-k8sconnect")
+	version := versionOnce.do(t, func() (string, error) { return sdkPluginVersion(repo) })
+	archive := filepath.Join(workDir(repo), release.PulumiPluginArchiveName(version, runtime.GOOS, runtime.GOARCH))
+	home := filepath.Join(workDir(repo), "home")
+	commonOnce.do(t, func() (string, error) {
+		return "", withLock(repo, "plugin", func() error {
+			plugin := filepath.Join(workDir(repo), "bin", release.PulumiPlugin)
+			if err := goBuild(filepath.Join(repo, "bridge"), plugin, "./cmd/"+release.PulumiPlugin); err != nil {
+				return err
+			}
+			// go build leaves an up-to-date binary untouched.
+			st, err := os.Stat(plugin)
+			if err != nil {
+				return err
+			}
+			inputs := fmt.Sprintf("%s %s %d %d", version, pulumiDir, st.Size(), st.ModTime().UnixNano())
+			return ifChanged(repo, "plugin", inputs, func() error {
+				if err := release.WritePulumiPluginArchive(archive, plugin, repo); err != nil {
+					return err
+				}
+				if err := os.RemoveAll(home); err != nil {
+					return err
+				}
+				env := []string{"PULUMI_HOME=" + home, "PULUMI_SKIP_UPDATE_CHECK=true"}
+				return run(repo, env, append([]string{filepath.Join(pulumiDir, "pulumi")}, installPluginArgs(version, archive)...)...)
+			})
 		})
 	})
-	return pluginDir, pulumiDir
+	return common{pulumiDir: pulumiDir, archive: archive, version: version, plugins: filepath.Join(home, "plugins")}
+}
+
+// installPluginArgs are the arguments of the pulumi command that installs the
+// plugin from its archive, as a user installs a release's download.
+func installPluginArgs(version, archive string) []string {
+	return []string{"plugin", "install", "resource", "k8sconnect", version, "--file", archive}
+}
+
+// sdkPluginVersion is the plugin version the SDKs ask the engine for: the
+// version in the SDKs' plugin metadata (every SDK has the same, generated
+// together), so a plugin of another version would not be found.
+func sdkPluginVersion(repo string) (string, error) {
+	path := filepath.Join(repo, "sdk", "python", "pulumi_k8sconnect", "pulumi-plugin.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var meta struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil || meta.Name != "k8sconnect" || meta.Version == "" {
+		return "", fmt.Errorf("%s: no k8sconnect plugin version (%v)", path, err)
+	}
+	return meta.Version, nil
 }
 
 // prepareGo builds the Go Automation API driver; it returns its path.
@@ -111,7 +169,7 @@ func prepareTypeScript(t testing.TB, repo string) {
 
 // preparePython makes the virtualenv examples/pulumi-python/.venv (the one its
 // Pulumi.yaml names) with the example's requirements, every version pinned by
-// tools/pulumi-automation/python/constraints.txt; it returns its python.
+// tools/pulumi-automation/python/constraints.txt; it returns its directory.
 func preparePython(t testing.TB, repo string) string {
 	t.Helper()
 	return pyOnce.do(t, func() (string, error) {
@@ -119,11 +177,11 @@ func preparePython(t testing.TB, repo string) string {
 		venv := filepath.Join(example, ".venv")
 		python := filepath.Join(venv, "bin", "python")
 		constraints := filepath.Join(repo, "tools", "pulumi-automation", "python", "constraints.txt")
-		return python, withLock(repo, "python", func() error {
+		return venv, withLock(repo, "python", func() error {
 			inputs := ""
 			for _, dir := range []string{filepath.Join(repo, "sdk", "python"), example, filepath.Dir(constraints)} {
-				// scenarios/ are programs the driver runs from source: the
-				// virtualenv does not depend on them.
+				// scenarios/ are programs run from source: the virtualenv
+				// does not depend on them.
 				s, err := stamp(dir, []string{".venv", "build", "dist", "__pycache__", "scenarios"})
 				if err != nil {
 					return err

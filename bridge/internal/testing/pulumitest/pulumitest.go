@@ -3,21 +3,34 @@
 // cluster between operations.
 //
 // Every Stack gets its own file:// backend and PULUMI_HOME in temporary
-// directories, never asks for a plugin from the network, and finds
-// pulumi-resource-k8sconnect (built once per test binary from this checkout)
-// and the pulumi CLI (package toolchain) on PATH. How an example runs depends
-// on its language:
+// directories and never asks for a plugin from the network. Programs run the
+// way a user runs them: the pulumi CLI (package toolchain) with its language
+// hosts beside it, and pulumi-resource-k8sconnect (built once per test binary
+// from this checkout) installed as a plugin with `pulumi plugin install
+// resource k8sconnect <version> --file <archive>`, the archive being the one a
+// release publishes (package release). The engine finds it at the version the
+// SDKs ask for; nothing puts it on PATH. Where a program runs:
 //
-//   - YAML: the pulumi CLI (`pulumi up`, ...) on examples/pulumi-yaml. The
-//     project directory is a temporary one that links to the example's files,
-//     so the stack config file lands there and not in the repository.
-//   - Go, TypeScript, Python: the Go, Node and Python language hosts cannot be
-//     built here, so a driver in tools/pulumi-automation runs the example
-//     unchanged as an Automation API inline program. Preparing a language the
-//     first time builds what it needs: the Go driver; the Node SDK (tsc) and
-//     the example's node_modules; a virtualenv at examples/pulumi-python/.venv.
-//     Preparation is skipped while its inputs are unchanged (stamps in
-//     .work/pulumi) and serialized across test processes with file locks.
+//   - New: the CLI in the example's own directory, examples/pulumi-<language>.
+//     Its stack config file (Pulumi.<stack>.yaml, git-ignored) is removed
+//     when the test ends.
+//   - NewScenario: the CLI in a temporary project directory that links to the
+//     example's files and whose Pulumi.yaml names the scenario as its main
+//     program (TypeScript and Python). Go's scenarios are functions of one
+//     package, not main packages, so they run through the Automation API.
+//   - NewAutomation: the Automation API, which users call too: a driver in
+//     tools/pulumi-automation runs the program unchanged as an inline program.
+//   - NewYAMLProgram: the CLI on a YAML program the test writes.
+//
+// Preparing a language the first time builds what it needs: the Node SDK (tsc)
+// and the example's node_modules; a virtualenv at examples/pulumi-python/.venv;
+// the Go driver. Preparation is skipped while its inputs are unchanged (stamps
+// in .work/pulumi) and serialized across test processes with file locks.
+//
+// The Python host of the toolchain (see package toolchain) does not read the
+// project's runtime options, so Python stacks run with that virtualenv
+// activated (VIRTUAL_ENV, its bin first on PATH), which a current pulumi
+// does by itself from `virtualenv: .venv`.
 //
 // Environ gives tests that run pulumi on programs of their own the same
 // environment. The tests need go, node/npm and python3 on PATH, and npm and
@@ -104,30 +117,80 @@ type Stack struct {
 	example  string   // the example directory
 	scenario string   // the scenario program, or "" for the example's main program
 	dir      string   // scratch directory of this stack
+	project  string   // where the CLI runs (the project directory); "" with a driver
 	env      []string // environment of every pulumi and driver process
-	driver   []string // command that runs one operation (Go, TypeScript, Python)
+	driver   []string // command that runs one operation through the Automation API
 	deployed bool     // an Up may have left resources; Cleanup destroys them
 }
 
 // New prepares lang (once per test binary) and returns a new, empty stack of
-// its example's main program. If the test ends with resources still deployed,
-// a destroy runs in Cleanup.
+// its example's main program, run by the CLI in the example's own directory,
+// with the plugin installed. If the test ends with resources still deployed, a
+// destroy runs in Cleanup.
 func New(t testing.TB, lang Language) *Stack {
 	t.Helper()
-	return NewScenario(t, lang, "")
+	s := newStack(t, lang, "", true)
+	s.project = s.example
+	s.initCLIStack()
+	return s
+}
+
+// NewWithoutPlugin is New with nothing installed in the stack's PULUMI_HOME
+// and automatic plugin downloads left on, as for a user who has only
+// installed the SDK: InstallPlugin installs the plugin.
+func NewWithoutPlugin(t testing.TB, lang Language) *Stack {
+	t.Helper()
+	s := newStack(t, lang, "", false)
+	s.project = s.example
+	s.initCLIStack()
+	return s
 }
 
 // NewScenario is New for one of the example's scenario programs, which live
-// beside the main program: examples/pulumi-go/scenarios (registered by name in
-// scenarios.Programs), examples/pulumi-typescript/scenarios/<name>.ts and
-// examples/pulumi-python/scenarios/<name>.py. They share the main program's
-// project name, so the same config keys reach them. A YAML program of a test's
-// own is written by the test: see NewYAMLProgram.
+// beside the main program: examples/pulumi-typescript/scenarios/<name>.ts,
+// examples/pulumi-python/scenarios/<name>.py and, through the Automation API
+// (see the package doc), examples/pulumi-go/scenarios (registered by name in
+// scenarios.Programs). They share the main program's project name, so the same
+// config keys reach them. A YAML program of a test's own is written by the
+// test: see NewYAMLProgram.
 func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 	t.Helper()
-	if lang == YAML && scenario != "" {
+	switch lang {
+	case YAML:
 		t.Fatalf("pulumitest: YAML scenarios are written by the test; use NewYAMLProgram")
+	case Go:
+		return NewAutomation(t, lang, scenario)
 	}
+	s := newStack(t, lang, scenario, true)
+	s.linkProject(t)
+	s.initCLIStack()
+	return s
+}
+
+// NewAutomation runs the example's main program (scenario "") or one of its
+// scenarios through the language's Automation API driver in
+// tools/pulumi-automation, as an inline program.
+func NewAutomation(t testing.TB, lang Language, scenario string) *Stack {
+	t.Helper()
+	s := newStack(t, lang, scenario, true)
+	switch lang {
+	case Go:
+		s.driver = []string{prepareGo(t, s.repo())}
+	case TypeScript:
+		s.driver = []string{"node", filepath.Join(s.repo(), "tools", "pulumi-automation", "nodejs", "run.js")}
+	case Python:
+		s.driver = []string{filepath.Join(preparePython(t, s.repo()), "bin", "python"),
+			filepath.Join(s.repo(), "tools", "pulumi-automation", "python", "run.py")}
+	default:
+		t.Fatalf("pulumitest: no Automation API driver for %q", lang)
+	}
+	return s
+}
+
+// newStack prepares lang and makes a stack of the example's program (not yet
+// initialized), with the plugin in its PULUMI_HOME if withPlugin.
+func newStack(t testing.TB, lang Language, scenario string, withPlugin bool) *Stack {
+	t.Helper()
 	repo, err := toolchain.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -140,24 +203,91 @@ func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 		scenario: scenario,
 		dir:      t.TempDir(),
 	}
-	s.env = Environ(t, s.dir)
-
+	common := prepareCommon(t, repo)
+	plugins := common.plugins
+	if !withPlugin {
+		plugins = ""
+	}
+	s.env = baseEnv(s.dir, common.pulumiDir, plugins)
+	if !withPlugin {
+		s.env = append(s.env, "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=false")
+	}
 	switch lang {
-	case YAML:
-		s.linkYAMLProject(t)
-	case Go:
-		s.driver = []string{prepareGo(t, repo)}
+	case YAML, Go:
 	case TypeScript:
-		s.driver = []string{"node", filepath.Join(repo, "tools", "pulumi-automation", "nodejs", "run.js")}
 		prepareTypeScript(t, repo)
 	case Python:
-		s.driver = []string{preparePython(t, repo), filepath.Join(repo, "tools", "pulumi-automation", "python", "run.py")}
+		// The virtualenv that examples/pulumi-python/Pulumi.yaml names, activated.
+		venv := preparePython(t, repo)
+		s.env = append(s.env, "VIRTUAL_ENV="+venv, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+envValue(s.env, "PATH"))
 	default:
 		t.Fatalf("pulumitest: unknown language %q", lang)
 	}
-
+	// Cleanups run last-registered first: this one, after the destroy, which
+	// needs the stack's config file (it holds the passphrase's salt).
+	s.t.Cleanup(func() {
+		if s.project == s.example {
+			_ = os.Remove(filepath.Join(s.project, "Pulumi."+s.name+".yaml"))
+		}
+	})
 	s.destroyOnCleanup()
 	return s
+}
+
+func (s *Stack) repo() string {
+	s.t.Helper()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return repo
+}
+
+// initCLIStack creates the stack in the project directory.
+func (s *Stack) initCLIStack() {
+	s.t.Helper()
+	if out, err := execIn(s.project, s.env, "pulumi", "stack", "init", s.name, "--non-interactive"); err != nil {
+		s.t.Fatalf("pulumi stack init: %v\n%s", err, out)
+	}
+}
+
+// linkProject makes the project directory of a scenario: links to every file
+// of the example (node_modules and the virtualenv included) and a Pulumi.yaml
+// that is the example's plus `main:` naming the scenario's file.
+func (s *Stack) linkProject(t testing.TB) {
+	t.Helper()
+	ext := map[Language]string{TypeScript: ".ts", Python: ".py"}[s.lang]
+	main := "scenarios/" + s.scenario + ext
+	if _, err := os.Stat(filepath.Join(s.example, filepath.FromSlash(main))); err != nil {
+		t.Fatalf("pulumitest: no scenario %q: %v", s.scenario, err)
+	}
+	s.project = filepath.Join(s.dir, "project")
+	if err := os.Mkdir(s.project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(s.example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "Pulumi.") && strings.HasSuffix(e.Name(), ".yaml") {
+			continue // the project file, written below, and developers' stack config
+		}
+		if err := os.Symlink(filepath.Join(s.example, e.Name()), filepath.Join(s.project, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project, err := os.ReadFile(filepath.Join(s.example, "Pulumi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains("\n"+string(project), "\nmain:") {
+		t.Fatalf("pulumitest: %s/Pulumi.yaml names its main program already", s.example)
+	}
+	project = append(bytes.TrimRight(project, "\n"), []byte("\nmain: "+main+"\n")...)
+	if err := os.WriteFile(filepath.Join(s.project, "Pulumi.yaml"), project, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (s *Stack) destroyOnCleanup() {
@@ -175,12 +305,11 @@ func (s *Stack) destroyOnCleanup() {
 // the whole Pulumi.yaml.
 func NewYAMLProgram(t testing.TB, source string) *Stack {
 	t.Helper()
-	s := &Stack{t: t, lang: YAML, name: "test" + randomSuffix(), scenario: "(the test's own program)", dir: t.TempDir()}
+	dir := t.TempDir()
+	s := &Stack{t: t, lang: YAML, name: "test" + randomSuffix(), scenario: "(the test's own program)", dir: dir, project: dir}
 	s.env = Environ(t, s.dir)
 	s.WriteYAML(source)
-	if out, err := execIn(s.dir, s.env, "pulumi", "stack", "init", s.name, "--non-interactive"); err != nil {
-		t.Fatalf("pulumi stack init: %v\n%s", err, out)
-	}
+	s.initCLIStack()
 	s.destroyOnCleanup()
 	return s
 }
@@ -191,9 +320,30 @@ func (s *Stack) WriteYAML(source string) {
 	if s.lang != YAML || s.example != "" {
 		s.t.Fatalf("pulumitest: WriteYAML is for stacks made by NewYAMLProgram")
 	}
-	if err := os.WriteFile(filepath.Join(s.dir, "Pulumi.yaml"), []byte(source), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(s.project, "Pulumi.yaml"), []byte(source), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// InstallPlugin installs the plugin into the stack's PULUMI_HOME as a user
+// installs a release's download: `pulumi plugin install resource k8sconnect
+// <version> --file <archive>`, at the version the SDKs ask for (PluginVersion).
+func (s *Stack) InstallPlugin() {
+	s.t.Helper()
+	c := prepareCommon(s.t, s.repo())
+	if out, err := execIn(s.project, s.env, "pulumi", installPluginArgs(c.version, c.archive)...); err != nil {
+		s.t.Fatalf("pulumi plugin install: %v\n%s", err, out)
+	}
+}
+
+// PluginVersion is the plugin version the SDKs ask the engine for.
+func PluginVersion(t testing.TB) string {
+	t.Helper()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prepareCommon(t, repo).version
 }
 
 // Resources are the types and names of the resources in the stack's state
@@ -201,8 +351,8 @@ func (s *Stack) WriteYAML(source string) {
 // number of operations the engine left pending.
 func (s *Stack) Resources() (resources []string, pending int) {
 	s.t.Helper()
-	dir := s.dir
-	if s.lang != YAML {
+	dir := s.project
+	if s.driver != nil {
 		dir = filepath.Join(s.dir, "workspace") // where the driver's workspace keeps Pulumi.yaml
 	}
 	out, err := execIn(dir, s.env, "pulumi", "stack", "export", "--stack", s.name)
@@ -244,9 +394,14 @@ func (s *Stack) Name() string { return s.name }
 // Flag changes how an operation runs.
 type Flag string
 
-// RefreshFirst makes a preview or an up refresh the stack's resources from
-// the cluster first (`--refresh`), so a change made by someone else is seen.
-const RefreshFirst Flag = "--refresh"
+const (
+	// RefreshFirst makes a preview or an up refresh the stack's resources from
+	// the cluster first (`--refresh`), so a change made by someone else is seen.
+	RefreshFirst Flag = "--refresh"
+	// ExpectNoChanges makes a preview or an up fail if it has any change to
+	// make (`--expect-no-changes`). CLI stacks only.
+	ExpectNoChanges Flag = "--expect-no-changes"
+)
 
 // Run sets cfg (on top of what earlier runs set) and runs op, failing the test
 // if the operation fails.
@@ -293,14 +448,17 @@ func (s *Stack) run(op Operation, cfg Config, flags []Flag) (Result, error) {
 	var res Result
 	var err error
 	for _, f := range flags {
-		if f == RefreshFirst && op != Up && op != Preview {
+		if op != Up && op != Preview {
 			return Result{}, fmt.Errorf("%s applies to up and preview, not %s", f, op)
 		}
+		if f == ExpectNoChanges && s.driver != nil {
+			return Result{}, fmt.Errorf("%s is for CLI stacks", f)
+		}
 	}
-	if s.lang == YAML {
-		res, err = s.runCLI(op, cfg, flags)
-	} else {
+	if s.driver != nil {
 		res, err = s.runDriver(op, cfg, flags)
+	} else {
+		res, err = s.runCLI(op, cfg, flags)
 	}
 	if err == nil && op == Destroy {
 		s.deployed = false
@@ -355,29 +513,7 @@ func (s *Stack) runDriver(op Operation, cfg Config, flags []Flag) (Result, error
 	return Result{Operation: op, Changes: nonNil(r.Changes), Outputs: r.Outputs, Log: out}, nil
 }
 
-// linkYAMLProject makes the stack's project directory: links to every file of
-// examples/pulumi-yaml, so the CLI runs the example itself while
-// Pulumi.<stack>.yaml is written here.
-func (s *Stack) linkYAMLProject(t testing.TB) {
-	t.Helper()
-	entries, err := os.ReadDir(s.example)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "Pulumi.") && e.Name() != "Pulumi.yaml" {
-			continue // a developer's own stack config
-		}
-		if err := os.Symlink(filepath.Join(s.example, e.Name()), filepath.Join(s.dir, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := execIn(s.dir, s.env, "pulumi", "stack", "init", s.name, "--non-interactive"); err != nil {
-		t.Fatalf("pulumi stack init: %v\n%s", err, out)
-	}
-}
-
-// runCLI runs one operation of the YAML example with the pulumi CLI.
+// runCLI runs one operation with the pulumi CLI in the project directory.
 func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 	if len(cfg) > 0 {
 		args := []string{"config", "set-all", "--stack", s.name}
@@ -388,7 +524,7 @@ func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 			}
 			args = append(args, flag, k+"="+cfg[k].Value)
 		}
-		if out, err := execIn(s.dir, s.env, "pulumi", args...); err != nil {
+		if out, err := execIn(s.project, s.env, "pulumi", args...); err != nil {
 			return Result{Operation: op}, fmt.Errorf("pulumi config set-all: %w\n%s", err, out)
 		}
 	}
@@ -401,7 +537,7 @@ func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 	for _, f := range flags {
 		args = append(args, string(f))
 	}
-	out, err := execIn(s.dir, s.env, "pulumi", args...)
+	out, err := execIn(s.project, s.env, "pulumi", args...)
 	res := Result{Operation: op, Log: out}
 	if err != nil {
 		return res, fmt.Errorf("%w\n%s", err, out)
@@ -410,7 +546,7 @@ func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 		return res, fmt.Errorf("%w\n%s", err, out)
 	}
 	if op == Up {
-		o, err := execIn(s.dir, s.env, "pulumi", "stack", "output", "--stack", s.name, "--json", "--show-secrets")
+		o, err := execIn(s.project, s.env, "pulumi", "stack", "output", "--stack", s.name, "--json", "--show-secrets")
 		if err != nil {
 			return res, fmt.Errorf("pulumi stack output: %w\n%s", err, o)
 		}
@@ -442,28 +578,32 @@ func summaryChanges(path string) (map[string]int, error) {
 }
 
 // Environ builds what every stack needs, once per test binary (the plugin from
-// this checkout, the pulumi CLI and its YAML language host), and returns the
-// environment that Stack runs pulumi with, for tests that run pulumi on
-// programs of their own: the inherited environment minus any Pulumi settings
-// of the developer and KUBECONFIG, with a private file:// backend and
-// PULUMI_HOME under dir, the plugin and then the CLI first on PATH, a config
-// passphrase, no update checks or plugin downloads, and PULUMI_DEBUG_COMMANDS
-// (for --event-log).
+// this checkout and its archive, the pulumi CLI and its language hosts), and
+// returns the environment that Stack runs pulumi with, for tests that run
+// pulumi on programs of their own: the inherited environment minus any Pulumi
+// settings of the developer and KUBECONFIG, with a private file:// backend and
+// PULUMI_HOME under dir, the plugin installed there, the CLI first on PATH, a
+// config passphrase, no update checks or plugin downloads, and
+// PULUMI_DEBUG_COMMANDS (for --event-log).
 func Environ(t testing.TB, dir string) []string {
 	t.Helper()
 	repo, err := toolchain.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pluginDir, pulumiDir := prepareCommon(t, repo)
-	return baseEnv(dir, pluginDir, pulumiDir)
+	common := prepareCommon(t, repo)
+	return baseEnv(dir, common.pulumiDir, common.plugins)
 }
 
-func baseEnv(dir, pluginDir, pulumiDir string) []string {
+// baseEnv is Environ's environment. plugins is the plugin directory of a
+// PULUMI_HOME in which the plugin is installed, linked as this one's plugins/
+// ("" leaves PULUMI_HOME empty).
+func baseEnv(dir, pulumiDir, plugins string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "PULUMI_") || strings.HasPrefix(k, "K8SCONNECT_PULUMI_") || k == "PATH" || k == "KUBECONFIG" {
+		if strings.HasPrefix(k, "PULUMI_") || strings.HasPrefix(k, "K8SCONNECT_PULUMI_") || k == "PATH" ||
+			k == "KUBECONFIG" || k == "VIRTUAL_ENV" {
 			continue
 		}
 		env = append(env, kv)
@@ -473,18 +613,32 @@ func baseEnv(dir, pluginDir, pulumiDir string) []string {
 	for _, d := range []string{home, backend} {
 		_ = os.MkdirAll(d, 0o755)
 	}
+	if plugins != "" {
+		_ = os.Symlink(plugins, filepath.Join(home, "plugins"))
+	}
 	return append(env,
-		// Our plugin first: the engine uses a plugin found on PATH whatever
-		// version the program asks for.
-		"PATH="+pluginDir+string(os.PathListSeparator)+pulumiDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		// The CLI's directory holds its language hosts too: found there, on
+		// PATH or beside the CLI, they are the same files, so the CLI does not
+		// warn that it uses a host "from $PATH".
+		"PATH="+pulumiDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"PULUMI_HOME="+home,
 		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(backend),
 		"PULUMI_CONFIG_PASSPHRASE=k8sconnect-test",
 		"PULUMI_SKIP_UPDATE_CHECK=true",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
-		// --event-log, for the YAML runs' change summary.
+		// --event-log, for the change summary of CLI runs.
 		"PULUMI_DEBUG_COMMANDS=true",
 	)
+}
+
+// envValue is the value of key in env (the last one, as exec uses).
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func execIn(dir string, env []string, name string, args ...string) (string, error) {
@@ -511,15 +665,10 @@ func execIn(dir string, env []string, name string, args ...string) (string, erro
 }
 
 func lookPath(name string, env []string) (string, error) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], "PATH="); ok {
-			for _, d := range filepath.SplitList(v) {
-				p := filepath.Join(d, name)
-				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-					return p, nil
-				}
-			}
-			break
+	for _, d := range filepath.SplitList(envValue(env, "PATH")) {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s not found on the test PATH", name)
@@ -564,15 +713,15 @@ func (o *once) do(t testing.TB, f func() (string, error)) string {
 	return o.val
 }
 
-// CLI runs the pulumi CLI in a YAML stack's project directory with args and
+// CLI runs the pulumi CLI in a CLI stack's project directory with args and
 // --stack, failing the test on an error, and returns what it printed (for
-// `stack export`, `stack output --json`, ...).
+// `stack export`, `config set`, `stack output --json`, ...).
 func (s *Stack) CLI(args ...string) string {
 	s.t.Helper()
-	if s.lang != YAML {
-		s.t.Fatalf("pulumitest: CLI is for YAML stacks")
+	if s.driver != nil {
+		s.t.Fatalf("pulumitest: CLI is for stacks the CLI runs, not the Automation API")
 	}
-	out, err := execIn(s.dir, s.env, "pulumi", append(args, "--stack", s.name)...)
+	out, err := execIn(s.project, s.env, "pulumi", append(args, "--stack", s.name)...)
 	if err != nil {
 		s.t.Fatalf("pulumi %s: %v\n%s", strings.Join(args, " "), err, out)
 	}

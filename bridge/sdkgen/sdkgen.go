@@ -2,10 +2,11 @@
 // in-process.
 //
 // pulumi-tfgen-k8sconnect can write the schema, but its SDK subcommands run
-// `pulumi package gen-sdk`, which asks a language host plugin to do the work, and
-// the Node, Python and Go language hosts cannot be built here. The hosts only
+// `pulumi package gen-sdk`, which asks a language host plugin of the CLI's own
+// version to do the work, and the toolchain's Node, Python and Go hosts are
+// older (v3.66.0, the last release whose module holds them). The hosts only
 // bind the schema and call pulumi's codegen packages, so this package does the
-// same directly: the bridge's schema generation (with its provider checks),
+// same directly, with the codegen of the CLI's version: the bridge's schema generation (with its provider checks),
 // schema.BindSpec, then codegen/{nodejs,python,go}.GeneratePackage.
 package sdkgen
 

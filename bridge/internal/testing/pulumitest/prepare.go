@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -67,12 +68,13 @@ func prepareCommon(t testing.TB, repo string) common {
 			if err := goBuild(filepath.Join(repo, "bridge"), plugin, "./cmd/"+release.PulumiPlugin); err != nil {
 				return err
 			}
-			// go build leaves an up-to-date binary untouched.
-			st, err := os.Stat(plugin)
+			// go build rewrites the binary even when it is up to date: the
+			// archive is made again only when its content changed.
+			sum, err := fileSHA256(plugin)
 			if err != nil {
 				return err
 			}
-			inputs := fmt.Sprintf("%s %s %d %d", version, pulumiDir, st.Size(), st.ModTime().UnixNano())
+			inputs := version + " " + pulumiDir + " " + sum
 			return ifChanged(repo, "plugin", inputs, func() error {
 				if err := release.WritePulumiPluginArchive(archive, plugin, repo); err != nil {
 					return err
@@ -86,6 +88,19 @@ func prepareCommon(t testing.TB, repo string) common {
 		})
 	})
 	return common{pulumiDir: pulumiDir, archive: archive, version: version, plugins: filepath.Join(home, "plugins")}
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // installPluginArgs are the arguments of the pulumi command that installs the

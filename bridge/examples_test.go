@@ -50,6 +50,7 @@ func TestExamples(t *testing.T) {
 	}
 	for _, lang := range pulumitest.Languages {
 		t.Run(string(lang), func(t *testing.T) {
+			t.Parallel() // each in its own directory, namespace and PULUMI_HOME
 			testQuickstart(t, lang, contexts[lang])
 		})
 	}

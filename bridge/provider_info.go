@@ -86,6 +86,12 @@ func Provider() sdkbridge.ProviderInfo {
 			RespectSchemaVersion:           true,
 			GenerateResourceContainerTypes: true,
 		},
+		// No build files from the codegen: sdk/java's Maven build is JavaPOM.
+		Java: &sdkbridge.JavaInfo{
+			BasePackage:  JavaGroupID,
+			BuildFiles:   "none",
+			Dependencies: map[string]string{"com.pulumi:pulumi": pulumiJavaVersion},
+		},
 	}
 
 	// Every resource the framework provider registers is mapped by rule, with no

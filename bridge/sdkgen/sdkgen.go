@@ -1,12 +1,16 @@
-// Package sdkgen generates the Pulumi schema and the Node, Python and Go SDKs
-// in-process.
+// Package sdkgen generates the Pulumi schema and the Node, Python, Go and Java
+// SDKs in-process.
 //
 // pulumi-tfgen-k8sconnect can write the schema, but its SDK subcommands run
 // `pulumi package gen-sdk`, which asks a language host plugin to do the work, and
 // the Node, Python and Go language hosts cannot be built here. The hosts only
 // bind the schema and call pulumi's codegen packages, so this package does the
 // same directly: the bridge's schema generation (with its provider checks),
-// schema.BindSpec, then codegen/{nodejs,python,go}.GeneratePackage.
+// schema.BindSpec, then codegen/{nodejs,python,go}.GeneratePackage, and for Java
+// pulumi-java's codegen package, from the pulumi-java release that
+// pulumi-terraform-bridge itself requires (so the versions agree by
+// construction; tools/pulumi-java builds the Java language host from the same
+// release).
 package sdkgen
 
 import (
@@ -22,6 +26,7 @@ import (
 	"strings"
 
 	pftfgen "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfgen"
+	javagen "github.com/pulumi/pulumi-java/pkg/codegen/java"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfgen/schemafilter"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/unstable/metadata"
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
@@ -54,6 +59,7 @@ var outputs = []outputDir{
 			strings.Contains("/"+rel+"/", "/__pycache__/")
 	}},
 	{dir: "sdk/go/" + bridge.Name, keep: keepFirst()},
+	{dir: "sdk/java", keep: keepFirst("target")},
 }
 
 // Generated schema files; schema/schema.go beside them is hand-written.
@@ -107,7 +113,7 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 		schemaFile:   schemaJSON,
 		metadataFile: (*metadata.Data)(info.MetadataInfo.Data).MarshalIndent(),
 	}
-	for _, lang := range []string{"nodejs", "python", "go"} {
+	for _, lang := range []string{"nodejs", "python", "go", "java"} {
 		sdk, err := generateSDK(schemaJSON, lang)
 		if err != nil {
 			return nil, fmt.Errorf("generate %s SDK: %w", lang, err)
@@ -132,6 +138,18 @@ func generateSDK(schemaJSON []byte, lang string) (map[string][]byte, error) {
 		return nil, err
 	}
 	spec.Version = bridge.Version
+	if lang == "java" {
+		// As the Java language host does before binding: Java folds types
+		// whose names differ only in case into one class.
+		deduped, diags, err := javagen.DeduplicateTypes(&spec)
+		if err != nil {
+			return nil, err
+		}
+		if diags.HasErrors() {
+			return nil, diags
+		}
+		spec = *deduped
+	}
 
 	// The package references no other package, so the loader is never asked to
 	// load a plugin; it only has to exist.
@@ -158,6 +176,16 @@ func generateSDK(schemaJSON []byte, lang string) (map[string][]byte, error) {
 		return files, nil
 	case "go":
 		return gogen.GeneratePackage(tool, pkg, nil)
+	case "java":
+		// The schema says buildFiles "none": the codegen writes the sources and
+		// version.txt, and the Maven build is ours (bridge.JavaPOM).
+		files, err := javagen.GeneratePackage(tool, pkg, nil, nil, false, false)
+		if err != nil {
+			return nil, err
+		}
+		files["pom.xml"] = []byte(bridge.JavaPOM())
+		files[bridge.JavaResourceDir()+"/plugin.json"] = bridge.JavaPluginJSON()
+		return files, nil
 	}
 	return nil, fmt.Errorf("unknown language %q", lang)
 }

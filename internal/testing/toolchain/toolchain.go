@@ -1,6 +1,6 @@
 // Package toolchain pins the binaries the project's tests and demos run: the
 // control plane of the embedded cluster (kube-apiserver, kube-controller-manager,
-// kube-scheduler, etcd, kwok), the pulumi CLI with its YAML language host, and
+// kube-scheduler, etcd, kwok), the pulumi CLI with its YAML and Java language hosts, and
 // OpenTofu. Each is built from a small Go module under tools/<dir> of this
 // repository (see the table below) and kept in a per-machine cache, so a fresh
 // clone on the same machine reuses what an earlier clone built:
@@ -9,7 +9,7 @@
 //	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
 //	  <name>-<version>/<binary>
 //
-// The pulumi CLI and pulumi-language-yaml share one directory,
+// The pulumi CLI and its language hosts (YAML, Java) share one directory,
 // pulumi-<version>+yaml-<version>, because the CLI looks for its bundled
 // language hosts next to its own executable: running Path("pulumi") is enough,
 // and that directory is also the one to put on PATH if a caller prefers.
@@ -76,6 +76,7 @@ const (
 	pulumiVersion     = "v3.256.0"
 	pulumiYAMLVersion = "v1.38.1"
 	pulumiDir         = "pulumi-" + pulumiVersion + "+yaml-" + pulumiYAMLVersion
+	pulumiJavaVersion = "v1.34.0"
 )
 
 // tools is the one table of pinned binaries. The version must match what
@@ -98,6 +99,15 @@ var tools = []tool{
 	{name: "pulumi-language-yaml", version: pulumiYAMLVersion, toolsDir: "pulumi-yaml", module: "github.com/pulumi/pulumi-yaml",
 		pkg: "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml", dir: pulumiDir,
 		ldflags: []string{"-X", "github.com/pulumi/pulumi-yaml/pkg/version.Version=" + pulumiYAMLVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"}},
+	// The Java language host, next to the CLI so that the CLI finds it as a
+	// bundled host. github.com/pulumi/pulumi-java at the release whose codegen
+	// writes sdk/java (the bridge module requires it through
+	// pulumi-terraform-bridge). The shared directory's name does not carry
+	// this version: a new one is built where the old binary is removed.
+	{name: "pulumi-language-java", version: pulumiJavaVersion, toolsDir: "pulumi-java", module: "github.com/pulumi/pulumi-java",
+		pkg: "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java", dir: pulumiDir,
+		ldflags: []string{"-X", "github.com/pulumi/pulumi-java/pkg/version.Version=" + pulumiJavaVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
 	{name: "tofu", version: "v1.12.6", toolsDir: "opentofu", module: "github.com/opentofu/opentofu",
 		pkg: "github.com/opentofu/opentofu/cmd/tofu",

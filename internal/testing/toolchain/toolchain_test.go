@@ -50,13 +50,17 @@ func TestPathLayout(t *testing.T) {
 	if got, err := Path("kwok"); err != nil || got != want {
 		t.Fatalf("Path(kwok) = %q, %v; want %q", got, err, want)
 	}
-	// The pulumi CLI finds its YAML language host next to itself.
+	// The pulumi CLI finds its language hosts next to itself.
 	t.Setenv(EnvToolsDir, dir)
 	root, _ := CacheDir()
 	p, _ := lookup("pulumi")
-	y, _ := lookup("pulumi-language-yaml")
-	if filepath.Dir(p.path(root)) != filepath.Dir(y.path(root)) {
-		t.Errorf("pulumi and pulumi-language-yaml are in different directories")
+	for _, host := range []string{"pulumi-language-yaml", "pulumi-language-java"} {
+		h, ok := lookup(host)
+		if !ok {
+			t.Errorf("%s is not in the table", host)
+		} else if filepath.Dir(p.path(root)) != filepath.Dir(h.path(root)) {
+			t.Errorf("pulumi and %s are in different directories", host)
+		}
 	}
 	if _, err := Path("nope"); err == nil {
 		t.Error("Path of an unknown tool: no error")

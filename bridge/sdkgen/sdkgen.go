@@ -25,8 +25,8 @@ import (
 	"sort"
 	"strings"
 
-	pftfgen "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfgen"
 	javagen "github.com/pulumi/pulumi-java/pkg/codegen/java"
+	pftfgen "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfgen"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfgen/schemafilter"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/unstable/metadata"
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"

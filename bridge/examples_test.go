@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,8 +28,9 @@ func skipShort(t *testing.T) {
 
 // TestExamples runs each language's quickstart (examples/pulumi-<language>: a
 // namespace and a ConfigMap "greeting" in it) through the ConfigMap's life:
-// create, preview and apply a change of its data, refresh, destroy, and checks
-// the cluster after every step. Run one language with -run 'TestExamples/<language>'.
+// preview, create, an empty preview, preview and apply a change of its data,
+// refresh, destroy, and checks the cluster after every step. Run one language
+// with -run 'TestExamples/<language>'.
 func TestExamples(t *testing.T) {
 	skipShort(t)
 	// The contexts of the local cluster's kubeconfig: a bearer token and a
@@ -38,6 +40,7 @@ func TestExamples(t *testing.T) {
 		pulumitest.Go:         localcluster.CertContext,
 		pulumitest.TypeScript: localcluster.TokenContext,
 		pulumitest.Python:     localcluster.CertContext,
+		pulumitest.Java:       localcluster.CertContext,
 	}
 	for _, lang := range pulumitest.Languages {
 		t.Run(string(lang), func(t *testing.T) {
@@ -56,13 +59,22 @@ func testQuickstart(t *testing.T, lang pulumitest.Language, kubeContext string) 
 	namespace := fmt.Sprintf("pulumi-%s-%s", lang, stack.Name())
 	const name = "greeting"
 
-	// Create. The counts of changes include the stack itself.
-	res := stack.Run(pulumitest.Up, pulumitest.Config{
+	// A preview of the new stack plans three creates (the counts of changes
+	// include the stack itself) and creates nothing.
+	res := stack.Run(pulumitest.Preview, pulumitest.Config{
 		"kubeconfigPath": pulumitest.Plain(cluster.KubeconfigPath),
 		"context":        pulumitest.Plain(kubeContext),
 		"namespace":      pulumitest.Plain(namespace),
 		"greeting":       pulumitest.Plain("first"),
 	})
+	expectChanges(t, res, map[string]int{"create": 3})
+	_, err = cs.CoreV1().Namespaces().Get(context.Background(), namespace, metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		t.Fatalf("after the preview, namespace %s: %v; want NotFound", namespace, err)
+	}
+
+	// Create.
+	res = stack.Run(pulumitest.Up, nil)
 	expectChanges(t, res, map[string]int{"create": 3})
 	if got, want := res.Outputs["configmap"], namespace+"/"+name; got != want {
 		t.Errorf("output configmap = %v, want %q", got, want)
@@ -74,10 +86,20 @@ func testQuickstart(t *testing.T, lang pulumitest.Language, kubeContext string) 
 	created := getConfigMap(t, cs, namespace, name)
 	expectGreeting(t, created, "first")
 
+	// Nothing changed since: a preview that expects no changes passes.
+	res = stack.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
+	expectChanges(t, res, map[string]int{"same": 3})
+
 	// Preview a change of the data: an in-place update, and nothing applied yet.
 	res = stack.Run(pulumitest.Preview, pulumitest.Config{"greeting": pulumitest.Plain("second")})
 	expectChanges(t, res, map[string]int{"same": 2, "update": 1})
 	expectGreeting(t, getConfigMap(t, cs, namespace, name), "first")
+	// ...which a preview that expects no changes refuses.
+	if res, err := stack.Try(pulumitest.Preview, nil, pulumitest.ExpectNoChanges); err == nil {
+		t.Fatalf("a preview with --expect-no-changes passed while an update is pending:\n%s", res.Log)
+	} else if !strings.Contains(err.Error(), "no changes were expected") {
+		t.Fatalf("a preview with --expect-no-changes failed, but not for the pending update: %v", err)
+	}
 
 	// Update: same object (UID), new data.
 	res = stack.Run(pulumitest.Up, nil)

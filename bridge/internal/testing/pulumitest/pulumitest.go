@@ -8,9 +8,13 @@
 // and the pulumi CLI (package toolchain) on PATH. How an example runs depends
 // on its language:
 //
-//   - YAML: the pulumi CLI (`pulumi up`, ...) on examples/pulumi-yaml. The
-//     project directory is a temporary one that links to the example's files,
-//     so the stack config file lands there and not in the repository.
+//   - YAML and Java: the pulumi CLI (`pulumi up`, ...) on the example, through
+//     the language host beside the CLI. The project directory is a temporary
+//     one that links to the example's files, so the stack config file (and
+//     Java's target/) land there and not in the repository. Preparing Java
+//     installs sdk/java into the Maven repository the Java tests share (see
+//     prepareJava); a Java scenario is a main class, chosen with
+//     -DmainClass in the project's .mvn/maven.config.
 //   - Go, TypeScript, Python: the Go, Node and Python language hosts cannot be
 //     built here, so a driver in tools/pulumi-automation runs the example
 //     unchanged as an Automation API inline program. Preparing a language the
@@ -20,8 +24,8 @@
 //     .work/pulumi) and serialized across test processes with file locks.
 //
 // Environ gives tests that run pulumi on programs of their own the same
-// environment. The tests need go, node/npm and python3 on PATH, and npm and
-// PyPI reachable the first time.
+// environment. The tests need go, node/npm, python3, java and mvn on PATH, and
+// npm, PyPI and Maven Central reachable the first time.
 package pulumitest
 
 import (
@@ -52,10 +56,11 @@ const (
 	Go         Language = "go"
 	TypeScript Language = "typescript"
 	Python     Language = "python"
+	Java       Language = "java"
 )
 
 // Languages lists every example language.
-var Languages = []Language{YAML, Go, TypeScript, Python}
+var Languages = []Language{YAML, Go, TypeScript, Python, Java}
 
 // Operation is one pulumi operation.
 type Operation string
@@ -103,9 +108,9 @@ type Stack struct {
 	name     string
 	example  string   // the example directory
 	scenario string   // the scenario program, or "" for the example's main program
-	dir      string   // scratch directory of this stack
+	dir      string   // scratch directory of this stack; the project directory under the CLI
 	env      []string // environment of every pulumi and driver process
-	driver   []string // command that runs one operation (Go, TypeScript, Python)
+	driver   []string // command that runs one operation (Go, TypeScript, Python); nil under the CLI
 	deployed bool     // an Up may have left resources; Cleanup destroys them
 }
 
@@ -119,8 +124,9 @@ func New(t testing.TB, lang Language) *Stack {
 
 // NewScenario is New for one of the example's scenario programs, which live
 // beside the main program: examples/pulumi-go/scenarios (registered by name in
-// scenarios.Programs), examples/pulumi-typescript/scenarios/<name>.ts and
-// examples/pulumi-python/scenarios/<name>.py. They share the main program's
+// scenarios.Programs), examples/pulumi-typescript/scenarios/<name>.ts,
+// examples/pulumi-python/scenarios/<name>.py and the Java main class
+// com.k8sconnect.examples.scenarios.<name>. They share the main program's
 // project name, so the same config keys reach them. A YAML program of a test's
 // own is written by the test: see NewYAMLProgram.
 func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
@@ -144,7 +150,13 @@ func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 
 	switch lang {
 	case YAML:
-		s.linkYAMLProject(t)
+		s.linkProject(t)
+	case Java:
+		s.env = append(s.env, prepareJava(t, repo)...)
+		s.linkProject(t)
+		if scenario != "" {
+			s.selectJavaMainClass(t, scenario)
+		}
 	case Go:
 		s.driver = []string{prepareGo(t, repo)}
 	case TypeScript:
@@ -202,7 +214,7 @@ func (s *Stack) WriteYAML(source string) {
 func (s *Stack) Resources() (resources []string, pending int) {
 	s.t.Helper()
 	dir := s.dir
-	if s.lang != YAML {
+	if !s.viaCLI() {
 		dir = filepath.Join(s.dir, "workspace") // where the driver's workspace keeps Pulumi.yaml
 	}
 	out, err := execIn(dir, s.env, "pulumi", "stack", "export", "--stack", s.name)
@@ -248,6 +260,12 @@ type Flag string
 // the cluster first (`--refresh`), so a change made by someone else is seen.
 const RefreshFirst Flag = "--refresh"
 
+// ExpectNoChanges makes a preview fail if it plans any change: pulumi's own
+// `--expect-no-changes` under the CLI. The Automation API drivers take no
+// flags of this kind, so for them Run checks the preview's changes instead.
+// Either way the error says "no changes were expected".
+const ExpectNoChanges Flag = "--expect-no-changes"
+
 // Run sets cfg (on top of what earlier runs set) and runs op, failing the test
 // if the operation fails.
 func (s *Stack) Run(op Operation, cfg Config, flags ...Flag) Result {
@@ -292,15 +310,33 @@ func (s *Stack) run(op Operation, cfg Config, flags []Flag) (Result, error) {
 	}
 	var res Result
 	var err error
+	expectNoChanges := false
+	var driverFlags []Flag
 	for _, f := range flags {
 		if f == RefreshFirst && op != Up && op != Preview {
 			return Result{}, fmt.Errorf("%s applies to up and preview, not %s", f, op)
 		}
+		if f == ExpectNoChanges {
+			if op != Preview {
+				return Result{}, fmt.Errorf("%s applies to preview, not %s", f, op)
+			}
+			expectNoChanges = true
+			continue
+		}
+		driverFlags = append(driverFlags, f)
 	}
-	if s.lang == YAML {
+	if s.viaCLI() {
 		res, err = s.runCLI(op, cfg, flags)
 	} else {
-		res, err = s.runDriver(op, cfg, flags)
+		res, err = s.runDriver(op, cfg, driverFlags)
+		if err == nil && expectNoChanges {
+			for change, n := range res.Changes {
+				if change != "same" && n > 0 {
+					// In the CLI's words, so that a test can look for one message.
+					err = fmt.Errorf("no changes were expected but changes were proposed (%v)\n%s", res.Changes, res.Log)
+				}
+			}
+		}
 	}
 	if err == nil && op == Destroy {
 		s.deployed = false
@@ -355,10 +391,14 @@ func (s *Stack) runDriver(op Operation, cfg Config, flags []Flag) (Result, error
 	return Result{Operation: op, Changes: nonNil(r.Changes), Outputs: r.Outputs, Log: out}, nil
 }
 
-// linkYAMLProject makes the stack's project directory: links to every file of
-// examples/pulumi-yaml, so the CLI runs the example itself while
-// Pulumi.<stack>.yaml is written here.
-func (s *Stack) linkYAMLProject(t testing.TB) {
+// viaCLI reports whether the stack's operations run through the pulumi CLI
+// and a language host (YAML, Java) rather than an Automation API driver.
+func (s *Stack) viaCLI() bool { return s.driver == nil }
+
+// linkProject makes the stack's project directory: links to every file of the
+// example, so the CLI runs the example itself while Pulumi.<stack>.yaml (and
+// a Java build's target/) are written here.
+func (s *Stack) linkProject(t testing.TB) {
 	t.Helper()
 	entries, err := os.ReadDir(s.example)
 	if err != nil {
@@ -367,6 +407,9 @@ func (s *Stack) linkYAMLProject(t testing.TB) {
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "Pulumi.") && e.Name() != "Pulumi.yaml" {
 			continue // a developer's own stack config
+		}
+		if e.Name() == "target" || e.Name() == ".mvn" {
+			continue // a developer's own Maven build and settings
 		}
 		if err := os.Symlink(filepath.Join(s.example, e.Name()), filepath.Join(s.dir, e.Name())); err != nil {
 			t.Fatal(err)
@@ -377,7 +420,27 @@ func (s *Stack) linkYAMLProject(t testing.TB) {
 	}
 }
 
-// runCLI runs one operation of the YAML example with the pulumi CLI.
+// selectJavaMainClass makes a Java stack run the scenario's main class
+// instead of the quickstart: the example's pom.xml starts ${mainClass}, and
+// Maven reads the project's .mvn/maven.config before the command line (where
+// the language host names its own main class to list the plugins).
+func (s *Stack) selectJavaMainClass(t testing.TB, scenario string) {
+	t.Helper()
+	const pkg = "com.k8sconnect.examples.scenarios"
+	source := filepath.Join(s.example, "src", "main", "java", filepath.FromSlash(strings.ReplaceAll(pkg, ".", "/")), scenario+".java")
+	if _, err := os.Stat(source); err != nil {
+		t.Fatalf("pulumitest: no Java scenario %q: %v", scenario, err)
+	}
+	mvn := filepath.Join(s.dir, ".mvn")
+	if err := os.Mkdir(mvn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mvn, "maven.config"), []byte("-DmainClass="+pkg+"."+scenario+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runCLI runs one operation of a YAML or Java stack with the pulumi CLI.
 func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 	if len(cfg) > 0 {
 		args := []string{"config", "set-all", "--stack", s.name}
@@ -564,13 +627,14 @@ func (o *once) do(t testing.TB, f func() (string, error)) string {
 	return o.val
 }
 
-// CLI runs the pulumi CLI in a YAML stack's project directory with args and
-// --stack, failing the test on an error, and returns what it printed (for
-// `stack export`, `stack output --json`, ...).
+// CLI runs the pulumi CLI in the project directory of a stack that runs
+// through the CLI (YAML, Java) with args and --stack, failing the test on an
+// error, and returns what it printed (for `stack export`, `stack output
+// --json`, `config set`, ...).
 func (s *Stack) CLI(args ...string) string {
 	s.t.Helper()
-	if s.lang != YAML {
-		s.t.Fatalf("pulumitest: CLI is for YAML stacks")
+	if !s.viaCLI() {
+		s.t.Fatalf("pulumitest: CLI is for stacks that run through the CLI (YAML, Java)")
 	}
 	out, err := execIn(s.dir, s.env, "pulumi", append(args, "--stack", s.name)...)
 	if err != nil {

@@ -13,9 +13,8 @@ import com.k8sconnect.k8sconnect.inputs.WaitWaitForArgs;
 import com.pulumi.Context;
 import com.pulumi.Pulumi;
 import com.pulumi.resources.CustomResourceOptions;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Sets an env var on a Deployment that another tool (a Helm release, say)
@@ -43,17 +42,26 @@ public final class PatchAndWait {
         Map<String, String> podAnnotations = new Gson().fromJson(
             config.get("podAnnotations").orElse("{}"), new TypeToken<Map<String, String>>() {}.getType());
 
-        // A strategic-merge style patch, written as JSON (which is YAML):
-        // containers and env merge by name, so the other containers and env
-        // vars stay the other tool's.
-        var template = new LinkedHashMap<String, Object>();
-        if (!podAnnotations.isEmpty()) {
-            template.put("metadata", Map.of("annotations", podAnnotations));
-        }
-        template.put("spec", Map.of("containers", List.of(Map.of(
-            "name", "web",
-            "env", List.of(Map.of("name", "GREETING", "value", greeting))))));
-        var body = new Gson().toJson(Map.of("spec", Map.of("template", template)));
+        // A strategic-merge style patch: containers and env merge by name, so
+        // the other containers and env vars stay the other tool's. Values are
+        // written as JSON strings (valid YAML, whatever they hold), and the
+        // annotations sorted: the patch is text, compared with the last one
+        // at every preview, and a Java Map's order can change between runs.
+        var gson = new Gson();
+        var podMetadata = podAnnotations.isEmpty()
+            ? ""
+            : "metadata: {annotations: " + gson.toJson(new TreeMap<>(podAnnotations)) + "}";
+        var body = """
+            spec:
+              template:
+                %s
+                spec:
+                  containers:
+                    - name: web
+                      env:
+                        - name: GREETING
+                          value: %s
+            """.formatted(podMetadata, gson.toJson(greeting));
 
         var patch = new Patch("greeting", PatchArgs.builder()
             .clusterConnection(cluster)

@@ -147,6 +147,12 @@ func preparePython(t testing.TB, repo string) string {
 	})
 }
 
+// fastJVM makes Maven's short-lived JVMs cheaper: every Java operation starts
+// mvn twice (the language host lists the program's plugins, then runs it), and
+// the C1 compiler alone with the serial collector take about 40% less CPU for
+// runs of a few seconds.
+const fastJVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
 // prepareJava builds the Java language host (beside the CLI) and installs
 // sdk/java into the Maven repository of the tool cache, where the example's
 // pom.xml finds the SDK by version; it returns what a Java stack adds to its
@@ -169,12 +175,18 @@ func prepareJava(t testing.TB, repo string) []string {
 		return repository, withLock(repo, "java", func() error {
 			// The SDK stays locked until this process exits.
 			_, err := installJavaSDK(sdk, repository, func() error {
-				return run(sdk, nil, "mvn", "-B", "--no-transfer-progress", "-q", "-Dmaven.repo.local="+repository, "install")
+				return run(sdk, []string{mavenOpts(repository)}, "mvn", "-B", "--no-transfer-progress", "-q", "install")
 			})
 			return err
 		})
 	})
-	return []string{"MAVEN_OPTS=" + strings.TrimSpace(os.Getenv("MAVEN_OPTS")+" -Dmaven.repo.local="+repository)}
+	return []string{mavenOpts(repository)}
+}
+
+// mavenOpts is the MAVEN_OPTS setting of every mvn of the Java tests: the
+// developer's own, fastJVM, and the shared repository.
+func mavenOpts(repository string) string {
+	return "MAVEN_OPTS=" + strings.TrimSpace(os.Getenv("MAVEN_OPTS")+" "+fastJVM+" -Dmaven.repo.local="+repository)
 }
 
 // installJavaSDK makes sure the SDK that repository holds at this version is

@@ -109,7 +109,7 @@ func Blocks(file string, markdown []byte) ([]Block, error) {
 			info := strings.TrimSpace(strings.TrimLeft(trimmed, f[:1]))
 			lang, _, _ := strings.Cut(info, " ")
 			if lang == "" {
-				return nil, fmt.Errorf("%s:%d: a code fence without a language; write ```terraform, ```text, ```shell...", file, lineNo)
+				return nil, fmt.Errorf("%s:%d: a code fence without a language; give it one (```terraform, ```text or ```shell)", file, lineNo)
 			}
 			open = &Block{File: file, Line: lineNo, Lang: lang}
 			fence, indent = f, line[:len(line)-len(trimmed)]

@@ -1,6 +1,6 @@
 package bridge_test
 
-// k8sconnect_wait under Pulumi (ADR-016): the scenarios of
+// k8sconnect_wait under Pulumi (ADR 0007): the scenarios of
 // provider/wait/resource_wait_test.go as Pulumi programs, one language each,
 // asserting what their Terraform versions assert. Run with:
 // go test ./bridge -run TestPulumiWait -v

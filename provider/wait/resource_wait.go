@@ -1,4 +1,4 @@
-// Package wait is the k8sconnect_wait resource (ADR-016): it waits for an
+// Package wait is the k8sconnect_wait resource (ADR 0007): it waits for an
 // object that k8sconnect_object created to reach a state, so that resources
 // which depend on it start only then.
 //

@@ -26,8 +26,8 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
-// Moving state in from another provider (the migration guide:
-// templates/guides/migrating.md.tmpl).
+// Moving state in from another provider (docs/adr/0010-move-in-place.md; the
+// guide is templates/guides/migrating.md.tmpl).
 //
 // A `moved` block from kubernetes_manifest (hashicorp/kubernetes),
 // kubectl_manifest (the kubectl-style providers) or the upstream provider's

@@ -266,3 +266,29 @@ func TestAccObject_moveWithoutNamespace(t *testing.T) {
 	}
 	w.MustPlanNoChanges()
 }
+
+// The object was deleted between the old provider's last run and the move:
+// the apply creates it anew, and the plan after that is empty (nothing is
+// left over from the move to plan again).
+func TestAccObject_moveOfDeletedObjectCreatesIt(t *testing.T) {
+	ns, conn := acctest.Namespace(t), acctest.Connection(t)
+	manifest := map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "greeting", "namespace": ns},
+		"data":     map[string]any{"greeting": "hello"},
+	}
+	w := acctest.NewWorkdir(t)
+	w.UseStandIn(otherproviders.Kubernetes)
+	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version, map[string]any{
+		"manifest": map[string]any{"value": manifest, "type": "dynamic"}, "object": nil,
+		"computed_fields": nil, "field_manager": []any{}, "wait": []any{}, "timeouts": []any{}, "wait_for": nil,
+	})
+	w.Write(moveConfig("kubernetes_manifest.greeting",
+		fmt.Sprintf("%q", fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeting, namespace: %s}\ndata: {greeting: hello}\n", ns)), conn))
+	w.Cleanup()
+	w.MustApply()
+	if got := acctest.MustGet(t, configMaps, ns, "greeting"); got.GetAnnotations()[acctest.AnnotationOwnedBy] == "" {
+		t.Fatalf("the re-created object does not carry %s", acctest.AnnotationOwnedBy)
+	}
+	w.MustPlanNoChanges()
+}

@@ -104,11 +104,15 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 		diags.AddError("Apply failed", err.Error())
 		return
 	}
-	if mv, moving := pendingMove(ctx, private); moving && prior != nil {
-		if applied, err = takeOver(ctx, c, applied, mv.Managers); err != nil {
-			diags.AddError("Applied, but the fields of the provider it was moved from were not handed over",
-				fmt.Sprintf("%s: %v. The next apply tries again.", ident, err))
-			return
+	if mv, moving := pendingMove(ctx, private); moving {
+		// An object re-created after the move (it was deleted meanwhile)
+		// has no old manager to hand over from.
+		if prior != nil && !plan.UID.IsUnknown() {
+			if applied, err = takeOver(ctx, c, applied, mv.Managers); err != nil {
+				diags.AddError("Applied, but the fields of the provider it was moved from were not handed over",
+					fmt.Sprintf("%s: %v. The next apply tries again.", ident, err))
+				return
+			}
 		}
 		diags.Append(private.SetKey(ctx, privateMovedFrom, nil)...)
 	}

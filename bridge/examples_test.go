@@ -35,9 +35,10 @@ func skipShort(t *testing.T) {
 // namespace and a ConfigMap "greeting" in it) as a user does: the pulumi CLI in
 // the example's directory, the plugin installed from its release archive and
 // found through the SDK's metadata, and `pulumi config set` for every setting.
-// It goes through the ConfigMap's life (preview, create, an empty preview, an
-// in-place update of its data, refresh, destroy) and checks the cluster after
-// every step. Run one language with -run 'TestExamples/<language>'.
+// It goes through the ConfigMap's life (preview, create, an empty preview, a
+// preview of an in-place update of its data that --expect-no-changes refuses,
+// the update, refresh, destroy) and checks the cluster after every step. Run
+// one language with -run 'TestExamples/<language>'.
 func TestExamples(t *testing.T) {
 	skipShort(t)
 	// The contexts of the local cluster's kubeconfig: a bearer token and a
@@ -47,6 +48,7 @@ func TestExamples(t *testing.T) {
 		pulumitest.Go:         localcluster.CertContext,
 		pulumitest.TypeScript: localcluster.TokenContext,
 		pulumitest.Python:     localcluster.CertContext,
+		pulumitest.Java:       localcluster.CertContext,
 	}
 	for _, lang := range pulumitest.Languages {
 		t.Run(string(lang), func(t *testing.T) {
@@ -134,6 +136,12 @@ func testQuickstart(t *testing.T, lang pulumitest.Language, kubeContext string) 
 	res = run(pulumitest.Preview)
 	expectChanges(t, res, map[string]int{"same": 2, "update": 1})
 	expectGreeting(t, getConfigMap(t, cs, namespace, name), "first")
+	// ...which a preview that expects no changes refuses.
+	if res, err := stack.Try(pulumitest.Preview, nil, pulumitest.ExpectNoChanges); err == nil {
+		t.Fatalf("a preview with --expect-no-changes passed while an update is pending:\n%s", res.Log)
+	} else if !strings.Contains(err.Error(), "no changes were expected") {
+		t.Fatalf("a preview with --expect-no-changes failed, but not for the pending update: %v", err)
+	}
 
 	// Update: same object (UID), new data.
 	res = run(pulumitest.Up)

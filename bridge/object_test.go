@@ -220,16 +220,17 @@ func yamlConnection(host string, caPEM []byte, token string) map[string]any {
 
 // Bad input fails `pulumi preview` with the provider's message, and nothing
 // reaches the cluster: here a yamlBody with two objects and one with a field
-// the kind does not have (the dry run validates strictly).
+// the kind does not have (the dry run validates strictly). The message names
+// the property as a Pulumi program spells it.
 func TestPulumiObject_badInputFailsPreview(t *testing.T) {
 	ns := acctest.Namespace(t)
 	cases := []struct {
 		body, want string
 	}{
 		{fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: %[1]s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: %[1]s}\n", ns),
-			"yaml_body holds 2 documents"},
+			"yamlBody holds 2 documents"},
 		{fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: %s}\nspec: {replicas: 1}\n", ns),
-			`yaml_body has an unknown field "spec": ConfigMap (apiVersion v1) has no such field`},
+			`yamlBody has an unknown field "spec": ConfigMap (apiVersion v1) has no such field`},
 	}
 	stack := newObjectStack(t, objects{"bad": {body: cases[0].body}})
 	for i, c := range cases {

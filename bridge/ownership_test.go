@@ -141,6 +141,17 @@ func TestPulumiOwnership_driftWarningInPreview(t *testing.T) {
 	if changes["update"] != 1 {
 		t.Errorf("pulumi preview --refresh: want one update, have %v", changes)
 	}
+	// Said once per preview, in Pulumi's names: the engine plans a resource
+	// more than once, the user hears it once; and a Pulumi user writes
+	// ignoreFields, not ignore_fields.
+	for name, log := range map[string]string{"preview": plain, "preview --refresh": out} {
+		if n := strings.Count(log, "Drift: external changes will be reverted"); n != 1 {
+			t.Errorf("pulumi %s shows the drift warning %d times, want once", name, n)
+		}
+		if strings.Contains(log, "ignore_fields") || !strings.Contains(log, "add to ignoreFields") {
+			t.Errorf("pulumi %s does not name the property ignoreFields as a Pulumi program spells it", name)
+		}
+	}
 	if t.Failed() {
 		t.Fatalf("pulumi preview --refresh output:\n%s", out)
 	}

@@ -9,7 +9,9 @@ package bridge_test
 // Scenarios 1-3 are example programs (examples/pulumi-typescript/scenarios/
 // aws-node-proxy.ts, examples/pulumi-python/scenarios/helm_deployment.py and
 // examples/pulumi-go/scenarios/json_and_merge_patch.go); 4-6 are YAML programs
-// written here. Run with: go test ./bridge -run TestPulumiPatch -v
+// written here; a Java one (examples/pulumi-java's scenarios.PatchAndWait)
+// patches and then waits for the rollout. Run with: go test ./bridge -run
+// TestPulumiPatch -v
 
 import (
 	"context"
@@ -17,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -476,10 +479,10 @@ func TestPulumiPatch_badInput(t *testing.T) {
 		want string
 	}{
 		{"invalid YAML", []string{`patch: "data: [unclosed"`, "takeOwnership: true"}, "patch is not valid YAML or JSON"},
-		{"invalid JSON", []string{`jsonPatch: '[{"op": "add", "path": "/data/x"'`, "takeOwnership: true"}, "json_patch must be a JSON array of operations"},
-		{"op without path", []string{`jsonPatch: '[{"op": "add", "value": "x"}]'`, "takeOwnership: true"}, "json_patch operation 0 (add) needs a path"},
-		{"op without value", []string{`jsonPatch: '[{"op": "replace", "path": "/data/a"}]'`, "takeOwnership: true"}, "json_patch operation 0 (replace) needs a value"},
-		{"takeOwnership false", []string{`patch: "data: {a: b}"`, "takeOwnership: false"}, "take_ownership must be true"},
+		{"invalid JSON", []string{`jsonPatch: '[{"op": "add", "path": "/data/x"'`, "takeOwnership: true"}, "jsonPatch must be a JSON array of operations"},
+		{"op without path", []string{`jsonPatch: '[{"op": "add", "value": "x"}]'`, "takeOwnership: true"}, "jsonPatch operation 0 (add) needs a path"},
+		{"op without value", []string{`jsonPatch: '[{"op": "replace", "path": "/data/a"}]'`, "takeOwnership: true"}, "jsonPatch operation 0 (replace) needs a value"},
+		{"takeOwnership false", []string{`patch: "data: {a: b}"`, "takeOwnership: false"}, "takeOwnership must be true"},
 		{"two patch types", []string{`patch: "data: {a: b}"`, `mergePatch: "data: {a: c}"`, "takeOwnership: true"}, "Exactly one patch type is required"},
 		{"metadata.uid", []string{`mergePatch: "metadata: {uid: abc}"`, "takeOwnership: true"}, "sets metadata.uid, which the API server owns"},
 		{"status", []string{`jsonPatch: '[{"op": "add", "path": "/status/x", "value": 1}]'`, "takeOwnership: true"}, "changes status, which the object's controller owns"},
@@ -507,5 +510,99 @@ func TestPulumiPatch_badInput(t *testing.T) {
 	}
 	if ms := acctest.PatchManagers(cm); len(ms) != 0 {
 		t.Errorf("bad input left a patch manager on the target: %v", ms)
+	}
+}
+
+// rolloutIncomplete says what a Deployment's rollout still lacks, as
+// `kubectl rollout status` judges it, or "" once it has finished.
+func rolloutIncomplete(d *unstructured.Unstructured) string {
+	status := func(field string) int64 {
+		v, _, _ := unstructured.NestedInt64(d.Object, "status", field)
+		return v
+	}
+	want, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+	if !found {
+		want = 1
+	}
+	switch {
+	case status("observedGeneration") < d.GetGeneration():
+		return fmt.Sprintf("generation %d not observed yet (observed %d)", d.GetGeneration(), status("observedGeneration"))
+	case status("updatedReplicas") < want:
+		return fmt.Sprintf("%d of %d replicas updated", status("updatedReplicas"), want)
+	case status("replicas") > status("updatedReplicas"):
+		return fmt.Sprintf("%d old replicas pending termination", status("replicas")-status("updatedReplicas"))
+	case status("availableReplicas") < status("updatedReplicas"):
+		return fmt.Sprintf("%d of %d updated replicas available", status("availableReplicas"), status("updatedReplicas"))
+	}
+	return ""
+}
+
+// Scenario 7 (Java): a Deployment that a "helm" manager made with client-go,
+// outside Pulumi, gets an env var through a Patch, and a Wait holds `pulumi
+// up` until the rollout that the patch starts has finished.
+func TestPulumiPatch_javaPatchAndWait(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	acctest.ApplyAs(t, "helm", patchDeployments, fixtures.HelmDeployment(ns))
+	web := func() *unstructured.Unstructured { return acctest.MustGet(t, patchDeployments, ns, "web") }
+	// The first rollout, Helm's, finishes before the patch, so what the Wait
+	// waits for is the patch's.
+	for deadline := time.Now().Add(time.Minute); rolloutIncomplete(web()) != ""; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("helm's rollout of web did not finish: %s", rolloutIncomplete(web()))
+		}
+	}
+	before := web().GetGeneration()
+	// The patched pods start 3s after they were created, as on a slow node:
+	// without the Wait, `pulumi up` would return while the old pod still runs.
+	waitReleasePodsAfter(t, ns, "app=web", 3*time.Second)
+	const greeting = "spec.template.spec.containers[name=web].env[name=GREETING].value"
+
+	stack := pulumitest.NewScenario(t, pulumitest.Java, "PatchAndWait")
+	res := stack.Run(pulumitest.Up, patchConfig(t, localcluster.TokenContext, pulumitest.Config{
+		"namespace":      pulumitest.Plain(ns),
+		"greeting":       pulumitest.Plain("hola"),
+		"podAnnotations": holdPods(),
+	}))
+	// The Patch, the Wait and the stack.
+	expectChanges(t, res, map[string]int{"create": 3})
+	if got := outputMap(t, res, "managedFields")[greeting]; got != "hola" {
+		t.Errorf("output managedFields[%q] = %v, want hola", greeting, got)
+	}
+	d := web()
+	if d.GetGeneration() <= before {
+		t.Fatalf("the patch started no rollout: generation %d, was %d", d.GetGeneration(), before)
+	}
+	if msg := rolloutIncomplete(d); msg != "" {
+		t.Fatalf("pulumi up returned before the patch's rollout finished: %s", msg)
+	}
+	if env := acctest.ContainerEnv(d, "web"); env["GREETING"] != "hola" || env["__image"] != "nginx:1.27" {
+		t.Errorf("web container env = %v, want GREETING=hola and helm's image kept", env)
+	}
+	if sidecar := acctest.ContainerEnv(d, "sidecar"); sidecar["GREETING"] != "" || sidecar["__image"] != "envoy:v1.30" {
+		t.Errorf("the sidecar was changed: %v", sidecar)
+	}
+	if ms := acctest.Managers(d); !slices.Contains(ms, "helm") || len(acctest.PatchManagers(d)) != 1 {
+		t.Errorf("managers = %v, want helm and one k8sconnect-patch-*", ms)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// A finished rollout is not judged again, and the patch holds: nothing to do.
+	res = stack.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
+	expectChanges(t, res, map[string]int{"same": 3})
+
+	// Destroy releases the env var: the value stays, our manager goes, and
+	// the Deployment stays helm's.
+	res = stack.Run(pulumitest.Destroy, nil)
+	expectChanges(t, res, map[string]int{"delete": 3})
+	d = web()
+	if ms := acctest.PatchManagers(d); len(ms) != 0 {
+		t.Errorf("our field manager is still in managedFields after destroy: %v", acctest.Managers(d))
+	}
+	if env := acctest.ContainerEnv(d, "web"); env["GREETING"] != "hola" {
+		t.Errorf("destroy reverted the patch (env %v); it must leave the value", env)
 	}
 }

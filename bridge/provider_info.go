@@ -5,12 +5,14 @@
 package bridge
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"strings"
 
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfbridge"
 	sdkbridge "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge"
+	bridgelog "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge/log"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge/tokens"
 	pschema "github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 
@@ -52,8 +54,9 @@ const (
 // Provider returns the bridge's description of the k8sconnect package. Every
 // call builds a fresh value: generation mutates the metadata it carries.
 func Provider() sdkbridge.ProviderInfo {
+	host := provider.PulumiOptions{Status: status, ResourceNames: map[string]string{}}
 	info := sdkbridge.ProviderInfo{
-		P:       tfbridge.ShimProvider(provider.NewForPulumi(Version)()),
+		P:       tfbridge.ShimProvider(provider.NewForPulumi(Version, host)()),
 		Name:    Name,
 		Version: Version,
 
@@ -97,14 +100,38 @@ func Provider() sdkbridge.ProviderInfo {
 			RespectSchemaVersion:           true,
 			GenerateResourceContainerTypes: true,
 		},
+		// No build files from the codegen: sdk/java's Maven build is JavaPOM.
+		Java: &sdkbridge.JavaInfo{
+			BasePackage:  JavaGroupID,
+			BuildFiles:   "none",
+			Dependencies: map[string]string{"com.pulumi:pulumi": pulumiJavaVersion},
+		},
 	}
 
 	// Every resource the framework provider registers is mapped by rule, with no
 	// per-resource table: k8sconnect_<name> -> k8sconnect:index/<name>:<Name>.
 	info.MustComputeTokens(tokens.SingleModule(provider.TypeName+"_", "index", makeToken))
 	info.MustApplyAutoAliases()
+	// Messages name resources as programs do: k8sconnect_object is a
+	// KubernetesObject, k8sconnect_yaml_split the function getYamlSplit.
+	for tf, r := range info.DataSources {
+		host.ResourceNames[tf] = r.Tok.Name().String()
+	}
+	for tf, r := range info.Resources {
+		host.ResourceNames[tf] = r.Tok.Name().String()
+	}
 	markSecrets(&info)
 	return info
+}
+
+// status shows a provider's progress line (a wait's "2/3 replicas ready") in
+// the engine's status display of the resource being worked on.
+func status(ctx context.Context, msg string) {
+	// TryGetLogger: a context without the engine's logger (a unit test) has
+	// nowhere to show it.
+	if logger := bridgelog.TryGetLogger(ctx); logger != nil {
+		logger.Status().Info(msg)
+	}
 }
 
 // makeToken is the standard token rule, except that a resource may not be

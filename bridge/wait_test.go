@@ -1,6 +1,6 @@
 package bridge_test
 
-// k8sconnect_wait under Pulumi (ADR-016): the scenarios of
+// k8sconnect_wait under Pulumi (ADR 0007): the scenarios of
 // provider/wait/resource_wait_test.go as Pulumi programs, one language each,
 // asserting what their Terraform versions assert. Run with:
 // go test ./bridge -run TestPulumiWait -v
@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -271,5 +272,48 @@ func TestPulumiWait_readyGatesDependent(t *testing.T) {
 	}
 	if r := s.Run(pulumitest.Preview, nil); r.Changes["update"]+r.Changes["create"]+r.Changes["replace"] != 0 {
 		t.Errorf("preview after the wait is not empty: %v", r.Changes)
+	}
+}
+
+// While a Wait waits, `pulumi up` shows where things stand in its status
+// display, as a Terraform user reads it in the provider log, with no TF_LOG
+// set: the pod starts only after waiting.DefaultProgressInterval (10s), so
+// at least one progress line is due.
+func TestPulumiWait_progressInStatusDisplay(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-wait-progress", "runtime": "yaml",
+		"resources": map[string]any{
+			"web": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+				"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath, "context": localcluster.TokenContext},
+				"yamlBody": fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, annotations: {%s: "true"}}
+    spec: {containers: [{name: app, image: nginx:1.27}]}
+`, ns, localcluster.HoldAnnotation),
+			}},
+			"rollout": map[string]any{"type": "k8sconnect:Wait", "properties": map[string]any{
+				"resourceRef": "${web.resourceRef}",
+				"waitFor":     map[string]any{"rollout": true, "timeout": "2m"},
+			}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := pulumitest.NewYAMLProgram(t, string(program))
+	waitReleasePodsAfter(t, ns, "app=web", 13*time.Second)
+	res := stack.Run(pulumitest.Up, nil)
+	expectChanges(t, res, map[string]int{"create": 3})
+	if !regexp.MustCompile(`web: 0/1 replicas ready \(\d+(\.\d)?s elapsed\)`).MatchString(res.Log) {
+		t.Fatalf("pulumi up shows no progress line of the wait:\n%s", res.Log)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+	"github.com/k8sconnect/k8sconnect/provider/internal/pulumihost"
 	"github.com/k8sconnect/k8sconnect/provider/object"
 	"github.com/k8sconnect/k8sconnect/provider/objectdata"
 	"github.com/k8sconnect/k8sconnect/provider/patch"
@@ -35,6 +36,7 @@ type k8sconnectProvider struct {
 	version string
 	clients *connection.Cache
 	numbers dynamicvalue.Options
+	pulumi  *pulumihost.Host // nil under Terraform and OpenTofu
 }
 
 type providerModel struct {
@@ -50,14 +52,19 @@ func New(version string) func() fwprovider.Provider {
 	}
 }
 
+// PulumiOptions is what the Pulumi bridge tells the provider about the engine
+// (see package pulumihost).
+type PulumiOptions = pulumihost.Options
+
 // NewForPulumi is New for the Pulumi bridge. Pulumi holds numbers as float64,
 // so dynamic outputs read from the cluster (a wait's status, the object data
 // source's object) carry integers beyond ±(2^53-1) as strings of their digits
-// instead of rounding them (dynamicvalue.Options).
-func NewForPulumi(version string) func() fwprovider.Provider {
+// instead of rounding them (dynamicvalue.Options); and every resource and
+// data source speaks Pulumi's terms (pulumihost).
+func NewForPulumi(version string, opts PulumiOptions) func() fwprovider.Provider {
 	return func() fwprovider.Provider {
 		return &k8sconnectProvider{version: version, clients: connection.NewCache(),
-			numbers: dynamicvalue.Options{UnsafeIntegersAsStrings: true}}
+			numbers: dynamicvalue.Options{UnsafeIntegersAsStrings: true}, pulumi: pulumihost.New(opts)}
 	}
 }
 
@@ -97,14 +104,28 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req fwprovider.Confi
 		return
 	}
 	resp.Diagnostics.Append(p.clients.SetDefault(ctx, cfg.ClusterConnection)...)
-	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers}
+	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers, Status: p.pulumi.Status}
 	resp.ResourceData, resp.DataSourceData = data, data
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{object.New, patch.New, wait.New}
+	all := []func() resource.Resource{object.New, patch.New, wait.New}
+	if p.pulumi == nil {
+		return all
+	}
+	for i, newResource := range all {
+		all[i] = func() resource.Resource { return p.pulumi.Resource(newResource()) }
+	}
+	return all
 }
 
 func (p *k8sconnectProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{objectdata.New, yamlsplit.New, yamlscoped.New}
+	all := []func() datasource.DataSource{objectdata.New, yamlsplit.New, yamlscoped.New}
+	if p.pulumi == nil {
+		return all
+	}
+	for i, newDataSource := range all {
+		all[i] = func() datasource.DataSource { return p.pulumi.DataSource(newDataSource()) }
+	}
+	return all
 }

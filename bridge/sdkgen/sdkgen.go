@@ -1,13 +1,17 @@
-// Package sdkgen generates the Pulumi schema and the Node, Python and Go SDKs
-// in-process.
+// Package sdkgen generates the Pulumi schema and the Node, Python, Go and Java
+// SDKs in-process.
 //
 // pulumi-tfgen-k8sconnect can write the schema, but its SDK subcommands run
 // `pulumi package gen-sdk`, which asks a language host plugin of the CLI's own
 // version to do the work, and the toolchain's Node, Python and Go hosts are
 // older (v3.66.0, the last release whose module holds them). The hosts only
 // bind the schema and call pulumi's codegen packages, so this package does the
-// same directly, with the codegen of the CLI's version: the bridge's schema generation (with its provider checks),
-// schema.BindSpec, then codegen/{nodejs,python,go}.GeneratePackage.
+// same directly, with the codegen of the CLI's version: the bridge's schema
+// generation (with its provider checks), schema.BindSpec, then
+// codegen/{nodejs,python,go}.GeneratePackage, and for Java pulumi-java's
+// codegen package, from the pulumi-java release that pulumi-terraform-bridge
+// itself requires (so the versions agree by construction; tools/pulumi-java
+// builds the Java language host from the same release).
 package sdkgen
 
 import (
@@ -22,6 +26,7 @@ import (
 	"sort"
 	"strings"
 
+	javagen "github.com/pulumi/pulumi-java/pkg/codegen/java"
 	pftfgen "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfgen"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfgen/schemafilter"
 	"github.com/pulumi/pulumi-terraform-bridge/v3/unstable/metadata"
@@ -55,6 +60,7 @@ var outputs = []outputDir{
 			strings.Contains("/"+rel+"/", "/__pycache__/")
 	}},
 	{dir: "sdk/go/" + bridge.Name, keep: keepFirst()},
+	{dir: "sdk/java", keep: keepFirst("target")},
 }
 
 // Generated schema files; schema/schema.go beside them is hand-written.
@@ -108,7 +114,7 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 		schemaFile:   schemaJSON,
 		metadataFile: (*metadata.Data)(info.MetadataInfo.Data).MarshalIndent(),
 	}
-	for _, lang := range []string{"nodejs", "python", "go"} {
+	for _, lang := range []string{"nodejs", "python", "go", "java"} {
 		sdk, err := generateSDK(schemaJSON, lang)
 		if err != nil {
 			return nil, fmt.Errorf("generate %s SDK: %w", lang, err)
@@ -143,6 +149,18 @@ func generateSDK(schemaJSON []byte, lang string) (map[string][]byte, error) {
 		return nil, err
 	}
 	spec.Version = bridge.Version
+	if lang == "java" {
+		// As the Java language host does before binding: Java folds types
+		// whose names differ only in case into one class.
+		deduped, diags, err := javagen.DeduplicateTypes(&spec)
+		if err != nil {
+			return nil, err
+		}
+		if diags.HasErrors() {
+			return nil, diags
+		}
+		spec = *deduped
+	}
 
 	// The package references no other package, so the loader is never asked to
 	// load a plugin; it only has to exist.
@@ -169,6 +187,16 @@ func generateSDK(schemaJSON []byte, lang string) (map[string][]byte, error) {
 		return files, nil
 	case "go":
 		return gogen.GeneratePackage(tool, pkg, nil)
+	case "java":
+		// The schema says buildFiles "none": the codegen writes the sources and
+		// version.txt, and the Maven build is ours (bridge.JavaPOM).
+		files, err := javagen.GeneratePackage(tool, pkg, nil, nil, false, false)
+		if err != nil {
+			return nil, err
+		}
+		files["pom.xml"] = []byte(bridge.JavaPOM())
+		files[bridge.JavaResourceDir()+"/plugin.json"] = bridge.JavaPluginJSON()
+		return files, nil
 	}
 	return nil, fmt.Errorf("unknown language %q", lang)
 }

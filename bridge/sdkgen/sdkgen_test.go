@@ -2,10 +2,14 @@ package sdkgen
 
 import (
 	"context"
+	"encoding/xml"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k8sconnect/k8sconnect/bridge"
 )
 
 // TestGeneratedFilesAreCurrent regenerates the schema and the SDKs into a
@@ -49,5 +53,65 @@ func TestGoSDKBuilds(t *testing.T) {
 	cmd.Dir = filepath.Join("..", "..", "sdk", "go")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./... in sdk/go: %v\n%s", err, out)
+	}
+}
+
+// pom is what TestJavaExampleTakesThisSDK reads of a pom.xml.
+type pom struct {
+	GroupID    string `xml:"groupId"`
+	ArtifactID string `xml:"artifactId"`
+	Version    string `xml:"version"`
+	Properties struct {
+		SDKVersion string `xml:"k8sconnect.version"`
+	} `xml:"properties"`
+	Dependencies []struct {
+		GroupID    string `xml:"groupId"`
+		ArtifactID string `xml:"artifactId"`
+		Version    string `xml:"version"`
+	} `xml:"dependencies>dependency"`
+}
+
+func readPOM(t *testing.T, path string) pom {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p pom
+	if err := xml.Unmarshal(data, &p); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return p
+}
+
+// dependency is the version at which p requires group:artifact, or "".
+func (p pom) dependency(group, artifact string) string {
+	for _, d := range p.Dependencies {
+		if d.GroupID == group && d.ArtifactID == artifact {
+			return d.Version
+		}
+	}
+	return ""
+}
+
+// TestJavaExampleTakesThisSDK: examples/pulumi-java takes the Java SDK by
+// version from the local Maven repository, where an SDK of an older version
+// may still be installed. The example must ask for the version sdk/java
+// builds (the provider's), and for the Java runtime the SDK is built against.
+func TestJavaExampleTakesThisSDK(t *testing.T) {
+	sdk := readPOM(t, filepath.Join("..", "..", "sdk", "java", "pom.xml"))
+	example := readPOM(t, filepath.Join("..", "..", "examples", "pulumi-java", "pom.xml"))
+	if sdk.GroupID != bridge.JavaGroupID || sdk.ArtifactID != bridge.JavaArtifactID || sdk.Version != bridge.Version {
+		t.Fatalf("sdk/java/pom.xml builds %s:%s:%s, want %s:%s:%s (run make generate)",
+			sdk.GroupID, sdk.ArtifactID, sdk.Version, bridge.JavaGroupID, bridge.JavaArtifactID, bridge.Version)
+	}
+	if got := example.dependency(bridge.JavaGroupID, bridge.JavaArtifactID); got != "${k8sconnect.version}" || example.Properties.SDKVersion != bridge.Version {
+		t.Errorf("examples/pulumi-java/pom.xml takes the SDK at %s (k8sconnect.version %q), want ${k8sconnect.version} = %s",
+			got, example.Properties.SDKVersion, bridge.Version)
+	}
+	runtime := sdk.dependency("com.pulumi", "pulumi")
+	if runtime == "" || example.dependency("com.pulumi", "pulumi") != runtime {
+		t.Errorf("examples/pulumi-java/pom.xml takes com.pulumi:pulumi %s, the SDK is built against %q",
+			example.dependency("com.pulumi", "pulumi"), runtime)
 	}
 }

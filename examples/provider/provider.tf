@@ -6,7 +6,13 @@ terraform {
   }
 }
 
-# The provider block takes no required settings: each resource names its own
-# cluster_connection, so one configuration can manage several clusters,
-# including one it creates in the same run.
-provider "k8sconnect" {}
+# The default connection of every resource and data source that sets none.
+# Provider configuration never reaches state, and the kubeconfig file is read
+# each time the provider connects, so a rotated token in it changes no plan.
+# A resource may carry its own cluster_connection instead, e.g. for a cluster
+# this configuration creates (see the bootstrapping guide).
+provider "k8sconnect" {
+  cluster_connection = {
+    kubeconfig_file = "~/.kube/config"
+  }
+}

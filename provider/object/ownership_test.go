@@ -100,7 +100,7 @@ func TestAccOwnership_driftRevertAndPersistentConflict(t *testing.T) {
 		"spec.replicas reverted from horizontal-pod-autoscaler on 2 consecutive applies")
 }
 
-// ADR-021 scenario 1: a co-owner applying the same value is not a change.
+// ADR 0008 (value-based): a co-owner applying the same value is not a change.
 func TestAccOwnership_sameValueCoOwnerIsSilent(t *testing.T) {
 	t.Parallel()
 	ns, name, conn := acctest.Namespace(t), acctest.Name("web"), acctest.Connection(t)

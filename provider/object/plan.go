@@ -88,10 +88,16 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating {
 		prev, d := resourceref.FromObject(ctx, state.ResourceRef)
 		resp.Diagnostics.Append(d...)
-		if identityChanged(prev.Identity(), id, namespace) {
+		prevID := prev.Identity()
+		if _, moving := pendingMove(ctx, req.Private); moving && prevID.Namespace == "" {
+			// A moved state that did not record the namespace: the same
+			// object, in the namespace its kind's scope gives it.
+			prevID.Namespace = namespace.ValueString()
+		}
+		if identityChanged(prevID, id, namespace) {
 			// Terraform plans the replacement again as a create.
 			resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
-			resp.Diagnostics.AddWarning("The object will be replaced", replacementWarning(prev.Identity(), id, "its identity changed"))
+			resp.Diagnostics.AddWarning("The object will be replaced", replacementWarning(prevID, id, "its identity changed"))
 			return
 		}
 	}
@@ -207,12 +213,16 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
 			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
 	}
-	if creating || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
+	mv, moving := pendingMove(ctx, req.Private)
+	if creating || moving || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	} else {
 		plan.FieldOwnership = state.FieldOwnership
 	}
-	if !creating && onlyConnectionChanged(ctx, plan, state) {
+	if !creating && moving && live != nil {
+		resp.Diagnostics.AddWarning("Taking over an object moved from another provider", moveWarning(id, live, mv))
+	}
+	if !creating && !moving && onlyConnectionChanged(ctx, plan, state) {
 		resp.Diagnostics.AddWarning("Only the connection changed",
 			fmt.Sprintf("Only cluster_connection changed for %s (a rotated token or certificate, say). The update "+
 				"sends nothing to the cluster. It is planned because this resource's own configuration holds the "+

@@ -30,6 +30,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 )
 
 var (
@@ -183,7 +184,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !onlyConnectionChanged(ctx, plan, prior) || !r.readOwnership(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics) {
+	if _, moving := pendingMove(ctx, req.Private); moving || !onlyConnectionChanged(ctx, plan, prior) || !r.readOwnership(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics) {
 		r.applyAndRecord(ctx, &plan, &prior, resp.Private, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
@@ -204,11 +205,27 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
 	resp.Diagnostics.Append(diags...)
+	_, moving := pendingMove(ctx, req.Private)
+	if moving && state.ClusterConnection.IsNull() && (r.clients == nil || !r.clients.HasDefault()) {
+		// Moved from a provider whose connection was its own: the plan
+		// reads the object through this configuration's connection.
+		markRefreshSkipped(ctx, resp.Private, true)
+		return
+	}
 	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	id := ref.Identity()
+	if moving && id.Namespace == "" {
+		// The moved state did not say; the kind's scope does.
+		if mapping, err := c.Mapping(id.GVK()); err == nil {
+			id.Namespace = scope.Namespace(mapping, "")
+			state.ResourceRef, diags = resourceref.Value(ctx, id, types.StringValue(id.Namespace), state.ClusterConnection)
+			resp.Diagnostics.Append(diags...)
+			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("resource_ref"), state.ResourceRef)...)
+		}
+	}
 	keep := func(err error) {
 		resp.Diagnostics.AddWarning("Could not refresh "+id.String()+"; state kept as it was",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
@@ -303,11 +320,27 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
 	resp.Diagnostics.Append(diags...)
+	_, moving := pendingMove(ctx, req.Private)
+	if moving && state.ClusterConnection.IsNull() && (r.clients == nil || !r.clients.HasDefault()) {
+		// Moved from a provider whose connection was its own: the plan
+		// reads the object through this configuration's connection.
+		markRefreshSkipped(ctx, resp.Private, true)
+		return
+	}
 	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	id := ref.Identity()
+	if moving && id.Namespace == "" {
+		// The moved state did not say; the kind's scope does.
+		if mapping, err := c.Mapping(id.GVK()); err == nil {
+			id.Namespace = scope.Namespace(mapping, "")
+			state.ResourceRef, diags = resourceref.Value(ctx, id, types.StringValue(id.Namespace), state.ClusterConnection)
+			resp.Diagnostics.Append(diags...)
+			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("resource_ref"), state.ResourceRef)...)
+		}
+	}
 	if state.DeleteProtection.ValueBool() {
 		resp.Diagnostics.AddError("Delete protection is on",
 			fmt.Sprintf("%s has delete_protection = true. Set it to false and apply, then destroy (or replace) it.", id))

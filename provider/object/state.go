@@ -58,7 +58,7 @@ func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnost
 
 // applyAndRecord applies plan's object and fills the computed attributes from
 // what the server stored. prior is the state before an update, nil on create.
-func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, private privatestate.Writer, diags *diag.Diagnostics) {
+func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, private privatestate.ReadWriter, diags *diag.Diagnostics) {
 	desired, ignore := desiredFromConfig(ctx, *plan, diags)
 	if diags.HasError() {
 		return
@@ -103,6 +103,18 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	case err != nil:
 		diags.AddError("Apply failed", err.Error())
 		return
+	}
+	if mv, moving := pendingMove(ctx, private); moving {
+		// An object re-created after the move (it was deleted meanwhile)
+		// has no old manager to hand over from.
+		if prior != nil && !plan.UID.IsUnknown() {
+			if applied, err = takeOver(ctx, c, applied, mv.Managers); err != nil {
+				diags.AddError("Applied, but the fields of the provider it was moved from were not handed over",
+					fmt.Sprintf("%s: %v. The next apply tries again.", ident, err))
+				return
+			}
+		}
+		diags.Append(private.SetKey(ctx, privateMovedFrom, nil)...)
 	}
 	obs, err := observe(applied, nil, ignore, red)
 	if err != nil {

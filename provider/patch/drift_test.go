@@ -8,7 +8,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
-// Scenario 5 (and ADR-021 through a patch): a controller keeps writing a patched
+// Scenario 5 (and ADR 0008 through a patch): a controller keeps writing a patched
 // field; the next plan shows the drift, naming the controller, and apply
 // re-applies the patch.
 func TestAccPatch_driftNamesTheController(t *testing.T) {

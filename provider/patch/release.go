@@ -23,7 +23,7 @@ import (
 // release removes manager's entries from the target's managedFields. Applying
 // an empty configuration instead would make the server delete every field only
 // we own; editing managedFields directly hands them back with their values, so
-// whoever manages the object next can claim them (ADR-014: release, not revert).
+// whoever manages the object next can claim them (ADR 0006: release, not revert).
 func release(ctx context.Context, c *connection.Client, target manifest.Identity, manager string, fields map[string]string) error {
 	mapping, err := c.Mapping(target.GVK())
 	if meta.IsNoMatchError(err) {

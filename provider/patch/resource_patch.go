@@ -1,4 +1,4 @@
-// Package patch is the k8sconnect_patch resource (ADR-014): surgical changes to
+// Package patch is the k8sconnect_patch resource (ADR 0006): surgical changes to
 // objects this configuration does not own, such as a cloud provider's aws-node
 // DaemonSet, an operator's objects or a Helm release.
 //

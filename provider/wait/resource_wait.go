@@ -1,4 +1,4 @@
-// Package wait is the k8sconnect_wait resource (ADR-016): it waits for an
+// Package wait is the k8sconnect_wait resource (ADR 0007): it waits for an
 // object that k8sconnect_object created to reach a state, so that resources
 // which depend on it start only then.
 //
@@ -55,6 +55,7 @@ const privateUID = "waited_uid"
 type Resource struct {
 	clients *connection.Cache
 	numbers dynamicvalue.Options
+	status  func(ctx context.Context, msg string) // where progress shows besides the log
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -159,7 +160,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.numbers = data.Clients, data.Numbers
+		r.clients, r.numbers, r.status = data.Clients, data.Numbers, data.Status
 	}
 }
 
@@ -371,7 +372,11 @@ func (r *Resource) await(ctx context.Context, c *connection.Client, id manifest.
 	res, err := waiting.Until(ctx, c.Resource(mapping, namespaceFor(mapping, id)), id.Name, spec.Evaluate, waiting.Options{
 		Timeout: time.Until(deadline),
 		Progress: func(st waiting.State, _ time.Duration) {
-			tflog.Info(ctx, progressLine(id.Name, st, time.Since(start)), fields)
+			line := progressLine(id.Name, st, time.Since(start))
+			tflog.Info(ctx, line, fields)
+			if r.status != nil {
+				r.status(ctx, line)
+			}
 		},
 	})
 	if err == nil {

@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/k8sconnect/k8sconnect/internal/testing/otherproviders"
 	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
@@ -20,9 +23,10 @@ import (
 // provider binary installed through dev_overrides. terraform-plugin-testing
 // cannot see warnings; tests of plan-time messages use this instead.
 type Workdir struct {
-	t   testing.TB
-	dir string
-	env []string
+	overrides map[string]string // provider source (namespace/type) -> directory of its binary
+	t         testing.TB
+	dir       string
+	env       []string
 }
 
 // Diagnostic is one warning or error the engine printed.
@@ -111,6 +115,7 @@ func removeProviderBinary() {
 	if providerBinDir != "" {
 		_ = os.RemoveAll(providerBinDir)
 	}
+	otherproviders.Remove()
 }
 
 func providerBinary() (string, error) {
@@ -145,19 +150,63 @@ func NewWorkdir(t testing.TB) *Workdir {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	cliConfig := filepath.Join(dir, ".cli.tfrc")
-	rc := fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/k8sconnect/k8sconnect" = %[1]q
-    "registry.opentofu.org/k8sconnect/k8sconnect" = %[1]q
-  }
-  direct {}
+	w := &Workdir{t: t, dir: dir, overrides: map[string]string{"k8sconnect/k8sconnect": bin}}
+	w.writeCLIConfig()
+	w.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(dir, ".cli.tfrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return w
 }
-`, bin)
-	if err := os.WriteFile(cliConfig, []byte(rc), 0o600); err != nil {
-		t.Fatal(err)
+
+// writeCLIConfig points the engine at the providers built here (dev_overrides,
+// under both registries' host names) and at nothing else.
+func (w *Workdir) writeCLIConfig() {
+	w.t.Helper()
+	var rc strings.Builder
+	rc.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, source := range slices.Sorted(maps.Keys(w.overrides)) {
+		for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+			fmt.Fprintf(&rc, "    %q = %q\n", host+"/"+source, w.overrides[source])
+		}
 	}
-	return &Workdir{t: t, dir: dir, env: append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")}
+	rc.WriteString("  }\n  direct {}\n}\n")
+	if err := os.WriteFile(filepath.Join(w.dir, ".cli.tfrc"), []byte(rc.String()), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// UseStandIn lets this directory's state name another provider (see package
+// otherproviders): the engine starts the stand-in for it.
+func (w *Workdir) UseStandIn(src otherproviders.Source) {
+	w.t.Helper()
+	dir, err := otherproviders.Build(src)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.overrides[src.Address[strings.Index(src.Address, "/")+1:]] = dir
+	w.writeCLIConfig()
+}
+
+// WriteState writes a terraform.tfstate (format version 4) holding one
+// resource instance, as the provider at address would have recorded it.
+func (w *Workdir) WriteState(address, resourceType, name string, schemaVersion int64, attributes map[string]any) {
+	w.t.Helper()
+	state := map[string]any{
+		"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "00000000-0000-4000-8000-" + fmt.Sprintf("%012d", len(name)),
+		"outputs": map[string]any{},
+		"resources": []any{map[string]any{
+			"mode": "managed", "type": resourceType, "name": name,
+			"provider": fmt.Sprintf("provider[%q]", address),
+			"instances": []any{map[string]any{
+				"schema_version": schemaVersion, "attributes": attributes, "sensitive_attributes": []any{},
+			}},
+		}},
+	}
+	b, err := json.MarshalIndent(state, "", "  ")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "terraform.tfstate"), b, 0o600); err != nil {
+		w.t.Fatal(err)
+	}
 }
 
 // Write replaces main.tf. The provider requirement is added for you.

@@ -1,6 +1,6 @@
 // Package toolchain pins the binaries the project's tests and demos run: the
 // control plane of the embedded cluster (kube-apiserver, kube-controller-manager,
-// kube-scheduler, etcd, kwok), the pulumi CLI with its YAML language host, and
+// kube-scheduler, etcd, kwok), the pulumi CLI with its language hosts, and
 // OpenTofu. Each is built from a small Go module under tools/<dir> of this
 // repository (see the table below) and kept in a per-machine cache, so a fresh
 // clone on the same machine reuses what an earlier clone built:
@@ -9,14 +9,14 @@
 //	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
 //	  <name>-<version>/<binary>
 //
-// The pulumi CLI and its language hosts (YAML; Node.js, Python and Go) share
-// one directory, pulumi-<version>+yaml-<version>+hosts-<version>, laid out as a
-// pulumi release is: the CLI looks for its bundled language hosts next to its
-// own executable before the plugins in PULUMI_HOME, so running Path("pulumi")
-// is enough, for every PULUMI_HOME, with nothing to install per stack. That
-// directory is also the one to put on PATH if a caller prefers (the CLI warns
-// "using pulumi-language-X from $PATH" only when the host found on PATH is
-// not the one beside it). PulumiTools lists them.
+// The pulumi CLI and its language hosts (YAML, Java; Node.js, Python and Go)
+// share one directory, pulumi-<version>+yaml-<version>+hosts-<version>, laid
+// out as a pulumi release is: the CLI looks for its bundled language hosts
+// next to its own executable before the plugins in PULUMI_HOME, so running
+// Path("pulumi") is enough, for every PULUMI_HOME, with nothing to install
+// per stack. That directory is also the one to put on PATH if a caller
+// prefers (the CLI warns "using pulumi-language-X from $PATH" only when the
+// host found on PATH is not the one beside it). PulumiTools lists them.
 //
 // terraform is not built (its module cannot be built from the module proxy):
 // Path("terraform") returns $K8SCONNECT_TERRAFORM or the terraform on PATH.
@@ -91,10 +91,12 @@ const (
 	pulumiHostsVersion = "v3.66.0"
 	pulumiDir          = "pulumi-" + pulumiVersion + "+yaml-" + pulumiYAMLVersion + "+hosts-" + pulumiHostsVersion
 	pulumiSDK          = "github.com/pulumi/pulumi/sdk/v3"
+	pulumiJavaVersion  = "v1.34.0"
 )
 
 // PulumiTools are the pulumi CLI and the language hosts it runs programs with.
-var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"}
+var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-java",
+	"pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"}
 
 // tools is the one table of pinned binaries. The version must match what
 // tools/<toolsDir>/go.mod requires (Ensure checks).
@@ -131,6 +133,15 @@ var tools = []tool{
 	{name: "pulumi-language-go", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
 		pkg: pulumiSDK + "/go/pulumi-language-go", dir: pulumiDir,
 		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
+		env:     []string{"GONOSUMDB=github.com/pulumi"}},
+	// The Java language host, next to the CLI so that the CLI finds it as a
+	// bundled host. github.com/pulumi/pulumi-java at the release whose codegen
+	// writes sdk/java (the bridge module requires it through
+	// pulumi-terraform-bridge). The shared directory's name does not carry
+	// this version: a new one is built where the old binary is removed.
+	{name: "pulumi-language-java", version: pulumiJavaVersion, toolsDir: "pulumi-java", module: "github.com/pulumi/pulumi-java",
+		pkg: "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java", dir: pulumiDir,
+		ldflags: []string{"-X", "github.com/pulumi/pulumi-java/pkg/version.Version=" + pulumiJavaVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
 	{name: "tofu", version: "v1.12.6", toolsDir: "opentofu", module: "github.com/opentofu/opentofu",
 		pkg: "github.com/opentofu/opentofu/cmd/tofu",

@@ -16,7 +16,7 @@ func pathStrings(ps []objectpath.Path) []string {
 	return out
 }
 
-// The aws-node patch of ADR-014: proxy settings added to one container of a
+// The aws-node patch of ADR 0006: proxy settings added to one container of a
 // DaemonSet someone else manages.
 func TestPathsAWSNodeEnv(t *testing.T) {
 	ps, err := Paths(obj(t, `

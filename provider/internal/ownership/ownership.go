@@ -1,5 +1,5 @@
 // Package ownership classifies what a plan does to the ownership of each field
-// (ADR-021) and turns the result into at most one message per kind of conflict
+// (ADR 0008) and turns the result into at most one message per kind of conflict
 // per resource. k8sconnect_object and k8sconnect_patch both use it, so the same
 // situation always reads the same way.
 //
@@ -11,7 +11,7 @@
 //	external  its live value differs from the value we recorded (value-based:
 //	          a co-owner who applied the same value is not a change)
 //
-// which make the 16 rows of ADR-021's table.
+// which make the 16 rows of ADR 0008's table.
 package ownership
 
 import "fmt"
@@ -21,7 +21,7 @@ type Transition struct {
 	Prev, Now, Config, External bool
 }
 
-// Row is the transition's row in ADR-021's table: prev, now, config and external
+// Row is the transition's row in ADR 0008's table: prev, now, config and external
 // as the bits 8, 4, 2 and 1.
 func (t Transition) Row() int {
 	r := 0

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// All 16 rows of ADR-021's table.
+// All 16 rows of ADR 0008's table.
 func TestClassifyEveryRow(t *testing.T) {
 	want := map[int]Kind{
 		0: Silent, 1: Silent, 2: Silent, 3: Silent,

@@ -1,5 +1,5 @@
 // Package privatestate keeps what resources remember between operations without
-// showing it in the schema (ADR-006): the fields we owned at our last apply and
+// showing it in the schema (ADR 0004): the fields we owned at our last apply and
 // their values, and how often a field was reverted from the same manager.
 package privatestate
 
@@ -22,7 +22,7 @@ const (
 	OwnedFields = "owned_fields"
 	// AppliedProjection: our fields' values at our last apply. A refresh
 	// overwrites the projection in state with live values, so this is what
-	// "external changed" is measured against (ADR-021 option A).
+	// "external changed" is measured against (ADR 0008: value-based).
 	AppliedProjection = "applied_projection"
 	// RevertStreaks: consecutive applies that reverted a field from the same manager.
 	RevertStreaks = "revert_streaks"

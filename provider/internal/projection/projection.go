@@ -1,4 +1,4 @@
-// Package projection computes the managed state projection (ADR-006): the
+// Package projection computes the managed state projection (ADR 0004): the
 // values of only the fields k8sconnect owns, as the server stores them. Drift is
 // judged on this projection, so a label someone else adds, a default the server
 // fills in, or a field an HPA owns never shows up as a diff, while a change to a

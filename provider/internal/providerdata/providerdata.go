@@ -3,6 +3,7 @@
 package providerdata
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,6 +20,9 @@ type Data struct {
 	// Numbers says how dynamic outputs carry numbers (exact integers as
 	// strings under Pulumi).
 	Numbers dynamicvalue.Options
+	// Status shows a progress line where the engine shows progress: Pulumi's
+	// status display. A no-op under Terraform, whose users read the log.
+	Status func(ctx context.Context, msg string)
 }
 
 // Receive is every resource's and data source's Configure: it returns the

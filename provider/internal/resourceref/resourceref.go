@@ -1,4 +1,4 @@
-// Package resourceref is the resource_ref value (ADR-016): an object's identity plus
+// Package resourceref is the resource_ref value (ADR 0007): an object's identity plus
 // the connection to reach it. k8sconnect_object computes it; k8sconnect_wait takes
 // it as input, so waiting needs no second copy of the connection in configuration.
 package resourceref

@@ -34,7 +34,7 @@ type Options struct {
 
 // Apply server-side applies obj with force: the configuration is the user's
 // declared intent, and conflicts are explained at plan time instead of failing
-// the apply (ADR-021). Field validation is strict, so an unknown or mistyped
+// the apply (ADR 0008). Field validation is strict, so an unknown or mistyped
 // field is an error rather than silently dropped. A namespaced object without a
 // namespace goes to "default", as kubectl does; the namespace is written into
 // obj so callers record it.

@@ -4,7 +4,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
 
-// StatusValue is what a field wait exposes (ADR-008: you get only what you wait
+// StatusValue is what a field wait exposes (ADR 0005: you get only what you wait
 // for): the object pruned to the waited path, rooted at status when the path
 // starts there, so `status.loadBalancer.ingress[0].hostname` reads back as
 // status.loadBalancer.ingress[0].hostname in configuration. A path outside

@@ -13,19 +13,23 @@
 //
 //   - New: the CLI in the example's own directory, examples/pulumi-<language>.
 //     Its stack config file (Pulumi.<stack>.yaml, git-ignored) is removed
-//     when the test ends.
-//   - NewScenario: the CLI in a temporary project directory that links to the
-//     example's files and whose Pulumi.yaml names the scenario as its main
-//     program (TypeScript and Python). Go's scenarios are functions of one
-//     package, not main packages, so they run through the Automation API.
+//     when the test ends. Java runs in a temporary project directory that
+//     links to the example's files, so that Maven's target/ lands there.
+//   - NewScenario: the CLI in such a linked project directory, whose
+//     Pulumi.yaml names the scenario as its main program (TypeScript and
+//     Python) or whose .mvn/maven.config names its main class (Java). Go's
+//     scenarios are functions of one package, not main packages, so they run
+//     through the Automation API.
 //   - NewAutomation: the Automation API, which users call too: a driver in
 //     tools/pulumi-automation runs the program unchanged as an inline program.
 //   - NewYAMLProgram: the CLI on a YAML program the test writes.
 //
 // Preparing a language the first time builds what it needs: the Node SDK (tsc)
 // and the example's node_modules; a virtualenv at examples/pulumi-python/.venv;
-// the Go driver. Preparation is skipped while its inputs are unchanged (stamps
-// in .work/pulumi) and serialized across test processes with file locks.
+// sdk/java installed into the Maven repository the Java tests share (see
+// prepareJava); the Go driver. Preparation is skipped while its inputs are
+// unchanged (stamps in .work/pulumi) and serialized across test processes with
+// file locks.
 //
 // The Python host of the toolchain (see package toolchain) does not read the
 // project's runtime options, so Python stacks run with that virtualenv
@@ -33,8 +37,8 @@
 // does by itself from `virtualenv: .venv`.
 //
 // Environ gives tests that run pulumi on programs of their own the same
-// environment. The tests need go, node/npm and python3 on PATH, and npm and
-// PyPI reachable the first time.
+// environment. The tests need go, node/npm, python3, java and mvn on PATH, and
+// npm, PyPI and Maven Central reachable the first time.
 package pulumitest
 
 import (
@@ -65,10 +69,11 @@ const (
 	Go         Language = "go"
 	TypeScript Language = "typescript"
 	Python     Language = "python"
+	Java       Language = "java"
 )
 
 // Languages lists every example language.
-var Languages = []Language{YAML, Go, TypeScript, Python}
+var Languages = []Language{YAML, Go, TypeScript, Python, Java}
 
 // Operation is one pulumi operation.
 type Operation string
@@ -124,15 +129,12 @@ type Stack struct {
 }
 
 // New prepares lang (once per test binary) and returns a new, empty stack of
-// its example's main program, run by the CLI in the example's own directory,
-// with the plugin installed. If the test ends with resources still deployed, a
-// destroy runs in Cleanup.
+// its example's main program, run by the CLI in the example's own directory
+// (Java: see the package doc), with the plugin installed. If the test ends
+// with resources still deployed, a destroy runs in Cleanup.
 func New(t testing.TB, lang Language) *Stack {
 	t.Helper()
-	s := newStack(t, lang, "", true)
-	s.project = s.example
-	s.initCLIStack()
-	return s
+	return newCLIStack(t, lang, "", true)
 }
 
 // NewWithoutPlugin is New with nothing installed in the stack's PULUMI_HOME
@@ -140,15 +142,13 @@ func New(t testing.TB, lang Language) *Stack {
 // installed the SDK: InstallPlugin installs the plugin.
 func NewWithoutPlugin(t testing.TB, lang Language) *Stack {
 	t.Helper()
-	s := newStack(t, lang, "", false)
-	s.project = s.example
-	s.initCLIStack()
-	return s
+	return newCLIStack(t, lang, "", false)
 }
 
 // NewScenario is New for one of the example's scenario programs, which live
 // beside the main program: examples/pulumi-typescript/scenarios/<name>.ts,
-// examples/pulumi-python/scenarios/<name>.py and, through the Automation API
+// examples/pulumi-python/scenarios/<name>.py, the Java main class
+// com.k8sconnect.examples.scenarios.<name> and, through the Automation API
 // (see the package doc), examples/pulumi-go/scenarios (registered by name in
 // scenarios.Programs). They share the main program's project name, so the same
 // config keys reach them. A YAML program of a test's own is written by the
@@ -161,8 +161,26 @@ func NewScenario(t testing.TB, lang Language, scenario string) *Stack {
 	case Go:
 		return NewAutomation(t, lang, scenario)
 	}
-	s := newStack(t, lang, scenario, true)
-	s.linkProject(t)
+	return newCLIStack(t, lang, scenario, true)
+}
+
+// newCLIStack is a stack that the CLI runs, initialized in its project
+// directory.
+func newCLIStack(t testing.TB, lang Language, scenario string, withPlugin bool) *Stack {
+	t.Helper()
+	s := newStack(t, lang, scenario, withPlugin)
+	switch {
+	case lang == Java:
+		s.linkProject(t, "")
+		if scenario != "" {
+			s.selectJavaMainClass(t, scenario)
+		}
+	case scenario != "":
+		ext := map[Language]string{TypeScript: ".ts", Python: ".py"}[lang]
+		s.linkProject(t, "scenarios/"+scenario+ext)
+	default:
+		s.project = s.example
+	}
 	s.initCLIStack()
 	return s
 }
@@ -214,6 +232,8 @@ func newStack(t testing.TB, lang Language, scenario string, withPlugin bool) *St
 	}
 	switch lang {
 	case YAML, Go:
+	case Java:
+		s.env = append(s.env, prepareJava(t, repo)...)
 	case TypeScript:
 		prepareTypeScript(t, repo)
 	case Python:
@@ -243,7 +263,7 @@ func (s *Stack) repo() string {
 	return repo
 }
 
-// initCLIStack creates the stack in the project directory.
+// initCLIStack creates the stack in its project directory.
 func (s *Stack) initCLIStack() {
 	s.t.Helper()
 	if out, err := execIn(s.project, s.env, "pulumi", "stack", "init", s.name, "--non-interactive"); err != nil {
@@ -251,16 +271,13 @@ func (s *Stack) initCLIStack() {
 	}
 }
 
-// linkProject makes the project directory of a scenario: links to every file
-// of the example (node_modules and the virtualenv included) and a Pulumi.yaml
-// that is the example's plus `main:` naming the scenario's file.
-func (s *Stack) linkProject(t testing.TB) {
+// linkProject makes the stack's project directory: links to every file of the
+// example (node_modules and the virtualenv included), so the CLI runs the
+// example itself while Pulumi.<stack>.yaml (and a Java build's target/) are
+// written here. With main, its Pulumi.yaml is the example's plus `main:`
+// naming that file.
+func (s *Stack) linkProject(t testing.TB, main string) {
 	t.Helper()
-	ext := map[Language]string{TypeScript: ".ts", Python: ".py"}[s.lang]
-	main := "scenarios/" + s.scenario + ext
-	if _, err := os.Stat(filepath.Join(s.example, filepath.FromSlash(main))); err != nil {
-		t.Fatalf("pulumitest: no scenario %q: %v", s.scenario, err)
-	}
 	s.project = filepath.Join(s.dir, "project")
 	if err := os.Mkdir(s.project, 0o755); err != nil {
 		t.Fatal(err)
@@ -270,12 +287,22 @@ func (s *Stack) linkProject(t testing.TB) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "Pulumi.") && strings.HasSuffix(e.Name(), ".yaml") {
+		switch {
+		case e.Name() == "Pulumi.yaml" && main == "":
+		case strings.HasPrefix(e.Name(), "Pulumi.") && strings.HasSuffix(e.Name(), ".yaml"):
 			continue // the project file, written below, and developers' stack config
+		case e.Name() == "target" || e.Name() == ".mvn":
+			continue // a developer's own Maven build and settings
 		}
 		if err := os.Symlink(filepath.Join(s.example, e.Name()), filepath.Join(s.project, e.Name())); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if main == "" {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(s.example, filepath.FromSlash(main))); err != nil {
+		t.Fatalf("pulumitest: no scenario %q: %v", s.scenario, err)
 	}
 	project, err := os.ReadFile(filepath.Join(s.example, "Pulumi.yaml"))
 	if err != nil {
@@ -352,7 +379,7 @@ func PluginVersion(t testing.TB) string {
 func (s *Stack) Resources() (resources []string, pending int) {
 	s.t.Helper()
 	dir := s.project
-	if s.driver != nil {
+	if !s.viaCLI() {
 		dir = filepath.Join(s.dir, "workspace") // where the driver's workspace keeps Pulumi.yaml
 	}
 	out, err := execIn(dir, s.env, "pulumi", "stack", "export", "--stack", s.name)
@@ -394,14 +421,15 @@ func (s *Stack) Name() string { return s.name }
 // Flag changes how an operation runs.
 type Flag string
 
-const (
-	// RefreshFirst makes a preview or an up refresh the stack's resources from
-	// the cluster first (`--refresh`), so a change made by someone else is seen.
-	RefreshFirst Flag = "--refresh"
-	// ExpectNoChanges makes a preview or an up fail if it has any change to
-	// make (`--expect-no-changes`). CLI stacks only.
-	ExpectNoChanges Flag = "--expect-no-changes"
-)
+// RefreshFirst makes a preview or an up refresh the stack's resources from
+// the cluster first (`--refresh`), so a change made by someone else is seen.
+const RefreshFirst Flag = "--refresh"
+
+// ExpectNoChanges makes a preview fail if it plans any change: pulumi's own
+// `--expect-no-changes` under the CLI. The Automation API drivers take no
+// flags of this kind, so for them Run checks the preview's changes instead.
+// Either way the error says "no changes were expected".
+const ExpectNoChanges Flag = "--expect-no-changes"
 
 // Run sets cfg (on top of what earlier runs set) and runs op, failing the test
 // if the operation fails.
@@ -447,18 +475,33 @@ func (s *Stack) run(op Operation, cfg Config, flags []Flag) (Result, error) {
 	}
 	var res Result
 	var err error
+	expectNoChanges := false
+	var driverFlags []Flag
 	for _, f := range flags {
 		if op != Up && op != Preview {
 			return Result{}, fmt.Errorf("%s applies to up and preview, not %s", f, op)
 		}
-		if f == ExpectNoChanges && s.driver != nil {
-			return Result{}, fmt.Errorf("%s is for CLI stacks", f)
+		if f == ExpectNoChanges {
+			if op != Preview {
+				return Result{}, fmt.Errorf("%s applies to preview, not %s", f, op)
+			}
+			expectNoChanges = true
+			continue
 		}
+		driverFlags = append(driverFlags, f)
 	}
-	if s.driver != nil {
-		res, err = s.runDriver(op, cfg, flags)
-	} else {
+	if s.viaCLI() {
 		res, err = s.runCLI(op, cfg, flags)
+	} else {
+		res, err = s.runDriver(op, cfg, driverFlags)
+		if err == nil && expectNoChanges {
+			for change, n := range res.Changes {
+				if change != "same" && n > 0 {
+					// In the CLI's words, so that a test can look for one message.
+					err = fmt.Errorf("no changes were expected but changes were proposed (%v)\n%s", res.Changes, res.Log)
+				}
+			}
+		}
 	}
 	if err == nil && op == Destroy {
 		s.deployed = false
@@ -511,6 +554,30 @@ func (s *Stack) runDriver(op Operation, cfg Config, flags []Flag) (Result, error
 		return Result{Operation: op, Log: out}, fmt.Errorf("driver printed no result line (%v)\n%s", err, out)
 	}
 	return Result{Operation: op, Changes: nonNil(r.Changes), Outputs: r.Outputs, Log: out}, nil
+}
+
+// viaCLI reports whether the stack's operations run through the pulumi CLI
+// and a language host rather than an Automation API driver.
+func (s *Stack) viaCLI() bool { return s.driver == nil }
+
+// selectJavaMainClass makes a Java stack run the scenario's main class
+// instead of the quickstart: the example's pom.xml starts ${mainClass}, and
+// Maven reads the project's .mvn/maven.config before the command line (where
+// the language host names its own main class to list the plugins).
+func (s *Stack) selectJavaMainClass(t testing.TB, scenario string) {
+	t.Helper()
+	const pkg = "com.k8sconnect.examples.scenarios"
+	source := filepath.Join(s.example, "src", "main", "java", filepath.FromSlash(strings.ReplaceAll(pkg, ".", "/")), scenario+".java")
+	if _, err := os.Stat(source); err != nil {
+		t.Fatalf("pulumitest: no Java scenario %q: %v", scenario, err)
+	}
+	mvn := filepath.Join(s.project, ".mvn")
+	if err := os.Mkdir(mvn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mvn, "maven.config"), []byte("-DmainClass="+pkg+"."+scenario+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // runCLI runs one operation with the pulumi CLI in the project directory.
@@ -713,13 +780,14 @@ func (o *once) do(t testing.TB, f func() (string, error)) string {
 	return o.val
 }
 
-// CLI runs the pulumi CLI in a CLI stack's project directory with args and
-// --stack, failing the test on an error, and returns what it printed (for
-// `stack export`, `config set`, `stack output --json`, ...).
+// CLI runs the pulumi CLI in the project directory of a stack that runs
+// through the CLI with args and --stack, failing the test on an error, and
+// returns what it printed (for `stack export`, `config set`, `stack output
+// --json`, ...).
 func (s *Stack) CLI(args ...string) string {
 	s.t.Helper()
-	if s.driver != nil {
-		s.t.Fatalf("pulumitest: CLI is for stacks the CLI runs, not the Automation API")
+	if !s.viaCLI() {
+		s.t.Fatalf("pulumitest: CLI is for stacks that run through the CLI, not the Automation API")
 	}
 	out, err := execIn(s.project, s.env, "pulumi", append(args, "--stack", s.name)...)
 	if err != nil {

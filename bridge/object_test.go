@@ -253,7 +253,7 @@ func TestPulumiObject_badInputFailsPreview(t *testing.T) {
 	}
 }
 
-// delete_protection refuses `pulumi destroy` with what to do instead; the
+// deleteProtection refuses `pulumi destroy` with what to do instead; the
 // object stays until the protection is lifted.
 func TestPulumiObject_deleteProtection(t *testing.T) {
 	ns, name := acctest.Namespace(t), acctest.Name("kept")
@@ -266,7 +266,7 @@ func TestPulumiObject_deleteProtection(t *testing.T) {
 	stack := newObjectStack(t, configMap(true))
 	stack.Run(pulumitest.Up, nil)
 	res, err := stack.Try(pulumitest.Destroy, nil)
-	if err == nil || !strings.Contains(flat(res.Log), "has delete_protection = true. Set it to false and apply") {
+	if err == nil || !strings.Contains(flat(res.Log), "has deleteProtection = true. Set it to false and apply") {
 		t.Fatalf("destroy of a protected object: want the refusal, got err=%v\n%s", err, res.Log)
 	}
 	acctest.MustGet(t, objConfigMaps, ns, name)

@@ -297,7 +297,7 @@ func TestPulumiPatch_jsonPatchAndMergePatch(t *testing.T) {
 		t.Fatalf("pulumi preview with a failing test operation succeeded:\n%s", res.Log)
 	}
 	expectLog(t, res, "The API server rejected the patch", "ConfigMap "+ns+"/cfg",
-		"json_patch operation 0 (test /data/keep) failed: testing value /data/keep failed")
+		"jsonPatch operation 0 (test /data/keep) failed: testing value /data/keep failed")
 	if data := configMapData(t, ns, "cfg"); len(data) != 5 || data["b"] != "2" {
 		t.Fatalf("the failed preview changed the ConfigMap: %v", data)
 	}

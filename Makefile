@@ -10,7 +10,7 @@ DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate docs demo demo-down test test-unit lint bench
+.PHONY: all tools build cluster-up cluster-down generate docs demo demo-down demo-down-pulumi test test-unit lint bench
 
 all: build
 
@@ -45,33 +45,53 @@ generate:
 docs:
 	$(DEV) docs
 
-## demo: the quickstart on the embedded cluster, with terraform and with Pulumi YAML.
+## demo: the quickstart on the embedded cluster, with terraform and with a Pulumi program:
+## Pulumi YAML, or the SDK=typescript|python|go|java quickstart (`make demo SDK=python`).
 ## Builds only what it needs; `make demo-down` removes what it made.
 DEMO := $(WORK)/demo
+SDK  ?= yaml
 DEMO_PULUMI := PULUMI_HOME=$(DEMO)/pulumi-home PULUMI_BACKEND_URL=file://$(DEMO)/pulumi-state \
 	PULUMI_CONFIG_PASSPHRASE=demo PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+# The language host each SDK's program runs under, and what its program needs first.
+DEMO_HOST_yaml       := yaml
+DEMO_HOST_typescript := nodejs
+DEMO_HOST_python     := python
+DEMO_HOST_go         := go
+DEMO_HOST_java       := java
+DEMO_PREPARE_yaml       := true
+DEMO_PREPARE_typescript := (cd sdk/nodejs && npm ci --no-audit --no-fund --silent && node_modules/.bin/tsc) && \
+	(cd examples/pulumi-typescript && npm ci --no-audit --no-fund --silent)
+DEMO_PREPARE_python     := (cd examples/pulumi-python && python3 -m venv .venv && .venv/bin/pip install --quiet -r requirements.txt) && \
+	export VIRTUAL_ENV=$(CURDIR)/examples/pulumi-python/.venv PATH=$(CURDIR)/examples/pulumi-python/.venv/bin:$$PATH
+DEMO_PREPARE_go         := true
+DEMO_PREPARE_java       := export MAVEN_OPTS=-Dmaven.repo.local=$$(dirname $$(dirname "$$pulumi"))/maven-repository && \
+	(cd sdk/java && mvn -B -q --no-transfer-progress install)
 demo: build
+	@test -n "$(DEMO_HOST_$(SDK))" || { echo "SDK=$(SDK): use yaml, typescript, python, go or java"; exit 2; }
 	@mkdir -p $(DEMO)/pulumi-home $(DEMO)/pulumi-state $(DEMO)/terraform
 	@kubeconfig=$$($(DEV) cluster-up | tail -n 1 | sed 's/^KUBECONFIG=//'); \
-	pulumi=$$($(DEV) tools pulumi | tail -n 1 | sed 's/^pulumi=//'); \
+	pulumi=$$($(DEV) tools pulumi pulumi-language-$(DEMO_HOST_$(SDK)) | grep '^pulumi=' | sed 's/^pulumi=//'); \
 	printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/k8sconnect/k8sconnect" = "%s"\n    "registry.opentofu.org/k8sconnect/k8sconnect" = "%s"\n  }\n  direct {}\n}\n' $(CURDIR)/bin $(CURDIR)/bin > $(DEMO)/terraformrc; \
 	cp examples/terraform/quickstart/*.tf $(DEMO)/terraform/; \
 	echo "== terraform apply (examples/terraform/quickstart)"; \
 	TF_CLI_CONFIG_FILE=$(DEMO)/terraformrc CHECKPOINT_DISABLE=1 terraform -chdir=$(DEMO)/terraform apply \
 		-auto-approve -input=false -compact-warnings -var kubeconfig_path=$$kubeconfig; \
-	echo "== pulumi up (examples/pulumi-yaml)"; \
+	echo "== pulumi up (examples/pulumi-$(SDK))"; \
 	export $(DEMO_PULUMI); \
+	$(DEMO_PREPARE_$(SDK)); \
 	"$$pulumi" plugin install resource k8sconnect $(VERSION) --file $(CURDIR)/bin/pulumi-resource-k8sconnect --reinstall >/dev/null; \
-	cd examples/pulumi-yaml && { "$$pulumi" stack select demo 2>/dev/null || "$$pulumi" stack init demo >/dev/null; } && \
+	echo $(SDK) > $(DEMO)/sdk; \
+	cd examples/pulumi-$(SDK) && { "$$pulumi" stack select demo 2>/dev/null || "$$pulumi" stack init demo >/dev/null; } && \
 	"$$pulumi" config set kubeconfigPath $$kubeconfig --config-file $(DEMO)/Pulumi.demo.yaml && \
+	"$$pulumi" config set namespace k8sconnect-pulumi-$(SDK) --config-file $(DEMO)/Pulumi.demo.yaml && \
 	"$$pulumi" up --yes --skip-preview --config-file $(DEMO)/Pulumi.demo.yaml && cd $(CURDIR) && \
 	echo && echo "== what k8sconnect made" && \
 	echo "  Terraform: namespace k8sconnect-quickstart, ConfigMap greeting; state $(DEMO)/terraform/terraform.tfstate" && \
-	echo "  Pulumi:    namespace k8sconnect-pulumi, ConfigMap greeting; stack demo in $(DEMO)/pulumi-state" && \
+	echo "  Pulumi ($(SDK)): namespace k8sconnect-pulumi-$(SDK), ConfigMap greeting; stack demo in $(DEMO)/pulumi-state" && \
 	echo "  Look at them:" && \
 	echo "    export KUBECONFIG=$$kubeconfig" && \
 	echo "    kubectl get configmap greeting -n k8sconnect-quickstart -o yaml" && \
-	echo "    kubectl get configmap greeting -n k8sconnect-pulumi --show-managed-fields -o yaml" && \
+	echo "    kubectl get configmap greeting -n k8sconnect-pulumi-$(SDK) --show-managed-fields -o yaml" && \
 	echo "  Remove them and stop the cluster: make demo-down"
 
 ## demo-down: destroy what `make demo` made and stop the embedded cluster
@@ -80,11 +100,18 @@ demo-down:
 		kubeconfig=$$($(DEV) cluster-up | tail -n 1 | sed 's/^KUBECONFIG=//'); \
 		TF_CLI_CONFIG_FILE=$(DEMO)/terraformrc CHECKPOINT_DISABLE=1 terraform -chdir=$(DEMO)/terraform destroy \
 			-auto-approve -input=false -compact-warnings -var kubeconfig_path=$$kubeconfig; \
-		pulumi=$$($(DEV) tools pulumi | tail -n 1 | sed 's/^pulumi=//'); export $(DEMO_PULUMI); \
-		cd examples/pulumi-yaml && "$$pulumi" destroy --yes --stack demo --config-file $(DEMO)/Pulumi.demo.yaml; \
+		sdk=$$(cat $(DEMO)/sdk 2>/dev/null || echo yaml); \
+		$(MAKE) --no-print-directory demo-down-pulumi SDK=$$sdk; \
 	fi
 	@$(DEV) cluster-down
 	@rm -rf $(DEMO)
+
+# demo-down-pulumi destroys the Pulumi stack of `make demo SDK=...`.
+demo-down-pulumi:
+	@pulumi=$$($(DEV) tools pulumi pulumi-language-$(DEMO_HOST_$(SDK)) | grep '^pulumi=' | sed 's/^pulumi=//'); \
+	export $(DEMO_PULUMI); \
+	$(DEMO_PREPARE_$(SDK)); \
+	cd examples/pulumi-$(SDK) && "$$pulumi" destroy --yes --stack demo --config-file $(DEMO)/Pulumi.demo.yaml
 
 ## test: everything CI runs. -count=1: the Go test cache cannot see the cluster, so a
 ## cached pass would be a test that did not run

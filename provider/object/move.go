@@ -72,8 +72,8 @@ var moveSources = []moveSource{
 	{resourceType: "k8sconnect_object", providerType: "k8sconnect", notOurs: true, read: readUpstreamObject},
 }
 
-// MovableFrom names the resources a moved block may bring in, for messages and docs.
-func MovableFrom() string {
+// movableFrom names the resources a moved block may bring in, for messages and docs.
+func movableFrom() string {
 	names := make([]string, 0, len(moveSources))
 	for _, s := range moveSources {
 		names = append(names, fmt.Sprintf("%s (%s provider)", s.resourceType, s.providerType))
@@ -95,7 +95,7 @@ func (r *Resource) moveState(ctx context.Context, req resource.MoveStateRequest,
 		resp.Diagnostics.AddError("Cannot move this resource into k8sconnect_object",
 			fmt.Sprintf("k8sconnect_object takes over the state of %s; %s of %s is not one of them. Import the object "+
 				"instead: an import block with id <apiVersion>/<kind>/[<namespace>/]<name>, e.g. apps/v1/Deployment/prod/web.",
-				MovableFrom(), req.SourceTypeName, addr))
+				movableFrom(), req.SourceTypeName, addr))
 		return
 	}
 	var attrs map[string]json.RawMessage

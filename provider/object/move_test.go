@@ -292,3 +292,37 @@ func TestAccObject_moveOfDeletedObjectCreatesIt(t *testing.T) {
 	}
 	w.MustPlanNoChanges()
 }
+
+// Destroyed right after the move, before any apply: the object is deleted
+// (the user moved it into this configuration and then destroyed it), found in
+// its namespace although the moved state did not record it.
+func TestAccObject_destroyRightAfterMove(t *testing.T) {
+	conn := acctest.Connection(t)
+	name := acctest.Name("moved")
+	body := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  greeting: hello\n", name)
+	acctest.ApplyAs(t, "k8sconnect", configMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\ndata: {greeting: hello}\n", name))
+	w := acctest.NewWorkdir(t)
+	w.UseStandIn(otherproviders.Upstream)
+	w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, map[string]any{
+		"id": "0123456789ab", "yaml_body": body, "cluster": nil, "delete_protection": nil, "delete_timeout": nil,
+		"force_destroy": nil, "ignore_fields": nil, "managed_state_projection": map[string]any{},
+		"object_ref": map[string]any{"api_version": "v1", "kind": "ConfigMap", "name": name, "namespace": nil},
+	})
+	w.Write(fmt.Sprintf("provider \"k8sconnect\" {\n  %s\n}\n", conn) + moveConfig("k8sconnect_object.legacy", fmt.Sprintf("%q", body), ""))
+	for _, args := range [][]string{{"destroy", "-auto-approve", "-input=false", "-json"}, {"destroy", "-auto-approve", "-input=false", "-refresh=false", "-json"}} {
+		acctest.ApplyAs(t, "k8sconnect", configMaps, fmt.Sprintf(
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\ndata: {greeting: hello}\n", name))
+		if args[len(args)-2] == "-refresh=false" {
+			w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, map[string]any{
+				"id": "0123456789ab", "yaml_body": body, "cluster": nil, "delete_protection": nil, "delete_timeout": nil,
+				"force_destroy": nil, "ignore_fields": nil, "managed_state_projection": map[string]any{},
+				"object_ref": map[string]any{"api_version": "v1", "kind": "ConfigMap", "name": name, "namespace": nil},
+			})
+		}
+		if r := w.Run(args...); r.Err != nil {
+			t.Fatalf("%v: %v\n%s", args, r.Err, r.Output)
+		}
+		acctest.MustNotExist(t, configMaps, "default", name)
+	}
+}

@@ -320,25 +320,16 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
 	resp.Diagnostics.Append(diags...)
-	_, moving := pendingMove(ctx, req.Private)
-	if moving && state.ClusterConnection.IsNull() && (r.clients == nil || !r.clients.HasDefault()) {
-		// Moved from a provider whose connection was its own: the plan
-		// reads the object through this configuration's connection.
-		markRefreshSkipped(ctx, resp.Private, true)
-		return
-	}
 	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	id := ref.Identity()
-	if moving && id.Namespace == "" {
-		// The moved state did not say; the kind's scope does.
+	if _, moving := pendingMove(ctx, req.Private); moving && id.Namespace == "" {
+		// Destroyed right after a move whose state did not say: the kind's
+		// scope does.
 		if mapping, err := c.Mapping(id.GVK()); err == nil {
 			id.Namespace = scope.Namespace(mapping, "")
-			state.ResourceRef, diags = resourceref.Value(ctx, id, types.StringValue(id.Namespace), state.ClusterConnection)
-			resp.Diagnostics.Append(diags...)
-			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("resource_ref"), state.ResourceRef)...)
 		}
 	}
 	if state.DeleteProtection.ValueBool() {

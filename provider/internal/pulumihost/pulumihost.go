@@ -17,6 +17,7 @@ package pulumihost
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,8 +47,9 @@ type Host struct {
 	opts  Options
 	names map[string]string // Terraform name -> Pulumi name
 
-	mu   sync.Mutex
-	said map[string]bool // warnings already given
+	mu      sync.Mutex
+	said    map[string]bool // warnings already given
+	learned sync.Map        // the Go types whose schemas learn has read
 }
 
 // New returns a Host; Resource and DataSource teach it their attribute names.
@@ -157,9 +159,12 @@ func (h *Host) speak(diags *diag.Diagnostics) {
 // Resource wraps r so that its diagnostics speak Pulumi's terms. The wrapper
 // offers import and state moves exactly when r does.
 func (h *Host) Resource(r resource.Resource) resource.Resource {
-	var s resource.SchemaResponse
-	r.Schema(context.Background(), resource.SchemaRequest{}, &s)
-	h.learn(s.Schema.Attributes)
+	// The framework makes a resource for every call: read its schema once.
+	if _, seen := h.learned.LoadOrStore(fmt.Sprintf("%T", r), true); !seen {
+		var s resource.SchemaResponse
+		r.Schema(context.Background(), resource.SchemaRequest{}, &s)
+		h.learn(s.Schema.Attributes)
+	}
 	w := &wrappedResource{inner: r, host: h}
 	if _, ok := r.(resource.ResourceWithImportState); ok {
 		return &importableResource{wrappedResource: w}
@@ -169,8 +174,10 @@ func (h *Host) Resource(r resource.Resource) resource.Resource {
 
 // DataSource wraps d like Resource.
 func (h *Host) DataSource(d datasource.DataSource) datasource.DataSource {
-	var s datasource.SchemaResponse
-	d.Schema(context.Background(), datasource.SchemaRequest{}, &s)
-	h.learnDataSource(s.Schema.Attributes)
+	if _, seen := h.learned.LoadOrStore(fmt.Sprintf("%T", d), true); !seen {
+		var s datasource.SchemaResponse
+		d.Schema(context.Background(), datasource.SchemaRequest{}, &s)
+		h.learnDataSource(s.Schema.Attributes)
+	}
 	return &wrappedDataSource{inner: d, host: h}
 }

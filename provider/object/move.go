@@ -23,6 +23,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -55,7 +56,7 @@ type moveSource struct {
 	// notOurs rules out our own provider (same resource type, same provider
 	// is a rename, which the engine does without us).
 	notOurs bool
-	read    func(attrs map[string]json.RawMessage) (moved, error)
+	read    func(state []byte) (moved, error) // the source state's attributes, as JSON
 }
 
 // moved is what a source's state says about its object.
@@ -98,12 +99,7 @@ func (r *Resource) moveState(ctx context.Context, req resource.MoveStateRequest,
 				movableFrom(), req.SourceTypeName, addr))
 		return
 	}
-	var attrs map[string]json.RawMessage
-	if err := json.Unmarshal(req.SourceRawState.JSON, &attrs); err != nil {
-		resp.Diagnostics.AddError("Cannot read the moved state", fmt.Sprintf("The state of %s is not a JSON object: %v", req.SourceTypeName, err))
-		return
-	}
-	src, err := moveSources[i].read(attrs)
+	src, err := moveSources[i].read(req.SourceRawState.JSON)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the moved state", fmt.Sprintf("The state of %s (%s): %v", req.SourceTypeName, addr, err))
 		return
@@ -197,8 +193,16 @@ func movedConnection(ctx context.Context, raw json.RawMessage) (types.Object, di
 // readKubernetesManifest reads hashicorp/kubernetes' kubernetes_manifest:
 // manifest and object are dynamic values, stored as {"value": ..., "type": ...};
 // field_manager is a block (a list of at most one), its name "Terraform" unless set.
-func readKubernetesManifest(attrs map[string]json.RawMessage) (moved, error) {
-	body := dynamicValue(attrs["manifest"])
+func readKubernetesManifest(state []byte) (moved, error) {
+	var attrs struct {
+		Manifest     json.RawMessage `json:"manifest"`
+		Object       json.RawMessage `json:"object"`
+		FieldManager json.RawMessage `json:"field_manager"`
+	}
+	if err := json.Unmarshal(state, &attrs); err != nil {
+		return moved{}, err
+	}
+	body := dynamicValue(attrs.Manifest)
 	if len(body) == 0 || string(body) == "null" {
 		return moved{}, fmt.Errorf("it has no manifest")
 	}
@@ -207,16 +211,16 @@ func readKubernetesManifest(attrs map[string]json.RawMessage) (moved, error) {
 			Namespace string `json:"namespace"`
 		} `json:"metadata"`
 	}
-	_ = json.Unmarshal(dynamicValue(attrs["object"]), &object)
+	_ = json.Unmarshal(dynamicValue(attrs.Object), &object)
 	manager := "Terraform"
 	var blocks []struct {
 		Name *string `json:"name"`
 	}
-	if json.Unmarshal(attrs["field_manager"], &blocks) != nil {
+	if json.Unmarshal(attrs.FieldManager, &blocks) != nil {
 		var one struct {
 			Name *string `json:"name"`
 		}
-		if json.Unmarshal(attrs["field_manager"], &one) == nil {
+		if json.Unmarshal(attrs.FieldManager, &one) == nil {
 			blocks = append(blocks, one)
 		}
 	}
@@ -230,14 +234,14 @@ func readKubernetesManifest(attrs map[string]json.RawMessage) (moved, error) {
 // recorded (override_namespace wins), and its field manager: field_manager
 // for a server-side apply ("kubectl" unless set), and the name kubectl's
 // client-side apply writes under otherwise.
-func readKubectlManifest(attrs map[string]json.RawMessage) (moved, error) {
+func readKubectlManifest(state []byte) (moved, error) {
 	var s struct {
 		YAMLBody          string  `json:"yaml_body"`
 		Namespace         string  `json:"namespace"`
 		OverrideNamespace string  `json:"override_namespace"`
 		FieldManager      *string `json:"field_manager"`
 	}
-	if err := json.Unmarshal(mustObject(attrs), &s); err != nil || s.YAMLBody == "" {
+	if err := json.Unmarshal(state, &s); err != nil || s.YAMLBody == "" {
 		return moved{}, fmt.Errorf("it has no yaml_body")
 	}
 	body := s.YAMLBody
@@ -264,22 +268,24 @@ func readKubectlManifest(attrs map[string]json.RawMessage) (moved, error) {
 // field manager is named k8sconnect, as ours is, so there is nothing to hand
 // over; its connection is "cluster" (schema version 1) or "cluster_connection"
 // (version 0), with our attribute names.
-func readUpstreamObject(attrs map[string]json.RawMessage) (moved, error) {
+func readUpstreamObject(state []byte) (moved, error) {
 	var s struct {
 		YAMLBody  string `json:"yaml_body"`
 		ObjectRef *struct {
 			Namespace string `json:"namespace"`
 		} `json:"object_ref"`
+		Cluster           json.RawMessage `json:"cluster"`
+		ClusterConnection json.RawMessage `json:"cluster_connection"`
 	}
-	if err := json.Unmarshal(mustObject(attrs), &s); err != nil || s.YAMLBody == "" {
+	if err := json.Unmarshal(state, &s); err != nil || s.YAMLBody == "" {
 		return moved{}, fmt.Errorf("it has no yaml_body")
 	}
 	m := moved{body: s.YAMLBody}
 	if s.ObjectRef != nil {
 		m.namespace = s.ObjectRef.Namespace
 	}
-	for _, k := range []string{"cluster", "cluster_connection"} {
-		if c := attrs[k]; len(c) > 0 && string(c) != "null" {
+	for _, c := range []json.RawMessage{s.Cluster, s.ClusterConnection} {
+		if len(c) > 0 && string(c) != "null" {
 			m.connection = c
 		}
 	}
@@ -300,15 +306,19 @@ func dynamicValue(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-func mustObject(attrs map[string]json.RawMessage) []byte {
-	b, _ := json.Marshal(attrs)
-	return b
-}
-
 // sameProvider reports whether addr is this provider (any registry host).
 func sameProvider(addr string) bool {
 	const ours = "/k8sconnect/k8sconnect"
 	return strings.HasSuffix(addr, ours)
+}
+
+// inScope gives id the namespace its kind's scope implies, for a moved state
+// that did not record one; id unchanged when the kind cannot be looked up.
+func inScope(c *connection.Client, id manifest.Identity) manifest.Identity {
+	if mapping, err := c.Mapping(id.GVK()); err == nil {
+		id.Namespace = scope.Namespace(mapping, "")
+	}
+	return id
 }
 
 // pendingMove is the move the next apply completes, if any.

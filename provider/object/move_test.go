@@ -17,6 +17,25 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 )
 
+// kubernetesManifestState is the state of a kubernetes_manifest: manifest and
+// object are dynamic values ({"value": ..., "type": ...}), blocks empty lists.
+func kubernetesManifestState(manifest, object any) map[string]any {
+	return map[string]any{
+		"manifest": manifest, "object": object,
+		"computed_fields": nil, "field_manager": []any{}, "wait": []any{}, "timeouts": []any{}, "wait_for": nil,
+	}
+}
+
+// earlyUpstreamState is the state of an early upstream k8sconnect_object
+// (schema version 0): no connection and no namespace recorded.
+func earlyUpstreamState(body, name string) map[string]any {
+	return map[string]any{
+		"id": "0123456789ab", "yaml_body": body, "cluster": nil, "delete_protection": nil, "delete_timeout": nil,
+		"force_destroy": nil, "ignore_fields": nil, "managed_state_projection": map[string]any{},
+		"object_ref": map[string]any{"api_version": "v1", "kind": "ConfigMap", "name": name, "namespace": nil},
+	}
+}
+
 // moveConfig is a moved block from `from` and the k8sconnect_object it becomes.
 func moveConfig(from, body, conn string) string {
 	return fmt.Sprintf(`
@@ -101,10 +120,9 @@ func TestAccObject_moveFromKubernetesManifest(t *testing.T) {
 	}}
 	w := acctest.NewWorkdir(t)
 	w.UseStandIn(otherproviders.Kubernetes)
-	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version, map[string]any{
-		"manifest": map[string]any{"value": manifest, "type": typ}, "object": map[string]any{"value": manifest, "type": typ},
-		"computed_fields": nil, "field_manager": []any{}, "wait": []any{}, "timeouts": []any{}, "wait_for": nil,
-	})
+	wrapped := map[string]any{"value": manifest, "type": typ}
+	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version,
+		kubernetesManifestState(wrapped, wrapped))
 	w.Write(moveConfig("kubernetes_manifest.greeting",
 		fmt.Sprintf("%q", fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeting, namespace: %s}\ndata: {greeting: hello}\n", ns)), conn))
 	w.Cleanup()
@@ -210,10 +228,7 @@ func TestAccObject_moveSecretShowsNoValue(t *testing.T) {
 	}
 	w := acctest.NewWorkdir(t)
 	w.UseStandIn(otherproviders.Kubernetes)
-	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version, map[string]any{
-		"manifest": map[string]any{"value": manifest, "type": "dynamic"}, "object": nil,
-		"computed_fields": nil, "field_manager": []any{}, "wait": []any{}, "timeouts": []any{}, "wait_for": nil,
-	})
+	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version, kubernetesManifestState(map[string]any{"value": manifest, "type": "dynamic"}, nil))
 	w.Write(moveConfig("kubernetes_manifest.greeting", fmt.Sprintf("sensitive(%q)",
 		fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: greeting, namespace: %s}\ndata: {password: %s}\n", ns, encoded)), conn))
 	w.Cleanup()
@@ -245,11 +260,7 @@ func TestAccObject_moveWithoutNamespace(t *testing.T) {
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\ndata: {greeting: hello}\n", name))
 	w := acctest.NewWorkdir(t)
 	w.UseStandIn(otherproviders.Upstream)
-	w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, map[string]any{
-		"id": "0123456789ab", "yaml_body": body, "cluster": nil, "delete_protection": nil, "delete_timeout": nil,
-		"force_destroy": nil, "ignore_fields": nil, "managed_state_projection": map[string]any{},
-		"object_ref": map[string]any{"api_version": "v1", "kind": "ConfigMap", "name": name, "namespace": nil},
-	})
+	w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, earlyUpstreamState(body, name))
 	w.Write(moveConfig("k8sconnect_object.legacy", fmt.Sprintf("%q", strings.Replace(body, "hello", "hello again", 1)), conn))
 	w.Cleanup()
 	plan := w.Plan()
@@ -279,10 +290,7 @@ func TestAccObject_moveOfDeletedObjectCreatesIt(t *testing.T) {
 	}
 	w := acctest.NewWorkdir(t)
 	w.UseStandIn(otherproviders.Kubernetes)
-	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version, map[string]any{
-		"manifest": map[string]any{"value": manifest, "type": "dynamic"}, "object": nil,
-		"computed_fields": nil, "field_manager": []any{}, "wait": []any{}, "timeouts": []any{}, "wait_for": nil,
-	})
+	w.WriteState(otherproviders.Kubernetes.Address, "kubernetes_manifest", "greeting", otherproviders.Kubernetes.Version, kubernetesManifestState(map[string]any{"value": manifest, "type": "dynamic"}, nil))
 	w.Write(moveConfig("kubernetes_manifest.greeting",
 		fmt.Sprintf("%q", fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeting, namespace: %s}\ndata: {greeting: hello}\n", ns)), conn))
 	w.Cleanup()
@@ -304,21 +312,13 @@ func TestAccObject_destroyRightAfterMove(t *testing.T) {
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\ndata: {greeting: hello}\n", name))
 	w := acctest.NewWorkdir(t)
 	w.UseStandIn(otherproviders.Upstream)
-	w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, map[string]any{
-		"id": "0123456789ab", "yaml_body": body, "cluster": nil, "delete_protection": nil, "delete_timeout": nil,
-		"force_destroy": nil, "ignore_fields": nil, "managed_state_projection": map[string]any{},
-		"object_ref": map[string]any{"api_version": "v1", "kind": "ConfigMap", "name": name, "namespace": nil},
-	})
+	w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, earlyUpstreamState(body, name))
 	w.Write(fmt.Sprintf("provider \"k8sconnect\" {\n  %s\n}\n", conn) + moveConfig("k8sconnect_object.legacy", fmt.Sprintf("%q", body), ""))
 	for _, args := range [][]string{{"destroy", "-auto-approve", "-input=false", "-json"}, {"destroy", "-auto-approve", "-input=false", "-refresh=false", "-json"}} {
 		acctest.ApplyAs(t, "k8sconnect", configMaps, fmt.Sprintf(
 			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: default}\ndata: {greeting: hello}\n", name))
 		if args[len(args)-2] == "-refresh=false" {
-			w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, map[string]any{
-				"id": "0123456789ab", "yaml_body": body, "cluster": nil, "delete_protection": nil, "delete_timeout": nil,
-				"force_destroy": nil, "ignore_fields": nil, "managed_state_projection": map[string]any{},
-				"object_ref": map[string]any{"api_version": "v1", "kind": "ConfigMap", "name": name, "namespace": nil},
-			})
+			w.WriteState(otherproviders.Upstream.Address, "k8sconnect_object", "legacy", 0, earlyUpstreamState(body, name))
 		}
 		if r := w.Run(args...); r.Err != nil {
 			t.Fatalf("%v: %v\n%s", args, r.Err, r.Output)

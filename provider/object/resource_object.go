@@ -30,7 +30,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
-	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 )
 
 var (
@@ -218,13 +217,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	id := ref.Identity()
 	if moving && id.Namespace == "" {
-		// The moved state did not say; the kind's scope does.
-		if mapping, err := c.Mapping(id.GVK()); err == nil {
-			id.Namespace = scope.Namespace(mapping, "")
-			state.ResourceRef, diags = resourceref.Value(ctx, id, types.StringValue(id.Namespace), state.ClusterConnection)
-			resp.Diagnostics.Append(diags...)
-			resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("resource_ref"), state.ResourceRef)...)
-		}
+		id = inScope(c, id)
+		state.ResourceRef, diags = resourceref.Value(ctx, id, types.StringValue(id.Namespace), state.ClusterConnection)
+		resp.Diagnostics.Append(diags...)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("resource_ref"), state.ResourceRef)...)
 	}
 	keep := func(err error) {
 		resp.Diagnostics.AddWarning("Could not refresh "+id.String()+"; state kept as it was",
@@ -326,11 +322,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	id := ref.Identity()
 	if _, moving := pendingMove(ctx, req.Private); moving && id.Namespace == "" {
-		// Destroyed right after a move whose state did not say: the kind's
-		// scope does.
-		if mapping, err := c.Mapping(id.GVK()); err == nil {
-			id.Namespace = scope.Namespace(mapping, "")
-		}
+		id = inScope(c, id) // destroyed right after the move
 	}
 	if state.DeleteProtection.ValueBool() {
 		resp.Diagnostics.AddError("Delete protection is on",

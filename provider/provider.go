@@ -37,6 +37,7 @@ type k8sconnectProvider struct {
 	clients *connection.Cache
 	numbers dynamicvalue.Options
 	pulumi  *pulumihost.Host // nil under Terraform and OpenTofu
+	phase   providerdata.Phase
 }
 
 type providerModel struct {
@@ -104,7 +105,7 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req fwprovider.Confi
 		return
 	}
 	resp.Diagnostics.Append(p.clients.SetDefault(ctx, cfg.ClusterConnection)...)
-	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers, Status: p.pulumi.Status}
+	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers, Status: p.pulumi.Status, Phase: &p.phase}
 	resp.ResourceData, resp.DataSourceData = data, data
 }
 

@@ -121,87 +121,50 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	// would see a second random value); the annotation is not projected, so a
 	// placeholder gives the same dry-run result.
 	setOwnedBy(desired, idOrPlaceholder(plan.ID))
-	var dry *unstructured.Unstructured
 	if creating {
-		// One request answers both questions a create's plan asks: a dry run
-		// of the create-only apply the create will send says what the server
-		// would store, or, with 409, that the name is taken.
-		probe := desired.DeepCopy()
-		probe.SetResourceVersion(createOnlyVersion)
-		dry, err = ssa.Apply(ctx, c, probe, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
-		if err != nil && !apierrors.IsConflict(err) {
-			r.explainDryRunError(err, id, creating, resp)
-			return
-		}
-		if err != nil {
-			dry = nil // taken: look at what holds the name
-		}
+		r.checkCreate(ctx, c, desired, id, resp)
+		return // what the create stores, and its owners, are known after apply
 	}
-	var live *unstructured.Unstructured
-	if !creating || dry == nil {
-		live, err = recallOrGet(ctx, c, id)
-		switch {
-		case apierrors.IsNotFound(err):
-			live = nil
-		case meta.IsNoMatchError(err):
-			return // a CRD created in this run: known after apply
-		case err != nil:
-			resp.Diagnostics.AddError("Could not read the object at plan time",
-				fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
-			return
-		}
-	}
-	if creating && live != nil && live.GetAnnotations()[annotationOwnedBy] == "" {
-		// Certainly not ours. An object carrying a k8sconnect id may be ours
-		// and about to be replaced (Terraform plans a replacement as a create
-		// while the old object still exists); Create checks it again then.
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
+	live, err := recallOrGet(ctx, c, id)
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case meta.IsNoMatchError(err):
+		return // a CRD created in this run: known after apply
+	case err != nil:
+		resp.Diagnostics.AddError("Could not read the object at plan time",
+			fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
-	if creating && live != nil && !createPending(live) {
-		if knownInState(c, id) == live.GetAnnotations()[annotationOwnedBy] {
-			return // a replacement: the dry run would run against the old object; known after apply
-		}
-		// Another resource's finished object (in this state or another):
-		// refused now, as Create would refuse it.
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
-		return
+	recordInState(c, id, state.ID.ValueString())
+	var foreign string
+	if live != nil {
+		foreign = notOurs(live, state.ID.ValueString(), state.UID.ValueString())
 	}
-	// An object with the pending marker is an unfinished create (ours, cut
-	// short, or another's in flight): the dry run below runs against it, as
-	// the takeover would; Create decides whether it may take it over.
-	if !creating {
-		recordInState(c, id, state.ID.ValueString())
-		var foreign string
-		if live != nil {
-			foreign = notOurs(live, state.ID.ValueString(), state.UID.ValueString())
-		}
-		switch {
-		case live == nil:
-			// Deleted outside k8sconnect and not refreshed (a plain pulumi
-			// up): the apply creates it again, under a new UID.
-			plan.UID = types.StringUnknown()
-		case foreign != "":
-			resp.Diagnostics.AddAttributeError(pathYAMLBody, "The object in the cluster is not this resource's",
-				foreign+" Nothing will be changed. Refresh "+
-					"(terraform apply -refresh-only, or pulumi refresh) to see it in state, then remove one of the "+
-					"two declarations.")
-			return
-		case state.UID.IsNull():
-			plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
-		}
-		if live != nil {
-			handedOver := newlyIgnored(ctx, &state, &plan)
-			warnHandOver(live, handedOver, red, &resp.Diagnostics)
-			keepHandedOver(desired, live, handedOver)
-		}
+	switch {
+	case live == nil:
+		// Deleted outside k8sconnect and not refreshed (a plain pulumi
+		// up): the apply creates it again, under a new UID.
+		plan.UID = types.StringUnknown()
+	case foreign != "":
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "The object in the cluster is not this resource's",
+			foreign+" Nothing will be changed. Refresh "+
+				"(terraform apply -refresh-only, or pulumi refresh) to see it in state, then remove one of the "+
+				"two declarations.")
+		return
+	case state.UID.IsNull():
+		plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
+	}
+	if live != nil {
+		handedOver := newlyIgnored(ctx, &state, &plan)
+		warnHandOver(live, handedOver, red, &resp.Diagnostics)
+		keepHandedOver(desired, live, handedOver)
 	}
 
-	if dry == nil {
-		if dry, err = ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true}); err != nil {
-			r.explainDryRunError(err, id, creating, resp)
-			return
-		}
+	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	if err != nil {
+		r.explainDryRunError(err, id, false, resp)
+		return
 	}
 	obs, err := observe(dry, nil, ignore, red)
 	if err != nil {
@@ -209,26 +172,85 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
-	if !creating && live != nil {
+	if live != nil {
 		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
 			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
 	}
 	mv, moving := pendingMove(ctx, req.Private)
-	if creating || moving || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
+	if moving || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	} else {
 		plan.FieldOwnership = state.FieldOwnership
 	}
-	if !creating && moving && live != nil {
+	if moving && live != nil {
 		resp.Diagnostics.AddWarning("Taking over an object moved from another provider", moveWarning(id, live, mv))
 	}
-	if !creating && !moving && onlyConnectionChanged(ctx, plan, state) {
+	if !moving && onlyConnectionChanged(ctx, plan, state) {
 		resp.Diagnostics.AddWarning("Only the connection changed",
 			fmt.Sprintf("Only cluster_connection changed for %s (a rotated token or certificate, say). The update "+
 				"sends nothing to the cluster. It is planned because this resource's own configuration holds the "+
 				"credential, which its state keeps too. Give the credential to the provider configuration's "+
 				"cluster_connection (never kept in state), or name a kubeconfig_file or an exec plugin, and a "+
 				"rotation plans nothing.", id))
+	}
+}
+
+// checkCreate is a create's plan: it checks, without storing anything, that
+// the create will be accepted. One request answers both questions: a dry run
+// of the create-only apply the create will send is validated as the create
+// will be (schema, admission), or, with 409, says that the name is taken.
+//
+// The engine's re-plan during apply sends nothing: its plan made the same
+// check with the same configuration moments before (providerdata.Phase), and
+// the create-only apply that follows refuses a taken name by itself
+// (docs/adr/0001-crash-safe-create.md). So a create costs three requests: this
+// dry run and the create's two steps.
+func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured,
+	id manifest.Identity, resp *resource.ModifyPlanResponse) {
+	if r.phase.Replanning() {
+		return
+	}
+	probe := desired.DeepCopy()
+	probe.SetResourceVersion(createOnlyVersion)
+	_, err := ssa.Apply(ctx, c, probe, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	switch {
+	case err == nil:
+		return
+	case !apierrors.IsConflict(err):
+		r.explainDryRunError(err, id, true, resp)
+		return
+	}
+	// Taken: look at what holds the name.
+	live, err := recallOrGet(ctx, c, id)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return // deleted since, or a CRD created in this run: Create decides
+	case err != nil:
+		resp.Diagnostics.AddError("Could not read the object at plan time",
+			fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
+		return
+	}
+	owner := live.GetAnnotations()[annotationOwnedBy]
+	switch {
+	case owner == "":
+		// Certainly not ours. An object carrying a k8sconnect id may be ours
+		// and about to be replaced (Terraform plans a replacement as a create
+		// while the old object still exists); Create checks it again then.
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
+	case createPending(live):
+		// An unfinished create (ours, cut short, or another's in flight):
+		// Create decides whether it may take it over. Check the
+		// configuration against it as the takeover would apply it.
+		if _, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true}); err != nil {
+			r.explainDryRunError(err, id, true, resp)
+		}
+	case knownInState(c, id) == owner:
+		// A replacement: the old object is still there until the apply
+		// deletes it.
+	default:
+		// Another resource's finished object (in this state or another):
+		// refused now, as Create would refuse it.
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
 	}
 }
 

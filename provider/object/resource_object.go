@@ -42,6 +42,7 @@ var (
 type Resource struct {
 	clients   *connection.Cache
 	verbosity ownership.Verbosity
+	phase     *providerdata.Phase // tells the engine's re-plan during apply from its plan
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -146,7 +147,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
+		r.clients, r.verbosity, r.phase = data.Clients, data.OwnershipMessages, data.Phase
 	}
 }
 
@@ -162,6 +163,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.phase.Applying()
 	var plan model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -177,6 +179,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 }
 
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.phase.Applying()
 	var plan, prior model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -309,6 +312,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // object must carry this resource's id and UID, and the delete is bound to that
 // UID, so an object someone re-created under the same name survives.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.phase.Applying()
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

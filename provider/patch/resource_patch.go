@@ -37,6 +37,7 @@ var (
 type Resource struct {
 	clients   *connection.Cache
 	verbosity ownership.Verbosity
+	phase     *providerdata.Phase // told when applying starts
 }
 
 // New returns the resource.
@@ -139,7 +140,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
+		r.clients, r.verbosity, r.phase = data.Clients, data.OwnershipMessages, data.Phase
 	}
 }
 

@@ -56,6 +56,7 @@ type Resource struct {
 	clients *connection.Cache
 	numbers dynamicvalue.Options
 	status  func(ctx context.Context, msg string) // where progress shows besides the log
+	phase   *providerdata.Phase                   // told when applying starts
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -160,7 +161,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.numbers, r.status = data.Clients, data.Numbers, data.Status
+		r.clients, r.numbers, r.status, r.phase = data.Clients, data.Numbers, data.Status, data.Phase
 	}
 }
 
@@ -210,6 +211,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.phase.Applying()
 	var plan model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -223,6 +225,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 }
 
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.phase.Applying()
 	var plan model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {

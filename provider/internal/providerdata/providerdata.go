@@ -5,6 +5,7 @@ package providerdata
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -23,6 +24,8 @@ type Data struct {
 	// Status shows a progress line where the engine shows progress: Pulumi's
 	// status display. A no-op under Terraform, whose users read the log.
 	Status func(ctx context.Context, msg string)
+	// Phase says whether the engine has started applying (see Phase).
+	Phase *Phase
 }
 
 // Receive is every resource's and data source's Configure: it returns the
@@ -40,3 +43,26 @@ func Receive(v any, diags *diag.Diagnostics) *Data {
 	}
 	return d
 }
+
+// Phase is what a provider instance knows of where the engine is in its run.
+//
+// Engines plan every change twice: once for the plan the user sees
+// (Terraform's and OpenTofu's plan, Pulumi's preview), and again right before
+// applying it (the apply walk; Pulumi's update). Nothing tells the provider
+// which of the two a plan request is, but an engine applies only in the second
+// stage, and runs each stage in its own provider process. So a plan made after
+// this instance has applied anything is a re-plan of a change the first stage
+// already planned, and checked, with the same configuration.
+type Phase struct{ applying atomic.Bool }
+
+// Applying records that the engine asked this instance to apply a change:
+// every Create, Update and Delete calls it first.
+func (p *Phase) Applying() {
+	if p != nil {
+		p.applying.Store(true)
+	}
+}
+
+// Replanning reports whether a plan made now is the engine's second plan of a
+// change, made while it applies (see Phase).
+func (p *Phase) Replanning() bool { return p != nil && p.applying.Load() }

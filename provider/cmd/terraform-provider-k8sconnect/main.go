@@ -2,13 +2,15 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/k8sconnect/k8sconnect/provider"
+	"github.com/k8sconnect/k8sconnect/provider/internal/rpccontext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -18,10 +20,14 @@ func main() {
 	debug := flag.Bool("debug", false, "run with support for debuggers such as delve")
 	flag.Parse()
 	quietUnlessAsked()
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: provider.Address,
-		Debug:   *debug,
-	})
+	var opts []tf6server.ServeOpt
+	if *debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	framework := providerserver.NewProtocol6(provider.New(version)())
+	err := tf6server.Serve(provider.Address, func() tfprotov6.ProviderServer {
+		return rpccontext.Release(framework())
+	}, opts...)
 	if err != nil {
 		log.Fatal(err)
 	}

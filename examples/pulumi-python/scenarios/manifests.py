@@ -10,6 +10,7 @@ import os
 import pulumi
 import pulumi_k8sconnect as k8sconnect
 
+# docs:begin yaml-scoped-apply
 config = pulumi.Config()
 kubeconfig_path = (
     config.get("kubeconfigPath")
@@ -41,5 +42,6 @@ def apply(manifests: dict, after: list) -> list:
 crds = apply(scoped.crds, [])
 cluster_scoped = apply(scoped.cluster_scoped, crds)
 namespaced = apply(scoped.namespaced, cluster_scoped)
+# docs:end yaml-scoped-apply
 
 pulumi.export("applied", len(crds) + len(cluster_scoped) + len(namespaced))

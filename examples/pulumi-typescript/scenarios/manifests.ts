@@ -12,6 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 // resource names, and with them the stack, do not change when the documents
 // are reordered.
 export = async () => {
+    // docs:begin yaml-scoped-apply
     const config = new pulumi.Config();
     const kubeconfigPath =
         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
@@ -30,6 +31,7 @@ export = async () => {
     const crds = apply(scoped.crds, []);
     const clusterScoped = apply(scoped.clusterScoped, crds);
     const namespaced = apply(scoped.namespaced, clusterScoped);
+    // docs:end yaml-scoped-apply
 
     return {
         applied: [...crds, ...clusterScoped, ...namespaced].length,

@@ -76,6 +76,7 @@ var entityDocs = []entityDoc{
 			{"Adjust a Deployment that a Helm release installed", "patch-helm"},
 			{"A JSON Patch and a merge patch", "patch-json"},
 			{"Set an env var on a Deployment and wait for its rollout", "patch-and-wait"},
+			{"Split a YAML text, patch another tool's ConfigMap, wait for the value and read it back", "yaml-split-patch-wait"},
 		},
 		importDoc: "A Patch is not imported: creating it is what takes its fields from their current managers. " +
 			"Declare it and run `pulumi up`.",
@@ -87,18 +88,29 @@ var entityDocs = []entityDoc{
 			{"Create what needs a migration only once its Job is Complete", "wait-retry"},
 			{"Wait for a LoadBalancer's hostname and use it", "wait-field"},
 			{"Set an env var on a Deployment and wait for its rollout", "patch-and-wait"},
+			{"Split a YAML text, patch another tool's ConfigMap, wait for the value and read it back", "yaml-split-patch-wait"},
 		},
 		importDoc: "A Wait is not imported: it holds no object of its own. Declare it and run `pulumi up`, " +
 			"which waits on the object.",
 	},
-	{tf: "k8sconnect_object", function: true},
+	{
+		tf: "k8sconnect_object", function: true,
+		examples: []docExample{
+			{"Split a YAML text, patch another tool's ConfigMap, wait for the value and read it back", "yaml-split-patch-wait"},
+		},
+	},
 	{
 		tf: "k8sconnect_yaml_scoped", function: true,
 		examples: []docExample{
 			{"Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones", "yaml-scoped-apply"},
 		},
 	},
-	{tf: "k8sconnect_yaml_split", function: true},
+	{
+		tf: "k8sconnect_yaml_split", function: true,
+		examples: []docExample{
+			{"Split a YAML text, patch another tool's ConfigMap, wait for the value and read it back", "yaml-split-patch-wait"},
+		},
+	},
 }
 
 // pulumiTerms rewrites what the framework descriptions say in Terraform's

@@ -113,7 +113,7 @@ func firstDifference(got, want string) string {
 
 // TestPulumiDescriptions: every resource, function and property of the
 // committed schema has a description, none speaks Terraform, and every
-// resource shows examples and an Import section.
+// resource and function shows examples (resources an Import section too).
 func TestPulumiDescriptions(t *testing.T) {
 	spec := committedSchema(t)
 	for _, p := range PulumiTextProblems(spec) {
@@ -124,6 +124,11 @@ func TestPulumiDescriptions(t *testing.T) {
 			if !strings.Contains(r.Description, want) {
 				t.Errorf("%s: the description has no %q", tok, strings.TrimSpace(want))
 			}
+		}
+	}
+	for tok, f := range spec.Functions {
+		if !strings.HasPrefix(tok, "pulumi:providers:") && !strings.Contains(f.Description, "{{% examples %}}") {
+			t.Errorf("%s: the description has no examples", tok)
 		}
 	}
 }

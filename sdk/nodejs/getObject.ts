@@ -8,6 +8,8 @@ import * as utilities from "./utilities";
 
 /**
  * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+ *
+ * ## Example Usage
  */
 export function getObject(args: GetObjectArgs, opts?: pulumi.InvokeOptions): Promise<GetObjectResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -102,6 +104,8 @@ export interface GetObjectResult {
 }
 /**
  * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+ *
+ * ## Example Usage
  */
 export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetObjectResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -6,6 +6,8 @@ import * as utilities from "./utilities";
 
 /**
  * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+ *
+ * ## Example Usage
  */
 export function getYamlSplit(args?: GetYamlSplitArgs, opts?: pulumi.InvokeOptions): Promise<GetYamlSplitResult> {
     args = args || {};
@@ -58,6 +60,8 @@ export interface GetYamlSplitResult {
 }
 /**
  * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+ *
+ * ## Example Usage
  */
 export function getYamlSplitOutput(args?: GetYamlSplitOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetYamlSplitResult> {
     args = args || {};

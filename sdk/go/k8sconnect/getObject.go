@@ -12,6 +12,8 @@ import (
 )
 
 // Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+//
+// ## Example Usage
 func GetObject(ctx *pulumi.Context, args *GetObjectArgs, opts ...pulumi.InvokeOption) (*GetObjectResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetObjectResult

@@ -12,6 +12,8 @@ import (
 )
 
 // Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+//
+// ## Example Usage
 func GetYamlSplit(ctx *pulumi.Context, args *GetYamlSplitArgs, opts ...pulumi.InvokeOption) (*GetYamlSplitResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetYamlSplitResult

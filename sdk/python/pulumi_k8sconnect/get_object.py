@@ -181,6 +181,8 @@ def get_object(api_version: Optional[_builtins.str] = None,
     """
     Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
 
+    ## Example Usage
+
 
     :param _builtins.str api_version: apiVersion, e.g. apps/v1.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -220,6 +222,8 @@ def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
                       opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetObjectResult]:
     """
     Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+
+    ## Example Usage
 
 
     :param _builtins.str api_version: apiVersion, e.g. apps/v1.

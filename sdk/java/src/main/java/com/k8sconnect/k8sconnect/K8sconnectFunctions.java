@@ -24,12 +24,16 @@ public final class K8sconnectFunctions {
     /**
      * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetObjectResult> getObject(GetObjectArgs args) {
         return getObject(args, InvokeOptions.Empty);
     }
     /**
      * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
      * 
      */
     public static CompletableFuture<GetObjectResult> getObjectPlain(GetObjectPlainArgs args) {
@@ -38,6 +42,8 @@ public final class K8sconnectFunctions {
     /**
      * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetObjectResult> getObject(GetObjectArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getObject:getObject", TypeShape.of(GetObjectResult.class), args, Utilities.withVersion(options));
@@ -45,12 +51,16 @@ public final class K8sconnectFunctions {
     /**
      * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetObjectResult> getObject(GetObjectArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getObject:getObject", TypeShape.of(GetObjectResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
      * 
      */
     public static CompletableFuture<GetObjectResult> getObjectPlain(GetObjectPlainArgs args, InvokeOptions options) {
@@ -122,12 +132,16 @@ public final class K8sconnectFunctions {
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetYamlSplitResult> getYamlSplit() {
         return getYamlSplit(GetYamlSplitArgs.Empty, InvokeOptions.Empty);
     }
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
      * 
      */
     public static CompletableFuture<GetYamlSplitResult> getYamlSplitPlain() {
@@ -136,12 +150,16 @@ public final class K8sconnectFunctions {
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetYamlSplitResult> getYamlSplit(GetYamlSplitArgs args) {
         return getYamlSplit(args, InvokeOptions.Empty);
     }
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
      * 
      */
     public static CompletableFuture<GetYamlSplitResult> getYamlSplitPlain(GetYamlSplitPlainArgs args) {
@@ -150,6 +168,8 @@ public final class K8sconnectFunctions {
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetYamlSplitResult> getYamlSplit(GetYamlSplitArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getYamlSplit:getYamlSplit", TypeShape.of(GetYamlSplitResult.class), args, Utilities.withVersion(options));
@@ -157,12 +177,16 @@ public final class K8sconnectFunctions {
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
      * 
+     * ## Example Usage
+     * 
      */
     public static Output<GetYamlSplitResult> getYamlSplit(GetYamlSplitArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getYamlSplit:getYamlSplit", TypeShape.of(GetYamlSplitResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
      * 
      */
     public static CompletableFuture<GetYamlSplitResult> getYamlSplitPlain(GetYamlSplitPlainArgs args, InvokeOptions options) {

@@ -62,6 +62,7 @@ var outputs = []outputDir{
 	}},
 	{dir: "sdk/go/" + bridge.Name, keep: keepFirst()},
 	{dir: "sdk/java", keep: keepFirst("target")},
+	{dir: pagesDir, keep: keepFirst()},
 }
 
 // Generated schema files; schema/schema.go beside them is hand-written.
@@ -123,6 +124,13 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 	files := map[string][]byte{
 		schemaFile:   schemaJSON,
 		metadataFile: (*metadata.Data)(info.MetadataInfo.Data).MarshalIndent(),
+	}
+	pageFiles, err := renderPages(&spec, root)
+	if err != nil {
+		return nil, fmt.Errorf("docs/pulumi: %w", err)
+	}
+	for name, content := range pageFiles {
+		files[name] = content
 	}
 	for _, lang := range []string{"nodejs", "python", "go", "java"} {
 		sdk, err := generateSDK(schemaJSON, lang)

@@ -108,6 +108,7 @@ var entityDocs = []entityDoc{
 	{
 		tf: "k8sconnect_yaml_split", function: true,
 		examples: []docExample{
+			{"Key the documents of a file by object", "yaml-split-keys"},
 			{"Split a YAML text, patch another tool's ConfigMap, wait for the value and read it back", "yaml-split-patch-wait"},
 		},
 	},

@@ -8,6 +8,14 @@ import * as utilities from "./utilities";
  * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
  *
  * ## Example Usage
+ * ### Key the documents of a file by object
+ *
+ * ```typescript
+ * // getYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+ * // without sorting them by scope: a key names its object wherever the
+ * // document sits in the file.
+ * const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+ * ```
  */
 export function getYamlSplit(args?: GetYamlSplitArgs, opts?: pulumi.InvokeOptions): Promise<GetYamlSplitResult> {
     args = args || {};
@@ -62,6 +70,14 @@ export interface GetYamlSplitResult {
  * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
  *
  * ## Example Usage
+ * ### Key the documents of a file by object
+ *
+ * ```typescript
+ * // getYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+ * // without sorting them by scope: a key names its object wherever the
+ * // document sits in the file.
+ * const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+ * ```
  */
 export function getYamlSplitOutput(args?: GetYamlSplitOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetYamlSplitResult> {
     args = args || {};

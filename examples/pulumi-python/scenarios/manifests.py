@@ -45,3 +45,12 @@ namespaced = apply(scoped.namespaced, cluster_scoped)
 # docs:end yaml-scoped-apply
 
 pulumi.export("applied", len(crds) + len(cluster_scoped) + len(namespaced))
+
+# docs:begin yaml-split-keys
+# get_yaml_split keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+# without sorting them by scope: a key names its object wherever the document
+# sits in the file.
+with open(config.require("manifests"), encoding="utf-8") as f:
+    split = k8sconnect.get_yaml_split(content=f.read())
+# docs:end yaml-split-keys
+pulumi.export("keys", sorted(split.manifests))

@@ -33,7 +33,15 @@ export = async () => {
     const namespaced = apply(scoped.namespaced, clusterScoped);
     // docs:end yaml-scoped-apply
 
+    // docs:begin yaml-split-keys
+    // getYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+    // without sorting them by scope: a key names its object wherever the
+    // document sits in the file.
+    const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+    // docs:end yaml-split-keys
+
     return {
         applied: [...crds, ...clusterScoped, ...namespaced].length,
+        keys: Object.keys(split.manifests).sort(),
     };
 };

@@ -93,6 +93,15 @@ def get_yaml_split(content: Optional[_builtins.str] = None,
     Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
 
     ## Example Usage
+    ### Key the documents of a file by object
+
+    ```python
+    # get_yaml_split keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+    # without sorting them by scope: a key names its object wherever the document
+    # sits in the file.
+    with open(config.require("manifests"), encoding="utf-8") as f:
+        split = k8sconnect.get_yaml_split(content=f.read())
+    ```
 
 
     :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
@@ -119,6 +128,15 @@ def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]
     Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
 
     ## Example Usage
+    ### Key the documents of a file by object
+
+    ```python
+    # get_yaml_split keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+    # without sorting them by scope: a key names its object wherever the document
+    # sits in the file.
+    with open(config.require("manifests"), encoding="utf-8") as f:
+        split = k8sconnect.get_yaml_split(content=f.read())
+    ```
 
 
     :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.

@@ -10,7 +10,7 @@ DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate docs demo demo-down demo-down-pulumi test test-unit lint bench
+.PHONY: all tools build cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-unit lint bench
 
 all: build
 
@@ -44,6 +44,55 @@ generate:
 ## docs: the Terraform/OpenTofu registry docs in docs/ from the schema, examples/ and templates/ (a test fails when stale)
 docs:
 	$(DEV) docs
+
+## api-docs: browsable API docs of the TypeScript (TypeDoc), Python (pdoc) and Go (go doc)
+## SDKs in .work/api-docs/ (open index.html); the tools, pinned in tools/api-docs, are
+## installed into .work/api-docs-tools the first time
+API_DOCS       := $(WORK)/api-docs
+API_DOCS_TOOLS := $(WORK)/api-docs-tools
+api-docs:
+	@mkdir -p $(API_DOCS_TOOLS)/node
+	@# Tools are reinstalled only when their pins change.
+	@if ! cmp -s tools/api-docs/package-lock.json $(API_DOCS_TOOLS)/node/package-lock.json || \
+		[ ! -d $(API_DOCS_TOOLS)/node/node_modules ]; then \
+		cp tools/api-docs/package.json tools/api-docs/package-lock.json $(API_DOCS_TOOLS)/node/ && \
+		(cd $(API_DOCS_TOOLS)/node && npm ci --no-audit --no-fund --silent); fi
+	@if ! cmp -s tools/api-docs/requirements.txt $(API_DOCS_TOOLS)/requirements.txt; then \
+		rm -rf $(API_DOCS_TOOLS)/venv && python3 -m venv $(API_DOCS_TOOLS)/venv && \
+		$(API_DOCS_TOOLS)/venv/bin/pip install --quiet --disable-pip-version-check -r tools/api-docs/requirements.txt && \
+		cp tools/api-docs/requirements.txt $(API_DOCS_TOOLS)/requirements.txt; fi
+	@# TypeDoc compiles the Node SDK, so it needs the SDK's dependencies (as make demo does).
+	@[ -d sdk/nodejs/node_modules/@pulumi/pulumi ] || (cd sdk/nodejs && npm ci --no-audit --no-fund --silent)
+	@rm -rf $(API_DOCS) && mkdir -p $(API_DOCS)/go
+	@echo "== TypeScript: $(API_DOCS)/typescript"
+	@# Every module, not index.ts alone: index.ts re-exports the classes lazily,
+	@# which TypeDoc would show as untyped variables.
+	@cd sdk/nodejs && $(API_DOCS_TOOLS)/node/node_modules/.bin/typedoc --logLevel Warn \
+		--tsconfig tsconfig.json --entryPointStrategy expand --entryPoints . \
+		--exclude '**/node_modules/**' --exclude 'bin/**' --exclude 'utilities.ts' \
+		--name @k8sconnect/k8sconnect --readme README.md --out $(API_DOCS)/typescript
+	@echo "== Python: $(API_DOCS)/python"
+	@# The SDK reads its own version from its installed metadata, so it is
+	@# installed, from a copy (pip builds in the source tree), with the setuptools
+	@# of the venv: no download on a warm run.
+	@rm -rf $(API_DOCS_TOOLS)/python-sdk && cp -r sdk/python $(API_DOCS_TOOLS)/python-sdk && \
+		$(API_DOCS_TOOLS)/venv/bin/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --force-reinstall \
+		$(API_DOCS_TOOLS)/python-sdk
+	@# pdoc cannot resolve the forward references of pulumi.Input; its warnings say only that.
+	@PYTHONWARNINGS=ignore $(API_DOCS_TOOLS)/venv/bin/pdoc --docformat markdown -o $(API_DOCS)/python pulumi_k8sconnect
+	@echo "== Go: $(API_DOCS)/go"
+	@cd sdk/go && for pkg in k8sconnect k8sconnect/config; do \
+		out=$(API_DOCS)/go/$$(echo $$pkg | tr / -).html; \
+		{ echo "<!doctype html><meta charset=utf-8><title>$(GO_SDK_PATH)/$$pkg</title><pre>"; \
+		  $(GO) doc -all ./$$pkg | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; \
+		  echo "</pre>"; } > $$out; done
+	@{ echo '<!doctype html><meta charset=utf-8><title>k8sconnect SDK API docs</title><h1>k8sconnect SDK API docs</h1><ul>'; \
+	  echo '<li><a href="typescript/index.html">TypeScript: @k8sconnect/k8sconnect</a> (TypeDoc)'; \
+	  echo '<li><a href="python/index.html">Python: pulumi_k8sconnect</a> (pdoc)'; \
+	  echo '<li><a href="go/k8sconnect.html">Go: $(GO_SDK_PATH)/k8sconnect</a>, <a href="go/k8sconnect-config.html">config</a> (go doc -all)'; \
+	  echo '</ul>'; } > $(API_DOCS)/index.html
+	@echo "Open $(API_DOCS)/index.html"
+GO_SDK_PATH := github.com/k8sconnect/k8sconnect/sdk/go
 
 ## demo: the quickstart on the embedded cluster, with terraform and with a Pulumi program:
 ## Pulumi YAML, or the SDK=typescript|python|go|java quickstart (`make demo SDK=python`).

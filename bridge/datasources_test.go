@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,11 @@ func testManifests(t *testing.T, lang pulumitest.Language) {
 	expectChanges(t, res, map[string]int{"create": 6})
 	if got := res.Outputs["applied"]; got != float64(5) {
 		t.Errorf("output applied = %v, want 5", got)
+	}
+	// getYamlSplit of the same file: one key per document, the Namespace's
+	// without a namespace of its own.
+	if keys, _ := res.Outputs["keys"].([]any); len(keys) != 5 || !slices.Contains(keys, any("core/Namespace/"+namespace)) {
+		t.Errorf("output keys = %v, want the 5 documents' keys, core/Namespace/%s among them", res.Outputs["keys"], namespace)
 	}
 	ctx := context.Background()
 	_, err = dyn.Resource(shelves).Get(ctx, namespace, metav1.GetOptions{})

@@ -38,6 +38,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/diag/colors"
 
 	"github.com/k8sconnect/k8sconnect/bridge"
+	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
 // tool is the generator named in the "do not edit" header of every file.
@@ -61,6 +62,7 @@ var outputs = []outputDir{
 	}},
 	{dir: "sdk/go/" + bridge.Name, keep: keepFirst()},
 	{dir: "sdk/java", keep: keepFirst("target")},
+	{dir: pagesDir, keep: keepFirst()},
 }
 
 // Generated schema files; schema/schema.go beside them is hand-written.
@@ -88,8 +90,8 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 	sink := diag.DefaultSink(os.Stderr, os.Stderr, diag.FormatOptions{Color: colors.Never})
 
 	// The same generation `pulumi-tfgen-k8sconnect schema` runs, including the
-	// bridge's checks of the framework provider. Docs come from the framework
-	// schema's descriptions only (there is no separate Terraform docs tree to mine).
+	// bridge's checks of the framework provider. The bridge reads no docs
+	// markdown (XInMemoryDocs): describe writes the descriptions (docs.go).
 	res, err := pftfgen.GenerateSchema(ctx, pftfgen.GenerateSchemaOptions{
 		ProviderInfo:    info,
 		DiagnosticsSink: sink,
@@ -102,6 +104,15 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 	if err := json.Unmarshal(res.ProviderMetadata.PackageSchema, &spec); err != nil {
 		return nil, err
 	}
+	// The docs are read from the repository the generator runs in, the same
+	// tree that Write and Diff are given.
+	root, err := toolchain.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	if err := describe(ctx, &spec, root); err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
 	// Like tfgen: the committed schema carries no version, so it does not change
 	// with every release; the SDKs get bridge.Version below.
 	spec.Version = ""
@@ -113,6 +124,13 @@ func Files(ctx context.Context) (map[string][]byte, error) {
 	files := map[string][]byte{
 		schemaFile:   schemaJSON,
 		metadataFile: (*metadata.Data)(info.MetadataInfo.Data).MarshalIndent(),
+	}
+	pageFiles, err := renderPages(&spec, root)
+	if err != nil {
+		return nil, fmt.Errorf("docs/pulumi: %w", err)
+	}
+	for name, content := range pageFiles {
+		files[name] = content
 	}
 	for _, lang := range []string{"nodejs", "python", "go", "java"} {
 		sdk, err := generateSDK(schemaJSON, lang)

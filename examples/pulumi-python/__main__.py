@@ -7,6 +7,7 @@ import os
 import pulumi
 import pulumi_k8sconnect as k8sconnect
 
+# docs:begin object-quickstart
 config = pulumi.Config()
 
 # Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
@@ -49,6 +50,7 @@ data:
 """
     ),
 )
+# docs:end object-quickstart
 
 # Where the ConfigMap lives.
 pulumi.export(

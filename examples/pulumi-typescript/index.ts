@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 // in it. The program is a function so that it runs the same under `pulumi up`
 // and as an Automation API inline program.
 export = async () => {
+    // docs:begin object-quickstart
     const config = new pulumi.Config();
 
     // Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
@@ -43,6 +44,7 @@ data:
   greeting: ${JSON.stringify(greeting)}
 `,
     });
+    // docs:end object-quickstart
 
     return {
         // Where the ConfigMap lives.

@@ -6,6 +6,11 @@ import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+ *
+ * ## Example Usage
+ */
 export function getObject(args: GetObjectArgs, opts?: pulumi.InvokeOptions): Promise<GetObjectResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("k8sconnect:index/getObject:getObject", {
@@ -22,11 +27,29 @@ export function getObject(args: GetObjectArgs, opts?: pulumi.InvokeOptions): Pro
  * A collection of arguments for invoking getObject.
  */
 export interface GetObjectArgs {
+    /**
+     * apiVersion, e.g. apps/v1.
+     */
     apiVersion: string;
+    /**
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
+     */
     clusterConnection?: inputs.ClusterConnection;
+    /**
+     * Kind, e.g. Deployment.
+     */
     kind: string;
+    /**
+     * Name.
+     */
     name: string;
+    /**
+     * Namespace; defaults to "default" for namespaced kinds.
+     */
     namespace?: string;
+    /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     */
     sensitiveFields?: string[];
 }
 
@@ -34,18 +57,56 @@ export interface GetObjectArgs {
  * A collection of values returned by getObject.
  */
 export interface GetObjectResult {
+    /**
+     * apiVersion, e.g. apps/v1.
+     */
     readonly apiVersion: string;
+    /**
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
+     */
     readonly clusterConnection?: outputs.ClusterConnection;
+    /**
+     * The object as JSON, without managedFields.
+     */
     readonly json: string;
+    /**
+     * Kind, e.g. Deployment.
+     */
     readonly kind: string;
+    /**
+     * Name.
+     */
     readonly name: string;
+    /**
+     * Namespace; defaults to "default" for namespaced kinds.
+     */
     readonly namespace: string;
+    /**
+     * The object as a structured value, e.g. .object.spec.replicas.
+     */
     readonly object: any;
+    /**
+     * For a Secret: its data (decoded) and stringData, by key. Null for other kinds. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+     */
     readonly secretData: {[key: string]: string};
+    /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     */
     readonly sensitiveFields?: string[];
+    /**
+     * The values of sensitiveFields, by path as written there (a path with [*] gives one entry per element, by index): strings as they are, other values as JSON. A path the object does not hold is left out. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+     */
     readonly sensitiveValues: {[key: string]: string};
+    /**
+     * The object as YAML, without managedFields.
+     */
     readonly yamlBody: string;
 }
+/**
+ * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+ *
+ * ## Example Usage
+ */
 export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetObjectResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("k8sconnect:index/getObject:getObject", {
@@ -62,10 +123,28 @@ export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeO
  * A collection of arguments for invoking getObject.
  */
 export interface GetObjectOutputArgs {
+    /**
+     * apiVersion, e.g. apps/v1.
+     */
     apiVersion: pulumi.Input<string>;
+    /**
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
+     */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
+    /**
+     * Kind, e.g. Deployment.
+     */
     kind: pulumi.Input<string>;
+    /**
+     * Name.
+     */
     name: pulumi.Input<string>;
+    /**
+     * Namespace; defaults to "default" for namespaced kinds.
+     */
     namespace?: pulumi.Input<string | undefined>;
+    /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     */
     sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
 }

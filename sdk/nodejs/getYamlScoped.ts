@@ -6,6 +6,33 @@ import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+ *
+ * ## Example Usage
+ * ### Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones
+ *
+ * ```typescript
+ * const config = new pulumi.Config();
+ * const kubeconfigPath =
+ *     config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+ * const cluster = {
+ *     kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
+ *     context: config.get("context"),
+ * };
+ *
+ * const scoped = await k8sconnect.getYamlScoped({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+ *
+ * const apply = (manifests: { [key: string]: string }, after: pulumi.Resource[]) =>
+ *     Object.entries(manifests).map(
+ *         ([key, yamlBody]) =>
+ *             new k8sconnect.KubernetesObject(key, { clusterConnection: cluster, yamlBody }, { dependsOn: after }),
+ *     );
+ * const crds = apply(scoped.crds, []);
+ * const clusterScoped = apply(scoped.clusterScoped, crds);
+ * const namespaced = apply(scoped.namespaced, clusterScoped);
+ * ```
+ */
 export function getYamlScoped(args?: GetYamlScopedArgs, opts?: pulumi.InvokeOptions): Promise<GetYamlScopedResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -21,9 +48,21 @@ export function getYamlScoped(args?: GetYamlScopedArgs, opts?: pulumi.InvokeOpti
  * A collection of arguments for invoking getYamlScoped.
  */
 export interface GetYamlScopedArgs {
+    /**
+     * Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     */
     clusterConnection?: inputs.ClusterConnection;
+    /**
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     */
     content?: string;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     */
     kustomizePath?: string;
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     */
     pattern?: string;
 }
 
@@ -31,14 +70,62 @@ export interface GetYamlScopedArgs {
  * A collection of values returned by getYamlScoped.
  */
 export interface GetYamlScopedResult {
+    /**
+     * Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     */
     readonly clusterConnection?: outputs.ClusterConnection;
+    /**
+     * Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     */
     readonly clusterScoped: {[key: string]: string};
+    /**
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     */
     readonly content?: string;
+    /**
+     * CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     */
     readonly crds: {[key: string]: string};
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     */
     readonly kustomizePath?: string;
+    /**
+     * Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     */
     readonly namespaced: {[key: string]: string};
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     */
     readonly pattern?: string;
 }
+/**
+ * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+ *
+ * ## Example Usage
+ * ### Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones
+ *
+ * ```typescript
+ * const config = new pulumi.Config();
+ * const kubeconfigPath =
+ *     config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+ * const cluster = {
+ *     kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
+ *     context: config.get("context"),
+ * };
+ *
+ * const scoped = await k8sconnect.getYamlScoped({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+ *
+ * const apply = (manifests: { [key: string]: string }, after: pulumi.Resource[]) =>
+ *     Object.entries(manifests).map(
+ *         ([key, yamlBody]) =>
+ *             new k8sconnect.KubernetesObject(key, { clusterConnection: cluster, yamlBody }, { dependsOn: after }),
+ *     );
+ * const crds = apply(scoped.crds, []);
+ * const clusterScoped = apply(scoped.clusterScoped, crds);
+ * const namespaced = apply(scoped.namespaced, clusterScoped);
+ * ```
+ */
 export function getYamlScopedOutput(args?: GetYamlScopedOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetYamlScopedResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -54,8 +141,20 @@ export function getYamlScopedOutput(args?: GetYamlScopedOutputArgs, opts?: pulum
  * A collection of arguments for invoking getYamlScoped.
  */
 export interface GetYamlScopedOutputArgs {
+    /**
+     * Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
+    /**
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     */
     content?: pulumi.Input<string | undefined>;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     */
     kustomizePath?: pulumi.Input<string | undefined>;
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     */
     pattern?: pulumi.Input<string | undefined>;
 }

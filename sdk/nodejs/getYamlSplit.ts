@@ -4,6 +4,19 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
+/**
+ * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+ *
+ * ## Example Usage
+ * ### Key the documents of a file by object
+ *
+ * ```typescript
+ * // getYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+ * // without sorting them by scope: a key names its object wherever the
+ * // document sits in the file.
+ * const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+ * ```
+ */
 export function getYamlSplit(args?: GetYamlSplitArgs, opts?: pulumi.InvokeOptions): Promise<GetYamlSplitResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -18,8 +31,17 @@ export function getYamlSplit(args?: GetYamlSplitArgs, opts?: pulumi.InvokeOption
  * A collection of arguments for invoking getYamlSplit.
  */
 export interface GetYamlSplitArgs {
+    /**
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     */
     content?: string;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     */
     kustomizePath?: string;
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     */
     pattern?: string;
 }
 
@@ -27,11 +49,36 @@ export interface GetYamlSplitArgs {
  * A collection of values returned by getYamlSplit.
  */
 export interface GetYamlSplitResult {
+    /**
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     */
     readonly content?: string;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     */
     readonly kustomizePath?: string;
+    /**
+     * Each object's YAML, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     */
     readonly manifests: {[key: string]: string};
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     */
     readonly pattern?: string;
 }
+/**
+ * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+ *
+ * ## Example Usage
+ * ### Key the documents of a file by object
+ *
+ * ```typescript
+ * // getYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+ * // without sorting them by scope: a key names its object wherever the
+ * // document sits in the file.
+ * const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+ * ```
+ */
 export function getYamlSplitOutput(args?: GetYamlSplitOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetYamlSplitResult> {
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -46,7 +93,16 @@ export function getYamlSplitOutput(args?: GetYamlSplitOutputArgs, opts?: pulumi.
  * A collection of arguments for invoking getYamlSplit.
  */
 export interface GetYamlSplitOutputArgs {
+    /**
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     */
     content?: pulumi.Input<string | undefined>;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     */
     kustomizePath?: pulumi.Input<string | undefined>;
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     */
     pattern?: pulumi.Input<string | undefined>;
 }

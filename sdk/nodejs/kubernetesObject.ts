@@ -6,6 +6,60 @@ import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * One Kubernetes object of any kind, applied with Server-Side Apply.
+ *
+ * ## Example Usage
+ * ### A namespace and a ConfigMap in it
+ *
+ * ```typescript
+ *     const config = new pulumi.Config();
+ *
+ *     // Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
+ *     // else ~/.kube/config) and optionally one of its contexts.
+ *     const kubeconfigPath =
+ *         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+ *     const cluster = {
+ *         // By path, never the content: the credentials stay out of the stack.
+ *         kubeconfigFile: kubeconfigPath,
+ *         context: config.get("context"),
+ *     };
+ *     const namespace = config.get("namespace") ?? "k8sconnect-pulumi";
+ *     // Change it and run `pulumi up` again to see an in-place update.
+ *     const greeting = config.get("greeting") ?? "hello";
+ *
+ *     const ns = new k8sconnect.KubernetesObject("ns", {
+ *         clusterConnection: cluster,
+ *         yamlBody: `apiVersion: v1
+ * kind: Namespace
+ * metadata:
+ *   name: ${namespace}
+ * `,
+ *     });
+ *
+ *     const configMap = new k8sconnect.KubernetesObject("configmap", {
+ *         clusterConnection: cluster,
+ *         yamlBody: pulumi.interpolate`apiVersion: v1
+ * kind: ConfigMap
+ * metadata:
+ *   name: greeting
+ *   namespace: ${ns.resourceRef.name}
+ * data:
+ *   greeting: ${JSON.stringify(greeting)}
+ * `,
+ *     });
+ * ```
+ *
+ * ## Import
+ *
+ * An existing object is imported by an id of the form `[<context>#]<apiVersion>/<kind>/[<namespace>/]<name>`, e.g. with
+ *
+ * ```sh
+ * $ pulumi import k8sconnect:index/kubernetesObject:KubernetesObject web apps/v1/Deployment/web/web
+ * ```
+ *
+ * or with the `import` resource option and the same id. The id carries no credentials: the object is read through the provider's `clusterConnection` when it has one and the id names no context, else through the kubeconfig files of `$KUBECONFIG` (merged as kubectl merges them) or `~/.kube/config`, in the context given, else their current-context. The first `pulumi up` with the resource's own `clusterConnection` then takes ownership of the fields in `yamlBody`, in place (same UID). A Secret's values are not imported.
+ */
 export class KubernetesObject extends pulumi.CustomResource {
     /**
      * Get an existing KubernetesObject resource's state with the given name, ID, and optional extra
@@ -35,7 +89,7 @@ export class KubernetesObject extends pulumi.CustomResource {
     }
 
     /**
-     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
@@ -63,15 +117,15 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly ignoreFields: pulumi.Output<string[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
      */
     declare public /*out*/ readonly managedStateProjection: pulumi.Output<{[key: string]: string}>;
     /**
-     * The object's identity and connection, for k8sconnect_wait.resource_ref.
+     * The object's identity and connection, for Wait.resourceRef.
      */
     declare public /*out*/ readonly resourceRef: pulumi.Output<outputs.ResourceRef>;
     /**
-     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      */
     declare public readonly sensitiveFields: pulumi.Output<string[] | undefined>;
     /**
@@ -79,7 +133,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
      */
     declare public readonly yamlBody: pulumi.Output<string>;
 
@@ -190,7 +244,7 @@ export interface KubernetesObjectState {
  */
 export interface KubernetesObjectArgs {
     /**
-     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
@@ -210,11 +264,11 @@ export interface KubernetesObjectArgs {
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      */
     sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
      */
     yamlBody: pulumi.Input<string>;
 }

@@ -6,6 +6,57 @@ import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * Changes a few fields of an object that something else manages (a cloud provider, an operator, Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. Not for objects managed by KubernetesObject.
+ *
+ * ## Example Usage
+ * ### Route the EKS aws-node DaemonSet through a proxy
+ *
+ * ```typescript
+ * const config = new pulumi.Config();
+ * const kubeconfigPath =
+ *     config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+ * const cluster = {
+ *     kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
+ *     context: config.get("context"),
+ * };
+ *
+ * const proxy = new k8sconnect.Patch("aws-node-proxy", {
+ *     clusterConnection: cluster,
+ *     target: {
+ *         apiVersion: "apps/v1",
+ *         kind: "DaemonSet",
+ *         name: "aws-node",
+ *         namespace: config.get("namespace") ?? "kube-system",
+ *     },
+ *     // Containers and env are lists keyed by name: this adds to the
+ *     // aws-node container's env instead of replacing the list.
+ *     patch: JSON.stringify({
+ *         spec: {
+ *             template: {
+ *                 spec: {
+ *                     containers: [
+ *                         {
+ *                             name: "aws-node",
+ *                             env: [
+ *                                 { name: "HTTP_PROXY", value: config.get("httpProxy") ?? "http://proxy:3128" },
+ *                                 { name: "NO_PROXY", value: config.get("noProxy") ?? ".svc,.cluster.local" },
+ *                             ],
+ *                         },
+ *                     ],
+ *                 },
+ *             },
+ *         },
+ *     }),
+ *     // EKS owns these fields; the patch takes them by force.
+ *     takeOwnership: true,
+ * });
+ * ```
+ *
+ * ## Import
+ *
+ * A Patch is not imported: creating it is what takes its fields from their current managers. Declare it and run `pulumi up`.
+ */
 export class Patch extends pulumi.CustomResource {
     /**
      * Get an existing Patch resource's state with the given name, ID, and optional extra
@@ -35,7 +86,7 @@ export class Patch extends pulumi.CustomResource {
     }
 
     /**
-     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
@@ -173,7 +224,7 @@ export interface PatchState {
  */
 export interface PatchArgs {
     /**
-     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**

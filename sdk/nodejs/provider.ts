@@ -65,7 +65,7 @@ export class Provider extends pulumi.ProviderResource {
  */
 export interface ProviderArgs {
     /**
-     * The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+     * The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**

@@ -6,6 +6,65 @@ import * as inputs from "./types/input";
 import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
+/**
+ * Waits for a Kubernetes object to reach a state. A wait that times out fails the run and stops resources that depend on it, while the object itself is left alone: the next `pulumi up` waits again on the same object. Deleting a wait does nothing in the cluster.
+ *
+ * ## Example Usage
+ * ### Gate one Deployment on another's rollout
+ *
+ * ```typescript
+ *     const config = new pulumi.Config();
+ *     const kubeconfigPath =
+ *         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+ *     const cluster = {
+ *         kubeconfig: pulumi.secret(fs.readFileSync(kubeconfigPath, "utf8")),
+ *         context: config.get("context"),
+ *     };
+ *     const namespace = config.require("namespace");
+ *     // Annotations for web's pods (JSON object). The tests use it to hold the
+ *     // pods back for a while, as a slow node would.
+ *     const podAnnotations = config.getObject<Record<string, string>>("podAnnotations") ?? {};
+ *
+ *     const deployment = (name: string, replicas: number, annotations: Record<string, string>) => `apiVersion: apps/v1
+ * kind: Deployment
+ * metadata:
+ *   name: ${name}
+ *   namespace: ${namespace}
+ * spec:
+ *   replicas: ${replicas}
+ *   selector:
+ *     matchLabels: {app: ${name}}
+ *   template:
+ *     metadata:
+ *       labels: {app: ${name}}
+ *       annotations: ${JSON.stringify(annotations)}
+ *     spec:
+ *       containers: [{name: app, image: nginx}]
+ * `;
+ *
+ *     const web = new k8sconnect.KubernetesObject("web", {
+ *         clusterConnection: cluster,
+ *         yamlBody: deployment("web", 3, podAnnotations),
+ *     });
+ *
+ *     const rolledOut = new k8sconnect.Wait("web-rolled-out", {
+ *         resourceRef: web.resourceRef,
+ *         waitFor: { rollout: true, timeout: "3m" },
+ *     });
+ *
+ *     // dependsOn, not a value of the Wait: nothing of web's flows into "after",
+ *     // only the ordering.
+ *     new k8sconnect.KubernetesObject(
+ *         "after",
+ *         { clusterConnection: cluster, yamlBody: deployment("after", 1, {}) },
+ *         { dependsOn: [rolledOut] },
+ *     );
+ * ```
+ *
+ * ## Import
+ *
+ * A Wait is not imported: it holds no object of its own. Declare it and run `pulumi up`, which waits on the object.
+ */
 export class Wait extends pulumi.CustomResource {
     /**
      * Get an existing Wait resource's state with the given name, ID, and optional extra
@@ -43,7 +102,7 @@ export class Wait extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<any>;
     /**
-     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      */
     declare public readonly waitFor: pulumi.Output<outputs.WaitWaitFor>;
 
@@ -107,7 +166,7 @@ export interface WaitArgs {
      */
     resourceRef: pulumi.Input<inputs.ResourceRef>;
     /**
-     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      */
     waitFor: pulumi.Input<inputs.WaitWaitFor>;
 }

@@ -17,6 +17,7 @@ import (
 // Program creates the namespace and the ConfigMap; the stack config says where
 // and what.
 func Program(ctx *pulumi.Context) error {
+	// docs:begin object-quickstart
 	cfg := config.New(ctx, "")
 
 	// Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
@@ -67,6 +68,7 @@ data:
 	if err != nil {
 		return err
 	}
+	// docs:end object-quickstart
 
 	// Where the ConfigMap lives.
 	ctx.Export("configmap", pulumi.Sprintf("%s/%s",

@@ -16,6 +16,7 @@ import (
 // operation, guarded by a test) on "cfg", and an RFC 7386 merge patch that
 // sets one key and deletes another on "merge".
 func JSONAndMergePatch(ctx *pulumi.Context) error {
+	// docs:begin patch-json
 	cfg := config.New(ctx, "")
 	cluster, err := clusterConnection(cfg)
 	if err != nil {
@@ -78,6 +79,7 @@ func JSONAndMergePatch(ctx *pulumi.Context) error {
 	if err != nil {
 		return err
 	}
+	// docs:end patch-json
 
 	ctx.Export("jsonManagedFields", jsonPatch.ManagedFields)
 	ctx.Export("mergeManagedFields", mergePatch.ManagedFields)

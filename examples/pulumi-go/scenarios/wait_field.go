@@ -24,6 +24,7 @@ import (
 
 // WaitField is the program of the scenario "wait-field".
 func WaitField(ctx *pulumi.Context) error {
+	// docs:begin wait-field
 	cfg := config.New(ctx, "")
 	kubeconfig, err := waitFieldKubeconfig(cfg.Get("kubeconfigPath"))
 	if err != nil {
@@ -81,6 +82,7 @@ data:
 	if err != nil {
 		return err
 	}
+	// docs:end wait-field
 
 	ctx.Export("hostname", hostname)
 	return nil

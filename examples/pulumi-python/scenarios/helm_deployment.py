@@ -8,6 +8,7 @@ import os
 import pulumi
 import pulumi_k8sconnect as k8sconnect
 
+# docs:begin patch-helm
 config = pulumi.Config()
 kubeconfig_path = (
     config.get("kubeconfigPath")
@@ -48,6 +49,7 @@ spec:
     # `helm upgrade` may take them back, which shows as drift here.
     take_ownership=True,
 )
+# docs:end patch-helm
 
 pulumi.export("managedFields", web.managed_fields)
 pulumi.export("previousOwners", web.previous_owners)

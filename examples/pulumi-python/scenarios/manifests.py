@@ -10,6 +10,7 @@ import os
 import pulumi
 import pulumi_k8sconnect as k8sconnect
 
+# docs:begin yaml-scoped-apply
 config = pulumi.Config()
 kubeconfig_path = (
     config.get("kubeconfigPath")
@@ -41,5 +42,15 @@ def apply(manifests: dict, after: list) -> list:
 crds = apply(scoped.crds, [])
 cluster_scoped = apply(scoped.cluster_scoped, crds)
 namespaced = apply(scoped.namespaced, cluster_scoped)
+# docs:end yaml-scoped-apply
 
 pulumi.export("applied", len(crds) + len(cluster_scoped) + len(namespaced))
+
+# docs:begin yaml-split-keys
+# get_yaml_split keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+# without sorting them by scope: a key names its object wherever the document
+# sits in the file.
+with open(config.require("manifests"), encoding="utf-8") as f:
+    split = k8sconnect.get_yaml_split(content=f.read())
+# docs:end yaml-split-keys
+pulumi.export("keys", sorted(split.manifests))

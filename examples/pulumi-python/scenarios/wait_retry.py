@@ -12,6 +12,7 @@ import os
 import pulumi
 import pulumi_k8sconnect as k8sconnect
 
+# docs:begin wait-retry
 config = pulumi.Config()
 kubeconfig_path = (
     config.get("kubeconfigPath")
@@ -67,5 +68,6 @@ data:
 """,
     opts=pulumi.ResourceOptions(depends_on=[migrated]),
 )
+# docs:end wait-retry
 
 pulumi.export("waited", migrated.id)

@@ -10,6 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 // those two, so the other env vars, images and containers stay EKS's, and
 // destroying it leaves the proxy settings in place for EKS to take back.
 export = async () => {
+    // docs:begin patch-aws-node
     const config = new pulumi.Config();
     const kubeconfigPath =
         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
@@ -48,6 +49,7 @@ export = async () => {
         // EKS owns these fields; the patch takes them by force.
         takeOwnership: true,
     });
+    // docs:end patch-aws-node
 
     return {
         // The patched fields and their values, keyed by path.

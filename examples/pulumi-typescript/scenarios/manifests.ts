@@ -12,6 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 // resource names, and with them the stack, do not change when the documents
 // are reordered.
 export = async () => {
+    // docs:begin yaml-scoped-apply
     const config = new pulumi.Config();
     const kubeconfigPath =
         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
@@ -30,8 +31,17 @@ export = async () => {
     const crds = apply(scoped.crds, []);
     const clusterScoped = apply(scoped.clusterScoped, crds);
     const namespaced = apply(scoped.namespaced, clusterScoped);
+    // docs:end yaml-scoped-apply
+
+    // docs:begin yaml-split-keys
+    // getYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+    // without sorting them by scope: a key names its object wherever the
+    // document sits in the file.
+    const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
+    // docs:end yaml-split-keys
 
     return {
         applied: [...crds, ...clusterScoped, ...namespaced].length,
+        keys: Object.keys(split.manifests).sort(),
     };
 };

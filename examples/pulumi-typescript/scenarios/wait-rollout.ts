@@ -12,6 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 // times out fails the update without marking web for replacement: the next
 // `pulumi up` waits again on the same Deployment.
 export = async () => {
+    // docs:begin wait-rollout
     const config = new pulumi.Config();
     const kubeconfigPath =
         config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
@@ -58,6 +59,7 @@ spec:
         { clusterConnection: cluster, yamlBody: deployment("after", 1, {}) },
         { dependsOn: [rolledOut] },
     );
+    // docs:end wait-rollout
 
     return {
         waited: rolledOut.id,

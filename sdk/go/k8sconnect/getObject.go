@@ -11,6 +11,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+//
+// ## Example Usage
 func GetObject(ctx *pulumi.Context, args *GetObjectArgs, opts ...pulumi.InvokeOption) (*GetObjectResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetObjectResult
@@ -23,27 +26,44 @@ func GetObject(ctx *pulumi.Context, args *GetObjectArgs, opts ...pulumi.InvokeOp
 
 // A collection of arguments for invoking getObject.
 type GetObjectArgs struct {
-	ApiVersion        string             `pulumi:"apiVersion"`
+	// apiVersion, e.g. apps/v1.
+	ApiVersion string `pulumi:"apiVersion"`
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	Kind              string             `pulumi:"kind"`
-	Name              string             `pulumi:"name"`
-	Namespace         *string            `pulumi:"namespace"`
-	SensitiveFields   []string           `pulumi:"sensitiveFields"`
+	// Kind, e.g. Deployment.
+	Kind string `pulumi:"kind"`
+	// Name.
+	Name string `pulumi:"name"`
+	// Namespace; defaults to "default" for namespaced kinds.
+	Namespace *string `pulumi:"namespace"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+	SensitiveFields []string `pulumi:"sensitiveFields"`
 }
 
 // A collection of values returned by getObject.
 type GetObjectResult struct {
-	ApiVersion        string             `pulumi:"apiVersion"`
+	// apiVersion, e.g. apps/v1.
+	ApiVersion string `pulumi:"apiVersion"`
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	Json              string             `pulumi:"json"`
-	Kind              string             `pulumi:"kind"`
-	Name              string             `pulumi:"name"`
-	Namespace         string             `pulumi:"namespace"`
-	Object            interface{}        `pulumi:"object"`
-	SecretData        map[string]string  `pulumi:"secretData"`
-	SensitiveFields   []string           `pulumi:"sensitiveFields"`
-	SensitiveValues   map[string]string  `pulumi:"sensitiveValues"`
-	YamlBody          string             `pulumi:"yamlBody"`
+	// The object as JSON, without managedFields.
+	Json string `pulumi:"json"`
+	// Kind, e.g. Deployment.
+	Kind string `pulumi:"kind"`
+	// Name.
+	Name string `pulumi:"name"`
+	// Namespace; defaults to "default" for namespaced kinds.
+	Namespace string `pulumi:"namespace"`
+	// The object as a structured value, e.g. .object.spec.replicas.
+	Object interface{} `pulumi:"object"`
+	// For a Secret: its data (decoded) and stringData, by key. Null for other kinds. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+	SecretData map[string]string `pulumi:"secretData"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+	SensitiveFields []string `pulumi:"sensitiveFields"`
+	// The values of sensitiveFields, by path as written there (a path with [*] gives one entry per element, by index): strings as they are, other values as JSON. A path the object does not hold is left out. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+	SensitiveValues map[string]string `pulumi:"sensitiveValues"`
+	// The object as YAML, without managedFields.
+	YamlBody string `pulumi:"yamlBody"`
 }
 
 func GetObjectOutput(ctx *pulumi.Context, args GetObjectOutputArgs, opts ...pulumi.InvokeOption) GetObjectResultOutput {
@@ -57,12 +77,18 @@ func GetObjectOutput(ctx *pulumi.Context, args GetObjectOutputArgs, opts ...pulu
 
 // A collection of arguments for invoking getObject.
 type GetObjectOutputArgs struct {
-	ApiVersion        pulumi.StringInput        `pulumi:"apiVersion"`
+	// apiVersion, e.g. apps/v1.
+	ApiVersion pulumi.StringInput `pulumi:"apiVersion"`
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
-	Kind              pulumi.StringInput        `pulumi:"kind"`
-	Name              pulumi.StringInput        `pulumi:"name"`
-	Namespace         pulumi.StringPtrInput     `pulumi:"namespace"`
-	SensitiveFields   pulumi.StringArrayInput   `pulumi:"sensitiveFields"`
+	// Kind, e.g. Deployment.
+	Kind pulumi.StringInput `pulumi:"kind"`
+	// Name.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Namespace; defaults to "default" for namespaced kinds.
+	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+	SensitiveFields pulumi.StringArrayInput `pulumi:"sensitiveFields"`
 }
 
 func (GetObjectOutputArgs) ElementType() reflect.Type {
@@ -84,46 +110,57 @@ func (o GetObjectResultOutput) ToGetObjectResultOutputWithContext(ctx context.Co
 	return o
 }
 
+// apiVersion, e.g. apps/v1.
 func (o GetObjectResultOutput) ApiVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.ApiVersion }).(pulumi.StringOutput)
 }
 
+// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 func (o GetObjectResultOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v GetObjectResult) *ClusterConnection { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
+// The object as JSON, without managedFields.
 func (o GetObjectResultOutput) Json() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.Json }).(pulumi.StringOutput)
 }
 
+// Kind, e.g. Deployment.
 func (o GetObjectResultOutput) Kind() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.Kind }).(pulumi.StringOutput)
 }
 
+// Name.
 func (o GetObjectResultOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.Name }).(pulumi.StringOutput)
 }
 
+// Namespace; defaults to "default" for namespaced kinds.
 func (o GetObjectResultOutput) Namespace() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.Namespace }).(pulumi.StringOutput)
 }
 
+// The object as a structured value, e.g. .object.spec.replicas.
 func (o GetObjectResultOutput) Object() pulumi.AnyOutput {
 	return o.ApplyT(func(v GetObjectResult) interface{} { return v.Object }).(pulumi.AnyOutput)
 }
 
+// For a Secret: its data (decoded) and stringData, by key. Null for other kinds. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
 func (o GetObjectResultOutput) SecretData() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetObjectResult) map[string]string { return v.SecretData }).(pulumi.StringMapOutput)
 }
 
+// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
 func (o GetObjectResultOutput) SensitiveFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v GetObjectResult) []string { return v.SensitiveFields }).(pulumi.StringArrayOutput)
 }
 
+// The values of sensitiveFields, by path as written there (a path with [*] gives one entry per element, by index): strings as they are, other values as JSON. A path the object does not hold is left out. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
 func (o GetObjectResultOutput) SensitiveValues() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetObjectResult) map[string]string { return v.SensitiveValues }).(pulumi.StringMapOutput)
 }
 
+// The object as YAML, without managedFields.
 func (o GetObjectResultOutput) YamlBody() pulumi.StringOutput {
 	return o.ApplyT(func(v GetObjectResult) string { return v.YamlBody }).(pulumi.StringOutput)
 }

@@ -11,6 +11,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+//
+// ## Example Usage
 func GetYamlScoped(ctx *pulumi.Context, args *GetYamlScopedArgs, opts ...pulumi.InvokeOption) (*GetYamlScopedResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetYamlScopedResult
@@ -23,21 +26,32 @@ func GetYamlScoped(ctx *pulumi.Context, args *GetYamlScopedArgs, opts ...pulumi.
 
 // A collection of arguments for invoking getYamlScoped.
 type GetYamlScopedArgs struct {
+	// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	Content           *string            `pulumi:"content"`
-	KustomizePath     *string            `pulumi:"kustomizePath"`
-	Pattern           *string            `pulumi:"pattern"`
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	Content *string `pulumi:"content"`
+	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	KustomizePath *string `pulumi:"kustomizePath"`
+	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+	Pattern *string `pulumi:"pattern"`
 }
 
 // A collection of values returned by getYamlScoped.
 type GetYamlScopedResult struct {
+	// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	ClusterScoped     map[string]string  `pulumi:"clusterScoped"`
-	Content           *string            `pulumi:"content"`
-	Crds              map[string]string  `pulumi:"crds"`
-	KustomizePath     *string            `pulumi:"kustomizePath"`
-	Namespaced        map[string]string  `pulumi:"namespaced"`
-	Pattern           *string            `pulumi:"pattern"`
+	// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	ClusterScoped map[string]string `pulumi:"clusterScoped"`
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	Content *string `pulumi:"content"`
+	// CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	Crds map[string]string `pulumi:"crds"`
+	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	KustomizePath *string `pulumi:"kustomizePath"`
+	// Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	Namespaced map[string]string `pulumi:"namespaced"`
+	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+	Pattern *string `pulumi:"pattern"`
 }
 
 func GetYamlScopedOutput(ctx *pulumi.Context, args GetYamlScopedOutputArgs, opts ...pulumi.InvokeOption) GetYamlScopedResultOutput {
@@ -51,10 +65,14 @@ func GetYamlScopedOutput(ctx *pulumi.Context, args GetYamlScopedOutputArgs, opts
 
 // A collection of arguments for invoking getYamlScoped.
 type GetYamlScopedOutputArgs struct {
+	// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
-	Content           pulumi.StringPtrInput     `pulumi:"content"`
-	KustomizePath     pulumi.StringPtrInput     `pulumi:"kustomizePath"`
-	Pattern           pulumi.StringPtrInput     `pulumi:"pattern"`
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	Content pulumi.StringPtrInput `pulumi:"content"`
+	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	KustomizePath pulumi.StringPtrInput `pulumi:"kustomizePath"`
+	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+	Pattern pulumi.StringPtrInput `pulumi:"pattern"`
 }
 
 func (GetYamlScopedOutputArgs) ElementType() reflect.Type {
@@ -76,30 +94,37 @@ func (o GetYamlScopedResultOutput) ToGetYamlScopedResultOutputWithContext(ctx co
 	return o
 }
 
+// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 func (o GetYamlScopedResultOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *ClusterConnection { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
+// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) ClusterScoped() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.ClusterScoped }).(pulumi.StringMapOutput)
 }
 
+// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
 func (o GetYamlScopedResultOutput) Content() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.Content }).(pulumi.StringPtrOutput)
 }
 
+// CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) Crds() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Crds }).(pulumi.StringMapOutput)
 }
 
+// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 func (o GetYamlScopedResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }
 
+// Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) Namespaced() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Namespaced }).(pulumi.StringMapOutput)
 }
 
+// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 func (o GetYamlScopedResultOutput) Pattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.Pattern }).(pulumi.StringPtrOutput)
 }

@@ -11,6 +11,9 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+//
+// ## Example Usage
 func GetYamlSplit(ctx *pulumi.Context, args *GetYamlSplitArgs, opts ...pulumi.InvokeOption) (*GetYamlSplitResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetYamlSplitResult
@@ -23,17 +26,24 @@ func GetYamlSplit(ctx *pulumi.Context, args *GetYamlSplitArgs, opts ...pulumi.In
 
 // A collection of arguments for invoking getYamlSplit.
 type GetYamlSplitArgs struct {
-	Content       *string `pulumi:"content"`
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	Content *string `pulumi:"content"`
+	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
-	Pattern       *string `pulumi:"pattern"`
+	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+	Pattern *string `pulumi:"pattern"`
 }
 
 // A collection of values returned by getYamlSplit.
 type GetYamlSplitResult struct {
-	Content       *string           `pulumi:"content"`
-	KustomizePath *string           `pulumi:"kustomizePath"`
-	Manifests     map[string]string `pulumi:"manifests"`
-	Pattern       *string           `pulumi:"pattern"`
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	Content *string `pulumi:"content"`
+	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	KustomizePath *string `pulumi:"kustomizePath"`
+	// Each object's YAML, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+	Manifests map[string]string `pulumi:"manifests"`
+	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+	Pattern *string `pulumi:"pattern"`
 }
 
 func GetYamlSplitOutput(ctx *pulumi.Context, args GetYamlSplitOutputArgs, opts ...pulumi.InvokeOption) GetYamlSplitResultOutput {
@@ -47,9 +57,12 @@ func GetYamlSplitOutput(ctx *pulumi.Context, args GetYamlSplitOutputArgs, opts .
 
 // A collection of arguments for invoking getYamlSplit.
 type GetYamlSplitOutputArgs struct {
-	Content       pulumi.StringPtrInput `pulumi:"content"`
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	Content pulumi.StringPtrInput `pulumi:"content"`
+	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath pulumi.StringPtrInput `pulumi:"kustomizePath"`
-	Pattern       pulumi.StringPtrInput `pulumi:"pattern"`
+	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+	Pattern pulumi.StringPtrInput `pulumi:"pattern"`
 }
 
 func (GetYamlSplitOutputArgs) ElementType() reflect.Type {
@@ -71,18 +84,22 @@ func (o GetYamlSplitResultOutput) ToGetYamlSplitResultOutputWithContext(ctx cont
 	return o
 }
 
+// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
 func (o GetYamlSplitResultOutput) Content() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.Content }).(pulumi.StringPtrOutput)
 }
 
+// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 func (o GetYamlSplitResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }
 
+// Each object's YAML, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
 func (o GetYamlSplitResultOutput) Manifests() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) map[string]string { return v.Manifests }).(pulumi.StringMapOutput)
 }
 
+// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 func (o GetYamlSplitResultOutput) Pattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.Pattern }).(pulumi.StringPtrOutput)
 }

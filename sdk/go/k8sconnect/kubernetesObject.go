@@ -12,10 +12,89 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// One Kubernetes object of any kind, applied with Server-Side Apply.
+//
+// ## Example Usage
+// ### A namespace and a ConfigMap in it
+//
+// ```go
+//
+//	cfg := config.New(ctx, "")
+//
+//	// Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
+//	// else ~/.kube/config) and optionally one of its contexts.
+//	kubeconfigPath := cfg.Get("kubeconfigPath")
+//	if kubeconfigPath == "" {
+//		kubeconfigPath = os.Getenv("KUBECONFIG")
+//	}
+//	if kubeconfigPath == "" {
+//		home, err := os.UserHomeDir()
+//		if err != nil {
+//			return err
+//		}
+//		kubeconfigPath = filepath.Join(home, ".kube", "config")
+//	}
+//	// By path, never the content: the credentials stay out of the stack.
+//	cluster := &k8sconnect.ClusterConnectionArgs{
+//		KubeconfigFile: pulumi.String(kubeconfigPath),
+//		Context:        pulumi.StringPtrFromPtr(optional(cfg.Get("context"))),
+//	}
+//	namespace := orDefault(cfg.Get("namespace"), "k8sconnect-pulumi")
+//	// Change it and run `pulumi up` again to see an in-place update.
+//	greeting := orDefault(cfg.Get("greeting"), "hello")
+//
+//	ns, err := k8sconnect.NewKubernetesObject(ctx, "ns", &k8sconnect.KubernetesObjectArgs{
+//		ClusterConnection: cluster,
+//		YamlBody: pulumi.String(fmt.Sprintf(`apiVersion: v1
+//
+// kind: Namespace
+// metadata:
+//
+//	name: %s
+//
+// `, namespace)),
+//
+//	})
+//	if err != nil {
+//		return err
+//	}
+//
+//	configMap, err := k8sconnect.NewKubernetesObject(ctx, "configmap", &k8sconnect.KubernetesObjectArgs{
+//		ClusterConnection: cluster,
+//		YamlBody: pulumi.Sprintf(`apiVersion: v1
+//
+// kind: ConfigMap
+// metadata:
+//
+//	name: greeting
+//	namespace: %s
+//
+// data:
+//
+//	greeting: %s
+//
+// `, ns.ResourceRef.Name(), strconv.Quote(greeting)),
+//
+//	})
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is imported by an id of the form `[<context>#]<apiVersion>/<kind>/[<namespace>/]<name>`, e.g. with
+//
+// ```sh
+// $ pulumi import k8sconnect:index/kubernetesObject:KubernetesObject web apps/v1/Deployment/web/web
+// ```
+//
+// or with the `import` resource option and the same id. The id carries no credentials: the object is read through the provider's `clusterConnection` when it has one and the id names no context, else through the kubeconfig files of `$KUBECONFIG` (merged as kubectl merges them) or `~/.kube/config`, in the context given, else their current-context. The first `pulumi up` with the resource's own `clusterConnection` then takes ownership of the fields in `yamlBody`, in place (same UID). A Secret's values are not imported.
 type KubernetesObject struct {
 	pulumi.CustomResourceState
 
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
@@ -29,15 +108,15 @@ type KubernetesObject struct {
 	ForceDestroy pulumi.BoolPtrOutput `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayOutput `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
-	// The object's identity and connection, for k8sconnect_wait.resource_ref.
+	// The object's identity and connection, for Wait.resourceRef.
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
-	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayOutput `pulumi:"sensitiveFields"`
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
 	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
 }
 
@@ -132,7 +211,7 @@ func (KubernetesObjectState) ElementType() reflect.Type {
 }
 
 type kubernetesObjectArgs struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
@@ -142,15 +221,15 @@ type kubernetesObjectArgs struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields []string `pulumi:"ignoreFields"`
-	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields []string `pulumi:"sensitiveFields"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
 	YamlBody string `pulumi:"yamlBody"`
 }
 
 // The set of arguments for constructing a KubernetesObject resource.
 type KubernetesObjectArgs struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
@@ -160,9 +239,9 @@ type KubernetesObjectArgs struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayInput
-	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
 	YamlBody pulumi.StringInput
 }
 
@@ -253,7 +332,7 @@ func (o KubernetesObjectOutput) ToKubernetesObjectOutputWithContext(ctx context.
 	return o
 }
 
-// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
@@ -288,17 +367,17 @@ func (o KubernetesObjectOutput) IgnoreFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.IgnoreFields }).(pulumi.StringArrayOutput)
 }
 
-// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
 func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringMapOutput { return v.ManagedStateProjection }).(pulumi.StringMapOutput)
 }
 
-// The object's identity and connection, for k8sconnect_wait.resource_ref.
+// The object's identity and connection, for Wait.resourceRef.
 func (o KubernetesObjectOutput) ResourceRef() ResourceRefOutput {
 	return o.ApplyT(func(v *KubernetesObject) ResourceRefOutput { return v.ResourceRef }).(ResourceRefOutput)
 }
 
-// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 func (o KubernetesObjectOutput) SensitiveFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.SensitiveFields }).(pulumi.StringArrayOutput)
 }
@@ -308,7 +387,7 @@ func (o KubernetesObjectOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
 func (o KubernetesObjectOutput) YamlBody() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.YamlBody }).(pulumi.StringOutput)
 }

@@ -12,10 +12,93 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// Changes a few fields of an object that something else manages (a cloud provider, an operator, Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. Not for objects managed by KubernetesObject.
+//
+// ## Example Usage
+// ### A JSON Patch and a merge patch
+//
+// ```go
+// cfg := config.New(ctx, "")
+// cluster, err := clusterConnection(cfg)
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// namespace := cfg.Require("namespace")
+// keep := cfg.Get("keep")
+//
+//	if keep == "" {
+//		keep = "x"
+//	}
+//
+//	ops, err := json.Marshal([]map[string]any{
+//		// The server applies all operations or none: if data.keep is not what
+//		// this program expects, the preview fails and nothing changes.
+//		{"op": "test", "path": "/data/keep", "value": keep},
+//		// "add" fails when the parent is missing, so make sure the map exists
+//		// (this replaces annotations the object might already have).
+//		{"op": "add", "path": "/metadata/annotations", "value": map[string]string{}},
+//		// "~1" escapes "/" in a JSON Pointer: the key is prometheus.io/scrape.
+//		{"op": "add", "path": "/metadata/annotations/prometheus.io~1scrape", "value": "true"},
+//		{"op": "replace", "path": "/data/a", "value": "one"},
+//		{"op": "remove", "path": "/data/b"},
+//		{"op": "move", "from": "/data/c", "path": "/data/moved"},
+//		{"op": "copy", "from": "/data/d", "path": "/data/copied"},
+//	})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+//	jsonPatch, err := k8sconnect.NewPatch(ctx, "json", &k8sconnect.PatchArgs{
+//		ClusterConnection: cluster,
+//		Target: k8sconnect.PatchTargetArgs{
+//			ApiVersion: pulumi.String("v1"),
+//			Kind:       pulumi.String("ConfigMap"),
+//			Name:       pulumi.String("cfg"),
+//			Namespace:  pulumi.String(namespace),
+//		},
+//		JsonPatch:     pulumi.String(string(ops)),
+//		TakeOwnership: pulumi.Bool(true),
+//	})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// // In a merge patch, null deletes the key.
+// merge, err := json.Marshal(map[string]any{"data": map[string]any{"added": "z", "drop": nil}})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+//	mergePatch, err := k8sconnect.NewPatch(ctx, "merge", &k8sconnect.PatchArgs{
+//		ClusterConnection: cluster,
+//		Target: k8sconnect.PatchTargetArgs{
+//			ApiVersion: pulumi.String("v1"),
+//			Kind:       pulumi.String("ConfigMap"),
+//			Name:       pulumi.String("merge"),
+//			Namespace:  pulumi.String(namespace),
+//		},
+//		MergePatch:    pulumi.String(string(merge)),
+//		TakeOwnership: pulumi.Bool(true),
+//	})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A Patch is not imported: creating it is what takes its fields from their current managers. Declare it and run `pulumi up`.
 type Patch struct {
 	pulumi.CustomResourceState
 
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
@@ -123,7 +206,7 @@ func (PatchState) ElementType() reflect.Type {
 }
 
 type patchArgs struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
@@ -139,7 +222,7 @@ type patchArgs struct {
 
 // The set of arguments for constructing a Patch resource.
 type PatchArgs struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
@@ -240,7 +323,7 @@ func (o PatchOutput) ToPatchOutputWithContext(ctx context.Context) PatchOutput {
 	return o
 }
 
-// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 func (o PatchOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v *Patch) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }

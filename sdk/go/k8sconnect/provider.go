@@ -39,7 +39,7 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
-	// The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+	// The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
 	OwnershipMessages *string `pulumi:"ownershipMessages"`
@@ -47,7 +47,7 @@ type providerArgs struct {
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
-	// The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+	// The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
 	ClusterConnection ClusterConnectionPtrInput
 	// How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
 	OwnershipMessages pulumi.StringPtrInput

@@ -12,6 +12,88 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// Waits for a Kubernetes object to reach a state. A wait that times out fails the run and stops resources that depend on it, while the object itself is left alone: the next `pulumi up` waits again on the same object. Deleting a wait does nothing in the cluster.
+//
+// ## Example Usage
+// ### Wait for a LoadBalancer's hostname and use it
+//
+// ```go
+//
+//	cfg := config.New(ctx, "")
+//	kubeconfig, err := waitFieldKubeconfig(cfg.Get("kubeconfigPath"))
+//	if err != nil {
+//		return err
+//	}
+//	var kubeContext pulumi.StringPtrInput
+//	if c := cfg.Get("context"); c != "" {
+//		kubeContext = pulumi.String(c)
+//	}
+//	namespace := cfg.Require("namespace")
+//
+//	cluster := k8sconnect.ClusterConnectionArgs{Kubeconfig: kubeconfig, Context: kubeContext}
+//	lb, err := k8sconnect.NewKubernetesObject(ctx, "lb", &k8sconnect.KubernetesObjectArgs{
+//		ClusterConnection: cluster,
+//		YamlBody: pulumi.String(fmt.Sprintf(`apiVersion: v1
+//
+// kind: Service
+// metadata:
+//
+//	name: lb
+//	namespace: %s
+//
+// spec:
+//
+//	type: LoadBalancer
+//	selector: {app: lb}
+//	ports: [{port: 80}]
+//
+// `, namespace)),
+//
+//	})
+//	if err != nil {
+//		return err
+//	}
+//
+//	// The object's resourceRef names it and how to reach it, and makes the
+//	// Wait depend on it.
+//	ready, err := k8sconnect.NewWait(ctx, "lb-hostname", &k8sconnect.WaitArgs{
+//		ResourceRef: lb.ResourceRef,
+//		WaitFor: k8sconnect.WaitWaitForArgs{
+//			Field:   pulumi.String("status.loadBalancer.ingress[0].hostname"),
+//			Timeout: pulumi.String("2m"),
+//		},
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	hostname := ready.Status.ApplyT(waitFieldHostname).(pulumi.StringOutput)
+//
+//	_, err = k8sconnect.NewKubernetesObject(ctx, "consumer", &k8sconnect.KubernetesObjectArgs{
+//		ClusterConnection: cluster,
+//		YamlBody: pulumi.Sprintf(`apiVersion: v1
+//
+// kind: ConfigMap
+// metadata:
+//
+//	name: consumer
+//	namespace: %s
+//
+// data:
+//
+//	hostname: %q
+//
+// `, namespace, hostname),
+//
+//	})
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A Wait is not imported: it holds no object of its own. Declare it and run `pulumi up`, which waits on the object.
 type Wait struct {
 	pulumi.CustomResourceState
 
@@ -19,7 +101,7 @@ type Wait struct {
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status pulumi.AnyOutput `pulumi:"status"`
-	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
+	// What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
 	WaitFor WaitWaitForOutput `pulumi:"waitFor"`
 }
 
@@ -83,7 +165,7 @@ func (WaitState) ElementType() reflect.Type {
 type waitArgs struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
 	ResourceRef ResourceRef `pulumi:"resourceRef"`
-	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
+	// What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
 	WaitFor WaitWaitFor `pulumi:"waitFor"`
 }
 
@@ -91,7 +173,7 @@ type waitArgs struct {
 type WaitArgs struct {
 	// The resourceRef of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
 	ResourceRef ResourceRefInput
-	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
+	// What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
 	WaitFor WaitWaitForInput
 }
 
@@ -192,7 +274,7 @@ func (o WaitOutput) Status() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Wait) pulumi.AnyOutput { return v.Status }).(pulumi.AnyOutput)
 }
 
-// What to wait for: exactly one of field, field_value, condition, rollout or ready.
+// What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
 func (o WaitOutput) WaitFor() WaitWaitForOutput {
 	return o.ApplyT(func(v *Wait) WaitWaitForOutput { return v.WaitFor }).(WaitWaitForOutput)
 }

@@ -10,7 +10,7 @@ declare var exports: any;
 const __config = new pulumi.Config("k8sconnect");
 
 /**
- * The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+ * The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
  */
 export declare const clusterConnection: outputs.config.ClusterConnection | undefined;
 Object.defineProperty(exports, "clusterConnection", {

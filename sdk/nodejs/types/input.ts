@@ -19,7 +19,7 @@ export interface ClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      */
     context?: string;
     /**
@@ -35,7 +35,7 @@ export interface ClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      */
     kubeconfig?: string;
     /**
@@ -66,7 +66,7 @@ export interface ClusterConnectionArgs {
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
     /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      */
     context?: pulumi.Input<string | undefined>;
     /**
@@ -82,7 +82,7 @@ export interface ClusterConnectionArgs {
      */
     insecure?: pulumi.Input<boolean | undefined>;
     /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      */
     kubeconfig?: pulumi.Input<string | undefined>;
     /**
@@ -162,7 +162,7 @@ export interface ResourceRef {
      */
     apiVersion: pulumi.Input<string>;
     /**
-     * Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * Connection used to reach the object. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**

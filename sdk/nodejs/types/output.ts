@@ -19,7 +19,7 @@ export interface ClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      */
     context?: string;
     /**
@@ -35,7 +35,7 @@ export interface ClusterConnection {
      */
     insecure?: boolean;
     /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      */
     kubeconfig?: string;
     /**
@@ -96,7 +96,7 @@ export interface ResourceRef {
      */
     apiVersion: string;
     /**
-     * Connection used to reach the object. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * Connection used to reach the object. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection: outputs.ClusterConnection;
     /**
@@ -155,7 +155,7 @@ export namespace config {
          */
         clusterCaCertificate?: string;
         /**
-         * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+         * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
          */
         context?: string;
         /**
@@ -171,7 +171,7 @@ export namespace config {
          */
         insecure?: boolean;
         /**
-         * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+         * Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
          */
         kubeconfig?: string;
         /**

@@ -46,7 +46,7 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[_builtins.str]
     """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
     """
     exec_: NotRequired['ClusterConnectionExecArgsDict']
     """
@@ -62,7 +62,7 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[_builtins.str]
     """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
     """
     kubeconfig_file: NotRequired[_builtins.str]
     """
@@ -95,11 +95,11 @@ class ClusterConnectionArgs:
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         :param 'ClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         :param _builtins.str token: Bearer token.
@@ -167,7 +167,7 @@ class ClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -215,7 +215,7 @@ class ClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
@@ -275,7 +275,7 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+    Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
     """
     exec_: NotRequired[pulumi.Input[Optional['ClusterConnectionExecArgsDict']]]
     """
@@ -291,7 +291,7 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     kubeconfig: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+    Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
     """
     kubeconfig_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -324,11 +324,11 @@ class ClusterConnectionArgs:
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         :param pulumi.Input['ClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
         :param pulumi.Input[_builtins.bool] insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         :param pulumi.Input[_builtins.str] token: Bearer token.
@@ -396,7 +396,7 @@ class ClusterConnectionArgs:
     @pulumi.getter
     def context(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -444,7 +444,7 @@ class ClusterConnectionArgs:
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
@@ -768,7 +768,7 @@ class ResourceRefArgsDict(TypedDict):
     """
     cluster_connection: NotRequired[pulumi.Input[Optional['ClusterConnectionArgsDict']]]
     """
-    Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+    Connection used to reach the object. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
     """
     namespace: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
@@ -787,7 +787,7 @@ class ResourceRefArgs:
         :param pulumi.Input[_builtins.str] api_version: apiVersion of the object.
         :param pulumi.Input[_builtins.str] kind: Kind of the object.
         :param pulumi.Input[_builtins.str] name: Name of the object.
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: Connection used to reach the object. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] namespace: Namespace; empty for cluster-scoped kinds.
         """
         pulumi.set(__self__, "api_version", api_version)
@@ -838,7 +838,7 @@ class ResourceRefArgs:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        Connection used to reach the object. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 

@@ -66,56 +66,89 @@ class GetObjectResult:
     @_builtins.property
     @pulumi.getter(name="apiVersion")
     def api_version(self) -> _builtins.str:
+        """
+        apiVersion, e.g. apps/v1.
+        """
         return pulumi.get(self, "api_version")
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> Optional['outputs.ClusterConnectionResult']:
+        """
+        How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
+        """
         return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
     @pulumi.getter
     def json(self) -> _builtins.str:
+        """
+        The object as JSON, without managedFields.
+        """
         return pulumi.get(self, "json")
 
     @_builtins.property
     @pulumi.getter
     def kind(self) -> _builtins.str:
+        """
+        Kind, e.g. Deployment.
+        """
         return pulumi.get(self, "kind")
 
     @_builtins.property
     @pulumi.getter
     def name(self) -> _builtins.str:
+        """
+        Name.
+        """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
     def namespace(self) -> _builtins.str:
+        """
+        Namespace; defaults to "default" for namespaced kinds.
+        """
         return pulumi.get(self, "namespace")
 
     @_builtins.property
     @pulumi.getter
     def object(self) -> Any:
+        """
+        The object as a structured value, e.g. .object.spec.replicas.
+        """
         return pulumi.get(self, "object")
 
     @_builtins.property
     @pulumi.getter(name="secretData")
     def secret_data(self) -> Mapping[str, _builtins.str]:
+        """
+        For a Secret: its data (decoded) and stringData, by key. Null for other kinds. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+        """
         return pulumi.get(self, "secret_data")
 
     @_builtins.property
     @pulumi.getter(name="sensitiveFields")
     def sensitive_fields(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+        """
         return pulumi.get(self, "sensitive_fields")
 
     @_builtins.property
     @pulumi.getter(name="sensitiveValues")
     def sensitive_values(self) -> Mapping[str, _builtins.str]:
+        """
+        The values of sensitiveFields, by path as written there (a path with [*] gives one entry per element, by index): strings as they are, other values as JSON. A path the object does not hold is left out. In Pulumi programs a function's result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+        """
         return pulumi.get(self, "sensitive_values")
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> _builtins.str:
+        """
+        The object as YAML, without managedFields.
+        """
         return pulumi.get(self, "yaml_body")
 
 
@@ -146,7 +179,17 @@ def get_object(api_version: Optional[_builtins.str] = None,
                sensitive_fields: Optional[Sequence[_builtins.str]] = None,
                opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetObjectResult:
     """
-    Use this data source to access information about an existing resource.
+    Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+
+    ## Example Usage
+
+
+    :param _builtins.str api_version: apiVersion, e.g. apps/v1.
+    :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
+    :param _builtins.str kind: Kind, e.g. Deployment.
+    :param _builtins.str name: Name.
+    :param _builtins.str namespace: Namespace; defaults to "default" for namespaced kinds.
+    :param Sequence[_builtins.str] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
     """
     __args__ = dict()
     __args__['apiVersion'] = api_version
@@ -178,7 +221,17 @@ def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
                       sensitive_fields: pulumi.Input[Optional[Optional[Sequence[_builtins.str]]]] = None,
                       opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetObjectResult]:
     """
-    Use this data source to access information about an existing resource.
+    Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+
+    ## Example Usage
+
+
+    :param _builtins.str api_version: apiVersion, e.g. apps/v1.
+    :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
+    :param _builtins.str kind: Kind, e.g. Deployment.
+    :param _builtins.str name: Name.
+    :param _builtins.str namespace: Namespace; defaults to "default" for namespaced kinds.
+    :param Sequence[_builtins.str] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the path language of KubernetesObject's ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl's last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
     """
     __args__ = dict()
     __args__['apiVersion'] = api_version

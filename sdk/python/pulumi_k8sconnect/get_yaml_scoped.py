@@ -54,36 +54,57 @@ class GetYamlScopedResult:
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> Optional['outputs.ClusterConnectionResult']:
+        """
+        Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+        """
         return pulumi.get(self, "cluster_connection")
 
     @_builtins.property
     @pulumi.getter(name="clusterScoped")
     def cluster_scoped(self) -> Mapping[str, _builtins.str]:
+        """
+        Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        """
         return pulumi.get(self, "cluster_scoped")
 
     @_builtins.property
     @pulumi.getter
     def content(self) -> Optional[_builtins.str]:
+        """
+        Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+        """
         return pulumi.get(self, "content")
 
     @_builtins.property
     @pulumi.getter
     def crds(self) -> Mapping[str, _builtins.str]:
+        """
+        CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        """
         return pulumi.get(self, "crds")
 
     @_builtins.property
     @pulumi.getter(name="kustomizePath")
     def kustomize_path(self) -> Optional[_builtins.str]:
+        """
+        A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+        """
         return pulumi.get(self, "kustomize_path")
 
     @_builtins.property
     @pulumi.getter
     def namespaced(self) -> Mapping[str, _builtins.str]:
+        """
+        Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        """
         return pulumi.get(self, "namespaced")
 
     @_builtins.property
     @pulumi.getter
     def pattern(self) -> Optional[_builtins.str]:
+        """
+        A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+        """
         return pulumi.get(self, "pattern")
 
 
@@ -108,7 +129,50 @@ def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 
                     pattern: Optional[_builtins.str] = None,
                     opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetYamlScopedResult:
     """
-    Use this data source to access information about an existing resource.
+    Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+
+    ## Example Usage
+    ### Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones
+
+    ```python
+    config = pulumi.Config()
+    kubeconfig_path = (
+        config.get("kubeconfigPath")
+        or os.environ.get("KUBECONFIG")
+        or os.path.expanduser("~/.kube/config")
+    )
+    with open(kubeconfig_path, encoding="utf-8") as f:
+        cluster = {
+            "kubeconfig": pulumi.Output.secret(f.read()),
+            "context": config.get("context"),
+        }
+
+    with open(config.require("manifests"), encoding="utf-8") as f:
+        scoped = k8sconnect.get_yaml_scoped(content=f.read())
+
+
+    def apply(manifests: dict, after: list) -> list:
+        return [
+            k8sconnect.KubernetesObject(
+                key,
+                cluster_connection=cluster,
+                yaml_body=body,
+                opts=pulumi.ResourceOptions(depends_on=after),
+            )
+            for key, body in manifests.items()
+        ]
+
+
+    crds = apply(scoped.crds, [])
+    cluster_scoped = apply(scoped.cluster_scoped, crds)
+    namespaced = apply(scoped.namespaced, cluster_scoped)
+    ```
+
+
+    :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['clusterConnection'] = cluster_connection
@@ -132,7 +196,50 @@ def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Un
                            pattern: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                            opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetYamlScopedResult]:
     """
-    Use this data source to access information about an existing resource.
+    Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+
+    ## Example Usage
+    ### Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones
+
+    ```python
+    config = pulumi.Config()
+    kubeconfig_path = (
+        config.get("kubeconfigPath")
+        or os.environ.get("KUBECONFIG")
+        or os.path.expanduser("~/.kube/config")
+    )
+    with open(kubeconfig_path, encoding="utf-8") as f:
+        cluster = {
+            "kubeconfig": pulumi.Output.secret(f.read()),
+            "context": config.get("context"),
+        }
+
+    with open(config.require("manifests"), encoding="utf-8") as f:
+        scoped = k8sconnect.get_yaml_scoped(content=f.read())
+
+
+    def apply(manifests: dict, after: list) -> list:
+        return [
+            k8sconnect.KubernetesObject(
+                key,
+                cluster_connection=cluster,
+                yaml_body=body,
+                opts=pulumi.ResourceOptions(depends_on=after),
+            )
+            for key, body in manifests.items()
+        ]
+
+
+    crds = apply(scoped.crds, [])
+    cluster_scoped = apply(scoped.cluster_scoped, crds)
+    namespaced = apply(scoped.namespaced, cluster_scoped)
+    ```
+
+
+    :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['clusterConnection'] = cluster_connection

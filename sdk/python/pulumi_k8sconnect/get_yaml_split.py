@@ -43,21 +43,33 @@ class GetYamlSplitResult:
     @_builtins.property
     @pulumi.getter
     def content(self) -> Optional[_builtins.str]:
+        """
+        Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+        """
         return pulumi.get(self, "content")
 
     @_builtins.property
     @pulumi.getter(name="kustomizePath")
     def kustomize_path(self) -> Optional[_builtins.str]:
+        """
+        A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+        """
         return pulumi.get(self, "kustomize_path")
 
     @_builtins.property
     @pulumi.getter
     def manifests(self) -> Mapping[str, _builtins.str]:
+        """
+        Each object's YAML, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+        """
         return pulumi.get(self, "manifests")
 
     @_builtins.property
     @pulumi.getter
     def pattern(self) -> Optional[_builtins.str]:
+        """
+        A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+        """
         return pulumi.get(self, "pattern")
 
 
@@ -78,7 +90,23 @@ def get_yaml_split(content: Optional[_builtins.str] = None,
                    pattern: Optional[_builtins.str] = None,
                    opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetYamlSplitResult:
     """
-    Use this data source to access information about an existing resource.
+    Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+
+    ## Example Usage
+    ### Key the documents of a file by object
+
+    ```python
+    # get_yaml_split keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+    # without sorting them by scope: a key names its object wherever the document
+    # sits in the file.
+    with open(config.require("manifests"), encoding="utf-8") as f:
+        split = k8sconnect.get_yaml_split(content=f.read())
+    ```
+
+
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['content'] = content
@@ -97,7 +125,23 @@ def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]
                           pattern: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                           opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetYamlSplitResult]:
     """
-    Use this data source to access information about an existing resource.
+    Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+
+    ## Example Usage
+    ### Key the documents of a file by object
+
+    ```python
+    # get_yaml_split keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+    # without sorting them by scope: a key names its object wherever the document
+    # sits in the file.
+    with open(config.require("manifests"), encoding="utf-8") as f:
+        split = k8sconnect.get_yaml_split(content=f.read())
+    ```
+
+
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['content'] = content

@@ -31,13 +31,13 @@ class KubernetesObjectArgs:
         """
         The set of arguments for constructing a KubernetesObject resource.
 
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         """
         pulumi.set(__self__, "yaml_body", yaml_body)
         if cluster_connection is not None:
@@ -57,7 +57,7 @@ class KubernetesObjectArgs:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[_builtins.str]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         """
         return pulumi.get(self, "yaml_body")
 
@@ -69,7 +69,7 @@ class KubernetesObjectArgs:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -129,7 +129,7 @@ class KubernetesObjectArgs:
     @pulumi.getter(name="sensitiveFields")
     def sensitive_fields(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         """
         return pulumi.get(self, "sensitive_fields")
 
@@ -354,17 +354,76 @@ class KubernetesObject(pulumi.CustomResource):
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        Create a KubernetesObject resource with the given unique name, props, and options.
+        One Kubernetes object of any kind, applied with Server-Side Apply.
+
+        ## Example Usage
+        ### A namespace and a ConfigMap in it
+
+        ```python
+        config = pulumi.Config()
+
+        # Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
+        # else ~/.kube/config) and optionally one of its contexts.
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        # By path, never the content: the credentials stay out of the stack.
+        cluster = {
+            "kubeconfig_file": kubeconfig_path,
+            "context": config.get("context"),
+        }
+        namespace = config.get("namespace") or "k8sconnect-pulumi"
+        # Change it and run `pulumi up` again to see an in-place update.
+        greeting = config.get("greeting") or "hello"
+
+        ns = k8sconnect.KubernetesObject(
+            "ns",
+            cluster_connection=cluster,
+            yaml_body=f\"\"\"apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: {namespace}
+        \"\"\",
+        )
+
+        config_map = k8sconnect.KubernetesObject(
+            "configmap",
+            cluster_connection=cluster,
+            yaml_body=ns.resource_ref.name.apply(
+                lambda ns_name: f\"\"\"apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: greeting
+          namespace: {ns_name}
+        data:
+          greeting: {json.dumps(greeting)}
+        \"\"\"
+            ),
+        )
+        ```
+
+        ## Import
+
+        An existing object is imported by an id of the form `[<context>#]<apiVersion>/<kind>/[<namespace>/]<name>`, e.g. with
+
+        ```sh
+        $ pulumi import k8sconnect:index/kubernetesObject:KubernetesObject web apps/v1/Deployment/web/web
+        ```
+
+        or with the `import` resource option and the same id. The id carries no credentials: the object is read through the provider's `clusterConnection` when it has one and the id names no context, else through the kubeconfig files of `$KUBECONFIG` (merged as kubectl merges them) or `~/.kube/config`, in the context given, else their current-context. The first `pulumi up` with the resource's own `clusterConnection` then takes ownership of the fields in `yamlBody`, in place (same UID). A Secret's values are not imported.
+
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         """
         ...
     @overload
@@ -373,7 +432,66 @@ class KubernetesObject(pulumi.CustomResource):
                  args: KubernetesObjectArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a KubernetesObject resource with the given unique name, props, and options.
+        One Kubernetes object of any kind, applied with Server-Side Apply.
+
+        ## Example Usage
+        ### A namespace and a ConfigMap in it
+
+        ```python
+        config = pulumi.Config()
+
+        # Which cluster: a kubeconfig file (config kubeconfigPath, else $KUBECONFIG,
+        # else ~/.kube/config) and optionally one of its contexts.
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        # By path, never the content: the credentials stay out of the stack.
+        cluster = {
+            "kubeconfig_file": kubeconfig_path,
+            "context": config.get("context"),
+        }
+        namespace = config.get("namespace") or "k8sconnect-pulumi"
+        # Change it and run `pulumi up` again to see an in-place update.
+        greeting = config.get("greeting") or "hello"
+
+        ns = k8sconnect.KubernetesObject(
+            "ns",
+            cluster_connection=cluster,
+            yaml_body=f\"\"\"apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: {namespace}
+        \"\"\",
+        )
+
+        config_map = k8sconnect.KubernetesObject(
+            "configmap",
+            cluster_connection=cluster,
+            yaml_body=ns.resource_ref.name.apply(
+                lambda ns_name: f\"\"\"apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: greeting
+          namespace: {ns_name}
+        data:
+          greeting: {json.dumps(greeting)}
+        \"\"\"
+            ),
+        )
+        ```
+
+        ## Import
+
+        An existing object is imported by an id of the form `[<context>#]<apiVersion>/<kind>/[<namespace>/]<name>`, e.g. with
+
+        ```sh
+        $ pulumi import k8sconnect:index/kubernetesObject:KubernetesObject web apps/v1/Deployment/web/web
+        ```
+
+        or with the `import` resource option and the same id. The id carries no credentials: the object is read through the provider's `clusterConnection` when it has one and the id names no context, else through the kubeconfig files of `$KUBECONFIG` (merged as kubectl merges them) or `~/.kube/config`, in the context given, else their current-context. The first `pulumi up` with the resource's own `clusterConnection` then takes ownership of the fields in `yamlBody`, in place (same UID). A Secret's values are not imported.
+
 
         :param str resource_name: The name of the resource.
         :param KubernetesObjectArgs args: The arguments to use to populate this resource's properties.
@@ -484,7 +602,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Output[Optional['outputs.ClusterConnectionResult']]:
         """
-        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -540,7 +658,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="managedStateProjection")
     def managed_state_projection(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
         """
         return pulumi.get(self, "managed_state_projection")
 
@@ -548,7 +666,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="resourceRef")
     def resource_ref(self) -> pulumi.Output['outputs.ResourceRef']:
         """
-        The object's identity and connection, for k8sconnect_wait.resource_ref.
+        The object's identity and connection, for Wait.resourceRef.
         """
         return pulumi.get(self, "resource_ref")
 
@@ -556,7 +674,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="sensitiveFields")
     def sensitive_fields(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
-        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         """
         return pulumi.get(self, "sensitive_fields")
 
@@ -572,7 +690,7 @@ class KubernetesObject(pulumi.CustomResource):
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Output[_builtins.str]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         """
         return pulumi.get(self, "yaml_body")
 

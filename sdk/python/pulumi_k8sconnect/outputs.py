@@ -68,11 +68,11 @@ class ClusterConnectionResult(dict):
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
-        :param _builtins.str context: Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        :param _builtins.str context: Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         :param 'ClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
         :param _builtins.bool insecure: Skip verification of the server certificate. Only for throw-away clusters.
-        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         :param _builtins.str token: Bearer token.
@@ -128,7 +128,7 @@ class ClusterConnectionResult(dict):
     @pulumi.getter
     def context(self) -> Optional[_builtins.str]:
         """
-        Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+        Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         """
         return pulumi.get(self, "context")
 
@@ -160,7 +160,7 @@ class ClusterConnectionResult(dict):
     @pulumi.getter
     def kubeconfig(self) -> Optional[_builtins.str]:
         """
-        Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+        Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         """
         return pulumi.get(self, "kubeconfig")
 
@@ -361,7 +361,7 @@ class ResourceRef(dict):
         :param _builtins.str api_version: apiVersion of the object.
         :param _builtins.str kind: Kind of the object.
         :param _builtins.str name: Name of the object.
-        :param 'ClusterConnectionArgs' cluster_connection: Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param 'ClusterConnectionArgs' cluster_connection: Connection used to reach the object. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param _builtins.str namespace: Namespace; empty for cluster-scoped kinds.
         """
         pulumi.set(__self__, "api_version", api_version)
@@ -400,7 +400,7 @@ class ResourceRef(dict):
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> Optional['outputs.ClusterConnectionResult']:
         """
-        Connection used to reach the object. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        Connection used to reach the object. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 

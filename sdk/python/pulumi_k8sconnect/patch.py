@@ -32,7 +32,7 @@ class PatchArgs:
 
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input['PatchTargetArgs'] target: The object to patch. It must exist. Changing the target replaces the patch.
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
@@ -76,7 +76,7 @@ class PatchArgs:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -304,11 +304,62 @@ class Patch(pulumi.CustomResource):
                  target: pulumi.Input[Optional[Union['PatchTargetArgs', 'PatchTargetArgsDict']]] = None,
                  __props__=None):
         """
-        Create a Patch resource with the given unique name, props, and options.
+        Changes a few fields of an object that something else manages (a cloud provider, an operator, Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. Not for objects managed by KubernetesObject.
+
+        ## Example Usage
+        ### Adjust a Deployment that a Helm release installed
+
+        ```python
+        config = pulumi.Config()
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        with open(kubeconfig_path, encoding="utf-8") as f:
+            cluster = {
+                "kubeconfig": pulumi.Output.secret(f.read()),
+                "context": config.get("context"),
+            }
+
+        web = k8sconnect.Patch(
+            "web",
+            cluster_connection=cluster,
+            target={
+                "api_version": "apps/v1",
+                "kind": "Deployment",
+                "name": config.get("name") or "web",
+                "namespace": config.require("namespace"),
+            },
+            # Containers merge by name, so only the "web" container's memory limit
+            # changes; leaving out the sidecar does not remove it.
+            patch=f\"\"\"
+        metadata:
+          annotations:
+            example.com/owner: platform
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  resources:
+                    limits:
+                      memory: {config.get("memory") or "1Gi"}
+        \"\"\",
+            # Helm owns these fields; the patch takes them by force, and the next
+            # `helm upgrade` may take them back, which shows as drift here.
+            take_ownership=True,
+        )
+        ```
+
+        ## Import
+
+        A Patch is not imported: creating it is what takes its fields from their current managers. Declare it and run `pulumi up`.
+
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
@@ -322,7 +373,58 @@ class Patch(pulumi.CustomResource):
                  args: PatchArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a Patch resource with the given unique name, props, and options.
+        Changes a few fields of an object that something else manages (a cloud provider, an operator, Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. Not for objects managed by KubernetesObject.
+
+        ## Example Usage
+        ### Adjust a Deployment that a Helm release installed
+
+        ```python
+        config = pulumi.Config()
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        with open(kubeconfig_path, encoding="utf-8") as f:
+            cluster = {
+                "kubeconfig": pulumi.Output.secret(f.read()),
+                "context": config.get("context"),
+            }
+
+        web = k8sconnect.Patch(
+            "web",
+            cluster_connection=cluster,
+            target={
+                "api_version": "apps/v1",
+                "kind": "Deployment",
+                "name": config.get("name") or "web",
+                "namespace": config.require("namespace"),
+            },
+            # Containers merge by name, so only the "web" container's memory limit
+            # changes; leaving out the sidecar does not remove it.
+            patch=f\"\"\"
+        metadata:
+          annotations:
+            example.com/owner: platform
+        spec:
+          template:
+            spec:
+              containers:
+                - name: web
+                  resources:
+                    limits:
+                      memory: {config.get("memory") or "1Gi"}
+        \"\"\",
+            # Helm owns these fields; the patch takes them by force, and the next
+            # `helm upgrade` may take them back, which shows as drift here.
+            take_ownership=True,
+        )
+        ```
+
+        ## Import
+
+        A Patch is not imported: creating it is what takes its fields from their current managers. Declare it and run `pulumi up`.
+
 
         :param str resource_name: The name of the resource.
         :param PatchArgs args: The arguments to use to populate this resource's properties.
@@ -426,7 +528,7 @@ class Patch(pulumi.CustomResource):
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Output[Optional['outputs.ClusterConnectionResult']]:
         """
-        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 

@@ -25,7 +25,7 @@ class ProviderArgs:
         """
         The set of arguments for constructing a Provider resource.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
         :param pulumi.Input[_builtins.str] ownership_messages: How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
         """
         if cluster_connection is not None:
@@ -37,7 +37,7 @@ class ProviderArgs:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+        The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -76,7 +76,7 @@ class Provider(pulumi.ProviderResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
         :param pulumi.Input[_builtins.str] ownership_messages: How plans explain field ownership changes: "conflicts" (default) warns when another manager is changing fields this configuration asserts; "full" also notes fields being taken or released; "none" says nothing.
         """
         ...

@@ -27,7 +27,7 @@ class WaitArgs:
         The set of arguments for constructing a Wait resource.
 
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         pulumi.set(__self__, "resource_ref", resource_ref)
         pulumi.set(__self__, "wait_for", wait_for)
@@ -48,7 +48,7 @@ class WaitArgs:
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input['WaitWaitForArgs']:
         """
-        What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         return pulumi.get(self, "wait_for")
 
@@ -124,12 +124,78 @@ class Wait(pulumi.CustomResource):
                  wait_for: pulumi.Input[Optional[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']]] = None,
                  __props__=None):
         """
-        Create a Wait resource with the given unique name, props, and options.
+        Waits for a Kubernetes object to reach a state. A wait that times out fails the run and stops resources that depend on it, while the object itself is left alone: the next `pulumi up` waits again on the same object. Deleting a wait does nothing in the cluster.
+
+        ## Example Usage
+        ### Create what needs a migration only once its Job is Complete
+
+        ```python
+        config = pulumi.Config()
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        with open(kubeconfig_path, encoding="utf-8") as f:
+            cluster = {
+                "kubeconfig": pulumi.Output.secret(f.read()),
+                "context": config.get("context"),
+            }
+        namespace = config.require("namespace")
+        # Annotations for the Job's pod (JSON object). The tests use it to hold the pod
+        # back, so that the first wait times out.
+        pod_annotations = config.get_object("podAnnotations") or {}
+
+        job = k8sconnect.KubernetesObject(
+            "migrate",
+            cluster_connection=cluster,
+            yaml_body=f\"\"\"apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: migrate
+          namespace: {namespace}
+        spec:
+          backoffLimit: 0
+          template:
+            metadata:
+              annotations: {json.dumps(pod_annotations)}
+            spec:
+              restartPolicy: Never
+              containers: [{{name: migrate, image: busybox}}]
+        \"\"\",
+        )
+
+        migrated = k8sconnect.Wait(
+            "migrated",
+            resource_ref=job.resource_ref,
+            # The timeout is part of wait_for: the bridge ignores customTimeouts.
+            wait_for={"condition": "Complete", "timeout": config.get("timeout") or "10m"},
+        )
+
+        k8sconnect.KubernetesObject(
+            "after-migration",
+            cluster_connection=cluster,
+            yaml_body=f\"\"\"apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: after-migration
+          namespace: {namespace}
+        data:
+          done: "yes"
+        \"\"\",
+            opts=pulumi.ResourceOptions(depends_on=[migrated]),
+        )
+        ```
+
+        ## Import
+
+        A Wait is not imported: it holds no object of its own. Declare it and run `pulumi up`, which waits on the object.
+
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
-        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         ...
     @overload
@@ -138,7 +204,73 @@ class Wait(pulumi.CustomResource):
                  args: WaitArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a Wait resource with the given unique name, props, and options.
+        Waits for a Kubernetes object to reach a state. A wait that times out fails the run and stops resources that depend on it, while the object itself is left alone: the next `pulumi up` waits again on the same object. Deleting a wait does nothing in the cluster.
+
+        ## Example Usage
+        ### Create what needs a migration only once its Job is Complete
+
+        ```python
+        config = pulumi.Config()
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        with open(kubeconfig_path, encoding="utf-8") as f:
+            cluster = {
+                "kubeconfig": pulumi.Output.secret(f.read()),
+                "context": config.get("context"),
+            }
+        namespace = config.require("namespace")
+        # Annotations for the Job's pod (JSON object). The tests use it to hold the pod
+        # back, so that the first wait times out.
+        pod_annotations = config.get_object("podAnnotations") or {}
+
+        job = k8sconnect.KubernetesObject(
+            "migrate",
+            cluster_connection=cluster,
+            yaml_body=f\"\"\"apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: migrate
+          namespace: {namespace}
+        spec:
+          backoffLimit: 0
+          template:
+            metadata:
+              annotations: {json.dumps(pod_annotations)}
+            spec:
+              restartPolicy: Never
+              containers: [{{name: migrate, image: busybox}}]
+        \"\"\",
+        )
+
+        migrated = k8sconnect.Wait(
+            "migrated",
+            resource_ref=job.resource_ref,
+            # The timeout is part of wait_for: the bridge ignores customTimeouts.
+            wait_for={"condition": "Complete", "timeout": config.get("timeout") or "10m"},
+        )
+
+        k8sconnect.KubernetesObject(
+            "after-migration",
+            cluster_connection=cluster,
+            yaml_body=f\"\"\"apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: after-migration
+          namespace: {namespace}
+        data:
+          done: "yes"
+        \"\"\",
+            opts=pulumi.ResourceOptions(depends_on=[migrated]),
+        )
+        ```
+
+        ## Import
+
+        A Wait is not imported: it holds no object of its own. Declare it and run `pulumi up`, which waits on the object.
+
 
         :param str resource_name: The name of the resource.
         :param WaitArgs args: The arguments to use to populate this resource's properties.
@@ -226,7 +358,7 @@ class Wait(pulumi.CustomResource):
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Output['outputs.WaitWaitFor']:
         """
-        What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         return pulumi.get(self, "wait_for")
 

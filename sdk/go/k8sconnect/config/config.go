@@ -11,7 +11,7 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
-// The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+// The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
 func GetClusterConnection(ctx *pulumi.Context) string {
 	return config.Get(ctx, "k8sconnect:clusterConnection")
 }

@@ -20,7 +20,7 @@ type ClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec *ClusterConnectionExec `pulumi:"exec"`
@@ -28,7 +28,7 @@ type ClusterConnection struct {
 	Host *string `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure *bool `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
 	Kubeconfig *string `pulumi:"kubeconfig"`
 	// Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
 	KubeconfigFile *string `pulumi:"kubeconfigFile"`
@@ -56,7 +56,7 @@ type ClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
-	// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+	// Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
 	Exec ClusterConnectionExecPtrInput `pulumi:"exec"`
@@ -64,7 +64,7 @@ type ClusterConnectionArgs struct {
 	Host pulumi.StringPtrInput `pulumi:"host"`
 	// Skip verification of the server certificate. Only for throw-away clusters.
 	Insecure pulumi.BoolPtrInput `pulumi:"insecure"`
-	// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+	// Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
 	Kubeconfig pulumi.StringPtrInput `pulumi:"kubeconfig"`
 	// Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
 	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
@@ -115,7 +115,7 @@ func (o ClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
-// Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+// Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
 func (o ClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
 }
@@ -135,7 +135,7 @@ func (o ClusterConnectionOutput) Insecure() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *bool { return v.Insecure }).(pulumi.BoolPtrOutput)
 }
 
-// Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+// Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
 func (o ClusterConnectionOutput) Kubeconfig() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.Kubeconfig }).(pulumi.StringPtrOutput)
 }

@@ -17,7 +17,7 @@ from . import outputs
 
 clusterConnection: Optional[str]
 """
-The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
 """
 
 ownershipMessages: Optional[str]

@@ -24,7 +24,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def cluster_connection(self) -> Optional[str]:
         """
-        The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
+        The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfig_file or exec to inline credentials.
         """
         return __config__.get('clusterConnection')
 

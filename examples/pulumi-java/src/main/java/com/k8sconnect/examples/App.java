@@ -16,6 +16,7 @@ public final class App {
     }
 
     static void program(Context ctx) {
+        // docs:begin object-quickstart
         var config = ctx.config();
 
         // Which cluster, by path, never the content: the credentials stay out
@@ -47,6 +48,7 @@ public final class App {
                   greeting: %s
                 """.formatted(ref.name(), new Gson().toJson(greeting))))
             .build());
+        // docs:end object-quickstart
 
         // Where the ConfigMap lives.
         ctx.export("configmap", configMap.resourceRef().applyValue(

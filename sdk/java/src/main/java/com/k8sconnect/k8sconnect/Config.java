@@ -12,7 +12,7 @@ public final class Config {
 
     private static final com.pulumi.Config config = com.pulumi.Config.of("k8sconnect");
 /**
- * The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+ * The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
  * 
  */
     public Optional<ClusterConnection> clusterConnection() {

@@ -21,60 +21,174 @@ import com.pulumi.deployment.InvokeOutputOptions;
 import java.util.concurrent.CompletableFuture;
 
 public final class K8sconnectFunctions {
+    /**
+     * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetObjectResult> getObject(GetObjectArgs args) {
         return getObject(args, InvokeOptions.Empty);
     }
+    /**
+     * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetObjectResult> getObjectPlain(GetObjectPlainArgs args) {
         return getObjectPlain(args, InvokeOptions.Empty);
     }
+    /**
+     * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetObjectResult> getObject(GetObjectArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getObject:getObject", TypeShape.of(GetObjectResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetObjectResult> getObject(GetObjectArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getObject:getObject", TypeShape.of(GetObjectResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetObjectResult> getObjectPlain(GetObjectPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("k8sconnect:index/getObject:getObject", TypeShape.of(GetObjectResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlScopedResult> getYamlScoped() {
         return getYamlScoped(GetYamlScopedArgs.Empty, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetYamlScopedResult> getYamlScopedPlain() {
         return getYamlScopedPlain(GetYamlScopedPlainArgs.Empty, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlScopedResult> getYamlScoped(GetYamlScopedArgs args) {
         return getYamlScoped(args, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetYamlScopedResult> getYamlScopedPlain(GetYamlScopedPlainArgs args) {
         return getYamlScopedPlain(args, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlScopedResult> getYamlScoped(GetYamlScopedArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getYamlScoped:getYamlScoped", TypeShape.of(GetYamlScopedResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlScopedResult> getYamlScoped(GetYamlScopedArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getYamlScoped:getYamlScoped", TypeShape.of(GetYamlScopedResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map&#39;s objects with `dependsOn` on the previous map&#39;s). A kind&#39;s scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetYamlScopedResult> getYamlScopedPlain(GetYamlScopedPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("k8sconnect:index/getYamlScoped:getYamlScoped", TypeShape.of(GetYamlScopedResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlSplitResult> getYamlSplit() {
         return getYamlSplit(GetYamlSplitArgs.Empty, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetYamlSplitResult> getYamlSplitPlain() {
         return getYamlSplitPlain(GetYamlSplitPlainArgs.Empty, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlSplitResult> getYamlSplit(GetYamlSplitArgs args) {
         return getYamlSplit(args, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetYamlSplitResult> getYamlSplitPlain(GetYamlSplitPlainArgs args) {
         return getYamlSplitPlain(args, InvokeOptions.Empty);
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlSplitResult> getYamlSplit(GetYamlSplitArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getYamlSplit:getYamlSplit", TypeShape.of(GetYamlSplitResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static Output<GetYamlSplitResult> getYamlSplit(GetYamlSplitArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("k8sconnect:index/getYamlSplit:getYamlSplit", TypeShape.of(GetYamlSplitResult.class), args, Utilities.withVersion(options));
     }
+    /**
+     * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
+     * 
+     * ## Example Usage
+     * 
+     */
     public static CompletableFuture<GetYamlSplitResult> getYamlSplitPlain(GetYamlSplitPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("k8sconnect:index/getYamlSplit:getYamlSplit", TypeShape.of(GetYamlSplitResult.class), args, Utilities.withVersion(options));
     }

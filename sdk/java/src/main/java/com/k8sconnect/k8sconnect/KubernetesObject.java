@@ -19,17 +19,70 @@ import java.util.Map;
 import java.util.Optional;
 import javax.annotation.Nullable;
 
+/**
+ * One Kubernetes object of any kind, applied with Server-Side Apply.
+ * 
+ * ## Example Usage
+ * ### A namespace and a ConfigMap in it
+ * 
+ * <pre>
+ * {@code
+ * var config = ctx.config();
+ * 
+ * // Which cluster, by path, never the content: the credentials stay out
+ * // of the stack.
+ * var cluster = Cluster.connection(config);
+ * var namespace = config.get("namespace").orElse("k8sconnect-pulumi");
+ * // Change it and run `pulumi up` again to see an in-place update.
+ * var greeting = config.get("greeting").orElse("hello");
+ * 
+ * var ns = new KubernetesObject("ns", KubernetesObjectArgs.builder()
+ *     .clusterConnection(cluster)
+ *     .yamlBody("""
+ *         apiVersion: v1
+ *         kind: Namespace
+ *         metadata:
+ *           name: %s
+ *         """.formatted(namespace))
+ *     .build());
+ * 
+ * var configMap = new KubernetesObject("configmap", KubernetesObjectArgs.builder()
+ *     .clusterConnection(cluster)
+ *     .yamlBody(ns.resourceRef().applyValue(ref -> """
+ *         apiVersion: v1
+ *         kind: ConfigMap
+ *         metadata:
+ *           name: greeting
+ *           namespace: %s
+ *         data:
+ *           greeting: %s
+ *         """.formatted(ref.name(), new Gson().toJson(greeting))))
+ *     .build());
+ * }
+ * </pre>
+ * 
+ * ## Import
+ * 
+ * An existing object is imported by an id of the form `[&lt;context&gt;#]&lt;apiVersion&gt;/&lt;kind&gt;/[&lt;namespace&gt;/]&lt;name&gt;`, e.g. with
+ * 
+ * ```sh
+ * $ pulumi import k8sconnect:index/kubernetesObject:KubernetesObject web apps/v1/Deployment/web/web
+ * ```
+ * 
+ * or with the `import` resource option and the same id. The id carries no credentials: the object is read through the provider&#39;s `clusterConnection` when it has one and the id names no context, else through the kubeconfig files of `$KUBECONFIG` (merged as kubectl merges them) or `~/.kube/config`, in the context given, else their current-context. The first `pulumi up` with the resource&#39;s own `clusterConnection` then takes ownership of the fields in `yamlBody`, in place (same UID). A Secret&#39;s values are not imported.
+ * 
+ */
 @ResourceType(type="k8sconnect:index/kubernetesObject:KubernetesObject")
 public class KubernetesObject extends com.pulumi.resources.CustomResource {
     /**
-     * How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     @Export(name="clusterConnection", refs={ClusterConnection.class}, tree="[0]")
     private Output</* @Nullable */ ClusterConnection> clusterConnection;
 
     /**
-     * @return How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Output<Optional<ClusterConnection>> clusterConnection() {
@@ -120,42 +173,42 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.ignoreFields);
     }
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
      * 
      */
     @Export(name="managedStateProjection", refs={Map.class,String.class}, tree="[0,1,1]")
     private Output<Map<String,String>> managedStateProjection;
 
     /**
-     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
      * 
      */
     public Output<Map<String,String>> managedStateProjection() {
         return this.managedStateProjection;
     }
     /**
-     * The object&#39;s identity and connection, for k8sconnect_wait.resource_ref.
+     * The object&#39;s identity and connection, for Wait.resourceRef.
      * 
      */
     @Export(name="resourceRef", refs={ResourceRef.class}, tree="[0]")
     private Output<ResourceRef> resourceRef;
 
     /**
-     * @return The object&#39;s identity and connection, for k8sconnect_wait.resource_ref.
+     * @return The object&#39;s identity and connection, for Wait.resourceRef.
      * 
      */
     public Output<ResourceRef> resourceRef() {
         return this.resourceRef;
     }
     /**
-     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      * 
      */
     @Export(name="sensitiveFields", refs={List.class,String.class}, tree="[0,1]")
     private Output</* @Nullable */ List<String>> sensitiveFields;
 
     /**
-     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      * 
      */
     public Output<Optional<List<String>>> sensitiveFields() {
@@ -176,14 +229,14 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         return this.uid;
     }
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
      * 
      */
     @Export(name="yamlBody", refs={String.class}, tree="[0]")
     private Output<String> yamlBody;
 
     /**
-     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
      * 
      */
     public Output<String> yamlBody() {

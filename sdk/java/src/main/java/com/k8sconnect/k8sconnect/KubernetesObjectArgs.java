@@ -20,14 +20,14 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
     public static final KubernetesObjectArgs Empty = new KubernetesObjectArgs();
 
     /**
-     * How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     @Import(name="clusterConnection")
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
     /**
-     * @return How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
@@ -95,14 +95,14 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
     }
 
     /**
-     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      * 
      */
     @Import(name="sensitiveFields")
     private @Nullable Output<List<String>> sensitiveFields;
 
     /**
-     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      * 
      */
     public Optional<Output<List<String>>> sensitiveFields() {
@@ -110,14 +110,14 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
     }
 
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
      * 
      */
     @Import(name="yamlBody", required=true)
     private Output<String> yamlBody;
 
     /**
-     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
      * 
      */
     public Output<String> yamlBody() {
@@ -155,7 +155,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param clusterConnection How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 
@@ -166,7 +166,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param clusterConnection How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 
@@ -270,7 +270,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
          * 
          * @return builder
          * 
@@ -281,7 +281,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
          * 
          * @return builder
          * 
@@ -291,7 +291,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
          * 
          * @return builder
          * 
@@ -301,7 +301,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
          * 
          * @return builder
          * 
@@ -312,7 +312,7 @@ public final class KubernetesObjectArgs extends com.pulumi.resources.ResourceArg
         }
 
         /**
-         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
          * 
          * @return builder
          * 

@@ -19,17 +19,89 @@ import java.util.Map;
 import java.util.Optional;
 import javax.annotation.Nullable;
 
+/**
+ * Changes a few fields of an object that something else manages (a cloud provider, an operator, Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. Not for objects managed by KubernetesObject.
+ * 
+ * ## Example Usage
+ * ### Set an env var on a Deployment and wait for its rollout
+ * 
+ * <pre>
+ * {@code
+ * var config = ctx.config();
+ * var cluster = Cluster.connection(config);
+ * var namespace = config.require("namespace");
+ * var name = config.get("name").orElse("web");
+ * var greeting = config.get("greeting").orElse("hello");
+ * // Annotations for the new pods (a JSON object). The tests use one to
+ * // hold the pods back for a while, as a slow node would.
+ * Map<String, String> podAnnotations = new Gson().fromJson(
+ *     config.get("podAnnotations").orElse("{}"), new TypeToken<Map<String, String>>() {}.getType());
+ * 
+ * // A strategic-merge style patch: containers and env merge by name, so
+ * // the other containers and env vars stay the other tool's. Values are
+ * // written as JSON strings (valid YAML, whatever they hold), and the
+ * // annotations sorted: the patch is text, compared with the last one
+ * // at every preview, and a Java Map's order can change between runs.
+ * var gson = new Gson();
+ * var podMetadata = podAnnotations.isEmpty()
+ *     ? ""
+ *     : "metadata: {annotations: " + gson.toJson(new TreeMap<>(podAnnotations)) + "}";
+ * var body = """
+ *     spec:
+ *       template:
+ *         %s
+ *         spec:
+ *           containers:
+ *             - name: web
+ *               env:
+ *                 - name: GREETING
+ *                   value: %s
+ *     """.formatted(podMetadata, gson.toJson(greeting));
+ * 
+ * var patch = new Patch("greeting", PatchArgs.builder()
+ *     .clusterConnection(cluster)
+ *     .target(PatchTargetArgs.builder()
+ *         .apiVersion("apps/v1")
+ *         .kind("Deployment")
+ *         .name(name)
+ *         .namespace(namespace)
+ *         .build())
+ *     .patch(body)
+ *     // The other tool owns these fields: the patch takes them by force.
+ *     .takeOwnership(true)
+ *     .build());
+ * 
+ * // The rollout the patch starts; dependsOn orders the Wait after it.
+ * new Wait("rolled-out", WaitArgs.builder()
+ *     .resourceRef(ResourceRefArgs.builder()
+ *         .apiVersion("apps/v1")
+ *         .kind("Deployment")
+ *         .name(name)
+ *         .namespace(namespace)
+ *         .clusterConnection(cluster)
+ *         .build())
+ *     .waitFor(WaitWaitForArgs.builder().rollout(true).timeout("3m").build())
+ *     .build(),
+ *     CustomResourceOptions.builder().dependsOn(patch).build());
+ * }
+ * </pre>
+ * 
+ * ## Import
+ * 
+ * A Patch is not imported: creating it is what takes its fields from their current managers. Declare it and run `pulumi up`.
+ * 
+ */
 @ResourceType(type="k8sconnect:index/patch:Patch")
 public class Patch extends com.pulumi.resources.CustomResource {
     /**
-     * How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     @Export(name="clusterConnection", refs={ClusterConnection.class}, tree="[0]")
     private Output</* @Nullable */ ClusterConnection> clusterConnection;
 
     /**
-     * @return How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Output<Optional<ClusterConnection>> clusterConnection() {

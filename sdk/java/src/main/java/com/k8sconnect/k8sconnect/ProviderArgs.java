@@ -17,14 +17,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     public static final ProviderArgs Empty = new ProviderArgs();
 
     /**
-     * The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+     * The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
      * 
      */
     @Import(name="clusterConnection", json=true)
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
     /**
-     * @return The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+     * @return The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
      * 
      */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
@@ -72,7 +72,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param clusterConnection The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+         * @param clusterConnection The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
          * 
          * @return builder
          * 
@@ -83,7 +83,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param clusterConnection The default connection of every resource and data source without its own cluster_connection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
+         * @param clusterConnection The default connection of every resource and data source without its own clusterConnection. Provider configuration is not stored in state: credentials given here never reach it, and a rotated credential changes no plan. Prefer kubeconfigFile or exec to inline credentials.
          * 
          * @return builder
          * 

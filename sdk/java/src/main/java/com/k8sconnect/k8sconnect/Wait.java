@@ -15,6 +15,78 @@ import com.pulumi.core.internal.Codegen;
 import java.lang.Object;
 import javax.annotation.Nullable;
 
+/**
+ * Waits for a Kubernetes object to reach a state. A wait that times out fails the run and stops resources that depend on it, while the object itself is left alone: the next `pulumi up` waits again on the same object. Deleting a wait does nothing in the cluster.
+ * 
+ * ## Example Usage
+ * ### Set an env var on a Deployment and wait for its rollout
+ * 
+ * <pre>
+ * {@code
+ * var config = ctx.config();
+ * var cluster = Cluster.connection(config);
+ * var namespace = config.require("namespace");
+ * var name = config.get("name").orElse("web");
+ * var greeting = config.get("greeting").orElse("hello");
+ * // Annotations for the new pods (a JSON object). The tests use one to
+ * // hold the pods back for a while, as a slow node would.
+ * Map<String, String> podAnnotations = new Gson().fromJson(
+ *     config.get("podAnnotations").orElse("{}"), new TypeToken<Map<String, String>>() {}.getType());
+ * 
+ * // A strategic-merge style patch: containers and env merge by name, so
+ * // the other containers and env vars stay the other tool's. Values are
+ * // written as JSON strings (valid YAML, whatever they hold), and the
+ * // annotations sorted: the patch is text, compared with the last one
+ * // at every preview, and a Java Map's order can change between runs.
+ * var gson = new Gson();
+ * var podMetadata = podAnnotations.isEmpty()
+ *     ? ""
+ *     : "metadata: {annotations: " + gson.toJson(new TreeMap<>(podAnnotations)) + "}";
+ * var body = """
+ *     spec:
+ *       template:
+ *         %s
+ *         spec:
+ *           containers:
+ *             - name: web
+ *               env:
+ *                 - name: GREETING
+ *                   value: %s
+ *     """.formatted(podMetadata, gson.toJson(greeting));
+ * 
+ * var patch = new Patch("greeting", PatchArgs.builder()
+ *     .clusterConnection(cluster)
+ *     .target(PatchTargetArgs.builder()
+ *         .apiVersion("apps/v1")
+ *         .kind("Deployment")
+ *         .name(name)
+ *         .namespace(namespace)
+ *         .build())
+ *     .patch(body)
+ *     // The other tool owns these fields: the patch takes them by force.
+ *     .takeOwnership(true)
+ *     .build());
+ * 
+ * // The rollout the patch starts; dependsOn orders the Wait after it.
+ * new Wait("rolled-out", WaitArgs.builder()
+ *     .resourceRef(ResourceRefArgs.builder()
+ *         .apiVersion("apps/v1")
+ *         .kind("Deployment")
+ *         .name(name)
+ *         .namespace(namespace)
+ *         .clusterConnection(cluster)
+ *         .build())
+ *     .waitFor(WaitWaitForArgs.builder().rollout(true).timeout("3m").build())
+ *     .build(),
+ *     CustomResourceOptions.builder().dependsOn(patch).build());
+ * }
+ * </pre>
+ * 
+ * ## Import
+ * 
+ * A Wait is not imported: it holds no object of its own. Declare it and run `pulumi up`, which waits on the object.
+ * 
+ */
 @ResourceType(type="k8sconnect:index/wait:Wait")
 public class Wait extends com.pulumi.resources.CustomResource {
     /**
@@ -46,14 +118,14 @@ public class Wait extends com.pulumi.resources.CustomResource {
         return this.status;
     }
     /**
-     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      * 
      */
     @Export(name="waitFor", refs={WaitWaitFor.class}, tree="[0]")
     private Output<WaitWaitFor> waitFor;
 
     /**
-     * @return What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * @return What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      * 
      */
     public Output<WaitWaitFor> waitFor() {

@@ -31,14 +31,14 @@ public final class WaitArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      * 
      */
     @Import(name="waitFor", required=true)
     private Output<WaitWaitForArgs> waitFor;
 
     /**
-     * @return What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * @return What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      * 
      */
     public Output<WaitWaitForArgs> waitFor() {
@@ -92,7 +92,7 @@ public final class WaitArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param waitFor What to wait for: exactly one of field, field_value, condition, rollout or ready.
+         * @param waitFor What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
          * 
          * @return builder
          * 
@@ -103,7 +103,7 @@ public final class WaitArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param waitFor What to wait for: exactly one of field, field_value, condition, rollout or ready.
+         * @param waitFor What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
          * 
          * @return builder
          * 

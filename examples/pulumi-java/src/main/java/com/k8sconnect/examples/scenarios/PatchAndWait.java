@@ -32,6 +32,7 @@ public final class PatchAndWait {
     }
 
     static void program(Context ctx) {
+        // docs:begin patch-and-wait
         var config = ctx.config();
         var cluster = Cluster.connection(config);
         var namespace = config.require("namespace");
@@ -88,6 +89,7 @@ public final class PatchAndWait {
             .waitFor(WaitWaitForArgs.builder().rollout(true).timeout("3m").build())
             .build(),
             CustomResourceOptions.builder().dependsOn(patch).build());
+        // docs:end patch-and-wait
 
         ctx.export("managedFields", patch.managedFields());
         ctx.export("previousOwners", patch.previousOwners());

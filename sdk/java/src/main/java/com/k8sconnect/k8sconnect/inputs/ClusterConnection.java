@@ -62,14 +62,14 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
     @Import(name="context")
     private @Nullable String context;
 
     /**
-     * @return Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * @return Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
     public Optional<String> context() {
@@ -122,14 +122,14 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      * 
      */
     @Import(name="kubeconfig")
     private @Nullable String kubeconfig;
 
     /**
-     * @return Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * @return Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      * 
      */
     public Optional<String> kubeconfig() {
@@ -249,7 +249,7 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param context Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+         * @param context Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
          * 
          * @return builder
          * 
@@ -293,7 +293,7 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param kubeconfig Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+         * @param kubeconfig Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
          * 
          * @return builder
          * 

@@ -63,14 +63,14 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
     @Import(name="context")
     private @Nullable Output<String> context;
 
     /**
-     * @return Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * @return Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
     public Optional<Output<String>> context() {
@@ -123,14 +123,14 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      * 
      */
     @Import(name="kubeconfig")
     private @Nullable Output<String> kubeconfig;
 
     /**
-     * @return Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * @return Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      * 
      */
     public Optional<Output<String>> kubeconfig() {
@@ -280,7 +280,7 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param context Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+         * @param context Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
          * 
          * @return builder
          * 
@@ -291,7 +291,7 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param context Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+         * @param context Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
          * 
          * @return builder
          * 
@@ -364,7 +364,7 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param kubeconfig Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+         * @param kubeconfig Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
          * 
          * @return builder
          * 
@@ -375,7 +375,7 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param kubeconfig Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+         * @param kubeconfig Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
          * 
          * @return builder
          * 

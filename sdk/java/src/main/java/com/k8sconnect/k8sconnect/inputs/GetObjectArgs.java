@@ -18,44 +18,92 @@ public final class GetObjectArgs extends com.pulumi.resources.InvokeArgs {
 
     public static final GetObjectArgs Empty = new GetObjectArgs();
 
+    /**
+     * apiVersion, e.g. apps/v1.
+     * 
+     */
     @Import(name="apiVersion", required=true)
     private Output<String> apiVersion;
 
+    /**
+     * @return apiVersion, e.g. apps/v1.
+     * 
+     */
     public Output<String> apiVersion() {
         return this.apiVersion;
     }
 
+    /**
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * 
+     */
     @Import(name="clusterConnection")
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
+    /**
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * 
+     */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
     }
 
+    /**
+     * Kind, e.g. Deployment.
+     * 
+     */
     @Import(name="kind", required=true)
     private Output<String> kind;
 
+    /**
+     * @return Kind, e.g. Deployment.
+     * 
+     */
     public Output<String> kind() {
         return this.kind;
     }
 
+    /**
+     * Name.
+     * 
+     */
     @Import(name="name", required=true)
     private Output<String> name;
 
+    /**
+     * @return Name.
+     * 
+     */
     public Output<String> name() {
         return this.name;
     }
 
+    /**
+     * Namespace; defaults to &#34;default&#34; for namespaced kinds.
+     * 
+     */
     @Import(name="namespace")
     private @Nullable Output<String> namespace;
 
+    /**
+     * @return Namespace; defaults to &#34;default&#34; for namespaced kinds.
+     * 
+     */
     public Optional<Output<String>> namespace() {
         return Optional.ofNullable(this.namespace);
     }
 
+    /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     * 
+     */
     @Import(name="sensitiveFields")
     private @Nullable Output<List<String>> sensitiveFields;
 
+    /**
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     * 
+     */
     public Optional<Output<List<String>>> sensitiveFields() {
         return Optional.ofNullable(this.sensitiveFields);
     }
@@ -89,60 +137,138 @@ public final class GetObjectArgs extends com.pulumi.resources.InvokeArgs {
             $ = new GetObjectArgs(Objects.requireNonNull(defaults));
         }
 
+        /**
+         * @param apiVersion apiVersion, e.g. apps/v1.
+         * 
+         * @return builder
+         * 
+         */
         public Builder apiVersion(Output<String> apiVersion) {
             $.apiVersion = apiVersion;
             return this;
         }
 
+        /**
+         * @param apiVersion apiVersion, e.g. apps/v1.
+         * 
+         * @return builder
+         * 
+         */
         public Builder apiVersion(String apiVersion) {
             return apiVersion(Output.of(apiVersion));
         }
 
+        /**
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * 
+         * @return builder
+         * 
+         */
         public Builder clusterConnection(@Nullable Output<ClusterConnectionArgs> clusterConnection) {
             $.clusterConnection = clusterConnection;
             return this;
         }
 
+        /**
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * 
+         * @return builder
+         * 
+         */
         public Builder clusterConnection(ClusterConnectionArgs clusterConnection) {
             return clusterConnection(Output.of(clusterConnection));
         }
 
+        /**
+         * @param kind Kind, e.g. Deployment.
+         * 
+         * @return builder
+         * 
+         */
         public Builder kind(Output<String> kind) {
             $.kind = kind;
             return this;
         }
 
+        /**
+         * @param kind Kind, e.g. Deployment.
+         * 
+         * @return builder
+         * 
+         */
         public Builder kind(String kind) {
             return kind(Output.of(kind));
         }
 
+        /**
+         * @param name Name.
+         * 
+         * @return builder
+         * 
+         */
         public Builder name(Output<String> name) {
             $.name = name;
             return this;
         }
 
+        /**
+         * @param name Name.
+         * 
+         * @return builder
+         * 
+         */
         public Builder name(String name) {
             return name(Output.of(name));
         }
 
+        /**
+         * @param namespace Namespace; defaults to &#34;default&#34; for namespaced kinds.
+         * 
+         * @return builder
+         * 
+         */
         public Builder namespace(@Nullable Output<String> namespace) {
             $.namespace = namespace;
             return this;
         }
 
+        /**
+         * @param namespace Namespace; defaults to &#34;default&#34; for namespaced kinds.
+         * 
+         * @return builder
+         * 
+         */
         public Builder namespace(String namespace) {
             return namespace(Output.of(namespace));
         }
 
+        /**
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+         * 
+         * @return builder
+         * 
+         */
         public Builder sensitiveFields(@Nullable Output<List<String>> sensitiveFields) {
             $.sensitiveFields = sensitiveFields;
             return this;
         }
 
+        /**
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+         * 
+         * @return builder
+         * 
+         */
         public Builder sensitiveFields(List<String> sensitiveFields) {
             return sensitiveFields(Output.of(sensitiveFields));
         }
 
+        /**
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+         * 
+         * @return builder
+         * 
+         */
         public Builder sensitiveFields(String... sensitiveFields) {
             return sensitiveFields(List.of(sensitiveFields));
         }

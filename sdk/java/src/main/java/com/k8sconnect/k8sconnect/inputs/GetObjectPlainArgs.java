@@ -17,44 +17,92 @@ public final class GetObjectPlainArgs extends com.pulumi.resources.InvokeArgs {
 
     public static final GetObjectPlainArgs Empty = new GetObjectPlainArgs();
 
+    /**
+     * apiVersion, e.g. apps/v1.
+     * 
+     */
     @Import(name="apiVersion", required=true)
     private String apiVersion;
 
+    /**
+     * @return apiVersion, e.g. apps/v1.
+     * 
+     */
     public String apiVersion() {
         return this.apiVersion;
     }
 
+    /**
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * 
+     */
     @Import(name="clusterConnection")
     private @Nullable ClusterConnection clusterConnection;
 
+    /**
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * 
+     */
     public Optional<ClusterConnection> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
     }
 
+    /**
+     * Kind, e.g. Deployment.
+     * 
+     */
     @Import(name="kind", required=true)
     private String kind;
 
+    /**
+     * @return Kind, e.g. Deployment.
+     * 
+     */
     public String kind() {
         return this.kind;
     }
 
+    /**
+     * Name.
+     * 
+     */
     @Import(name="name", required=true)
     private String name;
 
+    /**
+     * @return Name.
+     * 
+     */
     public String name() {
         return this.name;
     }
 
+    /**
+     * Namespace; defaults to &#34;default&#34; for namespaced kinds.
+     * 
+     */
     @Import(name="namespace")
     private @Nullable String namespace;
 
+    /**
+     * @return Namespace; defaults to &#34;default&#34; for namespaced kinds.
+     * 
+     */
     public Optional<String> namespace() {
         return Optional.ofNullable(this.namespace);
     }
 
+    /**
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     * 
+     */
     @Import(name="sensitiveFields")
     private @Nullable List<String> sensitiveFields;
 
+    /**
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     * 
+     */
     public Optional<List<String>> sensitiveFields() {
         return Optional.ofNullable(this.sensitiveFields);
     }
@@ -88,36 +136,78 @@ public final class GetObjectPlainArgs extends com.pulumi.resources.InvokeArgs {
             $ = new GetObjectPlainArgs(Objects.requireNonNull(defaults));
         }
 
+        /**
+         * @param apiVersion apiVersion, e.g. apps/v1.
+         * 
+         * @return builder
+         * 
+         */
         public Builder apiVersion(String apiVersion) {
             $.apiVersion = apiVersion;
             return this;
         }
 
+        /**
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * 
+         * @return builder
+         * 
+         */
         public Builder clusterConnection(@Nullable ClusterConnection clusterConnection) {
             $.clusterConnection = clusterConnection;
             return this;
         }
 
+        /**
+         * @param kind Kind, e.g. Deployment.
+         * 
+         * @return builder
+         * 
+         */
         public Builder kind(String kind) {
             $.kind = kind;
             return this;
         }
 
+        /**
+         * @param name Name.
+         * 
+         * @return builder
+         * 
+         */
         public Builder name(String name) {
             $.name = name;
             return this;
         }
 
+        /**
+         * @param namespace Namespace; defaults to &#34;default&#34; for namespaced kinds.
+         * 
+         * @return builder
+         * 
+         */
         public Builder namespace(@Nullable String namespace) {
             $.namespace = namespace;
             return this;
         }
 
+        /**
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+         * 
+         * @return builder
+         * 
+         */
         public Builder sensitiveFields(@Nullable List<String> sensitiveFields) {
             $.sensitiveFields = sensitiveFields;
             return this;
         }
 
+        /**
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+         * 
+         * @return builder
+         * 
+         */
         public Builder sensitiveFields(String... sensitiveFields) {
             return sensitiveFields(List.of(sensitiveFields));
         }

@@ -16,30 +16,62 @@ public final class GetYamlScopedArgs extends com.pulumi.resources.InvokeArgs {
 
     public static final GetYamlScopedArgs Empty = new GetYamlScopedArgs();
 
+    /**
+     * Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     * 
+     */
     @Import(name="clusterConnection")
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
+    /**
+     * @return Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     * 
+     */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
     }
 
+    /**
+     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     @Import(name="content")
     private @Nullable Output<String> content;
 
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     public Optional<Output<String>> content() {
         return Optional.ofNullable(this.content);
     }
 
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     @Import(name="kustomizePath")
     private @Nullable Output<String> kustomizePath;
 
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     public Optional<Output<String>> kustomizePath() {
         return Optional.ofNullable(this.kustomizePath);
     }
 
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     @Import(name="pattern")
     private @Nullable Output<String> pattern;
 
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     public Optional<Output<String>> pattern() {
         return Optional.ofNullable(this.pattern);
     }
@@ -71,38 +103,86 @@ public final class GetYamlScopedArgs extends com.pulumi.resources.InvokeArgs {
             $ = new GetYamlScopedArgs(Objects.requireNonNull(defaults));
         }
 
+        /**
+         * @param clusterConnection Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+         * 
+         * @return builder
+         * 
+         */
         public Builder clusterConnection(@Nullable Output<ClusterConnectionArgs> clusterConnection) {
             $.clusterConnection = clusterConnection;
             return this;
         }
 
+        /**
+         * @param clusterConnection Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+         * 
+         * @return builder
+         * 
+         */
         public Builder clusterConnection(ClusterConnectionArgs clusterConnection) {
             return clusterConnection(Output.of(clusterConnection));
         }
 
+        /**
+         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+         * 
+         * @return builder
+         * 
+         */
         public Builder content(@Nullable Output<String> content) {
             $.content = content;
             return this;
         }
 
+        /**
+         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+         * 
+         * @return builder
+         * 
+         */
         public Builder content(String content) {
             return content(Output.of(content));
         }
 
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * 
+         * @return builder
+         * 
+         */
         public Builder kustomizePath(@Nullable Output<String> kustomizePath) {
             $.kustomizePath = kustomizePath;
             return this;
         }
 
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * 
+         * @return builder
+         * 
+         */
         public Builder kustomizePath(String kustomizePath) {
             return kustomizePath(Output.of(kustomizePath));
         }
 
+        /**
+         * @param pattern A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+         * 
+         * @return builder
+         * 
+         */
         public Builder pattern(@Nullable Output<String> pattern) {
             $.pattern = pattern;
             return this;
         }
 
+        /**
+         * @param pattern A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+         * 
+         * @return builder
+         * 
+         */
         public Builder pattern(String pattern) {
             return pattern(Output.of(pattern));
         }

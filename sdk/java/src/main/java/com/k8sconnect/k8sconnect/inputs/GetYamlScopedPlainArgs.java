@@ -15,30 +15,62 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
 
     public static final GetYamlScopedPlainArgs Empty = new GetYamlScopedPlainArgs();
 
+    /**
+     * Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     * 
+     */
     @Import(name="clusterConnection")
     private @Nullable ClusterConnection clusterConnection;
 
+    /**
+     * @return Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     * 
+     */
     public Optional<ClusterConnection> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
     }
 
+    /**
+     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     @Import(name="content")
     private @Nullable String content;
 
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     public Optional<String> content() {
         return Optional.ofNullable(this.content);
     }
 
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     @Import(name="kustomizePath")
     private @Nullable String kustomizePath;
 
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     public Optional<String> kustomizePath() {
         return Optional.ofNullable(this.kustomizePath);
     }
 
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     @Import(name="pattern")
     private @Nullable String pattern;
 
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     public Optional<String> pattern() {
         return Optional.ofNullable(this.pattern);
     }
@@ -70,21 +102,45 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
             $ = new GetYamlScopedPlainArgs(Objects.requireNonNull(defaults));
         }
 
+        /**
+         * @param clusterConnection Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+         * 
+         * @return builder
+         * 
+         */
         public Builder clusterConnection(@Nullable ClusterConnection clusterConnection) {
             $.clusterConnection = clusterConnection;
             return this;
         }
 
+        /**
+         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+         * 
+         * @return builder
+         * 
+         */
         public Builder content(@Nullable String content) {
             $.content = content;
             return this;
         }
 
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * 
+         * @return builder
+         * 
+         */
         public Builder kustomizePath(@Nullable String kustomizePath) {
             $.kustomizePath = kustomizePath;
             return this;
         }
 
+        /**
+         * @param pattern A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+         * 
+         * @return builder
+         * 
+         */
         public Builder pattern(@Nullable String pattern) {
             $.pattern = pattern;
             return this;

@@ -14,23 +14,47 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
 
     public static final GetYamlSplitPlainArgs Empty = new GetYamlSplitPlainArgs();
 
+    /**
+     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     @Import(name="content")
     private @Nullable String content;
 
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     public Optional<String> content() {
         return Optional.ofNullable(this.content);
     }
 
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     @Import(name="kustomizePath")
     private @Nullable String kustomizePath;
 
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     public Optional<String> kustomizePath() {
         return Optional.ofNullable(this.kustomizePath);
     }
 
+    /**
+     * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     @Import(name="pattern")
     private @Nullable String pattern;
 
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     public Optional<String> pattern() {
         return Optional.ofNullable(this.pattern);
     }
@@ -61,16 +85,34 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
             $ = new GetYamlSplitPlainArgs(Objects.requireNonNull(defaults));
         }
 
+        /**
+         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+         * 
+         * @return builder
+         * 
+         */
         public Builder content(@Nullable String content) {
             $.content = content;
             return this;
         }
 
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * 
+         * @return builder
+         * 
+         */
         public Builder kustomizePath(@Nullable String kustomizePath) {
             $.kustomizePath = kustomizePath;
             return this;
         }
 
+        /**
+         * @param pattern A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+         * 
+         * @return builder
+         * 
+         */
         public Builder pattern(@Nullable String pattern) {
             $.pattern = pattern;
             return this;

@@ -33,14 +33,14 @@ public final class ResourceRefArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Connection used to reach the object. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * Connection used to reach the object. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     @Import(name="clusterConnection")
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
     /**
-     * @return Connection used to reach the object. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return Connection used to reach the object. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
@@ -142,7 +142,7 @@ public final class ResourceRefArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param clusterConnection Connection used to reach the object. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection Connection used to reach the object. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 
@@ -153,7 +153,7 @@ public final class ResourceRefArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param clusterConnection Connection used to reach the object. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection Connection used to reach the object. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 

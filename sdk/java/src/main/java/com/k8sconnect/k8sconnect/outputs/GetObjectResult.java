@@ -16,49 +16,137 @@ import javax.annotation.Nullable;
 
 @CustomType
 public final class GetObjectResult {
+    /**
+     * @return apiVersion, e.g. apps/v1.
+     * 
+     */
     private String apiVersion;
+    /**
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * 
+     */
     private @Nullable ClusterConnection clusterConnection;
+    /**
+     * @return The object as JSON, without managedFields.
+     * 
+     */
     private String json;
+    /**
+     * @return Kind, e.g. Deployment.
+     * 
+     */
     private String kind;
+    /**
+     * @return Name.
+     * 
+     */
     private String name;
+    /**
+     * @return Namespace; defaults to &#34;default&#34; for namespaced kinds.
+     * 
+     */
     private String namespace;
+    /**
+     * @return The object as a structured value, e.g. .object.spec.replicas.
+     * 
+     */
     private Object object;
+    /**
+     * @return For a Secret: its data (decoded) and stringData, by key. Null for other kinds. In Pulumi programs a function&#39;s result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+     * 
+     */
     private Map<String,String> secretData;
+    /**
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     * 
+     */
     private @Nullable List<String> sensitiveFields;
+    /**
+     * @return The values of sensitiveFields, by path as written there (a path with [*] gives one entry per element, by index): strings as they are, other values as JSON. A path the object does not hold is left out. In Pulumi programs a function&#39;s result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+     * 
+     */
     private Map<String,String> sensitiveValues;
+    /**
+     * @return The object as YAML, without managedFields.
+     * 
+     */
     private String yamlBody;
 
     private GetObjectResult() {}
+    /**
+     * @return apiVersion, e.g. apps/v1.
+     * 
+     */
     public String apiVersion() {
         return this.apiVersion;
     }
+    /**
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * 
+     */
     public Optional<ClusterConnection> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
     }
+    /**
+     * @return The object as JSON, without managedFields.
+     * 
+     */
     public String json() {
         return this.json;
     }
+    /**
+     * @return Kind, e.g. Deployment.
+     * 
+     */
     public String kind() {
         return this.kind;
     }
+    /**
+     * @return Name.
+     * 
+     */
     public String name() {
         return this.name;
     }
+    /**
+     * @return Namespace; defaults to &#34;default&#34; for namespaced kinds.
+     * 
+     */
     public String namespace() {
         return this.namespace;
     }
+    /**
+     * @return The object as a structured value, e.g. .object.spec.replicas.
+     * 
+     */
     public Object object() {
         return this.object;
     }
+    /**
+     * @return For a Secret: its data (decoded) and stringData, by key. Null for other kinds. In Pulumi programs a function&#39;s result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+     * 
+     */
     public Map<String,String> secretData() {
         return this.secretData;
     }
+    /**
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the path language of KubernetesObject&#39;s ignoreFields. Each value is replaced in yamlBody, json and object (and kubectl&#39;s last-applied-configuration annotation, which copies it, is redacted) and given only in the sensitive sensitiveValues.
+     * 
+     */
     public List<String> sensitiveFields() {
         return this.sensitiveFields == null ? List.of() : this.sensitiveFields;
     }
+    /**
+     * @return The values of sensitiveFields, by path as written there (a path with [*] gives one entry per element, by index): strings as they are, other values as JSON. A path the object does not hold is left out. In Pulumi programs a function&#39;s result is not secret field by field: pass any argument as a secret (pulumi.secret(...), fn::secret) and the whole result is secret.
+     * 
+     */
     public Map<String,String> sensitiveValues() {
         return this.sensitiveValues;
     }
+    /**
+     * @return The object as YAML, without managedFields.
+     * 
+     */
     public String yamlBody() {
         return this.yamlBody;
     }

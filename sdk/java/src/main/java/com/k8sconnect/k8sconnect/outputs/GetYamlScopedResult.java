@@ -14,33 +14,89 @@ import javax.annotation.Nullable;
 
 @CustomType
 public final class GetYamlScopedResult {
+    /**
+     * @return Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     * 
+     */
     private @Nullable ClusterConnection clusterConnection;
+    /**
+     * @return Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * 
+     */
     private Map<String,String> clusterScoped;
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     private @Nullable String content;
+    /**
+     * @return CustomResourceDefinitions, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * 
+     */
     private Map<String,String> crds;
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     private @Nullable String kustomizePath;
+    /**
+     * @return Namespaced objects, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * 
+     */
     private Map<String,String> namespaced;
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     private @Nullable String pattern;
 
     private GetYamlScopedResult() {}
+    /**
+     * @return Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
+     * 
+     */
     public Optional<ClusterConnection> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
     }
+    /**
+     * @return Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * 
+     */
     public Map<String,String> clusterScoped() {
         return this.clusterScoped;
     }
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     public Optional<String> content() {
         return Optional.ofNullable(this.content);
     }
+    /**
+     * @return CustomResourceDefinitions, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * 
+     */
     public Map<String,String> crds() {
         return this.crds;
     }
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     public Optional<String> kustomizePath() {
         return Optional.ofNullable(this.kustomizePath);
     }
+    /**
+     * @return Namespaced objects, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * 
+     */
     public Map<String,String> namespaced() {
         return this.namespaced;
     }
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     public Optional<String> pattern() {
         return Optional.ofNullable(this.pattern);
     }

@@ -13,21 +13,53 @@ import javax.annotation.Nullable;
 
 @CustomType
 public final class GetYamlSplitResult {
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     private @Nullable String content;
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     private @Nullable String kustomizePath;
+    /**
+     * @return Each object&#39;s YAML, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * 
+     */
     private Map<String,String> manifests;
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     private @Nullable String pattern;
 
     private GetYamlSplitResult() {}
+    /**
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * 
+     */
     public Optional<String> content() {
         return Optional.ofNullable(this.content);
     }
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * 
+     */
     public Optional<String> kustomizePath() {
         return Optional.ofNullable(this.kustomizePath);
     }
+    /**
+     * @return Each object&#39;s YAML, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * 
+     */
     public Map<String,String> manifests() {
         return this.manifests;
     }
+    /**
+     * @return A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
+     * 
+     */
     public Optional<String> pattern() {
         return Optional.ofNullable(this.pattern);
     }

@@ -19,7 +19,7 @@ public final class ResourceRef {
      */
     private String apiVersion;
     /**
-     * @return Connection used to reach the object. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return Connection used to reach the object. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     private @Nullable ClusterConnection clusterConnection;
@@ -48,7 +48,7 @@ public final class ResourceRef {
         return this.apiVersion;
     }
     /**
-     * @return Connection used to reach the object. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return Connection used to reach the object. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Optional<ClusterConnection> clusterConnection() {

@@ -29,7 +29,7 @@ public final class ClusterConnection {
      */
     private @Nullable String clusterCaCertificate;
     /**
-     * @return Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * @return Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
     private @Nullable String context;
@@ -49,7 +49,7 @@ public final class ClusterConnection {
      */
     private @Nullable Boolean insecure;
     /**
-     * @return Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * @return Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      * 
      */
     private @Nullable String kubeconfig;
@@ -92,7 +92,7 @@ public final class ClusterConnection {
         return Optional.ofNullable(this.clusterCaCertificate);
     }
     /**
-     * @return Context to use from kubeconfig or kubeconfig_file; defaults to its current-context.
+     * @return Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
     public Optional<String> context() {
@@ -120,7 +120,7 @@ public final class ClusterConnection {
         return Optional.ofNullable(this.insecure);
     }
     /**
-     * @return Raw kubeconfig content. Conflicts with kubeconfig_file. Other attributes override the selected context.
+     * @return Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
      * 
      */
     public Optional<String> kubeconfig() {

@@ -17,7 +17,7 @@ import (
 
 var secrets = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
-// secretConfig is what the README tells users to write: the provider holds the
+// secretConfig is what docs/guides/secrets.md tells users to write: the provider holds the
 // connection (a kubeconfig file, so no credential enters state), yaml_body of
 // a Secret is wrapped in sensitive(), and a ConfigMap carrying a credential
 // names it in sensitive_fields. A field wait reads the Secret's data.

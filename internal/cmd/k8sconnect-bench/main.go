@@ -281,7 +281,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &terraformTool{engine: e, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog})
-			b.versions = append(b.versions, firstLine(path, "version")+" (-parallelism=10, its default)")
+			b.versions = append(b.versions, versionLine(path, `^(Terraform|OpenTofu) v`)+" (-parallelism=10, its default)")
 		case "pulumi":
 			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {
 				return fmt.Errorf("the YAML language host is not beside %s (make tools builds it): %w", path, err)
@@ -305,6 +305,19 @@ func goBuild(ctx context.Context, dir, out, pkg string) error {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, o)
 	}
 	return nil
+}
+
+// versionLine is the line of `<name> version` that matches pattern: tofu
+// prints warnings about the CLI configuration before it.
+func versionLine(name, pattern string) string {
+	out, _ := exec.Command(name, "version").Output()
+	re := regexp.MustCompile(pattern)
+	for _, line := range strings.Split(string(out), "\n") {
+		if re.MatchString(line) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return filepath.Base(name) + " (version unknown)"
 }
 
 func firstLine(name string, args ...string) string {
@@ -415,7 +428,9 @@ func slug(op string) string {
 // profiles (every N together) and keeps the text beside them.
 func (b *bench) printProfiles(ctx context.Context) {
 	dir := filepath.Join(b.outDir, "profiles")
-	fmt.Printf("\nCPU profiles of the provider plugins (with profiling on, the timings above include its cost): %s\n", dir)
+	fmt.Printf("\nCPU profiles of the provider plugins: %s\n"+
+		"With profiling on, the timings above include its cost. A profile starts in main, so the plugins' package\n"+
+		"initialization is in the CPU column but not in the profiles.\n", dir)
 	for _, t := range b.tools {
 		if t.isKubectl() {
 			continue
@@ -438,7 +453,14 @@ func (b *bench) printProfiles(ctx context.Context) {
 			out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
 			name := fmt.Sprintf("pprof-%s-%s.txt", t.name(), slug(op))
 			_ = os.WriteFile(filepath.Join(b.outDir, name), out, 0o644)
-			fmt.Printf("\n== %s %s: go tool pprof -top -nodecount=20 of %d profiles (%s)\n", t.name(), op, len(files), filepath.Join(b.outDir, name))
+			// Sorted by cumulative time, the callers (k8sconnect's own
+			// functions among them) show where the flat time comes from.
+			cumArgs := append([]string{"tool", "pprof", "-top", "-cum", "-nodecount=60"}, files...)
+			cum, _ := exec.CommandContext(ctx, "go", cumArgs...).CombinedOutput()
+			cumName := fmt.Sprintf("pprof-%s-%s-cum.txt", t.name(), slug(op))
+			_ = os.WriteFile(filepath.Join(b.outDir, cumName), cum, 0o644)
+			fmt.Printf("\n== %s %s: go tool pprof -top -nodecount=20 of %d profiles (%s; by cumulative time: %s)\n",
+				t.name(), op, len(files), filepath.Join(b.outDir, name), cumName)
 			if err != nil {
 				fmt.Printf("go tool pprof failed: %v\n", err)
 			}

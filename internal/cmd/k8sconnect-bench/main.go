@@ -373,6 +373,9 @@ func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invoc
 	cmd.Dir, cmd.Env = inv.dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Interrupted, a tool gets SIGINT, as from a terminal, so that it can
+	// stop its plugins; WaitDelay then bounds the wait.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -240,7 +240,8 @@ func (p *pulumiTool) setup(ctx context.Context, n int) error {
 		return err
 	}
 	for _, args := range [][]string{
-		{"stack", "init", "bench", "--non-interactive"},
+		// One backend holds every N's stack: each needs a name of its own.
+		{"stack", "init", fmt.Sprintf("bench-%d", n), "--non-interactive"},
 		{"config", "set", "value", values[opCreate]},
 	} {
 		cmd := exec.CommandContext(ctx, p.path, args...)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -227,5 +230,46 @@ func TestYAMLProgram(t *testing.T) {
 	if cm.Type != "k8sconnect:index/kubernetesObject:KubernetesObject" || cm.Properties.YAMLBody != wantBody ||
 		cm.Properties.ClusterConnection != "${cluster}" || !reflect.DeepEqual(cm.Options.DependsOn, []string{"${ns}"}) {
 		t.Errorf("cm-0002 = %+v", cm)
+	}
+}
+
+// TestSampler runs a stand-in plugin (a copy of sh named like the Terraform
+// plugin, so its comm is "terraform-provi") below a shell, as terraform runs
+// the provider, and checks that the sampler finds it and its CPU time, and
+// not the shell.
+func TestSampler(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin := filepath.Join(t.TempDir(), "terraform-provider-standin")
+	if err := os.WriteFile(plugin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The outer shell waits for the plugin (no exec), so the plugin is a
+	// grandchild, as under terraform.
+	cmd := exec.Command(sh, "-c", `"$0" -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'; true`, plugin)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := startSampler(cmd.Process.Pid, 20*time.Millisecond)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	cpu, processes, peak := s.Stop()
+	if processes != 1 || cpu <= 0 || peak <= 0 {
+		t.Fatalf("sampler: cpu %v, %d processes, peak %d KiB; want the one plugin process, with CPU time and RSS", cpu, processes, peak)
+	}
+	if stats, ok := treeStats(os.Getpid()); ok {
+		if _, found := stats[os.Getpid()]; !found {
+			t.Fatalf("treeStats(self) lacks this process: %v", stats)
+		}
 	}
 }

@@ -493,10 +493,11 @@ func (b *bench) report(load0, load1 string, took time.Duration) report {
 	fmt.Fprintf(&intro, "k8sconnect bench, %s, %s: %d CPUs, load average %s at the start and %s at the end; took %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), load0, load1, took.Round(time.Second))
 	fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")
+	intro.WriteString("\n") // blank lines around the list, for Markdown
 	for _, v := range b.versions {
-		fmt.Fprintf(&intro, "  %s\n", v)
+		fmt.Fprintf(&intro, "- %s\n", v)
 	}
-	intro.WriteString("CPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl, its own process. " +
+	intro.WriteString("\nCPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl, its own process. " +
 		"Requests: the provider's request log; kubectl's -v=6 log. Pulumi's create and update include its preview (`pulumi up --yes`); " +
 		"update --skip-preview is the same update without it.\n")
 	rows := tableRows(b.results)

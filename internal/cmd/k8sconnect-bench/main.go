@@ -223,7 +223,34 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	for _, n := range o.ns {
+	runErr := b.runAll(ctx)
+	if runErr != nil && ctx.Err() != nil {
+		runErr = fmt.Errorf("interrupted: %w", runErr)
+	}
+	if len(b.results) == 0 {
+		return runErr
+	}
+	// A failed or interrupted run still reports what it measured: a long
+	// run's first N is worth having.
+	report := b.report(load0, loadAverage(), time.Since(began), runErr)
+	fmt.Print("\n" + report.text)
+	if err := os.WriteFile(b.o.results, []byte(report.markdown), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nThe table as Markdown: %s\n", b.o.results)
+	if o.profile && ctx.Err() == nil {
+		b.printProfiles(ctx)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	fmt.Printf("make bench took %s.\n", time.Since(began).Round(time.Second))
+	return nil
+}
+
+// runAll measures every N, operation and tool, in that nesting.
+func (b *bench) runAll(ctx context.Context) error {
+	for _, n := range b.o.ns {
 		for _, t := range b.tools {
 			if err := t.setup(ctx, n); err != nil {
 				return fmt.Errorf("%s, N=%d: %w", t.name(), n, err)
@@ -239,21 +266,13 @@ func run(ctx context.Context, o options) error {
 				if err != nil {
 					return fmt.Errorf("%s %s, N=%d: %w", t.name(), op, n, err)
 				}
-				progress("N=%d %-22s %-9s %6.1f s", n, op, t.name(), m.duration.Seconds())
+				progress("N=%d %-22s %-9s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB", n, op, t.name(),
+					m.duration.Seconds(), float64(m.requests.total)/float64(m.objects),
+					float64(m.cpu.Microseconds())/1000/float64(m.objects), m.peakKiB/1024)
 				b.results = append(b.results, m)
 			}
 		}
 	}
-	report := b.report(load0, loadAverage(), time.Since(began))
-	fmt.Print("\n" + report.text)
-	if err := os.WriteFile(b.o.results, []byte(report.markdown), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("\nThe table as Markdown: %s\n", b.o.results)
-	if o.profile {
-		b.printProfiles(ctx)
-	}
-	fmt.Printf("make bench took %s.\n", time.Since(began).Round(time.Second))
 	return nil
 }
 
@@ -487,9 +506,13 @@ type report struct{ text, markdown string }
 
 var tableHeader = []string{"tool", "N", "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB"}
 
-func (b *bench) report(load0, load1 string, took time.Duration) report {
+func (b *bench) report(load0, load1 string, took time.Duration, runErr error) report {
 	host, _ := os.Hostname()
 	var intro strings.Builder
+	if runErr != nil {
+		first, _, _ := strings.Cut(runErr.Error(), "\n")
+		fmt.Fprintf(&intro, "INCOMPLETE: the run stopped (%s); below is what it measured before.\n", first)
+	}
 	fmt.Fprintf(&intro, "k8sconnect bench, %s, %s: %d CPUs, load average %s at the start and %s at the end; took %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), load0, load1, took.Round(time.Second))
 	fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")

@@ -16,7 +16,9 @@ var values = map[string]string{opCreate: "v1", opPlan: "v1", opUpdate: "v2", opU
 func namespace(tool string, n int) string { return fmt.Sprintf("bench-%s-%d", tool, n) }
 
 // cleanEnv is this process's environment without what would point the tools
-// elsewhere: the developer's Pulumi settings and KUBECONFIG.
+// elsewhere or change their cost: the developer's Pulumi and Terraform
+// settings (TF_LOG, a plugin cache...), KUBECONFIG, and the request log and
+// profile directory, which the bench sets per step.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {

@@ -32,10 +32,16 @@ cluster-up:
 cluster-down:
 	$(DEV) cluster-down
 
-## bench: time N (default 200) ConfigMaps through terraform against kubectl; peak RSS; requests per object
-N ?= 200
+## bench: N ConfigMaps (N=200,1000; `make bench N=200` for a quick one) through each of ENGINES
+## (terraform,pulumi; tofu too: ENGINES=terraform,tofu,pulumi) against kubectl on the embedded
+## cluster: create, no-change plan, update, destroy. One table: seconds, ratio to kubectl,
+## requests, provider CPU and peak RSS per object; also in .work/bench/results.md.
+## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
+N       ?= 200,1000
+ENGINES ?= terraform,pulumi
+PROFILE ?=
 bench: tools
-	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N)
+	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N) -engines $(ENGINES) $(if $(filter 1 true yes,$(PROFILE)),-profile)
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:

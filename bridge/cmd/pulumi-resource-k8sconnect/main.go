@@ -9,6 +9,7 @@ import (
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfbridge"
 
 	"github.com/k8sconnect/k8sconnect/bridge"
+	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
 	"github.com/k8sconnect/k8sconnect/schema"
 )
 
@@ -18,6 +19,7 @@ import (
 var version string
 
 func main() {
+	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	if version != "" {
 		bridge.Version = version
 	}

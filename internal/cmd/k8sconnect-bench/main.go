@@ -1,256 +1,634 @@
-// Command k8sconnect-bench times terraform apply / plan / destroy of N
-// ConfigMaps through k8sconnect against kubectl's server-side apply, dry run and
-// delete of the same manifests on the embedded cluster, and reports the
-// provider's peak RSS and API requests per object.
+// Command k8sconnect-bench (`make bench`) measures k8sconnect against kubectl
+// on the embedded cluster, for issue 14. For each N it makes N ConfigMaps plus
+// their namespace with each tool and takes them through one life: create, a
+// plan with no changes, an update of one data field in all N, destroy. Per
+// operation kubectl runs first and then each engine, back to back, each tool
+// with fresh objects in its own namespace, so the ratios compare runs under
+// the same machine load.
+//
+// Per step it reports seconds, the ratio to kubectl's counterpart, API
+// requests per object (the provider's K8SCONNECT_REQUEST_LOG; kubectl's -v=6
+// log), the CPU time and peak RSS of the provider plugin processes (sampled
+// from /proc; for kubectl, its own process), discovery and OpenAPI requests,
+// and how per-object create time grows from the smallest N to the largest.
+// With -profile the plugins write CPU profiles (package cpuprofile) and the
+// bench prints the top of the merged profiles of create and plan.
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
 
+	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
 )
 
+type options struct {
+	ns      []int
+	engines []string
+	profile bool
+	keep    bool
+	results string
+}
+
 func main() {
-	n := flag.Int("n", 200, "number of ConfigMaps")
-	engine := flag.String("engine", "terraform", "terraform or tofu")
+	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated")
+	engines := flag.String("engines", "terraform,pulumi", "engines to measure, comma-separated: terraform, tofu, pulumi")
+	profile := flag.Bool("profile", false, "have the plugins write CPU profiles and print the top of create's and plan's")
+	keep := flag.Bool("keep", false, "keep the work directory (configurations, stacks, logs)")
+	results := flag.String("results", "", "where to write the table as Markdown (default <repo>/.work/bench/results.md)")
 	flag.Parse()
-	if err := run(*n, *engine); err != nil {
+	o := options{profile: *profile, keep: *keep, results: *results}
+	var err error
+	if o.ns, err = parseNs(*n); err == nil {
+		o.engines, err = parseEngines(*engines)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "k8sconnect-bench:", err)
+		os.Exit(2)
+	}
+	// An interrupt cancels the running command; run's deferred cleanups then
+	// stop the cluster and remove the work directory.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err = run(ctx, o)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "k8sconnect-bench:", err)
 		os.Exit(1)
 	}
 }
 
-type result struct {
-	name     string
-	duration time.Duration
-	peakKiB  int64
-	requests int
+func parseNs(s string) ([]int, error) {
+	var ns []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-n %q: want positive numbers separated by commas", s)
+		}
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return slices.Compact(ns), nil
 }
 
-func run(n int, engine string) error {
-	ctx := context.Background()
+func parseEngines(s string) ([]string, error) {
+	var engines []string
+	for _, f := range strings.Split(s, ",") {
+		e := strings.TrimSpace(f)
+		switch e {
+		case "terraform", "tofu", "pulumi":
+		default:
+			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi", s, e)
+		}
+		if !slices.Contains(engines, e) {
+			engines = append(engines, e)
+		}
+	}
+	return engines, nil
+}
+
+// Operations, in the order of an object's life. updateSkip is Pulumi's update
+// without its preview; its kubectl counterpart is update.
+const (
+	opCreate     = "create"
+	opPlan       = "plan (no changes)"
+	opUpdate     = "update"
+	opUpdateSkip = "update --skip-preview"
+	opDestroy    = "destroy"
+)
+
+var operations = []string{opCreate, opPlan, opUpdate, opUpdateSkip, opDestroy}
+
+// counterpart is the kubectl operation an engine's operation is compared with.
+func counterpart(op string) string {
+	if op == opUpdateSkip {
+		return opUpdate
+	}
+	return op
+}
+
+// invocation is one timed command, with untimed commands to run before it
+// (pulumi config set).
+type invocation struct {
+	args   []string
+	dir    string
+	env    []string
+	before [][]string
+}
+
+type tool interface {
+	name() string
+	// setup writes the tool's configuration for n objects in its namespace
+	// (untimed).
+	setup(ctx context.Context, n int) error
+	// invocation is the command of op, or false if the tool has no such step.
+	invocation(op string, n int) (invocation, bool)
+	// isKubectl: measured as a client process (its own CPU, RSS and -v=6 log)
+	// rather than through provider plugins.
+	isKubectl() bool
+}
+
+// measurement is one timed step.
+type measurement struct {
+	tool       string
+	n          int
+	op         string
+	duration   time.Duration
+	objects    int // N ConfigMaps and their namespace
+	requests   requestStats
+	cpu        time.Duration
+	peakKiB    int64
+	processes  int    // provider plugin processes seen
+	profileDir string // with -profile
+}
+
+type bench struct {
+	o        options
+	work     string
+	outDir   string
+	kubectl  string
+	reqLog   string
+	tools    []tool
+	results  []measurement
+	versions []string
+}
+
+func run(ctx context.Context, o options) error {
+	began := time.Now()
+	load0 := loadAverage()
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		return errors.New("kubectl is not on PATH: the bench measures against kubectl (v1.32 was used); install it and run again")
+	}
+	root, err := toolchain.RepoRoot()
+	if err != nil {
+		return err
+	}
+	b := &bench{o: o, kubectl: kubectl, outDir: filepath.Join(root, ".work", "bench")}
+	if o.results == "" {
+		b.o.results = filepath.Join(b.outDir, "results.md")
+	}
+	if err := os.MkdirAll(b.outDir, 0o755); err != nil {
+		return err
+	}
+	if o.profile {
+		// Profiles of an earlier run would be merged with this one's.
+		if err := os.RemoveAll(filepath.Join(b.outDir, "profiles")); err != nil {
+			return err
+		}
+	}
+	b.work, err = os.MkdirTemp("", "k8sconnect-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		defer fmt.Fprintln(os.Stderr, "work directory kept:", b.work)
+	} else {
+		defer os.RemoveAll(b.work)
+	}
+	b.reqLog = filepath.Join(b.work, "requests.log")
+
+	if err := b.makeTools(ctx, root); err != nil {
+		return err
+	}
+	progress("starting the embedded cluster")
 	cluster, err := localcluster.Start(ctx, localcluster.Options{})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = cluster.Stop() }()
-
-	work, err := os.MkdirTemp("", "k8sconnect-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
-	root, err := toolchain.RepoRoot()
-	if err != nil {
-		return err
-	}
-	bin := filepath.Join(work, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./provider/cmd/terraform-provider-k8sconnect")
-	build.Dir, build.Stderr = root, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building the provider: %w", err)
-	}
-	enginePath, err := toolchain.Path(engine)
-	if err != nil {
-		return err
-	}
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		return fmt.Errorf("kubectl is needed for the comparison: %w", err)
-	}
-
-	// Terraform configuration: N objects from one for_each.
-	tfdir := filepath.Join(work, "tf")
-	if err := os.MkdirAll(tfdir, 0o755); err != nil {
-		return err
-	}
-	rc := filepath.Join(work, "cli.tfrc")
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/k8sconnect/k8sconnect" = %[1]q
-    "registry.opentofu.org/k8sconnect/k8sconnect" = %[1]q
-  }
-  direct {}
-}
-`, bin)), 0o600); err != nil {
-		return err
-	}
-	main := fmt.Sprintf(`terraform {
-  required_providers {
-    k8sconnect = { source = "k8sconnect/k8sconnect" }
-  }
-}
-resource "k8sconnect_object" "cm" {
-  for_each  = toset([for i in range(%d) : format("tf-%%04d", i)])
-  yaml_body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${each.key}\n  namespace: bench-tf\ndata:\n  key: value\n"
-  cluster_connection = { kubeconfig = file(%q) }
-}
-resource "k8sconnect_object" "ns" {
-  yaml_body          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bench-tf\n"
-  cluster_connection = { kubeconfig = file(%q) }
-}
-`, n, cluster.KubeconfigPath, cluster.KubeconfigPath)
-	if err := os.WriteFile(filepath.Join(tfdir, "main.tf"), []byte(main), 0o600); err != nil {
-		return err
-	}
-	reqlog := filepath.Join(work, "requests.log")
-	tfEnv := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"K8SCONNECT_REQUEST_LOG="+reqlog)
-
-	// kubectl: the same objects in one file.
-	var manifests strings.Builder
-	manifests.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bench-kubectl\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&manifests, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kc-%04d\n  namespace: bench-kubectl\ndata:\n  key: value\n", i)
-	}
-	kfile := filepath.Join(work, "manifests.yaml")
-	if err := os.WriteFile(kfile, []byte(manifests.String()), 0o600); err != nil {
-		return err
-	}
-	kEnv := append(os.Environ(), "KUBECONFIG="+cluster.KubeconfigPath)
-
-	var results []result
-	step := func(name string, env []string, dir string, args ...string) error {
-		_ = os.Truncate(reqlog, 0)
-		r, err := timed(name, env, dir, args...)
-		if err != nil {
-			return err
-		}
-		r.requests = countLines(reqlog)
-		results = append(results, r)
-		return nil
-	}
-	if err := step(engine+" apply (create)", tfEnv, tfdir, enginePath, "apply", "-auto-approve", "-input=false"); err != nil {
-		return err
-	}
-	if err := step(engine+" plan (no changes)", tfEnv, tfdir, enginePath, "plan", "-input=false", "-detailed-exitcode"); err != nil {
-		return err
-	}
-	if err := step(engine+" destroy", tfEnv, tfdir, enginePath, "destroy", "-auto-approve", "-input=false"); err != nil {
-		return err
-	}
-	for _, k := range []struct {
-		name string
-		args []string
-	}{
-		{"kubectl apply --server-side", []string{"apply", "--server-side", "-f", kfile}},
-		{"kubectl apply --server-side --dry-run=server", []string{"apply", "--server-side", "--dry-run=server", "-f", kfile}},
-		{"kubectl delete --wait", []string{"delete", "--wait", "-f", kfile}},
-	} {
-		if err := step(k.name, kEnv, work, append([]string{kubectl}, k.args...)...); err != nil {
-			return err
+	for _, t := range b.tools {
+		switch t := t.(type) {
+		case *kubectlTool:
+			t.kubeconfig = cluster.KubeconfigPath
+		case *terraformTool:
+			t.kubeconfig = cluster.KubeconfigPath
+		case *pulumiTool:
+			t.kubeconfig = cluster.KubeconfigPath
 		}
 	}
 
-	fmt.Printf("\nk8sconnect benchmark: %d ConfigMaps, %s, embedded cluster\n\n", n, engine)
-	fmt.Printf("%-46s %10s %14s %12s\n", "step", "seconds", "provider peak", "API requests")
-	for _, r := range results {
-		peak, reqs := "", ""
-		if r.peakKiB > 0 {
-			peak = fmt.Sprintf("%d MiB", r.peakKiB/1024)
-		}
-		if r.requests > 0 {
-			reqs = strconv.Itoa(r.requests)
-		}
-		fmt.Printf("%-46s %10.1f %14s %12s\n", r.name, r.duration.Seconds(), peak, reqs)
+	runErr := b.runAll(ctx)
+	if runErr != nil && ctx.Err() != nil {
+		runErr = fmt.Errorf("interrupted: %w", runErr)
 	}
-	fmt.Printf("\nratios (k8sconnect / kubectl): apply %.2f, plan vs dry-run %.2f, destroy vs delete %.2f\n",
-		ratio(results[0], results[3]), ratio(results[1], results[4]), ratio(results[2], results[5]))
-	fmt.Printf("API requests per object: apply %.1f, plan %.1f, destroy %.1f\n",
-		float64(results[0].requests)/float64(n+1), float64(results[1].requests)/float64(n+1), float64(results[2].requests)/float64(n+1))
+	if len(b.results) == 0 {
+		return runErr
+	}
+	// A failed or interrupted run still reports what it measured: a long
+	// run's first N is worth having.
+	report := b.report(load0, loadAverage(), time.Since(began), runErr)
+	fmt.Print("\n" + report.text)
+	if err := os.WriteFile(b.o.results, []byte(report.markdown), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nThe table as Markdown: %s\n", b.o.results)
+	if o.profile && ctx.Err() == nil {
+		b.printProfiles(ctx)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	fmt.Printf("make bench took %s.\n", time.Since(began).Round(time.Second))
 	return nil
 }
 
-func ratio(a, b result) float64 { return a.duration.Seconds() / b.duration.Seconds() }
+// runAll measures every N, operation and tool, in that nesting.
+func (b *bench) runAll(ctx context.Context) error {
+	for _, n := range b.o.ns {
+		for _, t := range b.tools {
+			if err := t.setup(ctx, n); err != nil {
+				return fmt.Errorf("%s, N=%d: %w", t.name(), n, err)
+			}
+		}
+		for _, op := range operations {
+			for _, t := range b.tools {
+				inv, ok := t.invocation(op, n)
+				if !ok {
+					continue
+				}
+				m, err := b.measure(ctx, t, n, op, inv)
+				if err != nil {
+					return fmt.Errorf("%s %s, N=%d: %w", t.name(), op, n, err)
+				}
+				progress("N=%d %-22s %-9s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB", n, op, t.name(),
+					m.duration.Seconds(), float64(m.requests.total)/float64(m.objects),
+					float64(m.cpu.Microseconds())/1000/float64(m.objects), m.peakKiB/1024)
+				b.results = append(b.results, m)
+			}
+		}
+	}
+	return nil
+}
 
-// timed runs a command and samples the peak RSS of the provider plugin it starts.
-func timed(name string, env []string, dir string, args ...string) (result, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir, cmd.Env = dir, env
-	out, _ := os.CreateTemp("", "bench-out-")
-	defer os.Remove(out.Name())
-	cmd.Stdout, cmd.Stderr = out, out
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// makeTools finds the engines and kubectl and builds the plugins they run.
+func (b *bench) makeTools(ctx context.Context, root string) error {
+	b.tools = append(b.tools, &kubectlTool{path: b.kubectl, work: b.work})
+	b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
+	var terraformBin, pulumiPlugin string
+	for _, e := range b.o.engines {
+		path, err := toolchain.Path(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w (make tools builds the toolchain)", e, err)
+		}
+		switch e {
+		case "terraform", "tofu":
+			if terraformBin == "" {
+				terraformBin = filepath.Join(b.work, "terraform-bin")
+				progress("building terraform-provider-k8sconnect")
+				if err := goBuild(ctx, root, terraformBin, "./provider/cmd/terraform-provider-k8sconnect"); err != nil {
+					return err
+				}
+			}
+			b.tools = append(b.tools, &terraformTool{engine: e, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog})
+			b.versions = append(b.versions, versionLine(path, `^(Terraform|OpenTofu) v`)+" (-parallelism=10, its default)")
+		case "pulumi":
+			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {
+				return fmt.Errorf("the YAML language host is not beside %s (make tools builds it): %w", path, err)
+			}
+			pulumiPlugin = filepath.Join(b.work, "pulumi-plugin")
+			progress("building pulumi-resource-k8sconnect")
+			if err := goBuild(ctx, filepath.Join(root, "bridge"), pulumiPlugin, "./cmd/pulumi-resource-k8sconnect"); err != nil {
+				return err
+			}
+			b.tools = append(b.tools, &pulumiTool{path: path, work: b.work, plugin: pulumiPlugin, reqLog: b.reqLog})
+			b.versions = append(b.versions, "pulumi "+firstLine(path, "version")+" with the YAML language host (--parallel "+pulumiParallel(path)+", its default here)")
+		}
+	}
+	return nil
+}
+
+func goBuild(ctx context.Context, dir, out, pkg string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out+"/", pkg)
+	cmd.Dir = dir
+	if o, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, o)
+	}
+	return nil
+}
+
+// versionLine is the line of `<name> version` that matches pattern: tofu
+// prints warnings about the CLI configuration before it.
+func versionLine(name, pattern string) string {
+	out, _ := exec.Command(name, "version").Output()
+	re := regexp.MustCompile(pattern)
+	for _, line := range strings.Split(string(out), "\n") {
+		if re.MatchString(line) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return filepath.Base(name) + " (version unknown)"
+}
+
+func firstLine(name string, args ...string) string {
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		return filepath.Base(name) + " (version unknown)"
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line
+}
+
+// pulumiParallel is the default of `pulumi up --parallel` as the CLI's help
+// states it: it depends on the CLI version and the machine.
+func pulumiParallel(pulumi string) string {
+	out, _ := exec.Command(pulumi, "up", "--help").Output()
+	if m := regexp.MustCompile(`--parallel[^\n]*\(default (\d+)\)`).FindSubmatch(out); m != nil {
+		return string(m[1])
+	}
+	return "default"
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// measure runs one step: its untimed preparation, then the timed command.
+func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invocation) (measurement, error) {
+	m := measurement{tool: t.name(), n: n, op: op, objects: n + 1}
+	env := inv.env
+	if b.o.profile && !t.isKubectl() {
+		m.profileDir = filepath.Join(b.outDir, "profiles", fmt.Sprintf("%s-%d-%s", t.name(), n, slug(op)))
+		env = append(slices.Clone(env), cpuprofile.Env+"="+m.profileDir)
+	}
+	for _, args := range inv.before {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir, cmd.Env = inv.dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return m, fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if err := os.WriteFile(b.reqLog, nil, 0o600); err != nil {
+		return m, err
+	}
+	cmd := exec.CommandContext(ctx, inv.args[0], inv.args[1:]...)
+	cmd.Dir, cmd.Env = inv.dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Interrupted, a tool gets SIGINT, as from a terminal, so that it can
+	// stop its plugins; WaitDelay then bounds the wait.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return result{}, err
+		return m, err
 	}
-	var peak int64
-	var mu sync.Mutex
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(50 * time.Millisecond):
-				if kib := providerPeakKiB(); kib > 0 {
-					mu.Lock()
-					if kib > peak {
-						peak = kib
-					}
-					mu.Unlock()
-				}
-			}
-		}
-	}()
+	var sampler *pluginSampler
+	if !t.isKubectl() {
+		sampler = startSampler(cmd.Process.Pid, 50*time.Millisecond)
+	}
 	err := cmd.Wait()
-	close(done)
-	d := time.Since(start)
-	// plan -detailed-exitcode exits 2 when there are changes: that is a failure here.
-	if err != nil {
-		b, _ := os.ReadFile(out.Name())
-		return result{}, fmt.Errorf("%s failed: %v\n%s", name, err, b)
+	m.duration = time.Since(start)
+	if sampler != nil {
+		m.cpu, m.processes, m.peakKiB = sampler.Stop()
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return result{name: name, duration: d, peakKiB: peak}, nil
+	// Each step's output, for -keep and for a look at what a tool printed.
+	logName := filepath.Join(b.work, "logs", fmt.Sprintf("%s-%d-%s.log", t.name(), n, slug(op)))
+	if os.MkdirAll(filepath.Dir(logName), 0o755) == nil {
+		_ = os.WriteFile(logName, append(append([]byte(strings.Join(inv.args, " ")+"\n"), stdout.Bytes()...), stderr.Bytes()...), 0o600)
+	}
+	if err != nil {
+		return m, fmt.Errorf("%s: %w\n%s%s", strings.Join(inv.args, " "), err, tail(stdout.Bytes()), tail(stderr.Bytes()))
+	}
+	if t.isKubectl() {
+		m.requests = classify(kubectlRequests(stderr.Bytes()))
+		m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			m.peakKiB = ru.Maxrss // KiB on Linux
+		}
+	} else {
+		log, err := os.ReadFile(b.reqLog)
+		if err != nil {
+			return m, err
+		}
+		m.requests = classify(logLines(log))
+	}
+	return m, nil
 }
 
-// providerPeakKiB reads VmHWM (peak resident set) of running provider plugins.
-func providerPeakKiB() int64 {
-	entries, _ := os.ReadDir("/proc")
-	var peak int64
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+// tail is the end of a command's output, for error messages.
+func tail(b []byte) string {
+	const keep = 6000
+	if len(b) > keep {
+		return "...\n" + string(b[len(b)-keep:])
+	}
+	return string(b)
+}
+
+func slug(op string) string {
+	return strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(op, "-"), "-")
+}
+
+// printProfiles prints the top of each engine's merged create and plan
+// profiles (every N together) and keeps the text beside them.
+func (b *bench) printProfiles(ctx context.Context) {
+	dir := filepath.Join(b.outDir, "profiles")
+	fmt.Printf("\nCPU profiles of the provider plugins: %s\n"+
+		"With profiling on, the timings above include its cost. A profile starts in main, so the plugins' package\n"+
+		"initialization is in the CPU column but not in the profiles.\n", dir)
+	for _, t := range b.tools {
+		if t.isKubectl() {
 			continue
 		}
-		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err != nil || !strings.HasPrefix(strings.TrimSpace(string(comm)), "terraform-provi") {
-			continue
-		}
-		f, err := os.Open(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "VmHWM:") {
-				fields := strings.Fields(sc.Text())
-				if v, err := strconv.ParseInt(fields[1], 10, 64); err == nil && v > peak {
-					peak = v
+		for _, op := range []string{opCreate, opPlan} {
+			var files []string
+			for _, m := range b.results {
+				if m.tool == t.name() && m.op == op && m.profileDir != "" {
+					fs, _ := filepath.Glob(filepath.Join(m.profileDir, "*.pprof"))
+					if len(fs) == 0 {
+						fmt.Printf("WARNING: %s %s at N=%d left no profile in %s\n", m.tool, op, m.n, m.profileDir)
+					}
+					files = append(files, nonEmpty(fs)...)
 				}
 			}
+			if len(files) == 0 {
+				continue
+			}
+			args := append([]string{"tool", "pprof", "-top", "-nodecount=20"}, files...)
+			out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
+			name := fmt.Sprintf("pprof-%s-%s.txt", t.name(), slug(op))
+			_ = os.WriteFile(filepath.Join(b.outDir, name), out, 0o644)
+			// Sorted by cumulative time, the callers (k8sconnect's own
+			// functions among them) show where the flat time comes from.
+			cumArgs := append([]string{"tool", "pprof", "-top", "-cum", "-nodecount=60"}, files...)
+			cum, _ := exec.CommandContext(ctx, "go", cumArgs...).CombinedOutput()
+			cumName := fmt.Sprintf("pprof-%s-%s-cum.txt", t.name(), slug(op))
+			_ = os.WriteFile(filepath.Join(b.outDir, cumName), cum, 0o644)
+			fmt.Printf("\n== %s %s: go tool pprof -top -nodecount=20 of %d profiles (%s; by cumulative time: %s)\n",
+				t.name(), op, len(files), filepath.Join(b.outDir, name), cumName)
+			if err != nil {
+				fmt.Printf("go tool pprof failed: %v\n", err)
+			}
+			fmt.Print(string(out))
 		}
-		f.Close()
 	}
-	return peak
 }
 
-func countLines(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
-		return 0
+func nonEmpty(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Size() > 0 {
+			out = append(out, f)
+		}
 	}
-	return strings.Count(string(b), "\n")
+	return out
+}
+
+// report is the result table and what follows it, as text and as Markdown.
+type report struct{ text, markdown string }
+
+var tableHeader = []string{"tool", "N", "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB"}
+
+func (b *bench) report(load0, load1 string, took time.Duration, runErr error) report {
+	host, _ := os.Hostname()
+	var intro strings.Builder
+	if runErr != nil {
+		first, _, _ := strings.Cut(runErr.Error(), "\n")
+		fmt.Fprintf(&intro, "INCOMPLETE: the run stopped (%s); below is what it measured before.\n", first)
+	}
+	fmt.Fprintf(&intro, "k8sconnect bench, %s, %s: %d CPUs, load average %s at the start and %s at the end; took %s.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), load0, load1, took.Round(time.Second))
+	fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")
+	intro.WriteString("\n") // blank lines around the list, for Markdown
+	for _, v := range b.versions {
+		fmt.Fprintf(&intro, "- %s\n", v)
+	}
+	intro.WriteString("\nCPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl, its own process. " +
+		"Requests: the provider's request log; kubectl's -v=6 log. Pulumi's create and update include its preview (`pulumi up --yes`); " +
+		"update --skip-preview is the same update without it.\n")
+	rows := tableRows(b.results)
+	var notes strings.Builder
+	for _, line := range summaryLines(b.results, b.o.ns) {
+		notes.WriteString(line + "\n")
+	}
+	text := intro.String() + "\n" + formatText(tableHeader, rows) + "\n" + notes.String()
+	md := intro.String() + "\n" + formatMarkdown(tableHeader, rows) + "\n"
+	for _, line := range strings.Split(strings.TrimSpace(notes.String()), "\n") {
+		md += line + "  \n" // a Markdown line break
+	}
+	return report{text: text, markdown: md}
+}
+
+// tableRows formats the measurements, with each engine's time as a ratio to
+// kubectl's at the same N and operation.
+func tableRows(ms []measurement) [][]string {
+	var rows [][]string
+	for _, m := range ms {
+		vs := ""
+		if m.tool != "kubectl" {
+			if k, ok := find(ms, "kubectl", m.n, counterpart(m.op)); ok {
+				vs = fmt.Sprintf("%.2f", m.duration.Seconds()/k.duration.Seconds())
+			}
+		}
+		rss := ""
+		if m.peakKiB > 0 {
+			rss = fmt.Sprintf("%.0f", float64(m.peakKiB)/1024)
+		}
+		rows = append(rows, []string{
+			m.tool, strconv.Itoa(m.n), m.op,
+			fmt.Sprintf("%.1f", m.duration.Seconds()),
+			vs,
+			fmt.Sprintf("%.2f", float64(m.requests.total)/float64(m.objects)),
+			fmt.Sprintf("%.1f", float64(m.cpu.Microseconds())/1000/float64(m.objects)),
+			rss,
+		})
+	}
+	return rows
+}
+
+func find(ms []measurement, tool string, n int, op string) (measurement, bool) {
+	for _, m := range ms {
+		if m.tool == tool && m.n == n && m.op == op {
+			return m, true
+		}
+	}
+	return measurement{}, false
+}
+
+// summaryLines are the notes under the table: Pulumi against Terraform,
+// linearity, discovery and OpenAPI requests.
+func summaryLines(ms []measurement, ns []int) []string {
+	var lines []string
+	var tools []string
+	for _, m := range ms {
+		if !slices.Contains(tools, m.tool) {
+			tools = append(tools, m.tool)
+		}
+	}
+	for _, n := range ns {
+		up, ok1 := find(ms, "pulumi", n, opCreate)
+		apply, ok2 := find(ms, "terraform", n, opCreate)
+		preview, ok3 := find(ms, "pulumi", n, opPlan)
+		plan, ok4 := find(ms, "terraform", n, opPlan)
+		if ok1 && ok2 && ok3 && ok4 {
+			lines = append(lines, fmt.Sprintf("pulumi vs terraform at N=%d: pulumi up (create, preview included) %.2fx terraform apply; pulumi preview (no changes) %.2fx terraform plan.",
+				n, up.duration.Seconds()/apply.duration.Seconds(), preview.duration.Seconds()/plan.duration.Seconds()))
+		}
+	}
+	if len(ns) > 1 {
+		lo, hi := ns[0], ns[len(ns)-1]
+		var parts []string
+		for _, t := range tools {
+			a, ok1 := find(ms, t, lo, opCreate)
+			z, ok2 := find(ms, t, hi, opCreate)
+			if ok1 && ok2 {
+				perA := a.duration.Seconds() / float64(a.objects)
+				perZ := z.duration.Seconds() / float64(z.objects)
+				parts = append(parts, fmt.Sprintf("%s %.2f", t, perZ/perA))
+			}
+		}
+		lines = append(lines, fmt.Sprintf("Linearity: create seconds per object at N=%d over N=%d (1.00 is linear): %s.", hi, lo, strings.Join(parts, ", ")))
+	}
+	for _, t := range tools {
+		for _, n := range ns {
+			var parts []string
+			var total requestStats
+			for _, op := range operations {
+				if m, ok := find(ms, t, n, op); ok {
+					total = total.add(m.requests)
+					p := fmt.Sprintf("%s %d", op, m.requests.discovery)
+					if m.processes > 0 {
+						p += fmt.Sprintf(" (%d plugin processes)", m.processes)
+					}
+					parts = append(parts, p)
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("Discovery requests, %s N=%d: %s; /openapi/v3 %d, /openapi/v2 %d in all.",
+				t, n, strings.Join(parts, ", "), total.openAPIv3, total.openAPIv2))
+			if total.openAPIv2 > 0 && t != "kubectl" {
+				lines = append(lines, fmt.Sprintf("WARNING: %s downloaded /openapi/v2 at N=%d; the provider must not need it.", t, n))
+			}
+		}
+	}
+	return lines
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
 	"github.com/k8sconnect/k8sconnect/provider"
 	"github.com/k8sconnect/k8sconnect/provider/internal/rpccontext"
 )
@@ -20,6 +21,7 @@ func main() {
 	debug := flag.Bool("debug", false, "run with support for debuggers such as delve")
 	flag.Parse()
 	quietUnlessAsked()
+	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	var opts []tf6server.ServeOpt
 	if *debug {
 		opts = append(opts, tf6server.WithManagedDebug())

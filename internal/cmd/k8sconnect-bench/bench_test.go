@@ -1,0 +1,275 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestParseStat(t *testing.T) {
+	// comm may hold spaces and parentheses; the fields after it are counted
+	// from the last ')'. Fields as in proc(5): utime 14 = 250, stime 15 = 40,
+	// starttime 22 = 987654.
+	line := "4242 (terraform-provi) x) S 4200 4242 4200 0 -1 4194560 1234 0 0 0 250 40 0 0 20 0 12 0 987654 1000000 2000 18446744073709551615\n"
+	got, err := parseStat([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := procStat{pid: 4242, ppid: 4200, comm: "terraform-provi) x", cpuTicks: 290, startTime: 987654}
+	if got != want {
+		t.Fatalf("parseStat = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"", "12 no-comm S 1", "12 (short) S 1 2 3"} {
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestParseVmHWM(t *testing.T) {
+	status := "Name:\tterraform-provi\nVmPeak:\t 1300000 kB\nVmHWM:\t   81234 kB\nVmRSS:\t   70000 kB\n"
+	if got := parseVmHWM([]byte(status)); got != 81234 {
+		t.Fatalf("parseVmHWM = %d, want 81234", got)
+	}
+	if got := parseVmHWM([]byte("Name:\tx\n")); got != 0 {
+		t.Fatalf("parseVmHWM without VmHWM = %d, want 0", got)
+	}
+}
+
+func TestDescends(t *testing.T) {
+	stats := map[int]procStat{
+		10: {pid: 10, ppid: 1},  // the bench
+		20: {pid: 20, ppid: 10}, // terraform
+		30: {pid: 30, ppid: 20}, // its plugin
+		40: {pid: 40, ppid: 1},  // someone else's terraform
+		50: {pid: 50, ppid: 40}, // and its plugin
+		60: {pid: 60, ppid: 61}, // a cycle in a racy snapshot
+		61: {pid: 61, ppid: 60},
+	}
+	for pid, want := range map[int]bool{20: true, 30: true, 50: false, 60: false, 99: false} {
+		if got := descends(stats, pid, 20); got != want {
+			t.Errorf("descends(%d, root 20) = %v, want %v", pid, got, want)
+		}
+	}
+	if !isPlugin("terraform-provi") || !isPlugin("pulumi-resource") || isPlugin("terraform") || isPlugin("pulumi") {
+		t.Error("isPlugin does not tell the plugins' comm from the engines'")
+	}
+}
+
+// kubectl v1.32's -v=6 output, from a real run.
+const kubectlLog = `I1124 04:46:23.610444   12904 loader.go:402] Config loaded from file:  /root/.cache/k8sconnect/cluster/kubeconfig
+I1124 04:46:23.614392   12904 round_trippers.go:560] GET https://127.0.0.1:43003/openapi/v3?timeout=32s 200 OK in 2 milliseconds
+I1124 04:46:23.629007   12904 round_trippers.go:560] GET https://127.0.0.1:43003/openapi/v3/api/v1?hash=B6B6&timeout=32s 200 OK in 13 milliseconds
+I1124 04:46:23.788185   12904 round_trippers.go:560] GET https://127.0.0.1:43003/api?timeout=32s 200 OK in 2 milliseconds
+I1124 04:46:23.791129   12904 round_trippers.go:560] GET https://127.0.0.1:43003/apis?timeout=32s 200 OK in 1 milliseconds
+I1124 04:46:23.916006   12904 round_trippers.go:560] PATCH https://127.0.0.1:43003/api/v1/namespaces/vtest?fieldManager=kubectl&fieldValidation=Strict&force=false 201 Created in 10 milliseconds
+namespace/vtest serverside-applied
+I1124 04:46:24.074840   12914 reflector.go:313] Starting reflector *unstructured.Unstructured (0s) from k8s.io/client-go/tools/watch/informerwatcher.go:146
+I1124 04:46:24.078950   12914 round_trippers.go:560] GET https://127.0.0.1:43003/api/v1/namespaces?allowWatchBookmarks=true&fieldSelector=metadata.name%3Dvtest&watch=true 200 OK in 1 milliseconds
+I1124 04:46:29.320443   12914 round_trippers.go:560] DELETE https://127.0.0.1:43003/api/v1/namespaces/vtest/configmaps/a 404 Not Found in 2 milliseconds
+I1124 04:46:23.932731   12904 apply.go:548] Running apply post-processor function
+`
+
+func TestKubectlRequests(t *testing.T) {
+	got := kubectlRequests([]byte(kubectlLog))
+	want := []string{
+		"GET /openapi/v3?timeout=32s",
+		"GET /openapi/v3/api/v1?hash=B6B6&timeout=32s",
+		"GET /api?timeout=32s",
+		"GET /apis?timeout=32s",
+		"PATCH /api/v1/namespaces/vtest?fieldManager=kubectl&fieldValidation=Strict&force=false",
+		"GET /api/v1/namespaces?allowWatchBookmarks=true&fieldSelector=metadata.name%3Dvtest&watch=true",
+		"DELETE /api/v1/namespaces/vtest/configmaps/a",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("kubectlRequests =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestClassify(t *testing.T) {
+	got := classify([]string{
+		"GET /api?timeout=32s",
+		"GET /apis",
+		"GET /api/v1",
+		"GET /apis/apps/v1",
+		"GET /apis/apps",
+		"GET /api/v1/namespaces/kube-system", // an object, not discovery
+		"GET /apis/apps/v1/namespaces/a/deployments/b",       // an object
+		"PATCH /api/v1/namespaces/a/configmaps/b?dryRun=All", // a write
+		"GET /openapi/v2",
+		"GET /openapi/v3",
+		"GET /openapi/v3/apis/apps/v1?hash=x",
+	})
+	want := requestStats{total: 11, discovery: 5, openAPIv2: 1, openAPIv3: 2}
+	if got != want {
+		t.Fatalf("classify = %+v, want %+v", got, want)
+	}
+	if got := logLines([]byte("GET /api\nGET /apis\n")); len(got) != 2 {
+		t.Fatalf("logLines = %q, want two lines", got)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	header := []string{"tool", "N", "operation", "seconds"}
+	rows := [][]string{{"kubectl", "200", "create", "9.1"}, {"terraform", "200", "create", "15.0"}}
+	wantText := "" +
+		"tool       N    operation  seconds\n" +
+		"---------  ---  ---------  -------\n" +
+		"kubectl    200  create         9.1\n" +
+		"terraform  200  create        15.0\n"
+	if got := formatText(header, rows); got != wantText {
+		t.Errorf("formatText =\n%s\nwant\n%s", got, wantText)
+	}
+	wantMD := "" +
+		"| tool | N | operation | seconds |\n" +
+		"|---|---|---|---:|\n" +
+		"| kubectl | 200 | create | 9.1 |\n" +
+		"| terraform | 200 | create | 15.0 |\n"
+	if got := formatMarkdown(header, rows); got != wantMD {
+		t.Errorf("formatMarkdown =\n%s\nwant\n%s", got, wantMD)
+	}
+}
+
+func TestTableRows(t *testing.T) {
+	ms := []measurement{
+		{tool: "kubectl", n: 200, op: opUpdate, duration: 10 * time.Second, objects: 201, requests: requestStats{total: 402},
+			cpu: 2010 * time.Millisecond, peakKiB: 70 * 1024},
+		{tool: "terraform", n: 200, op: opUpdate, duration: 15 * time.Second, objects: 201, requests: requestStats{total: 804}},
+		// No kubectl counterpart of its own: compared with kubectl's update.
+		{tool: "pulumi", n: 200, op: opUpdateSkip, duration: 12 * time.Second, objects: 201},
+		// No kubectl measurement at this N: no ratio.
+		{tool: "terraform", n: 1000, op: opCreate, duration: 50 * time.Second, objects: 1001},
+	}
+	got := tableRows(ms)
+	want := [][]string{
+		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70"},
+		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", ""},
+		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", ""},
+		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", ""},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("tableRows =\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestSummaryLines(t *testing.T) {
+	ms := []measurement{
+		{tool: "terraform", n: 200, op: opCreate, duration: 20 * time.Second, objects: 201},
+		{tool: "pulumi", n: 200, op: opCreate, duration: 30 * time.Second, objects: 201},
+		{tool: "terraform", n: 200, op: opPlan, duration: 10 * time.Second, objects: 201},
+		{tool: "pulumi", n: 200, op: opPlan, duration: 5 * time.Second, objects: 201},
+		// Per object twice as slow at N=1000.
+		{tool: "terraform", n: 1000, op: opCreate, duration: 200 * time.Second, objects: 1001, requests: requestStats{openAPIv2: 1}},
+	}
+	got := strings.Join(summaryLines(ms, []int{200, 1000}), "\n")
+	for _, want := range []string{
+		"pulumi up (create, preview included) 1.50x terraform apply; pulumi preview (no changes) 0.50x terraform plan.",
+		"(1.00 is linear): terraform 2.01.", // 200/1001 over 20/201
+		"WARNING: terraform downloaded /openapi/v2 at N=1000",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	if ns, err := parseNs("1000, 200,200"); err != nil || !reflect.DeepEqual(ns, []int{200, 1000}) {
+		t.Errorf("parseNs = %v, %v; want [200 1000]", ns, err)
+	}
+	for _, bad := range []string{"", "0", "200,x"} {
+		if _, err := parseNs(bad); err == nil {
+			t.Errorf("parseNs(%q) succeeded", bad)
+		}
+	}
+	if e, err := parseEngines("terraform,tofu,pulumi,tofu"); err != nil || !reflect.DeepEqual(e, []string{"terraform", "tofu", "pulumi"}) {
+		t.Errorf("parseEngines = %v, %v", e, err)
+	}
+	if _, err := parseEngines("terraform,helm"); err == nil {
+		t.Error("parseEngines accepted helm")
+	}
+}
+
+// TestYAMLProgram parses the generated Pulumi program: N+1 resources of the
+// provider's type, each ConfigMap's body a YAML document with the config
+// value interpolated, ordered after the namespace.
+func TestYAMLProgram(t *testing.T) {
+	var program struct {
+		Plugins struct {
+			Providers []struct{ Name, Path string }
+		}
+		Resources map[string]struct {
+			Type       string
+			Properties struct {
+				ClusterConnection string `yaml:"clusterConnection"`
+				YAMLBody          string `yaml:"yamlBody"`
+			}
+			Options struct {
+				DependsOn []string `yaml:"dependsOn"`
+			}
+		}
+	}
+	src := yamlProgram(3, "bench-pulumi-3", "/tmp/plugin dir", "/tmp/kube config")
+	if err := yaml.Unmarshal([]byte(src), &program); err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	if p := program.Plugins.Providers; len(p) != 1 || p[0].Name != "k8sconnect" || p[0].Path != "/tmp/plugin dir" {
+		t.Errorf("plugins.providers = %+v", p)
+	}
+	if len(program.Resources) != 4 {
+		t.Fatalf("%d resources, want 4", len(program.Resources))
+	}
+	cm := program.Resources["cm-0002"]
+	wantBody := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-0002\n  namespace: bench-pulumi-3\ndata:\n  key: ${value}\n"
+	if cm.Type != "k8sconnect:index/kubernetesObject:KubernetesObject" || cm.Properties.YAMLBody != wantBody ||
+		cm.Properties.ClusterConnection != "${cluster}" || !reflect.DeepEqual(cm.Options.DependsOn, []string{"${ns}"}) {
+		t.Errorf("cm-0002 = %+v", cm)
+	}
+}
+
+// TestSampler runs a stand-in plugin (a copy of sh named like the Terraform
+// plugin, so its comm is "terraform-provi") below a shell, as terraform runs
+// the provider, and checks that the sampler finds it and its CPU time, and
+// not the shell.
+func TestSampler(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin := filepath.Join(t.TempDir(), "terraform-provider-standin")
+	if err := os.WriteFile(plugin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The outer shell waits for the plugin (no exec), so the plugin is a
+	// grandchild, as under terraform.
+	cmd := exec.Command(sh, "-c", `"$0" -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'; true`, plugin)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := startSampler(cmd.Process.Pid, 20*time.Millisecond)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	cpu, processes, peak := s.Stop()
+	if processes != 1 || cpu <= 0 || peak <= 0 {
+		t.Fatalf("sampler: cpu %v, %d processes, peak %d KiB; want the one plugin process, with CPU time and RSS", cpu, processes, peak)
+	}
+	if stats, ok := treeStats(os.Getpid()); ok {
+		if _, found := stats[os.Getpid()]; !found {
+			t.Fatalf("treeStats(self) lacks this process: %v", stats)
+		}
+	}
+}

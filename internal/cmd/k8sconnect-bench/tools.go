@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// The data value each operation leaves: create and plan apply v1, update v2,
+// Pulumi's update without preview v3.
+var values = map[string]string{opCreate: "v1", opPlan: "v1", opUpdate: "v2", opUpdateSkip: "v3", opDestroy: "v3"}
+
+func namespace(tool string, n int) string { return fmt.Sprintf("bench-%s-%d", tool, n) }
+
+// cleanEnv is this process's environment without what would point the tools
+// elsewhere or change their cost: the developer's Pulumi and Terraform
+// settings (TF_LOG, a plugin cache...), KUBECONFIG, and the request log and
+// profile directory, which the bench sets per step.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "PULUMI_") || strings.HasPrefix(k, "TF_") || k == "KUBECONFIG" ||
+			k == "K8SCONNECT_REQUEST_LOG" || k == "K8SCONNECT_CPU_PROFILE" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// kubectlTool applies, dry-runs and deletes the same objects from manifest
+// files, logging its requests (-v=6) to count them.
+type kubectlTool struct {
+	path, work, kubeconfig string
+}
+
+func (k *kubectlTool) name() string    { return "kubectl" }
+func (k *kubectlTool) isKubectl() bool { return true }
+
+func (k *kubectlTool) dir(n int) string { return filepath.Join(k.work, fmt.Sprintf("kubectl-%d", n)) }
+
+func (k *kubectlTool) setup(_ context.Context, n int) error {
+	if err := os.MkdirAll(k.dir(n), 0o755); err != nil {
+		return err
+	}
+	ns := namespace("kubectl", n)
+	nsDoc := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
+	cm := func(i int, value string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%04d\n  namespace: %s\ndata:\n  key: %s\n", i, ns, value)
+	}
+	for _, v := range []string{"v1", "v2"} {
+		docs := []string{nsDoc}
+		for i := 0; i < n; i++ {
+			docs = append(docs, cm(i, v))
+		}
+		if err := os.WriteFile(filepath.Join(k.dir(n), "apply-"+v+".yaml"), []byte(strings.Join(docs, "---\n")), 0o600); err != nil {
+			return err
+		}
+	}
+	// Deleted ConfigMaps first, then their namespace, as terraform and pulumi
+	// order it: deleting the namespace first would leave kubectl deleting
+	// objects that the namespace controller is already removing.
+	var docs []string
+	for i := 0; i < n; i++ {
+		docs = append(docs, cm(i, "v2"))
+	}
+	docs = append(docs, nsDoc)
+	return os.WriteFile(filepath.Join(k.dir(n), "delete.yaml"), []byte(strings.Join(docs, "---\n")), 0o600)
+}
+
+func (k *kubectlTool) invocation(op string, n int) (invocation, bool) {
+	var args []string
+	switch op {
+	case opCreate:
+		args = []string{"apply", "--server-side", "-f", "apply-v1.yaml"}
+	case opPlan:
+		args = []string{"apply", "--server-side", "--dry-run=server", "-f", "apply-v1.yaml"}
+	case opUpdate:
+		args = []string{"apply", "--server-side", "-f", "apply-v2.yaml"}
+	case opDestroy:
+		args = []string{"delete", "--wait", "-f", "delete.yaml"}
+	default:
+		return invocation{}, false
+	}
+	// Its own discovery cache, so that a developer's ~/.kube/cache neither
+	// helps nor receives this cluster's.
+	args = append([]string{k.path}, append(args, "-v=6", "--cache-dir="+filepath.Join(k.work, "kube-cache"))...)
+	return invocation{args: args, dir: k.dir(n), env: append(cleanEnv(), "KUBECONFIG="+k.kubeconfig)}, true
+}
+
+// terraformTool runs terraform or tofu on one configuration of N objects
+// from a for_each, the provider found through dev_overrides (no init).
+type terraformTool struct {
+	engine, path, work, bin, reqLog, kubeconfig string
+}
+
+func (t *terraformTool) name() string    { return t.engine }
+func (t *terraformTool) isKubectl() bool { return false }
+
+func (t *terraformTool) dir(n int) string {
+	return filepath.Join(t.work, fmt.Sprintf("%s-%d", t.engine, n))
+}
+
+func (t *terraformTool) setup(_ context.Context, n int) error {
+	if err := os.MkdirAll(t.dir(n), 0o755); err != nil {
+		return err
+	}
+	rc := fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/k8sconnect/k8sconnect" = %[1]q
+    "registry.opentofu.org/k8sconnect/k8sconnect" = %[1]q
+  }
+  direct {}
+}
+`, t.bin)
+	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
+		return err
+	}
+	// depends_on orders the namespace first without making yaml_body unknown
+	// at plan time, as a reference to the namespace's outputs would.
+	main := fmt.Sprintf(`terraform {
+  required_providers {
+    k8sconnect = { source = "k8sconnect/k8sconnect" }
+  }
+}
+variable "value" {
+  type = string
+}
+locals {
+  cluster = { kubeconfig_file = %[3]q }
+}
+resource "k8sconnect_object" "ns" {
+  yaml_body          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %[2]s\n"
+  cluster_connection = local.cluster
+}
+resource "k8sconnect_object" "cm" {
+  for_each           = toset([for i in range(%[1]d) : format("cm-%%04d", i)])
+  yaml_body          = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${each.key}\n  namespace: %[2]s\ndata:\n  key: ${var.value}\n"
+  cluster_connection = local.cluster
+  depends_on         = [k8sconnect_object.ns]
+}
+`, n, namespace(t.engine, n), t.kubeconfig)
+	return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(main), 0o600)
+}
+
+func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
+	var args []string
+	switch op {
+	case opCreate, opUpdate:
+		args = []string{"apply", "-auto-approve"}
+	case opPlan:
+		// -detailed-exitcode: a plan with changes exits 2, failing the bench.
+		args = []string{"plan", "-detailed-exitcode"}
+	case opDestroy:
+		args = []string{"destroy", "-auto-approve"}
+	default:
+		return invocation{}, false
+	}
+	args = append([]string{t.path}, append(args, "-input=false", "-no-color", "-var", "value="+values[op])...)
+	env := append(cleanEnv(), "TF_CLI_CONFIG_FILE="+filepath.Join(t.dir(n), "cli.tfrc"), "CHECKPOINT_DISABLE=1",
+		"TF_IN_AUTOMATION=1", "K8SCONNECT_REQUEST_LOG="+t.reqLog)
+	return invocation{args: args, dir: t.dir(n), env: env}, true
+}
+
+// pulumiTool runs the pulumi CLI on a Pulumi YAML program of N objects, with
+// the plugin named by path in Pulumi.yaml, a file:// backend and PULUMI_HOME
+// in the work directory and nothing fetched from the network.
+type pulumiTool struct {
+	path, work, plugin, reqLog, kubeconfig string
+}
+
+func (p *pulumiTool) name() string    { return "pulumi" }
+func (p *pulumiTool) isKubectl() bool { return false }
+
+func (p *pulumiTool) dir(n int) string { return filepath.Join(p.work, fmt.Sprintf("pulumi-%d", n)) }
+
+func (p *pulumiTool) env() []string {
+	home, state := filepath.Join(p.work, "pulumi-home"), filepath.Join(p.work, "pulumi-state")
+	_ = os.MkdirAll(home, 0o755)
+	_ = os.MkdirAll(state, 0o755)
+	return append(cleanEnv(),
+		// The CLI's directory first: its YAML host is found beside it, and
+		// no warning about a host "from $PATH" is printed.
+		"PATH="+filepath.Dir(p.path)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PULUMI_HOME="+home,
+		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(state),
+		"PULUMI_CONFIG_PASSPHRASE=bench",
+		"PULUMI_SKIP_UPDATE_CHECK=true",
+		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
+		"K8SCONNECT_REQUEST_LOG="+p.reqLog,
+	)
+}
+
+// yamlProgram is the Pulumi YAML program of n objects in namespace ns.
+func yamlProgram(n int, ns, plugin, kubeconfig string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `name: k8sconnect-bench
+runtime: yaml
+plugins:
+  providers:
+    - name: k8sconnect
+      path: %q
+config:
+  value:
+    type: string
+variables:
+  cluster:
+    kubeconfigFile: %q
+resources:
+  ns:
+    type: k8sconnect:index/kubernetesObject:KubernetesObject
+    properties:
+      clusterConnection: ${cluster}
+      yamlBody: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n"
+`, plugin, kubeconfig, ns)
+	for i := 0; i < n; i++ {
+		// dependsOn, as in the Terraform configuration: the namespace first,
+		// the body known at preview.
+		fmt.Fprintf(&b, `  cm-%04d:
+    type: k8sconnect:index/kubernetesObject:KubernetesObject
+    properties:
+      clusterConnection: ${cluster}
+      yamlBody: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%04d\n  namespace: %s\ndata:\n  key: ${value}\n"
+    options:
+      dependsOn:
+        - ${ns}
+`, i, i, ns)
+	}
+	return b.String()
+}
+
+func (p *pulumiTool) setup(ctx context.Context, n int) error {
+	dir := p.dir(n)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(yamlProgram(n, namespace("pulumi", n), p.plugin, p.kubeconfig)), 0o600); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		// One backend holds every N's stack: each needs a name of its own.
+		{"stack", "init", fmt.Sprintf("bench-%d", n), "--non-interactive"},
+		{"config", "set", "value", values[opCreate]},
+	} {
+		cmd := exec.CommandContext(ctx, p.path, args...)
+		cmd.Dir, cmd.Env = dir, p.env()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("pulumi %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+func (p *pulumiTool) invocation(op string, n int) (invocation, bool) {
+	var args []string
+	var before [][]string
+	switch op {
+	case opCreate:
+		args = []string{"up", "--yes"}
+	case opPlan:
+		args = []string{"preview", "--expect-no-changes"}
+	case opUpdate:
+		args = []string{"up", "--yes"}
+	case opUpdateSkip:
+		args = []string{"up", "--yes", "--skip-preview"}
+	case opDestroy:
+		args = []string{"destroy", "--yes"}
+	default:
+		return invocation{}, false
+	}
+	if op == opUpdate || op == opUpdateSkip {
+		before = [][]string{{p.path, "config", "set", "value", values[op]}}
+	}
+	args = append([]string{p.path}, append(args, "--non-interactive", "--color=never")...)
+	return invocation{args: args, dir: p.dir(n), env: p.env(), before: before}, true
+}

@@ -91,9 +91,9 @@ func parseEngines(s string) ([]string, error) {
 	for _, f := range strings.Split(s, ",") {
 		e := strings.TrimSpace(f)
 		switch e {
-		case "terraform", "tofu", "pulumi":
+		case "terraform", "tofu", "pulumi", "terraform_data":
 		default:
-			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi", s, e)
+			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi, terraform_data", s, e)
 		}
 		if !slices.Contains(engines, e) {
 			engines = append(engines, e)
@@ -286,6 +286,16 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 	b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
+		if e == "terraform_data" {
+			// The engine's own cost: terraform with the same N objects as
+			// built-in terraform_data, no provider and no cluster.
+			path, err := toolchain.Path("terraform")
+			if err != nil {
+				return err
+			}
+			b.tools = append(b.tools, &terraformTool{engine: "terraform", floor: true, path: path, work: b.work})
+			continue
+		}
 		path, err := toolchain.Path(e)
 		if err != nil {
 			return fmt.Errorf("%s: %w (make tools builds the toolchain)", e, err)

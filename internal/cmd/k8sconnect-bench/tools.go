@@ -96,13 +96,21 @@ func (k *kubectlTool) invocation(op string, n int) (invocation, bool) {
 // from a for_each, the provider found through dev_overrides (no init).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
+	// floor: the same N objects as terraform_data, which Terraform keeps by
+	// itself: what the engine costs with no provider at all.
+	floor bool
 }
 
-func (t *terraformTool) name() string    { return t.engine }
+func (t *terraformTool) name() string {
+	if t.floor {
+		return "terraform_data"
+	}
+	return t.engine
+}
 func (t *terraformTool) isKubectl() bool { return false }
 
 func (t *terraformTool) dir(n int) string {
-	return filepath.Join(t.work, fmt.Sprintf("%s-%d", t.engine, n))
+	return filepath.Join(t.work, fmt.Sprintf("%s-%d", t.name(), n))
 }
 
 func (t *terraformTool) setup(_ context.Context, n int) error {
@@ -119,6 +127,21 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 `, t.bin)
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
+	}
+	if t.floor {
+		floor := fmt.Sprintf(`variable "value" {
+  type = string
+}
+resource "terraform_data" "ns" {
+  input = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %[2]s\n"
+}
+resource "terraform_data" "cm" {
+  for_each   = toset([for i in range(%[1]d) : format("cm-%%04d", i)])
+  input      = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${each.key}\n  namespace: %[2]s\ndata:\n  key: ${var.value}\n"
+  depends_on = [terraform_data.ns]
+}
+`, n, namespace(t.name(), n))
+		return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(floor), 0o600)
 	}
 	// depends_on orders the namespace first without making yaml_body unknown
 	// at plan time, as a reference to the namespace's outputs would.

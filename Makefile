@@ -5,7 +5,10 @@
 SHELL   := bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO      ?= go
-VERSION ?= 0.1.0-dev
+# The release version: the VERSION file, which Go code embeds too (version.go).
+# `make release VERSION=...` overrides it on the command line; the environment
+# does not, so a stray VERSION variable cannot change what is built.
+VERSION := $(shell cat $(CURDIR)/VERSION)
 DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
@@ -39,7 +42,7 @@ bench: tools
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:
-	cd bridge && $(GO) run ./cmd/k8sconnect-sdkgen
+	cd bridge && $(GO) run ./cmd/k8sconnect-sdkgen -version $(VERSION)
 
 ## docs: the Terraform/OpenTofu registry docs in docs/ from the schema, examples/ and templates/ (a test fails when stale)
 docs:

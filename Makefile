@@ -5,12 +5,15 @@
 SHELL   := bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO      ?= go
-VERSION ?= 0.1.0-dev
+# The release version: the VERSION file, which Go code embeds too (version.go).
+# `make release VERSION=...` overrides it on the command line; the environment
+# does not, so a stray VERSION variable cannot change what is built.
+VERSION := $(shell cat $(CURDIR)/VERSION)
 DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-unit lint bench
+.PHONY: all tools build release cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-unit lint bench
 
 all: build
 
@@ -23,6 +26,16 @@ tools:
 build:
 	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/ ./provider/cmd/terraform-provider-k8sconnect
 	cd bridge && $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o ../bin/ ./cmd/pulumi-resource-k8sconnect
+
+## release: a release's files in dist/: per platform (PLATFORMS=all, or host, or os/arch,...)
+## the provider zip for the Terraform Registry (with SHA256SUMS and the manifest) and the
+## Pulumi plugin archive; the npm package, the wheel and sdist, the jar. VERSION=... overrides
+## the VERSION file; the SDKs in sdk/ must carry it (make generate). K8SCONNECT_GPG_KEY=<key>
+## signs the SHA256SUMS; without it the release is unsigned.
+PLATFORMS ?= all
+release:
+	rm -rf dist
+	$(GO) run ./internal/cmd/k8sconnect-release -version $(VERSION) -platforms $(PLATFORMS) -out dist
 
 ## cluster-up: start the embedded cluster if it is not running; last line is KUBECONFIG=<path>
 cluster-up:
@@ -45,7 +58,7 @@ bench: tools
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:
-	cd bridge && $(GO) run ./cmd/k8sconnect-sdkgen
+	cd bridge && $(GO) run ./cmd/k8sconnect-sdkgen -version $(VERSION)
 
 ## docs: the Terraform/OpenTofu registry docs in docs/ from the schema, examples/ and templates/ (a test fails when stale)
 docs:

@@ -16,6 +16,7 @@ import (
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge/tokens"
 	pschema "github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 
+	"github.com/k8sconnect/k8sconnect"
 	"github.com/k8sconnect/k8sconnect/provider"
 	"github.com/k8sconnect/k8sconnect/schema"
 )
@@ -23,12 +24,12 @@ import (
 // Name is the Pulumi package name: tokens read "k8sconnect:index/object:Object".
 const Name = "k8sconnect"
 
-// Version is the provider and SDK version. The SDKs are generated with it
-// (package.json, pyproject.toml, the Go SDK's plugin version), so the engine
-// asks for the plugin built with the same value. Release builds override it
-// in both places with
-// -ldflags "-X github.com/k8sconnect/k8sconnect/bridge.Version=X.Y.Z".
-var Version = "0.1.0-dev"
+// Version is the provider and SDK version: the repository's VERSION file. The
+// SDKs are generated with it (package.json, pyproject.toml, the Go SDK's plugin
+// version), so the engine asks for the plugin built with the same value. The
+// plugin's main.version (-ldflags "-X main.version=X.Y.Z") and sdkgen's
+// -version flag override it.
+var Version = k8sconnect.Version
 
 // PluginDownloadURL is the repository whose GitHub releases carry the plugin.
 // The repository is named explicitly: with an organization alone the engine
@@ -42,13 +43,19 @@ const (
 	GoImportPath = GoModule + "/" + Name
 )
 
-// Pinned versions that the generated SDKs declare. The Node SDK is compiled
-// with tsc from its committed lockfile; the Python SDK accepts any Pulumi 3.
+// The Pulumi SDK versions the generated SDKs accept: from the oldest release
+// whose API the generated code uses, up to the next major version. The floors
+// are the ones the codegen of pulumi v3.256.0 (which writes the SDKs, see
+// sdkgen) declares for the code it writes when a package sets none itself:
+// nodejs.MinimumValidSDKVersion and python.MinimumValidSDKVersion (this
+// package is not parameterized, which would raise them). A test keeps these in
+// step with the codegen. The Node SDK's own build (tsc) uses its committed
+// lockfile, with the versions below for its compiler.
 const (
-	pulumiNodeVersion   = "3.256.0"
+	pulumiNodeVersion   = "^3.142.0"
 	typescriptVersion   = "5.9.3"
 	nodeTypesVersion    = "20.19.25"
-	pythonPulumiRequire = ">=3.0.0,<4.0.0"
+	pythonPulumiRequire = ">=3.231.0,<4.0.0"
 )
 
 // Provider returns the bridge's description of the k8sconnect package. Every

@@ -2,12 +2,18 @@ package sdkgen
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blang/semver"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
+	modsemver "golang.org/x/mod/semver"
 
 	"github.com/k8sconnect/k8sconnect/bridge"
 )
@@ -113,5 +119,50 @@ func TestJavaExampleTakesThisSDK(t *testing.T) {
 	if runtime == "" || example.dependency("com.pulumi", "pulumi") != runtime {
 		t.Errorf("examples/pulumi-java/pom.xml takes com.pulumi:pulumi %s, the SDK is built against %q",
 			example.dependency("com.pulumi", "pulumi"), runtime)
+	}
+}
+
+// TestVersionsForEveryRegistry checks the version and the Pulumi dependency
+// ranges the generated packages declare, as the registries would: npm, Go and
+// Terraform take semver; PyPI refuses a PEP 440 local version ("+..."), which
+// is what the Python codegen makes of a prerelease it cannot translate.
+func TestVersionsForEveryRegistry(t *testing.T) {
+	files, err := Files(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !modsemver.IsValid("v" + bridge.Version) {
+		t.Fatalf("version %q is not semver: npm, Go and Terraform refuse it", bridge.Version)
+	}
+	v, err := semver.Parse(bridge.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pypi := python.PypiVersion(v)
+	if strings.Contains(pypi, "+") {
+		t.Errorf("version %q is %q for PyPI, a local version that PyPI refuses", bridge.Version, pypi)
+	}
+	pyproject := string(files["sdk/python/pyproject.toml"])
+	if !strings.Contains(pyproject, "version = \""+pypi+"\"") {
+		t.Errorf("pyproject.toml does not carry version %q:\n%s", pypi, pyproject)
+	}
+
+	var pkg struct {
+		Version      string            `json:"version"`
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(files["sdk/nodejs/package.json"], &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Version != bridge.Version {
+		t.Errorf("package.json version %q, want %q", pkg.Version, bridge.Version)
+	}
+	// The floors are the codegen's own: the oldest Pulumi SDK the code it
+	// writes runs on. A newer codegen that raises them fails here.
+	if got, want := pkg.Dependencies["@pulumi/pulumi"], nodejs.MinimumValidSDKVersion; got != want {
+		t.Errorf("package.json depends on @pulumi/pulumi %q, the codegen's floor is %q", got, want)
+	}
+	if want := `"pulumi` + python.MinimumValidSDKVersion + `"`; !strings.Contains(pyproject, want) {
+		t.Errorf("pyproject.toml lacks the dependency %s, the codegen's floor:\n%s", want, pyproject)
 	}
 }

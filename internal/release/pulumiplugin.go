@@ -35,9 +35,15 @@ var PulumiPluginArchiveFiles = []string{"LICENSE", "README.md"}
 // PulumiPluginArchiveFiles of the repository at repoRoot, all at the top
 // level, which is what `pulumi plugin install resource k8sconnect <version>
 // --file <archive>` and the engine's download unpack into the plugin cache.
-// Entries carry a fixed time, so the same inputs make the same archive.
+// A Windows plugin (plugin's name ends in .exe) keeps its .exe, which the
+// engine looks for there. Entries carry a fixed time, so the same inputs make
+// the same archive.
 func WritePulumiPluginArchive(dst, plugin, repoRoot string) (err error) {
-	entries := []struct{ src, name string }{{plugin, PulumiPlugin}}
+	name := PulumiPlugin
+	if strings.HasSuffix(plugin, ".exe") {
+		name += ".exe"
+	}
+	entries := []struct{ src, name string }{{plugin, name}}
 	for _, f := range PulumiPluginArchiveFiles {
 		entries = append(entries, struct{ src, name string }{filepath.Join(repoRoot, f), f})
 	}

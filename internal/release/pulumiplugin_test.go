@@ -109,3 +109,38 @@ func TestWritePulumiPluginArchive(t *testing.T) {
 		t.Errorf("a failed write left %v", left)
 	}
 }
+
+// A Windows plugin keeps its .exe in the archive: the engine runs
+// pulumi-resource-k8sconnect.exe there.
+func TestWritePulumiPluginArchiveWindows(t *testing.T) {
+	repo := t.TempDir()
+	for _, f := range PulumiPluginArchiveFiles {
+		if err := os.WriteFile(filepath.Join(repo, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plugin := filepath.Join(t.TempDir(), PulumiPlugin+".exe")
+	if err := os.WriteFile(plugin, []byte("MZ"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "plugin.tar.gz")
+	if err := WritePulumiPluginArchive(archive, plugin, repo); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, err := tar.NewReader(gz).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hdr.Name != PulumiPlugin+".exe" {
+		t.Errorf("first entry %q, want %s.exe", hdr.Name, PulumiPlugin)
+	}
+}

@@ -14,8 +14,9 @@ import (
 )
 
 // version, when set with -ldflags "-X main.version=X.Y.Z" (as `make build`
-// does for both providers), overrides bridge.Version. The SDKs ask the engine
-// for the version they were generated with (k8sconnect-sdkgen -version).
+// and `make release` do for both providers), overrides bridge.Version (the
+// VERSION file). The SDKs ask the engine for the version they were generated
+// with (k8sconnect-sdkgen -version).
 var version string
 
 func main() {

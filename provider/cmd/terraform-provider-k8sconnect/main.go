@@ -9,17 +9,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/k8sconnect/k8sconnect"
 	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
 	"github.com/k8sconnect/k8sconnect/provider"
 	"github.com/k8sconnect/k8sconnect/provider/internal/rpccontext"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, when set at build time with -ldflags "-X main.version=X.Y.Z" (as
+// `make build` and `make release` do), is the version the provider reports;
+// unset, it is the repository's VERSION file.
+var version string
 
 func main() {
 	debug := flag.Bool("debug", false, "run with support for debuggers such as delve")
 	flag.Parse()
+	if version == "" {
+		version = k8sconnect.Version
+	}
 	quietUnlessAsked()
 	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	var opts []tf6server.ServeOpt

@@ -49,18 +49,7 @@ type common struct {
 // pulumi CLI and its language hosts are built.
 func prepareCommon(t testing.TB, repo string) common {
 	t.Helper()
-	pulumiDir := pulumiDirOnce.do(t, func() (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), PrepareTimeout)
-		defer cancel()
-		if err := toolchain.Ensure(ctx, toolchain.PulumiTools...); err != nil {
-			return "", err
-		}
-		p, err := toolchain.Path("pulumi")
-		if err != nil {
-			return "", err
-		}
-		return filepath.Dir(p), nil
-	})
+	pulumiDir := cliDir(t)
 	version := versionOnce.do(t, func() (string, error) { return sdkPluginVersion(repo) })
 	archive := filepath.Join(workDir(repo), release.PulumiPluginArchiveName(version, runtime.GOOS, runtime.GOARCH))
 	home := filepath.Join(workDir(repo), "home")
@@ -90,6 +79,24 @@ func prepareCommon(t testing.TB, repo string) common {
 		})
 	})
 	return common{pulumiDir: pulumiDir, archive: archive, version: version, plugins: filepath.Join(home, "plugins")}
+}
+
+// cliDir makes sure the pulumi CLI and its language hosts are built and
+// returns their directory.
+func cliDir(t testing.TB) string {
+	t.Helper()
+	return pulumiDirOnce.do(t, func() (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), PrepareTimeout)
+		defer cancel()
+		if err := toolchain.Ensure(ctx, toolchain.PulumiTools...); err != nil {
+			return "", err
+		}
+		p, err := toolchain.Path("pulumi")
+		if err != nil {
+			return "", err
+		}
+		return filepath.Dir(p), nil
+	})
 }
 
 func fileSHA256(path string) (string, error) {

@@ -662,6 +662,14 @@ func Environ(t testing.TB, dir string) []string {
 	return baseEnv(dir, common.pulumiDir, common.plugins)
 }
 
+// EnvironWithoutPlugin is Environ with nothing built from this checkout and
+// nothing installed: an empty PULUMI_HOME under dir, for tests that install
+// the plugin and the SDKs as a user does, from a release's files.
+func EnvironWithoutPlugin(t testing.TB, dir string) []string {
+	t.Helper()
+	return baseEnv(dir, cliDir(t), "")
+}
+
 // baseEnv is Environ's environment. plugins is the plugin directory of a
 // PULUMI_HOME in which the plugin is installed, linked as this one's plugins/
 // ("" leaves PULUMI_HOME empty).

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log"
 	"os"
@@ -61,7 +60,7 @@ func prepareCommon(t testing.TB, repo string) common {
 			}
 			// go build rewrites the binary even when it is up to date: the
 			// archive is made again only when its content changed.
-			sum, err := fileSHA256(plugin)
+			sum, err := release.FileSHA256(plugin)
 			if err != nil {
 				return err
 			}
@@ -97,19 +96,6 @@ func cliDir(t testing.TB) string {
 		}
 		return filepath.Dir(p), nil
 	})
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // installPluginArgs are the arguments of the pulumi command that installs the

@@ -359,8 +359,8 @@ func (m Model) restConfig(ctx context.Context, src *kubeconfigSource) (*rest.Con
 	// limit only adds waiting: client-go's default of 5 requests a second, and
 	// even the 50 used before, capped a 1,000-object update at 5,000 requests
 	// in 100 s or more (make bench). The limit stays as a backstop for an
-	// unbounded engine (Pulumi's default --parallel), well above what the API
-	// server's own priority and fairness lets through.
+	// unbounded engine (Pulumi's default --parallel); beyond it, the API
+	// server's own priority and fairness queues what it cannot take.
 	cfg.QPS, cfg.Burst = 500, 1000
 	return cfg, nil
 }

@@ -50,9 +50,10 @@ func Receive(v any, diags *diag.Diagnostics) *Data {
 // (Terraform's and OpenTofu's plan, Pulumi's preview), and again right before
 // applying it (the apply walk; Pulumi's update). Nothing tells the provider
 // which of the two a plan request is, but an engine applies only in the second
-// stage, and runs each stage in its own provider process. So a plan made after
-// this instance has applied anything is a re-plan of a change the first stage
-// already planned, and checked, with the same configuration.
+// stage, and never makes a first-stage plan in a provider process after it has
+// applied there (Terraform and OpenTofu start one process per walk). So a plan
+// made after this instance has applied anything is a re-plan of a change the
+// first stage already planned, and checked, with the same configuration.
 type Phase struct{ applying atomic.Bool }
 
 // Applying records that the engine asked this instance to apply a change:

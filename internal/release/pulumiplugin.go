@@ -38,7 +38,7 @@ var PulumiPluginArchiveFiles = []string{"LICENSE", "README.md"}
 // A Windows plugin (plugin's name ends in .exe) keeps its .exe, which the
 // engine looks for there. Entries carry a fixed time, so the same inputs make
 // the same archive.
-func WritePulumiPluginArchive(dst, plugin, repoRoot string) (err error) {
+func WritePulumiPluginArchive(dst, plugin, repoRoot string) error {
 	name := PulumiPlugin
 	if strings.HasSuffix(plugin, ".exe") {
 		name += ".exe"
@@ -47,27 +47,16 @@ func WritePulumiPluginArchive(dst, plugin, repoRoot string) (err error) {
 	for _, f := range PulumiPluginArchiveFiles {
 		entries = append(entries, struct{ src, name string }{filepath.Join(repoRoot, f), f})
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
+	return writeReplacing(dst, func(out io.Writer) error {
+		gz := gzip.NewWriter(out)
+		tw := tar.NewWriter(gz)
+		for _, e := range entries {
+			if err := addFile(tw, e.src, e.name); err != nil {
+				return err
+			}
 		}
-	}()
-	gz := gzip.NewWriter(tmp)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		if err := addFile(tw, e.src, e.name); err != nil {
-			_ = tmp.Close()
-			return err
-		}
-	}
-	if err := errors.Join(tw.Close(), gz.Close(), tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+		return errors.Join(tw.Close(), gz.Close())
+	})
 }
 
 // archiveTime is the modification time of every entry.

@@ -44,12 +44,28 @@ func PulumiSumsName(version string) string {
 // Windows) at its top level, executable for the owner and everyone, as
 // Terraform unpacks it. The entry's time is fixed, so the same binary makes
 // the same zip.
-func WriteTerraformZip(dst, provider string) (err error) {
+func WriteTerraformZip(dst, provider string) error {
 	in, err := os.Open(provider)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	return writeReplacing(dst, func(out io.Writer) error {
+		zw := zip.NewWriter(out)
+		hdr := &zip.FileHeader{Name: filepath.Base(provider), Method: zip.Deflate, Modified: archiveTime}
+		hdr.SetMode(0o755)
+		w, err := zw.CreateHeader(hdr)
+		if err == nil {
+			_, err = io.Copy(w, in)
+		}
+		return errors.Join(err, zw.Close())
+	})
+}
+
+// writeReplacing writes dst through a temporary file beside it, renamed over
+// dst only when write and every close succeeded: a failed or interrupted
+// build never leaves a truncated archive under a release's file name.
+func writeReplacing(dst string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
 	if err != nil {
 		return err
@@ -59,14 +75,7 @@ func WriteTerraformZip(dst, provider string) (err error) {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	zw := zip.NewWriter(tmp)
-	hdr := &zip.FileHeader{Name: filepath.Base(provider), Method: zip.Deflate, Modified: archiveTime}
-	hdr.SetMode(0o755)
-	w, err := zw.CreateHeader(hdr)
-	if err == nil {
-		_, err = io.Copy(w, in)
-	}
-	if err := errors.Join(err, zw.Close(), tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
+	if err := errors.Join(write(tmp), tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), dst)

@@ -18,13 +18,15 @@ import (
 )
 
 // The data sources are functions in the SDKs. The "manifests" scenario of
-// TypeScript and Python splits the multi-document file of yaml_scoped's
+// TypeScript, Python and Go splits the multi-document file of yaml_scoped's
 // Terraform tests (written out of order: namespaced objects before their
 // Namespace, a custom resource before its CRD) and applies it CRDs first;
-// the same file reordered previews no change.
+// the same file reordered previews no change. The scenario also keys the file
+// with getYamlSplit and reads the kube-system Namespace with getObject: the
+// Pulumi docs of the three functions show its code.
 func TestPulumiYAMLScoped(t *testing.T) {
 	skipShort(t)
-	for _, lang := range []pulumitest.Language{pulumitest.TypeScript, pulumitest.Python} {
+	for _, lang := range []pulumitest.Language{pulumitest.TypeScript, pulumitest.Python, pulumitest.Go} {
 		t.Run(string(lang), func(t *testing.T) {
 			t.Parallel()
 			testManifests(t, lang)
@@ -38,8 +40,8 @@ func testManifests(t *testing.T, lang pulumitest.Language) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Through the Automation API, which users call too; the other scenarios
-	// of these languages run under the CLI.
+	// Through the Automation API, which users call too; the other TypeScript
+	// and Python scenarios run under the CLI (Go's all run this way).
 	stack := pulumitest.NewAutomation(t, lang, "manifests")
 	namespace := "manifests-" + stack.Name()
 	// One CRD group per language, so the languages' runs never share an object.
@@ -80,6 +82,14 @@ func testManifests(t *testing.T, lang pulumitest.Language) {
 		t.Errorf("output keys = %v, want the 5 documents' keys, core/Namespace/%s among them", res.Outputs["keys"], namespace)
 	}
 	ctx := context.Background()
+	// getObject of the kube-system Namespace: its uid, as the cluster has it.
+	kubeSystem, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctx, "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Outputs["clusterId"], string(kubeSystem.GetUID()); got != want {
+		t.Errorf("output clusterId = %v, want the uid of Namespace kube-system, %s", got, want)
+	}
 	_, err = dyn.Resource(shelves).Get(ctx, namespace, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the cluster-scoped Shelf %s: %v", namespace, err)

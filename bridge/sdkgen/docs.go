@@ -96,6 +96,7 @@ var entityDocs = []entityDoc{
 	{
 		tf: "k8sconnect_object", function: true,
 		examples: []docExample{
+			{"Read the cluster's id: the uid of the kube-system Namespace", "object-read"},
 			{"Split a YAML text, patch another tool's ConfigMap, wait for the value and read it back", "yaml-split-patch-wait"},
 		},
 	},

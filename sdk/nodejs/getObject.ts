@@ -10,6 +10,19 @@ import * as utilities from "./utilities";
  * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
  *
  * ## Example Usage
+ * ### Read the cluster's id: the uid of the kube-system Namespace
+ *
+ * ```typescript
+ * // The uid of the kube-system Namespace is a common stand-in for the
+ * // cluster's id.
+ * const kubeSystem = k8sconnect.getObjectOutput({
+ *     clusterConnection: cluster,
+ *     apiVersion: "v1",
+ *     kind: "Namespace",
+ *     name: "kube-system",
+ * });
+ * const clusterId = kubeSystem.object.apply((object) => object.metadata.uid);
+ * ```
  */
 export function getObject(args: GetObjectArgs, opts?: pulumi.InvokeOptions): Promise<GetObjectResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -106,6 +119,19 @@ export interface GetObjectResult {
  * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
  *
  * ## Example Usage
+ * ### Read the cluster's id: the uid of the kube-system Namespace
+ *
+ * ```typescript
+ * // The uid of the kube-system Namespace is a common stand-in for the
+ * // cluster's id.
+ * const kubeSystem = k8sconnect.getObjectOutput({
+ *     clusterConnection: cluster,
+ *     apiVersion: "v1",
+ *     kind: "Namespace",
+ *     name: "kube-system",
+ * });
+ * const clusterId = kubeSystem.object.apply((object) => object.metadata.uid);
+ * ```
  */
 export function getObjectOutput(args: GetObjectOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetObjectResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

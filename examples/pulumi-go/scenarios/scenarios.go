@@ -8,5 +8,6 @@ import "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 // Programs are the scenarios by name.
 var Programs = map[string]pulumi.RunFunc{
 	"json-and-merge-patch": JSONAndMergePatch,
+	"manifests":            Manifests,
 	"wait-field":           WaitField,
 }

@@ -3,7 +3,8 @@ needs it: CRDs first, then cluster-scoped objects (Namespaces, custom
 resources of those CRDs), then namespaced objects. get_yaml_scoped splits the
 file and keys every document by <group>/<Kind>/[<namespace>/]<name>, so the
 resource names, and with them the stack, do not change when the documents are
-reordered."""
+reordered. It also keys the file with get_yaml_split and reads the kube-system
+Namespace with get_object."""
 
 import os
 
@@ -54,3 +55,16 @@ with open(config.require("manifests"), encoding="utf-8") as f:
     split = k8sconnect.get_yaml_split(content=f.read())
 # docs:end yaml-split-keys
 pulumi.export("keys", sorted(split.manifests))
+
+# docs:begin object-read
+# The uid of the kube-system Namespace is a common stand-in for the cluster's
+# id.
+kube_system = k8sconnect.get_object_output(
+    cluster_connection=cluster,
+    api_version="v1",
+    kind="Namespace",
+    name="kube-system",
+)
+cluster_id = kube_system.object.apply(lambda obj: obj["metadata"]["uid"])
+# docs:end object-read
+pulumi.export("clusterId", cluster_id)

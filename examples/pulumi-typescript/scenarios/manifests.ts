@@ -10,7 +10,8 @@ import * as pulumi from "@pulumi/pulumi";
 // resources of those CRDs), then namespaced objects. getYamlScoped splits the
 // file and keys every document by <group>/<Kind>/[<namespace>/]<name>, so the
 // resource names, and with them the stack, do not change when the documents
-// are reordered.
+// are reordered. It also keys the file with getYamlSplit and reads the
+// kube-system Namespace with getObject.
 export = async () => {
     // docs:begin yaml-scoped-apply
     const config = new pulumi.Config();
@@ -40,8 +41,21 @@ export = async () => {
     const split = await k8sconnect.getYamlSplit({ content: fs.readFileSync(config.require("manifests"), "utf8") });
     // docs:end yaml-split-keys
 
+    // docs:begin object-read
+    // The uid of the kube-system Namespace is a common stand-in for the
+    // cluster's id.
+    const kubeSystem = k8sconnect.getObjectOutput({
+        clusterConnection: cluster,
+        apiVersion: "v1",
+        kind: "Namespace",
+        name: "kube-system",
+    });
+    const clusterId = kubeSystem.object.apply((object) => object.metadata.uid);
+    // docs:end object-read
+
     return {
         applied: [...crds, ...clusterScoped, ...namespaced].length,
         keys: Object.keys(split.manifests).sort(),
+        clusterId,
     };
 };

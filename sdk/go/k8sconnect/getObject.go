@@ -14,6 +14,26 @@ import (
 // Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
 //
 // ## Example Usage
+// ### Read the cluster's id: the uid of the kube-system Namespace
+//
+// ```go
+// // The uid of the kube-system Namespace is a common stand-in for the
+// // cluster's id.
+//
+//	kubeSystem := k8sconnect.GetObjectOutput(ctx, k8sconnect.GetObjectOutputArgs{
+//		ClusterConnection: cluster,
+//		ApiVersion:        pulumi.String("v1"),
+//		Kind:              pulumi.String("Namespace"),
+//		Name:              pulumi.String("kube-system"),
+//	})
+//
+//	clusterID := kubeSystem.Object().ApplyT(func(object any) string {
+//		metadata, _ := object.(map[string]any)["metadata"].(map[string]any)
+//		uid, _ := metadata["uid"].(string)
+//		return uid
+//	}).(pulumi.StringOutput)
+//
+// ```
 func GetObject(ctx *pulumi.Context, args *GetObjectArgs, opts ...pulumi.InvokeOption) (*GetObjectResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetObjectResult

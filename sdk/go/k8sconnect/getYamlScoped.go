@@ -14,6 +14,64 @@ import (
 // Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.
 //
 // ## Example Usage
+// ### Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones
+//
+// ```go
+// cfg := config.New(ctx, "")
+// // By path: the kubeconfig's credentials stay out of the stack. An empty
+// // context is the kubeconfig's current-context.
+//
+//	cluster := &k8sconnect.ClusterConnectionArgs{
+//		KubeconfigFile: pulumi.String(cfg.Require("kubeconfigPath")),
+//		Context:        pulumi.String(cfg.Get("context")),
+//	}
+//
+// content, err := os.ReadFile(cfg.Require("manifests"))
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// scoped, err := k8sconnect.GetYamlScoped(ctx, &k8sconnect.GetYamlScopedArgs{Content: pulumi.StringRef(string(content))})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+//	apply := func(manifests map[string]string, after []pulumi.Resource) ([]pulumi.Resource, error) {
+//		var objects []pulumi.Resource
+//		for key, yamlBody := range manifests {
+//			obj, err := k8sconnect.NewKubernetesObject(ctx, key, &k8sconnect.KubernetesObjectArgs{
+//				ClusterConnection: cluster,
+//				YamlBody:          pulumi.String(yamlBody),
+//			}, pulumi.DependsOn(after))
+//			if err != nil {
+//				return nil, err
+//			}
+//			objects = append(objects, obj)
+//		}
+//		return objects, nil
+//	}
+//
+// crds, err := apply(scoped.Crds, nil)
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// clusterScoped, err := apply(scoped.ClusterScoped, crds)
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// namespaced, err := apply(scoped.Namespaced, clusterScoped)
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
 func GetYamlScoped(ctx *pulumi.Context, args *GetYamlScopedArgs, opts ...pulumi.InvokeOption) (*GetYamlScopedResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetYamlScopedResult

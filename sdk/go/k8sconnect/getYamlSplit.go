@@ -14,6 +14,19 @@ import (
 // Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.
 //
 // ## Example Usage
+// ### Key the documents of a file by object
+//
+// ```go
+// // GetYamlSplit keys the same documents by <group>/<Kind>/[<namespace>/]<name>
+// // without sorting them by scope: a key names its object wherever the
+// // document sits in the file.
+// split, err := k8sconnect.GetYamlSplit(ctx, &k8sconnect.GetYamlSplitArgs{Content: pulumi.StringRef(string(content))})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
 func GetYamlSplit(ctx *pulumi.Context, args *GetYamlSplitArgs, opts ...pulumi.InvokeOption) (*GetYamlSplitResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetYamlSplitResult

@@ -182,6 +182,19 @@ def get_object(api_version: Optional[_builtins.str] = None,
     Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
 
     ## Example Usage
+    ### Read the cluster's id: the uid of the kube-system Namespace
+
+    ```python
+    # The uid of the kube-system Namespace is a common stand-in for the cluster's
+    # id.
+    kube_system = k8sconnect.get_object_output(
+        cluster_connection=cluster,
+        api_version="v1",
+        kind="Namespace",
+        name="kube-system",
+    )
+    cluster_id = kube_system.object.apply(lambda obj: obj["metadata"]["uid"])
+    ```
 
 
     :param _builtins.str api_version: apiVersion, e.g. apps/v1.
@@ -224,6 +237,19 @@ def get_object_output(api_version: pulumi.Input[Optional[_builtins.str]] = None,
     Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl's last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
 
     ## Example Usage
+    ### Read the cluster's id: the uid of the kube-system Namespace
+
+    ```python
+    # The uid of the kube-system Namespace is a common stand-in for the cluster's
+    # id.
+    kube_system = k8sconnect.get_object_output(
+        cluster_connection=cluster,
+        api_version="v1",
+        kind="Namespace",
+        name="kube-system",
+    )
+    cluster_id = kube_system.object.apply(lambda obj: obj["metadata"]["uid"])
+    ```
 
 
     :param _builtins.str api_version: apiVersion, e.g. apps/v1.

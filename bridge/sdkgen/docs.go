@@ -104,6 +104,7 @@ var entityDocs = []entityDoc{
 		tf: "k8sconnect_yaml_scoped", function: true,
 		examples: []docExample{
 			{"Apply a multi-document file: CRDs, then cluster-scoped objects, then namespaced ones", "yaml-scoped-apply"},
+			{"Apply a multi-document text through the provider that the stack configuration sets up", "yaml-scoped-default-provider"},
 		},
 	},
 	{

@@ -803,3 +803,20 @@ func (s *Stack) CLI(args ...string) string {
 	}
 	return out
 }
+
+// Shell runs command with sh in the project directory of a stack that runs
+// through the CLI, in the stack's environment, the way a user types a
+// command from the docs: the shell expands ~, and the command acts on the
+// selected stack, which is this one (stack init selects it). It fails the test
+// on an error and returns what the command printed.
+func (s *Stack) Shell(command string) string {
+	s.t.Helper()
+	if !s.viaCLI() {
+		s.t.Fatalf("pulumitest: Shell is for stacks that run through the CLI, not the Automation API")
+	}
+	out, err := execIn(s.project, s.env, "sh", "-c", command)
+	if err != nil {
+		s.t.Fatalf("%s: %v\n%s", command, err, out)
+	}
+	return out
+}

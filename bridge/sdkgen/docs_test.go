@@ -133,6 +133,42 @@ func TestPulumiDescriptions(t *testing.T) {
 	}
 }
 
+// requiredExampleLanguages are the languages in which every resource and
+// function must show at least one example: those of the Pulumi registry's
+// language chooser that the example programs cover (Java shows where a
+// program has one).
+var requiredExampleLanguages = []string{"typescript", "python", "go", "yaml"}
+
+// TestPulumiExamplesInEveryLanguage: every resource and function shows, over
+// all its examples, code in each of requiredExampleLanguages, so a reader who
+// picks any of them sees how the call is written. Together with
+// TestPulumiDocExamplesAreTestedCode, that code is code the tests ran.
+func TestPulumiExamplesInEveryLanguage(t *testing.T) {
+	spec := committedSchema(t)
+	descriptions := map[string]string{}
+	for tok, r := range spec.Resources {
+		descriptions[tok] = r.Description
+	}
+	for tok, f := range spec.Functions {
+		if !strings.HasPrefix(tok, "pulumi:providers:") { // the bridge's own terraformConfig method
+			descriptions[tok] = f.Description
+		}
+	}
+	for _, tok := range sortedSpecKeys(descriptions) {
+		shown := map[string]bool{}
+		for _, ex := range exampleBlock.FindAllStringSubmatch(descriptions[tok], -1) {
+			for _, code := range codeBlock.FindAllStringSubmatch(ex[2], -1) {
+				shown[code[1]] = true
+			}
+		}
+		for _, lang := range requiredExampleLanguages {
+			if !shown[lang] {
+				t.Errorf("%s: no example in %s (mark a region in a tested %s program and list it in entityDocs)", tok, lang, lang)
+			}
+		}
+	}
+}
+
 // TestPulumiTextProblems: the check finds what it is for.
 func TestPulumiTextProblems(t *testing.T) {
 	for desc, want := range map[string]string{

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	sdkbridge "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfbridge"
+	shim "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfshim"
+	pschema "github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	"github.com/k8sconnect/k8sconnect/provider"
@@ -18,12 +20,17 @@ import (
 // output, and a Patch whose target is a Secret has its patch content marked
 // secret. The rule is provider.HoldsSecrets, the same one the provider uses.
 func markSecrets(info *sdkbridge.ProviderInfo) {
+	copyBySecretFields := connectionCopyBySecretFields(sensitiveFields(
+		info.P.ResourcesMap().Get(provider.TypeName + "_object").Schema().Get("cluster_connection")))
+	if r := info.Resources[provider.TypeName+"_wait"]; r != nil {
+		r.TransformOutputs = copyBySecretFields
+	}
 	if r := info.Resources[provider.TypeName+"_object"]; r != nil {
 		r.PreCheckCallback = func(_ context.Context, config, _ resource.PropertyMap) (resource.PropertyMap, error) {
 			return secretObjectBody(config), nil
 		}
-		r.TransformOutputs = func(_ context.Context, outs resource.PropertyMap) (resource.PropertyMap, error) {
-			return secretObjectBody(outs), nil
+		r.TransformOutputs = func(ctx context.Context, outs resource.PropertyMap) (resource.PropertyMap, error) {
+			return copyBySecretFields(ctx, secretObjectBody(outs))
 		}
 	}
 	if r := info.Resources[provider.TypeName+"_patch"]; r != nil {
@@ -34,6 +41,94 @@ func markSecrets(info *sdkbridge.ProviderInfo) {
 			return secretPatchContent(outs), nil
 		}
 	}
+}
+
+// connectionCopyBySecretFields makes a resourceRef output that carries a
+// credential secret as a whole, and leaves one without any plain. The provider
+// marks the connection copy inside it sensitive as a whole (in Terraform state
+// that is one entry per instance instead of one per field: see
+// connection.CopyAttribute). Pulumi's language hosts hand a program an empty
+// value for any secret nested in an output object, a secret token in a copy
+// marked field by field included, so a Wait given such a resourceRef would
+// have no connection; a secret output property arrives whole. The nested
+// field overrides of ProviderInfo cannot help: the bridge's schema generation
+// wants them under Elem, which its Plugin Framework runtime ignores.
+func connectionCopyBySecretFields(shape secretShape) func(context.Context, resource.PropertyMap) (resource.PropertyMap, error) {
+	return func(_ context.Context, outs resource.PropertyMap) (resource.PropertyMap, error) {
+		ref, ok := outs["resourceRef"]
+		if !ok || !ref.IsObject() {
+			return outs, nil
+		}
+		conn, ok := ref.ObjectValue()["clusterConnection"]
+		if !ok || !conn.IsSecret() {
+			return outs, nil
+		}
+		plain := ref.ObjectValue().Copy()
+		plain["clusterConnection"] = conn.SecretValue().Element
+		out := outs.Copy()
+		out["resourceRef"] = resource.NewObjectProperty(plain)
+		if shape.holdsAny(conn.SecretValue().Element) {
+			out["resourceRef"] = resource.MakeSecret(out["resourceRef"])
+		}
+		return out, nil
+	}
+}
+
+// connectionCopySecretByField says in the schema what
+// connectionCopyBySecretFields does to the values: a ResourceRef's
+// clusterConnection is not secret as a whole; its ClusterConnection type marks
+// the credential fields, as for every other clusterConnection (shareTypes).
+func connectionCopySecretByField(spec *pschema.PackageSpec) {
+	ref := spec.Types[Name+":index/ResourceRef:ResourceRef"]
+	conn, ok := ref.Properties["clusterConnection"]
+	if !ok {
+		return
+	}
+	conn.Secret = false
+	ref.Properties["clusterConnection"] = conn
+}
+
+// secretShape says which fields of an object value are secret: a key with a
+// nil shape is secret itself, one with a shape has secret fields inside.
+type secretShape map[resource.PropertyKey]secretShape
+
+// sensitiveFields is the shape of the fields that an object attribute's schema
+// marks sensitive, by their Pulumi names.
+func sensitiveFields(s shim.Schema) secretShape {
+	res, ok := s.Elem().(shim.Resource)
+	if !ok {
+		return nil
+	}
+	shape := secretShape{}
+	res.Schema().Range(func(name string, f shim.Schema) bool {
+		key := resource.PropertyKey(sdkbridge.TerraformToPulumiNameV2(name, res.Schema(), nil))
+		if f.Sensitive() {
+			shape[key] = nil
+		} else if nested := sensitiveFields(f); len(nested) > 0 {
+			shape[key] = nested
+		}
+		return true
+	})
+	return shape
+}
+
+// holdsAny reports whether an object value sets any field that shape names.
+func (shape secretShape) holdsAny(v resource.PropertyValue) bool {
+	if v.IsSecret() {
+		v = v.SecretValue().Element
+	}
+	if !v.IsObject() {
+		return v.IsComputed() || v.IsOutput() // unknown in a preview: assume so
+	}
+	for key, nested := range shape {
+		f, ok := v.ObjectValue()[key]
+		switch {
+		case !ok || f.IsNull():
+		case nested == nil || nested.holdsAny(f):
+			return true
+		}
+	}
+	return false
 }
 
 func secretObjectBody(m resource.PropertyMap) resource.PropertyMap {

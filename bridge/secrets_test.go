@@ -112,6 +112,48 @@ func TestPulumiSecrets_valuesStaySecret(t *testing.T) {
 	acctest.ExpectAbsent(t, "pulumi stack export after drift", s.CLI("stack", "export"), all...)
 }
 
+// A KubernetesObject's resourceRef copies its inline connection. The provider
+// marks that copy sensitive as a whole, which a language host would hand the
+// program as an empty object; the plugin marks its fields instead, so a Wait
+// given the resourceRef reaches the cluster, the program reads the copy's
+// host, and the token stays secret though the program wrote it in plain text.
+func TestPulumiSecrets_connectionCopyInResourceRef(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	admin := acctest.SecretValue{Plain: cluster.Token}
+	program, err := yaml.Marshal(map[string]any{
+		"name": "k8sconnect-connection-copy", "runtime": "yaml",
+		"resources": map[string]any{
+			"settings": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+				"clusterConnection": map[string]any{
+					"host": cluster.Host, "clusterCaCertificate": string(cluster.CAPEM), "token": cluster.Token,
+				},
+				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {mode: fast}\n", ns),
+			}},
+			"mode": map[string]any{"type": "k8sconnect:Wait", "properties": map[string]any{
+				"resourceRef": "${settings.resourceRef}", "waitFor": map[string]any{"field": "data.mode", "timeout": "30s"},
+			}},
+		},
+		"outputs": map[string]any{"host": "${settings.resourceRef.clusterConnection.host}", "ref": "${settings.resourceRef}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pulumitest.NewYAMLProgram(t, string(program))
+	up := s.Run(pulumitest.Up, nil, pulumitest.Flag("--diff"))
+	expectChanges(t, up, map[string]int{"create": 3})
+	acctest.ExpectAbsent(t, "pulumi up --diff", up.Log, admin)
+	if up.Outputs["host"] != cluster.Host {
+		t.Errorf("output host = %v, want the copy's host %s", up.Outputs["host"], cluster.Host)
+	}
+	acctest.ExpectAbsent(t, "pulumi stack output", s.CLI("stack", "output", "--json"), admin)
+	acctest.ExpectAbsent(t, "pulumi stack export", s.CLI("stack", "export"), admin)
+	// The search can find the token where it legitimately is.
+	acctest.ExpectPresent(t, "the decrypted stack", s.CLI("stack", "export", "--show-secrets"), admin.Plain)
+}
+
 // A token rotated in the kubeconfig file the provider names (an explicit
 // provider with kubeconfigFile) changes nothing: the old token is revoked, a
 // fresh one written, and preview plans no change while reading through it.

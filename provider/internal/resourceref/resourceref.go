@@ -52,7 +52,7 @@ func Attribute(mode connection.Mode, description string) schema.SingleNestedAttr
 			"kind":               str("Kind of the object."),
 			"namespace":          ns,
 			"name":               str("Name of the object."),
-			"cluster_connection": connection.Attribute(mode, "Connection used to reach the object."),
+			"cluster_connection": connection.CopyAttribute(mode, "Connection used to reach the object."),
 		},
 	}
 }

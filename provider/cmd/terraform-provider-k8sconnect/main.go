@@ -27,6 +27,7 @@ func main() {
 		version = k8sconnect.Version
 	}
 	quietUnlessAsked()
+	tuneGC()
 	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	var opts []tf6server.ServeOpt
 	if *debug {

@@ -13,6 +13,7 @@ replace github.com/k8sconnect/k8sconnect => ../
 require (
 	github.com/blang/semver v3.5.1+incompatible
 	github.com/hashicorp/terraform-plugin-framework v1.19.0
+	github.com/hashicorp/terraform-plugin-go v0.31.0
 	github.com/k8sconnect/k8sconnect v0.0.0-00010101000000-000000000000
 	github.com/pulumi/pulumi-java v1.34.0
 	github.com/pulumi/pulumi-terraform-bridge/v3 v3.137.0
@@ -133,7 +134,6 @@ require (
 	github.com/hashicorp/hcl/v2 v2.24.0 // indirect
 	github.com/hashicorp/hil v0.0.0-20190212132231-97b3a9cdfa93 // indirect
 	github.com/hashicorp/logutils v1.0.0 // indirect
-	github.com/hashicorp/terraform-plugin-go v0.31.0 // indirect
 	github.com/hashicorp/terraform-plugin-log v0.11.0 // indirect
 	github.com/hashicorp/terraform-plugin-sdk/v2 v2.40.1 // indirect
 	github.com/hashicorp/terraform-plugin-testing v1.16.0 // indirect

@@ -63,7 +63,7 @@ const (
 func Provider() sdkbridge.ProviderInfo {
 	host := provider.PulumiOptions{Status: status, ResourceNames: map[string]string{}}
 	info := sdkbridge.ProviderInfo{
-		P:       tfbridge.ShimProvider(provider.NewForPulumi(Version, host)()),
+		P:       releasing(tfbridge.ShimProvider(provider.NewForPulumi(Version, host)())),
 		Name:    Name,
 		Version: Version,
 

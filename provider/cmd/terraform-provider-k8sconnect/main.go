@@ -11,8 +11,8 @@ import (
 
 	"github.com/k8sconnect/k8sconnect"
 	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
+	"github.com/k8sconnect/k8sconnect/internal/rpccontext"
 	"github.com/k8sconnect/k8sconnect/provider"
-	"github.com/k8sconnect/k8sconnect/provider/internal/rpccontext"
 )
 
 // version, when set at build time with -ldflags "-X main.version=X.Y.Z" (as

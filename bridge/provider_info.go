@@ -86,7 +86,7 @@ func Provider() sdkbridge.ProviderInfo {
 		SchemaPostProcessor: func(spec *pschema.PackageSpec) {
 			ownPackageText(spec)
 			shareTypes(spec)
-			connectionCopySecretByField(spec)
+			noNestedSecretInResourceRef(spec)
 		},
 
 		JavaScript: &sdkbridge.JavaScriptInfo{

@@ -20,17 +20,17 @@ import (
 // output, and a Patch whose target is a Secret has its patch content marked
 // secret. The rule is provider.HoldsSecrets, the same one the provider uses.
 func markSecrets(info *sdkbridge.ProviderInfo) {
-	copyBySecretFields := connectionCopyBySecretFields(sensitiveFields(
+	refSecretWhenCredentialed := secretWhenCredentialed(sensitiveFields(
 		info.P.ResourcesMap().Get(provider.TypeName + "_object").Schema().Get("cluster_connection")))
 	if r := info.Resources[provider.TypeName+"_wait"]; r != nil {
-		r.TransformOutputs = copyBySecretFields
+		r.TransformOutputs = refSecretWhenCredentialed
 	}
 	if r := info.Resources[provider.TypeName+"_object"]; r != nil {
 		r.PreCheckCallback = func(_ context.Context, config, _ resource.PropertyMap) (resource.PropertyMap, error) {
 			return secretObjectBody(config), nil
 		}
 		r.TransformOutputs = func(ctx context.Context, outs resource.PropertyMap) (resource.PropertyMap, error) {
-			return copyBySecretFields(ctx, secretObjectBody(outs))
+			return refSecretWhenCredentialed(ctx, secretObjectBody(outs))
 		}
 	}
 	if r := info.Resources[provider.TypeName+"_patch"]; r != nil {
@@ -43,8 +43,8 @@ func markSecrets(info *sdkbridge.ProviderInfo) {
 	}
 }
 
-// connectionCopyBySecretFields makes a resourceRef output that carries a
-// credential secret as a whole, and leaves one without any plain. The provider
+// secretWhenCredentialed makes a resourceRef output whose connection copy
+// holds a credential secret as a whole, and leaves one without any plain. The provider
 // marks the connection copy inside it sensitive as a whole (in Terraform state
 // that is one entry per instance instead of one per field: see
 // connection.CopyAttribute). Pulumi's language hosts hand a program an empty
@@ -53,7 +53,7 @@ func markSecrets(info *sdkbridge.ProviderInfo) {
 // have no connection; a secret output property arrives whole. The nested
 // field overrides of ProviderInfo cannot help: the bridge's schema generation
 // wants them under Elem, which its Plugin Framework runtime ignores.
-func connectionCopyBySecretFields(shape secretShape) func(context.Context, resource.PropertyMap) (resource.PropertyMap, error) {
+func secretWhenCredentialed(shape secretShape) func(context.Context, resource.PropertyMap) (resource.PropertyMap, error) {
 	return func(_ context.Context, outs resource.PropertyMap) (resource.PropertyMap, error) {
 		ref, ok := outs["resourceRef"]
 		if !ok || !ref.IsObject() {
@@ -74,11 +74,12 @@ func connectionCopyBySecretFields(shape secretShape) func(context.Context, resou
 	}
 }
 
-// connectionCopySecretByField says in the schema what
-// connectionCopyBySecretFields does to the values: a ResourceRef's
-// clusterConnection is not secret as a whole; its ClusterConnection type marks
-// the credential fields, as for every other clusterConnection (shareTypes).
-func connectionCopySecretByField(spec *pschema.PackageSpec) {
+// noNestedSecretInResourceRef says in the schema what secretWhenCredentialed
+// does to the values: a ResourceRef's clusterConnection is never a secret of
+// its own (the whole resourceRef is, when it holds a credential); its
+// ClusterConnection type marks the credential fields, as for every other
+// clusterConnection (shareTypes).
+func noNestedSecretInResourceRef(spec *pschema.PackageSpec) {
 	ref := spec.Types[Name+":index/ResourceRef:ResourceRef"]
 	conn, ok := ref.Properties["clusterConnection"]
 	if !ok {

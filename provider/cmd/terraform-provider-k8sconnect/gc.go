@@ -13,9 +13,9 @@ import (
 // objects from 9.5-10.6 s to 8.6-9.7 s on the embedded cluster.
 //
 // The memory limit is what bounds the headroom: about 57 MiB of the plugin's
-// resident memory is its own mapped code, and at GOGC=400 alone the heap
-// reached 40 MiB, the whole process 98 MiB (make bench, N=1000), against a
-// target of 100 MB. Under the limit the collector runs when the runtime's
+// resident memory is its own mapped code, and at GOGC=400 under a 64 MiB
+// limit the process reached 98 MiB (make bench, N=1000), against a target of
+// 100 MB; under this one it peaks at 74-75 MiB. Under the limit the collector runs when the runtime's
 // memory reaches 28 MiB, about three times the live heap. A user's own GOGC or
 // GOMEMLIMIT wins.
 const (

@@ -91,9 +91,9 @@ func parseEngines(s string) ([]string, error) {
 	for _, f := range strings.Split(s, ",") {
 		e := strings.TrimSpace(f)
 		switch e {
-		case "terraform", "tofu", "pulumi", "terraform_data":
+		case "terraform", "tofu", "pulumi", "terraform_data", "terraform_provider_block":
 		default:
-			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi, terraform_data", s, e)
+			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi, terraform_data, terraform_provider_block", s, e)
 		}
 		if !slices.Contains(engines, e) {
 			engines = append(engines, e)
@@ -296,12 +296,16 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 			b.tools = append(b.tools, &terraformTool{engine: "terraform", floor: true, path: path, work: b.work})
 			continue
 		}
-		path, err := toolchain.Path(e)
+		engine := e
+		if e == "terraform_provider_block" {
+			engine = "terraform"
+		}
+		path, err := toolchain.Path(engine)
 		if err != nil {
 			return fmt.Errorf("%s: %w (make tools builds the toolchain)", e, err)
 		}
 		switch e {
-		case "terraform", "tofu":
+		case "terraform", "tofu", "terraform_provider_block":
 			if terraformBin == "" {
 				terraformBin = filepath.Join(b.work, "terraform-bin")
 				progress("building terraform-provider-k8sconnect")
@@ -309,7 +313,8 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 					return err
 				}
 			}
-			b.tools = append(b.tools, &terraformTool{engine: e, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog})
+			b.tools = append(b.tools, &terraformTool{engine: engine, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog,
+				providerBlock: e == "terraform_provider_block"})
 			b.versions = append(b.versions, versionLine(path, `^(Terraform|OpenTofu) v`)+" (-parallelism=10, its default)")
 		case "pulumi":
 			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {

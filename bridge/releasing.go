@@ -28,14 +28,6 @@ import (
 // differ after a bridge upgrade.
 type releasingContexts struct{ pf.ShimProvider }
 
-func (s releasingContexts) Server(ctx context.Context) (tfprotov6.ProviderServer, error) {
-	server, err := s.ShimProvider.Server(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rpccontext.Release(server), nil
-}
-
 // releasing serves p through rpccontext.Release; p is what the bridge's
 // ShimProvider returns.
 func releasing(p shim.Provider) shim.Provider {
@@ -44,6 +36,14 @@ func releasing(p shim.Provider) shim.Provider {
 		panic(fmt.Sprintf("bridge: %T is not a Plugin Framework shim", p))
 	}
 	return releasingContexts{inner}
+}
+
+func (s releasingContexts) Server(ctx context.Context) (tfprotov6.ProviderServer, error) {
+	server, err := s.ShimProvider.Server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rpccontext.Release(server), nil
 }
 
 func (s releasingContexts) FrameworkProvider() fwprovider.Provider {

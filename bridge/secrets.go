@@ -44,13 +44,13 @@ func markSecrets(info *sdkbridge.ProviderInfo) {
 }
 
 // secretWhenCredentialed makes a resourceRef output whose connection copy
-// holds a credential secret as a whole, and leaves one without any plain. The provider
-// marks the connection copy inside it sensitive as a whole (in Terraform state
-// that is one entry per instance instead of one per field: see
-// connection.CopyAttribute). Pulumi's language hosts hand a program an empty
-// value for any secret nested in an output object, a secret token in a copy
-// marked field by field included, so a Wait given such a resourceRef would
-// have no connection; a secret output property arrives whole. The nested
+// holds a credential secret as a whole, and leaves one without any plain. The
+// provider marks the copy sensitive as a whole (in Terraform state that is one
+// entry per instance instead of one per field: see connection.CopyAttribute).
+// Pulumi's language hosts hand a program an empty value for any secret nested
+// in an output object, be it the whole copy or a token in it, so a Wait given
+// such a resourceRef would have no connection; a secret output property
+// arrives whole. The nested
 // field overrides of ProviderInfo cannot help: the bridge's schema generation
 // wants them under Elem, which its Plugin Framework runtime ignores.
 func secretWhenCredentialed(shape secretShape) func(context.Context, resource.PropertyMap) (resource.PropertyMap, error) {

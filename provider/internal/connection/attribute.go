@@ -32,21 +32,20 @@ func Attribute(mode Mode, description string) schema.SingleNestedAttribute {
 // beside the copy stands the user's own cluster_connection, which shows each
 // field.
 func CopyAttribute(mode Mode, description string) schema.SingleNestedAttribute {
-	a := resourceAttribute(mode, description, true)
-	a.Sensitive = true
-	return a
+	return resourceAttribute(mode, description, true)
 }
 
-// resourceAttribute builds a resource's connection attribute; unmarked leaves
-// out the per-field sensitivity (for a value sensitive as a whole).
-func resourceAttribute(mode Mode, description string, unmarked bool) schema.SingleNestedAttribute {
+// resourceAttribute builds a resource's connection attribute: sensitive as a
+// whole with no field marked inside, or with each credential field marked.
+func resourceAttribute(mode Mode, description string, wholeSensitive bool) schema.SingleNestedAttribute {
 	if mode == Input {
 		description += DefaultNote
 	}
 	optional, computed := mode == Input, mode == Computed
-	sensitive := func(f field) bool { return f.sensitive && !unmarked }
+	sensitive := func(f field) bool { return f.sensitive && !wholeSensitive }
 	return schema.SingleNestedAttribute{
 		Description: description,
+		Sensitive:   wholeSensitive,
 		Optional:    optional,
 		Computed:    computed,
 		Attributes: build(AttrTypes, fields, builders[schema.Attribute]{

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// The plugin's settings apply only where the user set none: a GOGC or
+// GOMEMLIMIT in the engine's environment, which the plugin inherits, wins.
+func TestTuneGC(t *testing.T) {
+	restore := func(percent int, limit int64) {
+		t.Cleanup(func() {
+			debug.SetGCPercent(percent)
+			debug.SetMemoryLimit(limit)
+		})
+	}
+	restore(debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64))
+	current := func() (int, int64) {
+		percent := debug.SetGCPercent(-1)
+		debug.SetGCPercent(percent)
+		return percent, debug.SetMemoryLimit(-1) // a negative limit only reads it
+	}
+
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	tuneGC()
+	if percent, limit := current(); percent != gcPercent || limit != memoryLimit {
+		t.Errorf("with neither variable set: GOGC=%d, limit %d; want %d and %d", percent, limit, gcPercent, memoryLimit)
+	}
+
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+	t.Setenv("GOGC", "150")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	tuneGC()
+	// The runtime read the variables at start; tuneGC must only leave its
+	// settings alone, which leaves what was there.
+	if percent, limit := current(); percent != 100 || limit != math.MaxInt64 {
+		t.Errorf("with the user's GOGC and GOMEMLIMIT: GOGC=%d, limit %d; want both left alone", percent, limit)
+	}
+}

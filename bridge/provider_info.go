@@ -129,6 +129,7 @@ func Provider() sdkbridge.ProviderInfo {
 		host.ResourceNames[tf] = r.Tok.Name().String()
 	}
 	markSecrets(&info)
+	keepNullOutputs(&info)
 	return info
 }
 

@@ -114,9 +114,10 @@ func TestPulumiSecrets_valuesStaySecret(t *testing.T) {
 
 // A KubernetesObject's resourceRef copies its inline connection. The provider
 // marks that copy sensitive as a whole, which a language host would hand the
-// program as an empty object; the plugin marks its fields instead, so a Wait
-// given the resourceRef reaches the cluster, the program reads the copy's
-// host, and the token stays secret though the program wrote it in plain text.
+// program as an empty object; the plugin makes the whole resourceRef secret
+// instead, so a Wait given the resourceRef reaches the cluster, the program
+// reads the copy's host, and the token stays secret though the program wrote
+// it in plain text.
 func TestPulumiSecrets_connectionCopyInResourceRef(t *testing.T) {
 	skipShort(t)
 	t.Parallel()

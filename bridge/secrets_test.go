@@ -72,7 +72,7 @@ func TestPulumiSecrets_valuesStaySecret(t *testing.T) {
 	acctest.ExpectPresent(t, "the stack", exported, "ciphertext")
 	acctest.ExpectPresent(t, "the stack", exported, "(sensitive, hmac-sha256:")
 	acctest.ExpectAbsent(t, "pulumi stack export", exported, all...)
-	acctest.ExpectPresent(t, "the stack's decoded private state", privateStates(t, revealed), "data.password")
+	acctest.ExpectPresent(t, "the stack's decoded private state", privateStates(t, revealed), "f:password") // in the owned fields
 	acctest.ExpectAbsent(t, "the stack's decoded private state", privateStates(t, revealed), all...)
 
 	outputs := s.CLI("stack", "output", "--json")

@@ -173,7 +173,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
 	if live != nil {
-		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection,
+		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection, ownership.StateProjection(ctx, state.ManagedStateProjection),
 			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
 	}
 	mv, moving := pendingMove(ctx, req.Private)

@@ -102,7 +102,7 @@ func TestAccObject_secretValuesNeverInClear(t *testing.T) {
 		acctest.ExpectPresent(t, "yaml_body in state", bodies, f)
 	}
 	acctest.ExpectPresent(t, "state outside yaml_body", outside, "(sensitive, hmac-sha256:")
-	acctest.ExpectPresent(t, "decoded private state", private, "data.password")
+	acctest.ExpectPresent(t, "decoded private state", private, "f:password") // in the owned fields
 	acctest.ExpectAbsent(t, "state outside yaml_body", outside, all...)
 	acctest.ExpectAbsent(t, "decoded private state", private, all...)
 	if strings.Contains(outside, "cluster_ca_certificate\": \"-----BEGIN") {

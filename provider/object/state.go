@@ -123,12 +123,14 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	}
 	planned := plan.ManagedStateProjection
 	diags.Append(into(ctx, obs, plan)...)
+	stored := obs.Projection
 	if fullyKnown(planned) && !planned.Equal(plan.ManagedStateProjection) {
 		// The server stored something other than its dry run predicted (a
 		// webhook that is not deterministic). Terraform requires the planned
 		// value; the next refresh shows the difference as drift.
 		tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": ident.String()})
 		plan.ManagedStateProjection = planned
+		stored = ownership.StateProjection(ctx, planned)
 	}
 	plan.UID = types.StringValue(string(applied.GetUID()))
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
@@ -137,7 +139,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	ref, d := resourceref.Value(ctx, manifest.IdentityOf(desired), types.StringValue(desired.GetNamespace()), plan.ClusterConnection)
 	diags.Append(d...)
 	plan.ResourceRef = ref
-	diags.Append(ownership.Record(ctx, private, obs)...)
+	diags.Append(ownership.Record(ctx, private, obs, stored)...)
 }
 
 // readOwnership completes an update in which only the connection changed,
@@ -160,10 +162,9 @@ func (r *Resource) readOwnership(ctx context.Context, plan *model, prev privates
 	if err != nil || live == nil || string(live.GetUID()) != plan.UID.ValueString() {
 		return false // gone or replaced: the apply explains it
 	}
-	var recorded projection.Projection
-	diags.Append(plan.ManagedStateProjection.ElementsAs(ctx, &recorded, false)...)
 	ignore, _ := ignorePaths(ctx, plan.IgnoreFields, diags)
-	obs, differs, err := ownership.LiveDiffers(ctx, prev, live, ssa.FieldManager, ownAnnotations, ignore, recorded, redactor(ctx, *plan, diags))
+	obs, differs, err := ownership.LiveDiffers(ctx, prev, live, ssa.FieldManager, ownAnnotations, ignore,
+		ownership.StateProjection(ctx, plan.ManagedStateProjection), redactor(ctx, *plan, diags))
 	if err != nil || differs {
 		return false // drifted since our last apply: set it back
 	}

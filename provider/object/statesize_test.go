@@ -3,6 +3,7 @@ package object_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,4 +122,91 @@ func sensitivePaths(t *testing.T, stateFile string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// Private state keeps only what state lacks. Terraform keeps it base64-encoded
+// twice over (the framework encodes each value, Terraform the whole), so each
+// byte there costs 1.8 in the state file that is rewritten after every object.
+// After an apply an object keeps the fields it owns (without its own
+// annotation, which is never projected); the values it applied are the
+// projection in state. A refresh that finds them changed keeps the applied
+// values apart, since the ownership messages measure drift against them; the
+// next apply drops them again, and counts the revert.
+func TestAccObject_privateStateKeepsOnlyWhatStateLacks(t *testing.T) {
+	ns, conn := acctest.Namespace(t), acctest.Connection(t)
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "settings" {
+  yaml_body = <<-EOT
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: %s}
+    data: {mode: fast}
+  EOT
+  %s
+}
+`, ns, conn))
+	w.MustApply()
+	w.Cleanup()
+	stateFile := filepath.Join(w.Dir(), "terraform.tfstate")
+	want := map[string]string{"owned_fields": `{"f:data":{"f:mode":{}}}`}
+	if got := privateState(t, stateFile, "k8sconnect_object.settings"); !maps.Equal(got, want) {
+		t.Errorf("private state after apply = %q, want %q", got, want)
+	}
+
+	acctest.PatchAs(t, "kubectl-edit", configMaps, ns, "settings", `{"data":{"mode":"slow"}}`)
+	if r := w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"); r.Err != nil {
+		t.Fatalf("refresh: %v\n%s", r.Err, r.Output)
+	}
+	want["applied_projection"] = `{"data.mode":"fast"}`
+	if got := privateState(t, stateFile, "k8sconnect_object.settings"); !maps.Equal(got, want) {
+		t.Errorf("private state after a refresh that found drift = %q, want %q", got, want)
+	}
+	onlyWarning(t, w.Plan(), "Drift: external changes will be reverted", "data.mode: slow -> fast (changed by kubectl-edit)")
+
+	w.MustApply()
+	delete(want, "applied_projection")
+	// The revert is counted, for the message about a conflict that persists.
+	want["revert_streaks"] = `{"data.mode":{"managers":["kubectl-edit"],"count":1}}`
+	if got := privateState(t, stateFile, "k8sconnect_object.settings"); !maps.Equal(got, want) {
+		t.Errorf("private state after the apply that reverted the drift = %q, want %q", got, want)
+	}
+	if got := acctest.MustGet(t, configMaps, ns, "settings").Object["data"].(map[string]any)["mode"]; got != "fast" {
+		t.Errorf("data.mode after apply = %v, want fast", got)
+	}
+}
+
+// privateState decodes the private state of a resource instance: Terraform's
+// base64 of the framework's JSON object of base64 values.
+func privateState(t *testing.T, stateFile, address string) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Resources []struct {
+			Type, Name string
+			Instances  []struct{ Private []byte }
+		}
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("state is not JSON: %v", err)
+	}
+	for _, r := range st.Resources {
+		if r.Type+"."+r.Name != address || len(r.Instances) != 1 {
+			continue
+		}
+		var values map[string][]byte
+		if err := json.Unmarshal(r.Instances[0].Private, &values); err != nil {
+			t.Fatalf("%s: private state is not the framework's JSON: %v", address, err)
+		}
+		out := map[string]string{}
+		for k, v := range values {
+			out[k] = string(v)
+		}
+		return out
+	}
+	t.Fatalf("no single instance of %s in state", address)
+	return nil
 }

@@ -111,16 +111,18 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 	}
 	planned := plan.ManagedFields
 	plan.ManagedFields = projectionValue(ctx, obs.Projection, diags)
+	stored := obs.Projection
 	if !planned.IsUnknown() && !planned.Equal(plan.ManagedFields) {
 		// Terraform requires the planned value; the next refresh shows the difference.
 		tflog.Warn(ctx, "patch result differs from the dry-run prediction", map[string]any{"target": target.String()})
 		plan.ManagedFields = planned
+		stored = ownership.StateProjection(ctx, planned)
 	}
 	plan.FieldOwnership = ownersValue(ctx, obs.Ownership, diags)
 	if plan.PreviousOwners.IsUnknown() {
 		plan.PreviousOwners = ownersValue(ctx, previousOwners(live, manager, obs.Projection), diags)
 	}
-	diags.Append(ownership.Record(ctx, private, obs)...)
+	diags.Append(ownership.Record(ctx, private, obs, stored)...)
 	return !diags.HasError()
 }
 
@@ -195,6 +197,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.AddError("Read failed", err.Error())
 		return
 	}
+	resp.Diagnostics.Append(ownership.Refreshed(ctx, resp.Private, ownership.StateProjection(ctx, state.ManagedFields), obs.Projection)...)
 	state.ManagedFields = projectionValue(ctx, obs.Projection, &resp.Diagnostics)
 	state.FieldOwnership = ownersValue(ctx, obs.Ownership, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

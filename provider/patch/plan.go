@@ -214,7 +214,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	plan.PreviousOwners = ownersValue(ctx, known, &resp.Diagnostics)
 	// A patch has no ignore_fields: it hands a field back by no longer setting it.
-	ownership.Explain(ctx, target.String(), manager, live, predicted,
+	ownership.Explain(ctx, target.String(), manager, live, predicted, ownership.StateProjection(ctx, state.ManagedFields),
 		privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics,
 		ownership.LetGoBy("remove them from the patch: [%s]"), ownership.Redacting(red))
 }

@@ -51,7 +51,7 @@ resource "k8sconnect_patch" "creds" {
 	outside, legit, private := w.StateParts("patch")
 	acctest.ExpectPresent(t, "patch in state", legit, patched.Base64())
 	acctest.ExpectPresent(t, "managed_fields in state", outside, "(sensitive, hmac-sha256:")
-	acctest.ExpectPresent(t, "decoded private state", private, "data.password")
+	acctest.ExpectPresent(t, "decoded private state", private, "f:password") // in the owned fields
 	acctest.ExpectAbsent(t, "state outside patch", outside, all...)
 	acctest.ExpectAbsent(t, "decoded private state", private, all...)
 

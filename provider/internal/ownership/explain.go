@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -27,10 +28,11 @@ func Redacting(red sensitive.Redactor) Option { return func(r *Report) { r.redac
 
 // Explain is what a resource's ModifyPlan calls after its dry run: it classifies
 // the fields manager asserts, adds at most one warning per conflict kind, and
-// records the revert streaks to keep if this plan is applied.
-func Explain(ctx context.Context, subject, manager string, live *unstructured.Unstructured, planned projection.Projection,
+// records the revert streaks to keep if this plan is applied. stored is the
+// projection in the prior state.
+func Explain(ctx context.Context, subject, manager string, live *unstructured.Unstructured, planned, stored projection.Projection,
 	private privatestate.ReadWriter, v Verbosity, diags *diag.Diagnostics, opts ...Option) {
-	recorded, ok, err := privatestate.Load[projection.Projection](ctx, private, privatestate.AppliedProjection)
+	recorded, ok, err := applied(ctx, private, stored)
 	if err != nil || !ok {
 		return // no record of our last apply (an import, or state from an older version)
 	}
@@ -49,7 +51,11 @@ func Explain(ctx context.Context, subject, manager string, live *unstructured.Un
 		tflog.Debug(ctx, "ownership transition the table calls impossible",
 			map[string]any{"object": subject, "field": f.Path, "row": f.Transition.Row()})
 	}
-	diags.Append(privatestate.Save(ctx, private, privatestate.RevertStreaks, next)...)
+	if len(next) == 0 {
+		diags.Append(private.SetKey(ctx, privatestate.RevertStreaks, nil)...) // an empty key is no key
+	} else {
+		diags.Append(privatestate.Save(ctx, private, privatestate.RevertStreaks, next)...)
+	}
 	for _, o := range opts {
 		o(report)
 	}
@@ -58,12 +64,65 @@ func Explain(ctx context.Context, subject, manager string, live *unstructured.Un
 	}
 }
 
-// Record keeps what Explain needs next time: call it after every apply.
-func Record(ctx context.Context, private privatestate.Writer, obs projection.Observation) diag.Diagnostics {
+// Record keeps what Explain needs next time: call it after every apply, with
+// the apply's observation and the projection the new state holds (stored).
+//
+// The applied values are kept only where they differ from stored (the state
+// keeps the planned values when the server stored others). Most of the time
+// they are the same, and a private copy would double what each object costs
+// in state: Terraform keeps private data base64-encoded twice over (once by
+// the framework, once by Terraform), so a projection copied there costs 1.8
+// times its size again. With no copy, the owned fields that Record always
+// keeps say that stored is the record; a refresh that changes stored keeps the
+// old values first (Refreshed).
+func Record(ctx context.Context, private privatestate.Writer, obs projection.Observation, stored projection.Projection) diag.Diagnostics {
 	var diags diag.Diagnostics
 	diags.Append(privatestate.SaveFieldSet(ctx, private, privatestate.OwnedFields, obs.Owned)...)
-	diags.Append(privatestate.Save(ctx, private, privatestate.AppliedProjection, obs.Projection)...)
+	if maps.Equal(obs.Projection, stored) {
+		diags.Append(private.SetKey(ctx, privatestate.AppliedProjection, nil)...)
+	} else {
+		diags.Append(privatestate.Save(ctx, private, privatestate.AppliedProjection, obs.Projection)...)
+	}
 	return diags
+}
+
+// Refreshed is what a refresh calls before it replaces the projection in state
+// (before) with the one it read (after): when the state's projection was the
+// record of the last apply (see Record), the record is kept apart now.
+func Refreshed(ctx context.Context, private privatestate.ReadWriter, before, after projection.Projection) diag.Diagnostics {
+	if maps.Equal(before, after) {
+		return nil
+	}
+	if raw, _ := private.GetKey(ctx, privatestate.AppliedProjection); len(raw) > 0 {
+		return nil // kept apart already
+	}
+	if raw, _ := private.GetKey(ctx, privatestate.OwnedFields); len(raw) == 0 {
+		return nil // no record of an apply (an import)
+	}
+	return privatestate.Save(ctx, private, privatestate.AppliedProjection, before)
+}
+
+// StateProjection is the value of a resource's projection attribute (the
+// values of the fields it owns, as its state holds them); nil while unknown.
+func StateProjection(ctx context.Context, m types.Map) projection.Projection {
+	var p projection.Projection
+	if m.IsUnknown() || m.ElementsAs(ctx, &p, false).HasError() {
+		return nil
+	}
+	return p
+}
+
+// applied is our fields' values at our last apply: kept apart, or, since
+// Record keeps owned fields after every apply, the projection in state.
+func applied(ctx context.Context, private privatestate.Reader, stored projection.Projection) (projection.Projection, bool, error) {
+	recorded, ok, err := privatestate.Load[projection.Projection](ctx, private, privatestate.AppliedProjection)
+	if err != nil || ok {
+		return recorded, ok, err
+	}
+	if raw, _ := private.GetKey(ctx, privatestate.OwnedFields); len(raw) == 0 {
+		return nil, false, nil
+	}
+	return stored, true, nil
 }
 
 // LiveDiffers observes live for manager together with the fields it owned at

@@ -20,11 +20,14 @@ const (
 	// OwnedFields: the field set our manager owned after our last apply, so a
 	// refresh can still show a field another manager has taken from us.
 	OwnedFields = "owned_fields"
-	// AppliedProjection: our fields' values at our last apply. A refresh
-	// overwrites the projection in state with live values, so this is what
-	// "external changed" is measured against (ADR 0008: value-based).
+	// AppliedProjection: our fields' values at our last apply, where they
+	// differ from the projection in state. A refresh overwrites the
+	// projection in state with live values, so this is what "external
+	// changed" is measured against (ADR 0008: value-based). Absent while the
+	// state's projection is that record (ownership.Record).
 	AppliedProjection = "applied_projection"
-	// RevertStreaks: consecutive applies that reverted a field from the same manager.
+	// RevertStreaks: consecutive applies that reverted a field from the same
+	// manager; absent when there are none.
 	RevertStreaks = "revert_streaks"
 )
 

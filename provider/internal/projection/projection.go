@@ -123,8 +123,9 @@ type Observation struct {
 	Projection Projection
 	Ownership  map[string][]string
 	// Owned is the set the manager owns in this object, with sensitive
-	// selectors hashed (sensitive.Redactor.RedactSet); callers keep it to
-	// pass as prev next time.
+	// selectors hashed (sensitive.Redactor.RedactSet) and the excluded paths
+	// left out (they are never projected, and every object would carry them
+	// in its private state); callers keep it to pass as prev next time.
 	Owned *fieldpath.Set
 }
 
@@ -163,5 +164,19 @@ func ObserveRedacted(obj *unstructured.Unstructured, manager string, prev *field
 		}
 	}
 	return Observation{Projection: projected, Ownership: Ownership(obj.Object, fields, leaves, red),
-		Owned: red.RedactSet(obj.Object, owned)}, nil
+		Owned: red.RedactSet(obj.Object, without(owned, exclude))}, nil
+}
+
+// without is s less its leaves under any of paths.
+func without(s *fieldpath.Set, paths []objectpath.Path) *fieldpath.Set {
+	var drop []fieldpath.Path
+	s.Leaves().Iterate(func(fp fieldpath.Path) {
+		if objectpath.FromFieldPath(fp).UnderAny(paths) {
+			drop = append(drop, fp.Copy())
+		}
+	})
+	if len(drop) == 0 {
+		return s
+	}
+	return s.Difference(fieldpath.NewSet(drop...))
 }

@@ -46,13 +46,14 @@ cluster-down:
 	$(DEV) cluster-down
 
 ## bench: N ConfigMaps (N=200,1000; `make bench N=200` for a quick one) through each of ENGINES
-## (terraform,pulumi; also tofu; terraform_data: the engine alone with no provider; terraform_provider_block:
-## terraform with the connection in the provider block, not in each resource) against kubectl on the embedded
+## (terraform,tofu,pulumi; also terraform_data and tofu_data: the engine alone with no provider;
+## terraform_provider_block and tofu_provider_block: the connection in the provider block, not in each
+## resource) against kubectl on the embedded
 ## cluster: create, no-change plan, update, destroy. One table: seconds, ratio to kubectl,
 ## requests, provider CPU and peak RSS per object; also in .work/bench/results.md.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
 N       ?= 200,1000
-ENGINES ?= terraform,pulumi
+ENGINES ?= terraform,tofu,pulumi
 PROFILE ?=
 bench: tools
 	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N) -engines $(ENGINES) $(if $(filter 1 true yes,$(PROFILE)),-profile)

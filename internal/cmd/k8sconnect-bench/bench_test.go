@@ -194,6 +194,19 @@ func TestParseFlags(t *testing.T) {
 	if _, err := parseEngines("terraform,helm"); err == nil {
 		t.Error("parseEngines accepted helm")
 	}
+	if _, err := parseEngines("pulumi_data"); err == nil {
+		t.Error("parseEngines accepted pulumi_data: Pulumi has no engine-only configuration here")
+	}
+	// Each engine alone, and with the connection in the provider block, has
+	// a row of its own in the table.
+	if e, err := parseEngines("tofu_data,tofu_provider_block"); err != nil || !reflect.DeepEqual(e, []string{"tofu_data", "tofu_provider_block"}) {
+		t.Errorf("parseEngines = %v, %v", e, err)
+	}
+	for _, tool := range []*terraformTool{{engine: "tofu", floor: true}, {engine: "terraform", floor: true}, {engine: "tofu", providerBlock: true}} {
+		if got, want := tool.name(), map[bool]string{true: tool.engine + "_data", false: tool.engine + "_provider_block"}[tool.floor]; got != want {
+			t.Errorf("tool name = %q, want %q", got, want)
+		}
+	}
 }
 
 // TestYAMLProgram parses the generated Pulumi program: N+1 resources of the

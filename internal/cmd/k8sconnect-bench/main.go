@@ -48,7 +48,8 @@ type options struct {
 
 func main() {
 	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated")
-	engines := flag.String("engines", "terraform,pulumi", "engines to measure, comma-separated: terraform, tofu, pulumi")
+	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: terraform, tofu, pulumi, "+
+		"terraform_data, tofu_data (the engine alone), terraform_provider_block, tofu_provider_block")
 	profile := flag.Bool("profile", false, "have the plugins write CPU profiles and print the top of create's and plan's")
 	keep := flag.Bool("keep", false, "keep the work directory (configurations, stacks, logs)")
 	results := flag.String("results", "", "where to write the table as Markdown (default <repo>/.work/bench/results.md)")
@@ -91,9 +92,10 @@ func parseEngines(s string) ([]string, error) {
 	for _, f := range strings.Split(s, ",") {
 		e := strings.TrimSpace(f)
 		switch e {
-		case "terraform", "tofu", "pulumi", "terraform_data", "terraform_provider_block":
+		case "terraform", "tofu", "pulumi", "terraform_data", "tofu_data", "terraform_provider_block", "tofu_provider_block":
 		default:
-			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi, terraform_data, terraform_provider_block", s, e)
+			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi, terraform_data, tofu_data, "+
+				"terraform_provider_block, tofu_provider_block", s, e)
 		}
 		if !slices.Contains(engines, e) {
 			engines = append(engines, e)
@@ -286,26 +288,23 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 	b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
-		if e == "terraform_data" {
-			// The engine's own cost: terraform with the same N objects as
-			// built-in terraform_data, no provider and no cluster.
-			path, err := toolchain.Path("terraform")
+		engine, variant, _ := strings.Cut(e, "_")
+		if variant == "data" {
+			// The engine's own cost: terraform (or tofu) with the same N
+			// objects as built-in terraform_data, no provider and no cluster.
+			path, err := toolchain.Path(engine)
 			if err != nil {
 				return err
 			}
-			b.tools = append(b.tools, &terraformTool{engine: "terraform", floor: true, path: path, work: b.work})
+			b.tools = append(b.tools, &terraformTool{engine: engine, floor: true, path: path, work: b.work})
 			continue
-		}
-		engine := e
-		if e == "terraform_provider_block" {
-			engine = "terraform"
 		}
 		path, err := toolchain.Path(engine)
 		if err != nil {
 			return fmt.Errorf("%s: %w (make tools builds the toolchain)", e, err)
 		}
-		switch e {
-		case "terraform", "tofu", "terraform_provider_block":
+		switch engine {
+		case "terraform", "tofu":
 			if terraformBin == "" {
 				terraformBin = filepath.Join(b.work, "terraform-bin")
 				progress("building terraform-provider-k8sconnect")
@@ -314,7 +313,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &terraformTool{engine: engine, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog,
-				providerBlock: e == "terraform_provider_block"})
+				providerBlock: variant == "provider_block"})
 			b.versions = append(b.versions, versionLine(path, `^(Terraform|OpenTofu) v`)+" (-parallelism=10, its default)")
 		case "pulumi":
 			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {

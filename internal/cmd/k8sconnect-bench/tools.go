@@ -99,8 +99,8 @@ func (k *kubectlTool) invocation(op string, n int) (invocation, bool) {
 // from a for_each, the provider found through dev_overrides (no init).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
-	// floor: the same N objects as terraform_data, which Terraform keeps by
-	// itself: what the engine costs with no provider at all.
+	// floor: the same N objects as terraform_data, which the engine keeps by
+	// itself: what it costs with no provider at all.
 	floor bool
 	// providerBlock: the connection in the provider block, as the secrets
 	// guide advises, instead of in every resource: no connection, and so
@@ -111,7 +111,7 @@ type terraformTool struct {
 func (t *terraformTool) name() string {
 	switch {
 	case t.floor:
-		return "terraform_data"
+		return t.engine + "_data"
 	case t.providerBlock:
 		return t.engine + "_provider_block"
 	}

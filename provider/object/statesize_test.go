@@ -88,9 +88,15 @@ resource "k8sconnect_wait" "mode" {
 	w.MustPlanNoChanges()
 }
 
-// sensitivePaths reads the sensitive paths that a state file records for each
-// resource instance, sorted, as dotted attribute names.
-func sensitivePaths(t *testing.T, stateFile string) map[string][]string {
+// stateInstance is what these tests read of a resource instance in a state file.
+type stateInstance struct {
+	SensitiveAttributes [][]struct{ Type, Value string } `json:"sensitive_attributes"`
+	Private             []byte
+}
+
+// stateInstances reads the instances a state file records for each resource
+// address.
+func stateInstances(t *testing.T, stateFile string) map[string][]stateInstance {
 	t.Helper()
 	raw, err := os.ReadFile(stateFile)
 	if err != nil {
@@ -99,18 +105,26 @@ func sensitivePaths(t *testing.T, stateFile string) map[string][]string {
 	var st struct {
 		Resources []struct {
 			Type, Name string
-			Instances  []struct {
-				SensitiveAttributes [][]struct{ Type, Value string } `json:"sensitive_attributes"`
-			}
+			Instances  []stateInstance
 		}
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
 		t.Fatalf("state is not JSON: %v", err)
 	}
-	out := map[string][]string{}
+	out := map[string][]stateInstance{}
 	for _, r := range st.Resources {
-		for _, inst := range r.Instances {
-			address := r.Type + "." + r.Name
+		out[r.Type+"."+r.Name] = append(out[r.Type+"."+r.Name], r.Instances...)
+	}
+	return out
+}
+
+// sensitivePaths reads the sensitive paths that a state file records for each
+// resource instance, sorted, as dotted attribute names.
+func sensitivePaths(t *testing.T, stateFile string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for address, instances := range stateInstances(t, stateFile) {
+		for _, inst := range instances {
 			for _, steps := range inst.SensitiveAttributes {
 				var names []string
 				for _, s := range steps {
@@ -118,8 +132,8 @@ func sensitivePaths(t *testing.T, stateFile string) map[string][]string {
 				}
 				out[address] = append(out[address], strings.Join(names, "."))
 			}
-			slices.Sort(out[address])
 		}
+		slices.Sort(out[address])
 	}
 	return out
 }
@@ -180,33 +194,17 @@ resource "k8sconnect_object" "settings" {
 // base64 of the framework's JSON object of base64 values.
 func privateState(t *testing.T, stateFile, address string) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(stateFile)
-	if err != nil {
-		t.Fatal(err)
+	instances := stateInstances(t, stateFile)[address]
+	if len(instances) != 1 {
+		t.Fatalf("%d instances of %s in state, want one", len(instances), address)
 	}
-	var st struct {
-		Resources []struct {
-			Type, Name string
-			Instances  []struct{ Private []byte }
-		}
+	var values map[string][]byte
+	if err := json.Unmarshal(instances[0].Private, &values); err != nil {
+		t.Fatalf("%s: private state is not the framework's JSON: %v", address, err)
 	}
-	if err := json.Unmarshal(raw, &st); err != nil {
-		t.Fatalf("state is not JSON: %v", err)
+	out := map[string]string{}
+	for k, v := range values {
+		out[k] = string(v)
 	}
-	for _, r := range st.Resources {
-		if r.Type+"."+r.Name != address || len(r.Instances) != 1 {
-			continue
-		}
-		var values map[string][]byte
-		if err := json.Unmarshal(r.Instances[0].Private, &values); err != nil {
-			t.Fatalf("%s: private state is not the framework's JSON: %v", address, err)
-		}
-		out := map[string]string{}
-		for k, v := range values {
-			out[k] = string(v)
-		}
-		return out
-	}
-	t.Fatalf("no single instance of %s in state", address)
-	return nil
+	return out
 }

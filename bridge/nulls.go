@@ -19,9 +19,9 @@ import (
 // unset, and the connection fields nobody sets, twice over): 4.2 of the 8.4
 // KB each object took in the stack's checkpoint, which the engine serializes,
 // hashes and writes whole after every step. An explicit null needs no entry.
-// The engine drops nulls when it saves the outputs; rebuilding the raw state
-// then leaves those attributes out, and the provider reads an absent
-// attribute of the state as null, as it was.
+// The engine keeps the nulls in the checkpoint, so the raw state rebuilt from
+// it is the one the provider returned; and should a null ever be lost (a
+// stack edited by hand), the provider reads an absent attribute as null.
 func keepNullOutputs(info *sdkbridge.ProviderInfo) {
 	resources := info.P.ResourcesMap()
 	for tf, r := range info.Resources {

@@ -48,8 +48,8 @@ type options struct {
 
 func main() {
 	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated")
-	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: terraform, tofu, pulumi, "+
-		"terraform_data, tofu_data (the engine alone), terraform_provider_block, tofu_provider_block")
+	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: "+
+		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider block)")
 	profile := flag.Bool("profile", false, "have the plugins write CPU profiles and print the top of create's and plan's")
 	keep := flag.Bool("keep", false, "keep the work directory (configurations, stacks, logs)")
 	results := flag.String("results", "", "where to write the table as Markdown (default <repo>/.work/bench/results.md)")
@@ -87,15 +87,17 @@ func parseNs(s string) ([]int, error) {
 	return slices.Compact(ns), nil
 }
 
+// engineNames are the configurations -engines takes: each engine, each of
+// terraform and tofu alone (_data), and with the connection in the provider
+// block (_provider_block).
+var engineNames = []string{"terraform", "tofu", "pulumi", "terraform_data", "tofu_data", "terraform_provider_block", "tofu_provider_block"}
+
 func parseEngines(s string) ([]string, error) {
 	var engines []string
 	for _, f := range strings.Split(s, ",") {
 		e := strings.TrimSpace(f)
-		switch e {
-		case "terraform", "tofu", "pulumi", "terraform_data", "tofu_data", "terraform_provider_block", "tofu_provider_block":
-		default:
-			return nil, fmt.Errorf("-engines %q: %q is none of terraform, tofu, pulumi, terraform_data, tofu_data, "+
-				"terraform_provider_block, tofu_provider_block", s, e)
+		if !slices.Contains(engineNames, e) {
+			return nil, fmt.Errorf("-engines %q: %q is none of %s", s, e, strings.Join(engineNames, ", "))
 		}
 		if !slices.Contains(engines, e) {
 			engines = append(engines, e)
@@ -314,7 +316,10 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 			}
 			b.tools = append(b.tools, &terraformTool{engine: engine, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog,
 				providerBlock: variant == "provider_block"})
-			b.versions = append(b.versions, versionLine(path, `^(Terraform|OpenTofu) v`)+" (-parallelism=10, its default)")
+			// Once per engine, though it may run in two configurations.
+			if v := versionLine(path, `^(Terraform|OpenTofu) v`) + " (-parallelism=10, its default)"; !slices.Contains(b.versions, v) {
+				b.versions = append(b.versions, v)
+			}
 		case "pulumi":
 			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {
 				return fmt.Errorf("the YAML language host is not beside %s (make tools builds it): %w", path, err)

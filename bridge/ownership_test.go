@@ -164,6 +164,37 @@ func TestPulumiOwnership_driftWarningInPreview(t *testing.T) {
 	}
 }
 
+// A fight is counted across ups: the plan that each up applies records how
+// often the field was reverted from the same manager, so the second revert is
+// called a persistent conflict. Pulumi plans an update twice in one process
+// (its Diff, then the Update's own plan), and the second plan works from what
+// the first read; the count must survive that.
+func TestPulumiOwnership_persistentConflictCountedAcrossUps(t *testing.T) {
+	e := newPulumiOwnership(t)
+	e.up()
+	e.scaleAs("horizontal-pod-autoscaler", 5)
+	e.up()
+	if got := e.replicas(); got != 3 {
+		t.Fatalf("replicas after the up that reverted the first change = %d, want 3", got)
+	}
+	e.scaleAs("horizontal-pod-autoscaler", 6)
+	out, changes := e.preview()
+	for _, want := range []string{
+		"Persistent ownership conflict",
+		"spec.replicas reverted from horizontal-pod-autoscaler on 2 consecutive applies",
+	} {
+		if !strings.Contains(flat(out), want) {
+			t.Errorf("pulumi preview lacks %q", want)
+		}
+	}
+	if changes["update"] != 1 {
+		t.Errorf("pulumi preview: want one update, have %v", changes)
+	}
+	if t.Failed() {
+		t.Fatalf("pulumi preview output:\n%s", out)
+	}
+}
+
 // Scenario 1: a co-owner applying the same value is not a change: no
 // warning, nothing to update.
 func TestPulumiOwnership_sameValueCoOwnerIsSilent(t *testing.T) {

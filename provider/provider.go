@@ -105,7 +105,8 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req fwprovider.Confi
 		return
 	}
 	resp.Diagnostics.Append(p.clients.SetDefault(ctx, cfg.ClusterConnection)...)
-	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers, Status: p.pulumi.Status, Phase: &p.phase}
+	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers, Status: p.pulumi.Status, Phase: &p.phase,
+		PlansRepeat: p.pulumi != nil}
 	resp.ResourceData, resp.DataSourceData = data, data
 }
 

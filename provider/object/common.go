@@ -106,12 +106,15 @@ func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unst
 	return c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 }
 
-// recallOrGet uses the copy the refresh just read, if there is one.
-func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
-	if obj, ok := recall(c, id); ok {
-		return obj, nil
+// recallOrGet uses the copy a refresh or the last plan just read, if there is
+// one, or reads the object.
+func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (recentObject, error) {
+	if r, ok := recall(c, id); ok {
+		return r, nil
 	}
-	return get(ctx, c, id)
+	seen := time.Now()
+	obj, err := get(ctx, c, id)
+	return recentObject{obj: obj, seen: seen}, err
 }
 
 // applyWithOrdering applies obj, waiting with backoff for a kind or namespace

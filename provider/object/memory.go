@@ -1,6 +1,7 @@
 package object
 
 import (
+	"bytes"
 	"sync"
 	"time"
 
@@ -15,12 +16,16 @@ import (
 // this does too.
 type memory struct {
 	mu sync.Mutex
-	// recent: objects a refresh just read. Terraform refreshes
-	// (ReadResource) and then plans (PlanResourceChange) each object
-	// milliseconds apart; handing the refresh's copy to the plan saves one
-	// GET per object per plan. A copy is used at most once and only while
-	// fresh.
+	// recent: objects just read, handed on to the next plan of the same
+	// object. Terraform refreshes (ReadResource) and then plans
+	// (PlanResourceChange) each object milliseconds apart; Pulumi plans an
+	// update two or more times in a row (its Diff, then the plan its Update
+	// makes; a preview previews the Update too). Handing the copy on, with
+	// the dry run the last plan sent against it, saves a GET and a dry run
+	// per plan after the first. A copy is handed on only while fresh, and
+	// dropped before any write to its object.
 	recent map[manifest.Identity]recentObject
+	swept  time.Time // when stale copies were last dropped
 	// inState: which resource id holds each object in its state. Terraform
 	// plans a replacement's create while the old object still exists; this
 	// tells that old object, the resource's own, from another resource's
@@ -32,7 +37,18 @@ const recentTTL = 30 * time.Second
 
 type recentObject struct {
 	obj  *unstructured.Unstructured
-	seen time.Time
+	seen time.Time // when obj was read: handing it on does not renew it
+	// dryRun: the body a plan's dry run sent against obj, and the answer.
+	sent []byte
+	dry  *unstructured.Unstructured
+}
+
+// answer is the dry run's answer to body against this copy, if a plan got one.
+func (r recentObject) answer(body []byte) (*unstructured.Unstructured, bool) {
+	if r.dry == nil || !bytes.Equal(r.sent, body) {
+		return nil, false
+	}
+	return r.dry.DeepCopy(), true
 }
 
 var memories sync.Map // *connection.Client -> *memory
@@ -43,25 +59,56 @@ func memoryOf(c *connection.Client) *memory {
 	return mem
 }
 
-// remember keeps a copy of an object just read from the cluster.
-func remember(c *connection.Client, obj *unstructured.Unstructured) {
+// remember keeps a copy of an object read from the cluster at seen, with the
+// body a plan's dry run sent against it and the answer (nil without one).
+func remember(c *connection.Client, obj *unstructured.Unstructured, seen time.Time, sent []byte, dry *unstructured.Unstructured) {
+	r := recentObject{obj: obj.DeepCopy(), seen: seen, sent: sent}
+	if dry != nil {
+		r.dry = dry.DeepCopy()
+	}
 	m := memoryOf(c)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.recent[manifest.IdentityOf(obj)] = recentObject{obj: obj.DeepCopy(), seen: time.Now()}
+	if now := time.Now(); now.Sub(m.swept) > recentTTL {
+		// Copies nobody recalls (a refresh-only run reads every object
+		// and plans none) go once stale, not with the process.
+		for id, kept := range m.recent {
+			if now.Sub(kept.seen) > recentTTL {
+				delete(m.recent, id)
+			}
+		}
+		m.swept = now
+	}
+	m.recent[manifest.IdentityOf(obj)] = r
 }
 
-// recall returns, once, the copy remember kept if it is fresh.
-func recall(c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, bool) {
+// recall returns, once, what remember kept if it is fresh.
+func recall(c *connection.Client, id manifest.Identity) (recentObject, bool) {
 	m := memoryOf(c)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.recent[id]
 	delete(m.recent, id)
 	if !ok || time.Since(r.seen) > recentTTL {
-		return nil, false
+		return recentObject{}, false
 	}
-	return r.obj, true
+	return r, true
+}
+
+// forget drops what remember kept of an object, under any version of its
+// kind, and in any namespace when id has none (the default namespace is
+// filled in by the apply): every write to it calls this first, so no plan
+// after the write sees the object as it was before.
+func forget(c *connection.Client, id manifest.Identity) {
+	m := memoryOf(c)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for kept := range m.recent {
+		if kept.GVK().GroupKind() == id.GVK().GroupKind() && kept.Name == id.Name &&
+			(id.Namespace == "" || kept.Namespace == id.Namespace) {
+			delete(m.recent, kept)
+		}
+	}
 }
 
 // recordInState notes that the resource with id holds the object obj in its

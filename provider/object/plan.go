@@ -2,6 +2,7 @@ package object
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -125,7 +126,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		r.checkCreate(ctx, c, desired, id, resp)
 		return // what the create stores, and its owners, are known after apply
 	}
-	live, err := recallOrGet(ctx, c, id)
+	recent, err := recallOrGet(ctx, c, id)
+	live := recent.obj
 	switch {
 	case apierrors.IsNotFound(err):
 		live = nil
@@ -161,7 +163,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		keepHandedOver(desired, live, handedOver)
 	}
 
-	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	dry, err := r.dryRun(ctx, c, desired, live, recent)
 	if err != nil {
 		r.explainDryRunError(err, id, false, resp)
 		return
@@ -221,7 +223,8 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 		return
 	}
 	// Taken: look at what holds the name.
-	live, err := recallOrGet(ctx, c, id)
+	recent, err := recallOrGet(ctx, c, id)
+	live := recent.obj
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 		return // deleted since, or a CRD created in this run: Create decides
@@ -252,6 +255,28 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 		// refused now, as Create would refuse it.
 		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
 	}
+}
+
+// dryRun is the plan's dry run of the apply of desired. A plan that follows
+// another of the same object in this process (see memory.recent) reuses the
+// answer the other got for the same body against the same read, instead of
+// asking again: the same question to the same object moments later. Where the
+// engine plans again (Pulumi), what this plan read and got is handed on.
+func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, live *unstructured.Unstructured, recent recentObject) (*unstructured.Unstructured, error) {
+	sent, err := json.Marshal(desired.Object)
+	if err != nil {
+		return nil, err
+	}
+	dry, ok := recent.answer(sent)
+	if !ok {
+		if dry, err = ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true}); err != nil {
+			return nil, err
+		}
+	}
+	if live != nil && r.handOnPlans {
+		remember(c, live, recent.seen, sent, dry)
+	}
+	return dry, nil
 }
 
 // onlyConnectionChanged reports an update in which nothing but the connection

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -43,6 +44,9 @@ type Resource struct {
 	clients   *connection.Cache
 	verbosity ownership.Verbosity
 	phase     *providerdata.Phase // tells the engine's re-plan during apply from its plan
+	// handOnPlans: a plan hands what it read and its dry run's answer on to
+	// the engine's next plan of the object (providerdata.Data.PlansRepeat).
+	handOnPlans bool
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -147,7 +151,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.verbosity, r.phase = data.Clients, data.OwnershipMessages, data.Phase
+		r.clients, r.verbosity, r.phase, r.handOnPlans = data.Clients, data.OwnershipMessages, data.Phase, data.PlansRepeat
 	}
 }
 
@@ -250,6 +254,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		}
 		return
 	}
+	seen := time.Now()
 	live, err := get(ctx, c, id)
 	if stale(err) {
 		return
@@ -288,7 +293,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 			" Two resources now manage one object and will undo each other's changes. Remove one of them "+
 			"(terraform state rm, tofu state rm or pulumi state delete).")
 	}
-	remember(c, live)
+	remember(c, live, seen, nil, nil)
 	recordInState(c, id, state.ID.ValueString())
 	ignore, _ := ignorePaths(ctx, state.IgnoreFields, &resp.Diagnostics)
 	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)
@@ -339,6 +344,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	timeout := deleteTimeoutFor(id.Kind, state.DeleteTimeout)
+	forget(c, id)
 	err := deleteAndWait(ctx, c, id, timeout, func(live *unstructured.Unstructured) string {
 		return notOurs(live, state.ID.ValueString(), state.UID.ValueString())
 	})

@@ -80,6 +80,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 		return
 	}
 	setOwnedBy(desired, plan.ID.ValueString())
+	forget(c, ident)
 	var applied *unstructured.Unstructured
 	// An update whose plan found no object (deleted outside k8sconnect, and
 	// the engine did not refresh) creates it again, with the same checks as

@@ -26,6 +26,11 @@ type Data struct {
 	Status func(ctx context.Context, msg string)
 	// Phase says whether the engine has started applying (see Phase).
 	Phase *Phase
+	// PlansRepeat: the engine plans a change more than once in a row in one
+	// process. Pulumi does: its Diff, then the plan its Update makes (a
+	// preview previews the Update too). Terraform and OpenTofu plan each
+	// change once per process.
+	PlansRepeat bool
 }
 
 // Receive is every resource's and data source's Configure: it returns the

@@ -261,17 +261,21 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 // another of the same object in this process (see memory.recent) reuses the
 // answer the other got for the same body against the same read, instead of
 // asking again: the same question to the same object moments later. Where the
-// engine plans again (Pulumi), what this plan read and got is handed on.
+// engine plans again (Pulumi), a plan that asked hands what it read and the
+// answer on to the next plan; one that reused them does not, so each read and
+// answer serves at most two plans (the engine's Diff and the plan its Update
+// makes) and is dropped by the second.
 func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, live *unstructured.Unstructured, recent recentObject) (*unstructured.Unstructured, error) {
 	sent, err := json.Marshal(desired.Object)
 	if err != nil {
 		return nil, err
 	}
-	dry, ok := recent.answer(sent)
-	if !ok {
-		if dry, err = ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true}); err != nil {
-			return nil, err
-		}
+	if dry, ok := recent.answer(sent); ok {
+		return dry, nil
+	}
+	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	if err != nil {
+		return nil, err
 	}
 	if live != nil && r.handOnPlans {
 		remember(c, live, recent.seen, sent, dry)

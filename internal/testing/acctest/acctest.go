@@ -35,11 +35,15 @@ import (
 // Main is TestMain for acceptance test packages: it points terraform-plugin-testing
 // at the chosen engine and runs the tests against the embedded cluster.
 func Main(m *testing.M) {
-	if err := selectEngine(); err != nil {
+	cliConfig, err := selectEngine()
+	if err != nil {
+		if cliConfig != "" {
+			_ = os.Remove(cliConfig)
+		}
 		fmt.Fprintln(os.Stderr, "acctest:", err)
 		os.Exit(1)
 	}
-	localcluster.Main(m, removeProviderBinary)
+	localcluster.Main(m, removeProviderBinary, func() { _ = os.Remove(cliConfig) })
 }
 
 // Engine is the binary the suite runs under: "terraform" or "tofu".
@@ -50,14 +54,16 @@ func Engine() string {
 	return "terraform"
 }
 
-func selectEngine() error {
+// selectEngine points terraform-plugin-testing at the chosen engine, with an
+// empty CLI config file of its own, whose path it returns for removal.
+func selectEngine() (string, error) {
 	engine := Engine()
 	if engine != "terraform" && engine != "tofu" {
-		return fmt.Errorf("K8SCONNECT_ENGINE=%q: use terraform or tofu", engine)
+		return "", fmt.Errorf("K8SCONNECT_ENGINE=%q: use terraform or tofu", engine)
 	}
 	bin, err := toolchain.Path(engine)
 	if err != nil {
-		return err
+		return "", err
 	}
 	env := map[string]string{
 		"TF_ACC":                "1",
@@ -75,16 +81,16 @@ func selectEngine() error {
 	// An empty CLI config keeps the engine from warning that ~/.terraformrc is missing.
 	rc, err := os.CreateTemp("", "k8sconnect-acc-*.tfrc")
 	if err != nil {
-		return err
+		return "", err
 	}
 	rc.Close()
 	env["TF_CLI_CONFIG_FILE"] = rc.Name()
 	for k, v := range env {
 		if err := os.Setenv(k, v); err != nil {
-			return err
+			return rc.Name(), err
 		}
 	}
-	return nil
+	return rc.Name(), nil
 }
 
 // Factories serves the provider in-process to the engine.

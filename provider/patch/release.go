@@ -34,7 +34,7 @@ func release(ctx context.Context, c *connection.Client, target manifest.Identity
 	}
 	ri := c.Resource(mapping, target.Namespace)
 	var live *unstructured.Unstructured
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err = retry.RetryOnConflict(targetChanged, func() error {
 		live, err = ri.Get(ctx, target.Name, metav1.GetOptions{})
 		if err != nil {
 			return err

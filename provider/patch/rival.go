@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -34,42 +37,52 @@ func sendUnrivalled(ctx context.Context, c *connection.Client, target manifest.I
 			return nil, fmt.Errorf("reading the planned managed_fields: %v", d)
 		}
 	}
-	for attempt := 0; ; attempt++ {
+	var result *unstructured.Unstructured
+	first := true
+	err := retry.OnError(targetChanged, func(err error) bool { return changedSince(ctx, c, target, live, err) }, func() error {
+		if !first {
+			// The target changed since it was read: read it and check again.
+			mapping, err := c.Mapping(target.GVK())
+			if err != nil {
+				return err
+			}
+			if live, err = c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+		}
+		first = false
 		taking := projection.Projection(planned)
 		if taking == nil {
 			// Not known at plan (the target was created in this run): the
 			// server's dry run says which fields the patch takes.
 			dry, err := send(ctx, c, target, ct, manager, true, "")
 			if err != nil {
-				return nil, err
+				return err
 			}
 			obs, err := projection.Observe(dry, manager, nil, nil, nil)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			taking = maps.Clone(obs.Projection)
 		}
 		rivals, err := rivalPatches(live, manager, taking)
 		if err != nil {
-			return nil, fmt.Errorf("could not check %s for rival patches, so nothing was patched: %w", target, err)
+			return fmt.Errorf("could not check %s for rival patches, so nothing was patched: %w", target, err)
 		}
 		if len(rivals) > 0 {
-			return nil, &rivalError{rivalMessage(target.String(), rivals)}
+			return &rivalError{rivalMessage(target.String(), rivals)}
 		}
-		result, err := send(ctx, c, target, ct, manager, false, live.GetResourceVersion())
-		if err == nil || attempt == 4 || !changedSince(ctx, c, target, live, err) {
-			return result, err
-		}
-		// The target changed since it was read: read it and check again.
-		mapping, merr := c.Mapping(target.GVK())
-		if merr != nil {
-			return nil, merr
-		}
-		if live, err = c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{}); err != nil {
-			return nil, err
-		}
-	}
+		result, err = send(ctx, c, target, ct, manager, false, live.GetResourceVersion())
+		return err
+	})
+	return result, err
 }
+
+// targetChanged paces the attempts of a patch whose target changed between
+// the read and the write. A controller may be writing to it at that moment
+// (a Deployment rolling out updates its status many times a second), so the
+// attempts spread over about six seconds rather than a few milliseconds.
+var targetChanged = wait.Backoff{Steps: 10, Duration: 20 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: 2 * time.Second}
 
 // changedSince reports a patch refused because the target is no longer the
 // version it was bound to: a conflict, or (for a JSON Patch) its leading

@@ -81,8 +81,9 @@ func sendUnrivalled(ctx context.Context, c *connection.Client, target manifest.I
 // targetChanged paces the attempts of a patch whose target changed between
 // the read and the write. A controller may be writing to it at that moment
 // (a Deployment rolling out updates its status many times a second), so the
-// attempts spread over about six seconds rather than a few milliseconds.
-var targetChanged = wait.Backoff{Steps: 10, Duration: 20 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: 2 * time.Second}
+// twelve attempts spread over about seven seconds, the last waits the
+// longest. (No Cap: wait.Backoff ends its steps when a wait reaches it.)
+var targetChanged = wait.Backoff{Steps: 12, Duration: 25 * time.Millisecond, Factor: 1.6, Jitter: 0.2}
 
 // changedSince reports a patch refused because the target is no longer the
 // version it was bound to: a conflict, or (for a JSON Patch) its leading

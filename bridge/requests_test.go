@@ -2,7 +2,6 @@ package bridge_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,7 +55,7 @@ func TestPulumiRequests_updateReadsOncePerProcess(t *testing.T) {
 
 	acctest.PatchAs(t, "config-controller", objConfigMaps, ns, names[1], `{"data":{"key":"theirs"}}`)
 	s.WriteYAML(program("two"))
-	truncateLog(t, log)
+	acctest.ClearRequestLog(t, log)
 	preview := s.Run(pulumitest.Preview, nil)
 	expectChanges(t, preview, map[string]int{"same": 1, "update": 2})
 	if !strings.Contains(flat(preview.Log), "data.key: theirs -> two (last applied one; they set theirs (changed by config-controller))") {
@@ -66,7 +65,7 @@ func TestPulumiRequests_updateReadsOncePerProcess(t *testing.T) {
 		expectRequests(t, log, name, "the preview", "GET", "PATCH dryRun")
 	}
 
-	truncateLog(t, log)
+	acctest.ClearRequestLog(t, log)
 	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 2})
 	for _, name := range names {
 		expectRequests(t, log, name, "the update", "GET", "PATCH dryRun", "PATCH")
@@ -80,30 +79,15 @@ func TestPulumiRequests_updateReadsOncePerProcess(t *testing.T) {
 // exactly want, in order: a method, with " dryRun" for a dry run.
 func expectRequests(t *testing.T, log, name, what string, want ...string) {
 	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range acctest.RequestsTo(t, log, "configmaps", name) {
 		method, url, _ := strings.Cut(line, " ")
-		path, query, _ := strings.Cut(url, "?")
-		if !strings.HasSuffix(path, "/configmaps/"+name) {
-			continue
-		}
-		if strings.Contains(query, "dryRun") {
+		if _, query, _ := strings.Cut(url, "?"); strings.Contains(query, "dryRun") {
 			method += " dryRun"
 		}
 		got = append(got, method)
 	}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("%s sent %d requests for %s: %s; want exactly %s", what, len(got), name, strings.Join(got, ", "), strings.Join(want, ", "))
-	}
-}
-
-func truncateLog(t *testing.T, path string) {
-	t.Helper()
-	if err := os.Truncate(path, 0); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
 	}
 }

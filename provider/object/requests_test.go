@@ -10,31 +10,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
 
-// objectRequests returns the logged requests that touch one object (discovery
-// and the cluster's identity are read once per process and not counted).
-func objectRequests(t *testing.T, log, name string) []string {
-	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		path, _, _ := strings.Cut(line, "?")
-		if strings.HasSuffix(path, "/configmaps/"+name) {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-func truncate(t *testing.T, path string) {
-	t.Helper()
-	if err := os.Truncate(path, 0); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-}
-
 // counted declares a ConfigMap; every one but c0 waits for c0.
 func counted(conn, ns, label, name, value string) string {
 	after := "\n  depends_on = [k8sconnect_object.c0]"
@@ -89,7 +64,7 @@ func TestAccObject_requestsPerObject(t *testing.T) {
 	w.Cleanup()
 	var summary []string
 	for i, n := range names {
-		got := objectRequests(t, log, base+"-"+n)
+		got := acctest.RequestsTo(t, log, "configmaps", base+"-"+n)
 		want := 3
 		if i == 0 {
 			want = 4 // re-planned before the run's first apply
@@ -110,22 +85,22 @@ func TestAccObject_requestsPerObject(t *testing.T) {
 		summary = append(summary, fmt.Sprintf("%s %d", n, len(got)))
 	}
 
-	truncate(t, log)
+	acctest.ClearRequestLog(t, log)
 	if r := w.Plan(); r.Err != nil {
 		t.Fatalf("plan: %v\n%s", r.Err, r.Output)
 	}
 	for _, n := range names {
-		if got := objectRequests(t, log, base+"-"+n); len(got) != 2 {
+		if got := acctest.RequestsTo(t, log, "configmaps", base+"-"+n); len(got) != 2 {
 			t.Errorf("plan of unchanged %s made %d requests, want exactly 2 (read + dry run):\n%s", n, len(got), strings.Join(got, "\n"))
 		}
 	}
 
 	w.Write(config("two"))
-	truncate(t, log)
+	acctest.ClearRequestLog(t, log)
 	w.MustApply()
 	for _, n := range names {
 		var applies []string
-		for _, l := range objectRequests(t, log, base+"-"+n) {
+		for _, l := range acctest.RequestsTo(t, log, "configmaps", base+"-"+n) {
 			if strings.HasPrefix(l, "PATCH") && !strings.Contains(l, "dryRun") {
 				applies = append(applies, l)
 			}

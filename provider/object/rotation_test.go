@@ -156,9 +156,7 @@ resource "k8sconnect_wait" "ready" {
 	acctest.PatchAs(t, "phase-controller", configMaps, ns, "phased", `{"data":{"phase":"draining"}}`)
 	old.Revoke(t)
 	write(fresh.Token)
-	if err := os.Truncate(log, 0); err != nil {
-		t.Fatal(err)
-	}
+	acctest.ClearRequestLog(t, log)
 	r := w.Apply()
 	if r.Err != nil {
 		t.Fatalf("apply with the rotated token waited again (or failed): %v\n%s", r.Err, r.Output)
@@ -167,7 +165,7 @@ resource "k8sconnect_wait" "ready" {
 		!strings.Contains(r.Output, "provider configuration's cluster_connection") {
 		t.Errorf("the plan should say that only the connection changed, and what to do instead:\n%s", r.Output)
 	}
-	for _, req := range objectRequests(t, log, "phased") {
+	for _, req := range acctest.RequestsTo(t, log, "configmaps", "phased") {
 		if !strings.HasPrefix(req, "GET ") && !strings.Contains(req, "dryRun=") {
 			t.Errorf("the update of a rotated token sent a write to the cluster: %s", req)
 		}

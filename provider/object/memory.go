@@ -103,8 +103,9 @@ func forget(c *connection.Client, id manifest.Identity) {
 	m := memoryOf(c)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	kind := id.GVK().GroupKind()
 	for kept := range m.recent {
-		if kept.GVK().GroupKind() == id.GVK().GroupKind() && kept.Name == id.Name &&
+		if kept.Name == id.Name && kept.GVK().GroupKind() == kind &&
 			(id.Namespace == "" || kept.Namespace == id.Namespace) {
 			delete(m.recent, kept)
 		}

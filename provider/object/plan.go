@@ -266,6 +266,11 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 // answer serves at most two plans (the engine's Diff and the plan its Update
 // makes) and is dropped by the second.
 func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, live *unstructured.Unstructured, recent recentObject) (*unstructured.Unstructured, error) {
+	if !r.handOnPlans {
+		// Nothing is handed on, so there is no answer to reuse either (a
+		// refresh's copy carries none): no body to compare.
+		return ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	}
 	sent, err := json.Marshal(desired.Object)
 	if err != nil {
 		return nil, err
@@ -277,7 +282,7 @@ func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, li
 	if err != nil {
 		return nil, err
 	}
-	if live != nil && r.handOnPlans {
+	if live != nil {
 		remember(c, live, recent.seen, sent, dry)
 	}
 	return dry, nil

@@ -46,17 +46,19 @@ cluster-down:
 	$(DEV) cluster-down
 
 ## bench: N ConfigMaps (N=200,1000; `make bench N=200` for a quick one) through each of ENGINES
-## (terraform,tofu,pulumi; also terraform_data and tofu_data: the engine alone with no provider;
-## terraform_provider_block and tofu_provider_block: the connection in the provider block, not in each
-## resource) against kubectl on the embedded
-## cluster: create, no-change plan, update, destroy. One table: seconds, ratio to kubectl,
+## (terraform,tofu,pulumi; also terraform_data, tofu_data and pulumi_data: the engine alone with no
+## provider; terraform_provider_block, tofu_provider_block and pulumi_provider_block: the connection in
+## the provider's configuration, not in each resource; pulumi_skip_checkpoints: the stack saved only at
+## the end) against kubectl on the embedded cluster: OPS (create, no-change plan, update, Pulumi's
+## update with --skip-preview, destroy; e.g. OPS=create,plan). One table: seconds, ratio to kubectl,
 ## requests, provider CPU and peak RSS per object; also in .work/bench/results.md.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
 N       ?= 200,1000
 ENGINES ?= terraform,tofu,pulumi
+OPS     ?= create,plan,update,skip-preview,destroy
 PROFILE ?=
 bench: tools
-	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N) -engines $(ENGINES) $(if $(filter 1 true yes,$(PROFILE)),-profile)
+	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N) -engines $(ENGINES) -ops $(OPS) $(if $(filter 1 true yes,$(PROFILE)),-profile)
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:

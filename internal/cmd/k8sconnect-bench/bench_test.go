@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,13 +33,17 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
-func TestParseVmHWM(t *testing.T) {
-	status := "Name:\tterraform-provi\nVmPeak:\t 1300000 kB\nVmHWM:\t   81234 kB\nVmRSS:\t   70000 kB\n"
-	if got := parseVmHWM([]byte(status)); got != 81234 {
-		t.Fatalf("parseVmHWM = %d, want 81234", got)
+func TestStatusKiB(t *testing.T) {
+	status := "Name:\tterraform-provi\nVmPeak:\t 1300000 kB\nVmHWM:\t   81234 kB\nVmRSS:\t   70000 kB\n" +
+		"RssAnon:\t   20480 kB\nRssFile:\t   49520 kB\n"
+	if got := statusKiB([]byte(status), "VmHWM"); got != 81234 {
+		t.Fatalf("VmHWM = %d, want 81234", got)
 	}
-	if got := parseVmHWM([]byte("Name:\tx\n")); got != 0 {
-		t.Fatalf("parseVmHWM without VmHWM = %d, want 0", got)
+	if got := statusKiB([]byte(status), "RssAnon"); got != 20480 {
+		t.Fatalf("RssAnon = %d, want 20480", got)
+	}
+	if got := statusKiB([]byte("Name:\tx\n"), "VmHWM"); got != 0 {
+		t.Fatalf("VmHWM absent = %d, want 0", got)
 	}
 }
 
@@ -140,7 +145,8 @@ func TestTableRows(t *testing.T) {
 	ms := []measurement{
 		{tool: "kubectl", n: 200, op: opUpdate, duration: 10 * time.Second, objects: 201, requests: requestStats{total: 402},
 			cpu: 2010 * time.Millisecond, peakKiB: 70 * 1024},
-		{tool: "terraform", n: 200, op: opUpdate, duration: 15 * time.Second, objects: 201, requests: requestStats{total: 804}},
+		{tool: "terraform", n: 200, op: opUpdate, duration: 15 * time.Second, objects: 201, requests: requestStats{total: 804},
+			peakKiB: 75 * 1024, anonKiB: 30 * 1024},
 		// No kubectl counterpart of its own: compared with kubectl's update.
 		{tool: "pulumi", n: 200, op: opUpdateSkip, duration: 12 * time.Second, objects: 201},
 		// No kubectl measurement at this N: no ratio.
@@ -148,10 +154,10 @@ func TestTableRows(t *testing.T) {
 	}
 	got := tableRows(ms)
 	want := [][]string{
-		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70"},
-		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", ""},
-		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", ""},
-		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", ""},
+		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70", ""},
+		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", "75", "30"},
+		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", "", ""},
+		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", "", ""},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("tableRows =\n%q\nwant\n%q", got, want)
@@ -169,7 +175,7 @@ func TestSummaryLines(t *testing.T) {
 	}
 	got := strings.Join(summaryLines(ms, []int{200, 1000}), "\n")
 	for _, want := range []string{
-		"pulumi up (create, preview included) 1.50x terraform apply; pulumi preview (no changes) 0.50x terraform plan.",
+		"pulumi vs terraform at N=200: up (create, preview included) 1.50x apply; preview (no changes) 0.50x plan.",
 		"(1.00 is linear): terraform 2.01.", // 200/1001 over 20/201
 		"WARNING: terraform downloaded /openapi/v2 at N=1000",
 	} {
@@ -180,6 +186,17 @@ func TestSummaryLines(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
+	if ops, err := parseOps("plan, create"); err != nil || !reflect.DeepEqual(ops, []string{opCreate, opPlan}) {
+		t.Errorf("parseOps = %v, %v; want create then plan", ops, err)
+	}
+	if ops, err := parseOps("destroy,skip-preview,update,plan,create"); err != nil || !reflect.DeepEqual(ops, operations) {
+		t.Errorf("parseOps = %v, %v; want every operation in life order", ops, err)
+	}
+	for _, bad := range []string{"plan,update", "create,apply", ""} {
+		if _, err := parseOps(bad); err == nil {
+			t.Errorf("parseOps(%q) succeeded", bad)
+		}
+	}
 	if ns, err := parseNs("1000, 200,200"); err != nil || !reflect.DeepEqual(ns, []int{200, 1000}) {
 		t.Errorf("parseNs = %v, %v; want [200 1000]", ns, err)
 	}
@@ -194,54 +211,117 @@ func TestParseFlags(t *testing.T) {
 	if _, err := parseEngines("terraform,helm"); err == nil {
 		t.Error("parseEngines accepted helm")
 	}
-	if _, err := parseEngines("pulumi_data"); err == nil {
-		t.Error("parseEngines accepted pulumi_data: Pulumi has no engine-only configuration here")
+	for _, bad := range []string{"tofu_skip_checkpoints", "pulumi_provider", "pulumi_"} {
+		if _, err := parseEngines(bad); err == nil {
+			t.Errorf("parseEngines accepted %s", bad)
+		}
 	}
-	// Each engine alone, and with the connection in the provider block, has
-	// a row of its own in the table.
-	if e, err := parseEngines("tofu_data,tofu_provider_block"); err != nil || !reflect.DeepEqual(e, []string{"tofu_data", "tofu_provider_block"}) {
+	// Each engine alone, with the connection in the provider's
+	// configuration, and Pulumi saving its stack only at the end, has a row
+	// of its own in the table, named as -engines names it.
+	all := "tofu_data,tofu_provider_block,pulumi_data,pulumi_provider_block,pulumi_skip_checkpoints"
+	if e, err := parseEngines(all); err != nil || strings.Join(e, ",") != all {
 		t.Errorf("parseEngines = %v, %v", e, err)
 	}
-	for _, tool := range []*terraformTool{{engine: "tofu", floor: true}, {engine: "terraform", floor: true}, {engine: "tofu", providerBlock: true}} {
-		if got, want := tool.name(), map[bool]string{true: tool.engine + "_data", false: tool.engine + "_provider_block"}[tool.floor]; got != want {
-			t.Errorf("tool name = %q, want %q", got, want)
+	for _, tool := range []tool{
+		&terraformTool{engine: "tofu", floor: true}, &terraformTool{engine: "terraform", floor: true},
+		&terraformTool{engine: "tofu", providerBlock: true}, &pulumiTool{}, &pulumiTool{floor: true},
+		&pulumiTool{providerBlock: true}, &pulumiTool{skipCheckpoints: true},
+	} {
+		if !slices.Contains(engineNames, tool.name()) {
+			t.Errorf("tool name %q is none of -engines' %v", tool.name(), engineNames)
+		}
+	}
+	if got := (&pulumiTool{skipCheckpoints: true}).env(); !slices.Contains(got, "PULUMI_SKIP_CHECKPOINTS=true") {
+		t.Errorf("pulumi_skip_checkpoints runs without PULUMI_SKIP_CHECKPOINTS=true: %v", got)
+	}
+	if got := (&pulumiTool{}).env(); slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "PULUMI_SKIP_CHECKPOINTS=") }) {
+		t.Errorf("pulumi runs with PULUMI_SKIP_CHECKPOINTS: %v", got)
+	}
+}
+
+// pulumiProgram is what TestYAMLProgram reads of a generated program.
+type pulumiProgram struct {
+	Plugins struct {
+		Providers []struct{ Name, Path string }
+	}
+	Variables struct {
+		Cluster struct {
+			KubeconfigFile string `yaml:"kubeconfigFile"`
+		}
+	}
+	Resources map[string]struct {
+		Type       string
+		Properties struct {
+			ClusterConnection any    `yaml:"clusterConnection"`
+			YAMLBody          string `yaml:"yamlBody"`
+			Input             string
+		}
+		Options struct {
+			DependsOn []string `yaml:"dependsOn"`
+			Provider  string
 		}
 	}
 }
 
-// TestYAMLProgram parses the generated Pulumi program: N+1 resources of the
+// TestYAMLProgram parses the generated Pulumi programs: N+1 resources of the
 // provider's type, each ConfigMap's body a YAML document with the config
-// value interpolated, ordered after the namespace.
+// value interpolated, ordered after the namespace; the connection in each
+// object or in one provider resource they all name; or Stash resources
+// holding the same bodies and no plugin.
 func TestYAMLProgram(t *testing.T) {
-	var program struct {
-		Plugins struct {
-			Providers []struct{ Name, Path string }
+	const object = "k8sconnect:index/kubernetesObject:KubernetesObject"
+	wantBody := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-0002\n  namespace: bench-pulumi-3\ndata:\n  key: ${value}\n"
+	parse := func(how pulumiObjects) pulumiProgram {
+		t.Helper()
+		var program pulumiProgram
+		src := yamlProgram(3, "bench-pulumi-3", "/tmp/plugin dir", "/tmp/kube config", how)
+		if err := yaml.Unmarshal([]byte(src), &program); err != nil {
+			t.Fatalf("%v\n%s", err, src)
 		}
-		Resources map[string]struct {
-			Type       string
-			Properties struct {
-				ClusterConnection string `yaml:"clusterConnection"`
-				YAMLBody          string `yaml:"yamlBody"`
-			}
-			Options struct {
-				DependsOn []string `yaml:"dependsOn"`
-			}
-		}
+		return program
 	}
-	src := yamlProgram(3, "bench-pulumi-3", "/tmp/plugin dir", "/tmp/kube config")
-	if err := yaml.Unmarshal([]byte(src), &program); err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
+
+	program := parse(objectsWithConnection)
 	if p := program.Plugins.Providers; len(p) != 1 || p[0].Name != "k8sconnect" || p[0].Path != "/tmp/plugin dir" {
 		t.Errorf("plugins.providers = %+v", p)
+	}
+	if program.Variables.Cluster.KubeconfigFile != "/tmp/kube config" {
+		t.Errorf("variables.cluster = %+v", program.Variables.Cluster)
 	}
 	if len(program.Resources) != 4 {
 		t.Fatalf("%d resources, want 4", len(program.Resources))
 	}
 	cm := program.Resources["cm-0002"]
-	wantBody := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-0002\n  namespace: bench-pulumi-3\ndata:\n  key: ${value}\n"
-	if cm.Type != "k8sconnect:index/kubernetesObject:KubernetesObject" || cm.Properties.YAMLBody != wantBody ||
-		cm.Properties.ClusterConnection != "${cluster}" || !reflect.DeepEqual(cm.Options.DependsOn, []string{"${ns}"}) {
+	if cm.Type != object || cm.Properties.YAMLBody != wantBody || cm.Properties.ClusterConnection != "${cluster}" ||
+		!reflect.DeepEqual(cm.Options.DependsOn, []string{"${ns}"}) || cm.Options.Provider != "" {
+		t.Errorf("cm-0002 = %+v", cm)
+	}
+
+	program = parse(objectsWithProvider)
+	if len(program.Resources) != 5 {
+		t.Fatalf("%d resources, want 4 and the provider", len(program.Resources))
+	}
+	if p := program.Resources["k8sconnect"]; p.Type != "pulumi:providers:k8sconnect" || p.Properties.ClusterConnection != "${cluster}" {
+		t.Errorf("provider resource = %+v", p)
+	}
+	for _, name := range []string{"ns", "cm-0002"} {
+		r := program.Resources[name]
+		if r.Type != object || r.Properties.ClusterConnection != nil || r.Options.Provider != "${k8sconnect}" {
+			t.Errorf("%s = %+v; want the provider's connection, none of its own", name, r)
+		}
+	}
+	if cm := program.Resources["cm-0002"]; cm.Properties.YAMLBody != wantBody || !reflect.DeepEqual(cm.Options.DependsOn, []string{"${ns}"}) {
+		t.Errorf("cm-0002 = %+v", cm)
+	}
+
+	program = parse(stashes)
+	if len(program.Plugins.Providers) != 0 || program.Variables.Cluster.KubeconfigFile != "" || len(program.Resources) != 4 {
+		t.Errorf("the Stash program has a plugin, a connection or other than 4 resources: %+v", program)
+	}
+	cm = program.Resources["cm-0002"]
+	if cm.Type != "pulumi:index:Stash" || cm.Properties.Input != wantBody || cm.Properties.YAMLBody != "" ||
+		!reflect.DeepEqual(cm.Options.DependsOn, []string{"${ns}"}) {
 		t.Errorf("cm-0002 = %+v", cm)
 	}
 }
@@ -276,9 +356,10 @@ func TestSampler(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	cpu, processes, peak := s.Stop()
-	if processes != 1 || cpu <= 0 || peak <= 0 {
-		t.Fatalf("sampler: cpu %v, %d processes, peak %d KiB; want the one plugin process, with CPU time and RSS", cpu, processes, peak)
+	cpu, processes, peak, anon := s.Stop()
+	if processes != 1 || cpu <= 0 || peak <= 0 || anon <= 0 || anon > peak {
+		t.Fatalf("sampler: cpu %v, %d processes, peak %d KiB, anon %d KiB; want the one plugin process, with CPU time, "+
+			"an RSS and an anonymous part of it", cpu, processes, peak, anon)
 	}
 	if stats, ok := treeStats(os.Getpid()); ok {
 		if _, found := stats[os.Getpid()]; !found {

@@ -41,6 +41,7 @@ import (
 type options struct {
 	ns      []int
 	engines []string
+	ops     []string
 	profile bool
 	keep    bool
 	results string
@@ -49,7 +50,10 @@ type options struct {
 func main() {
 	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated")
 	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: "+
-		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider block)")
+		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider's configuration;"+
+		" pulumi_skip_checkpoints: the stack saved only at the end)")
+	ops := flag.String("ops", "create,plan,update,skip-preview,destroy", "operations to measure, in an object's life order, "+
+		"create always among them: create, plan (no changes), update, skip-preview (Pulumi's update without its preview), destroy")
 	profile := flag.Bool("profile", false, "have the plugins write CPU profiles and print the top of create's and plan's")
 	keep := flag.Bool("keep", false, "keep the work directory (configurations, stacks, logs)")
 	results := flag.String("results", "", "where to write the table as Markdown (default <repo>/.work/bench/results.md)")
@@ -57,7 +61,9 @@ func main() {
 	o := options{profile: *profile, keep: *keep, results: *results}
 	var err error
 	if o.ns, err = parseNs(*n); err == nil {
-		o.engines, err = parseEngines(*engines)
+		if o.engines, err = parseEngines(*engines); err == nil {
+			o.ops, err = parseOps(*ops)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "k8sconnect-bench:", err)
@@ -87,10 +93,13 @@ func parseNs(s string) ([]int, error) {
 	return slices.Compact(ns), nil
 }
 
-// engineNames are the configurations -engines takes: each engine, each of
-// terraform and tofu alone (_data), and with the connection in the provider
-// block (_provider_block).
-var engineNames = []string{"terraform", "tofu", "pulumi", "terraform_data", "tofu_data", "terraform_provider_block", "tofu_provider_block"}
+// engineNames are the configurations -engines takes: each engine, each
+// engine alone (_data), with the connection in the provider's configuration
+// (_provider_block), and Pulumi without its checkpoint after every step.
+var engineNames = []string{"terraform", "tofu", "pulumi",
+	"terraform_data", "tofu_data", "pulumi_data",
+	"terraform_provider_block", "tofu_provider_block", "pulumi_provider_block",
+	"pulumi_skip_checkpoints"}
 
 func parseEngines(s string) ([]string, error) {
 	var engines []string
@@ -117,6 +126,34 @@ const (
 )
 
 var operations = []string{opCreate, opPlan, opUpdate, opUpdateSkip, opDestroy}
+
+// opNames are -ops' names of the operations.
+var opNames = map[string]string{"create": opCreate, "plan": opPlan, "update": opUpdate, "skip-preview": opUpdateSkip, "destroy": opDestroy}
+
+// parseOps reads -ops: the operations in life order, whatever order they are
+// given in. Create is required: every other step works on what it made.
+// Without destroy the objects stay in the bench's cluster, which stops at
+// the end.
+func parseOps(s string) ([]string, error) {
+	want := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		op, ok := opNames[strings.TrimSpace(f)]
+		if !ok {
+			return nil, fmt.Errorf("-ops %q: %q is none of create, plan, update, skip-preview, destroy", s, f)
+		}
+		want[op] = true
+	}
+	if !want[opCreate] {
+		return nil, fmt.Errorf("-ops %q: create is needed, the other operations work on what it made", s)
+	}
+	var ops []string
+	for _, op := range operations {
+		if want[op] {
+			ops = append(ops, op)
+		}
+	}
+	return ops, nil
+}
 
 // counterpart is the kubectl operation an engine's operation is compared with.
 func counterpart(op string) string {
@@ -157,6 +194,7 @@ type measurement struct {
 	requests   requestStats
 	cpu        time.Duration
 	peakKiB    int64
+	anonKiB    int64  // the plugins' largest sampled RssAnon; 0 for kubectl
 	processes  int    // provider plugin processes seen
 	profileDir string // with -profile
 }
@@ -260,7 +298,7 @@ func (b *bench) runAll(ctx context.Context) error {
 				return fmt.Errorf("%s, N=%d: %w", t.name(), n, err)
 			}
 		}
-		for _, op := range operations {
+		for _, op := range b.o.ops {
 			for _, t := range b.tools {
 				inv, ok := t.invocation(op, n)
 				if !ok {
@@ -270,7 +308,7 @@ func (b *bench) runAll(ctx context.Context) error {
 				if err != nil {
 					return fmt.Errorf("%s %s, N=%d: %w", t.name(), op, n, err)
 				}
-				progress("N=%d %-22s %-9s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB", n, op, t.name(),
+				progress("N=%d %-22s %-23s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB", n, op, t.name(),
 					m.duration.Seconds(), float64(m.requests.total)/float64(m.objects),
 					float64(m.cpu.Microseconds())/1000/float64(m.objects), m.peakKiB/1024)
 				b.results = append(b.results, m)
@@ -291,19 +329,23 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
 		engine, variant, _ := strings.Cut(e, "_")
-		if variant == "data" {
-			// The engine's own cost: terraform (or tofu) with the same N
-			// objects as built-in terraform_data, no provider and no cluster.
-			path, err := toolchain.Path(engine)
-			if err != nil {
-				return err
-			}
-			b.tools = append(b.tools, &terraformTool{engine: engine, floor: true, path: path, work: b.work})
-			continue
-		}
 		path, err := toolchain.Path(engine)
 		if err != nil {
 			return fmt.Errorf("%s: %w (make tools builds the toolchain)", e, err)
+		}
+		switch {
+		case variant == "data" && engine == "pulumi":
+			// The engine's own cost, as below, with Stash resources.
+			if err := b.pulumiVersion(path); err != nil {
+				return err
+			}
+			b.tools = append(b.tools, &pulumiTool{floor: true, path: path, work: b.work, reqLog: b.reqLog})
+			continue
+		case variant == "data":
+			// The engine's own cost: terraform (or tofu) with the same N
+			// objects as built-in terraform_data, no provider and no cluster.
+			b.tools = append(b.tools, &terraformTool{engine: engine, floor: true, path: path, work: b.work})
+			continue
 		}
 		switch engine {
 		case "terraform", "tofu":
@@ -321,17 +363,33 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				b.versions = append(b.versions, v)
 			}
 		case "pulumi":
-			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {
-				return fmt.Errorf("the YAML language host is not beside %s (make tools builds it): %w", path, err)
-			}
-			pulumiPlugin = filepath.Join(b.work, "pulumi-plugin")
-			progress("building pulumi-resource-k8sconnect")
-			if err := goBuild(ctx, filepath.Join(root, "bridge"), pulumiPlugin, "./cmd/pulumi-resource-k8sconnect"); err != nil {
+			if err := b.pulumiVersion(path); err != nil {
 				return err
 			}
-			b.tools = append(b.tools, &pulumiTool{path: path, work: b.work, plugin: pulumiPlugin, reqLog: b.reqLog})
-			b.versions = append(b.versions, "pulumi "+firstLine(path, "version")+" with the YAML language host (--parallel "+pulumiParallel(path)+", its default here)")
+			if pulumiPlugin == "" {
+				pulumiPlugin = filepath.Join(b.work, "pulumi-plugin")
+				progress("building pulumi-resource-k8sconnect")
+				if err := goBuild(ctx, filepath.Join(root, "bridge"), pulumiPlugin, "./cmd/pulumi-resource-k8sconnect"); err != nil {
+					return err
+				}
+			}
+			b.tools = append(b.tools, &pulumiTool{path: path, work: b.work, plugin: pulumiPlugin, reqLog: b.reqLog,
+				providerBlock: variant == "provider_block", skipCheckpoints: variant == "skip_checkpoints"})
 		}
+	}
+	return nil
+}
+
+// pulumiVersion checks that the YAML host is beside the pulumi CLI at path
+// and names both in the report, once however many configurations run.
+func (b *bench) pulumiVersion(path string) error {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "pulumi-language-yaml")); err != nil {
+		return fmt.Errorf("the YAML language host is not beside %s (make tools builds it): %w", path, err)
+	}
+	v := "pulumi " + firstLine(path, "version") + " with the YAML language host (--parallel " + pulumiParallel(path) +
+		", its default here; a file:// backend)"
+	if !slices.Contains(b.versions, v) {
+		b.versions = append(b.versions, v)
 	}
 	return nil
 }
@@ -426,7 +484,7 @@ func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invoc
 	err := cmd.Wait()
 	m.duration = time.Since(start)
 	if sampler != nil {
-		m.cpu, m.processes, m.peakKiB = sampler.Stop()
+		m.cpu, m.processes, m.peakKiB, m.anonKiB = sampler.Stop()
 	}
 	// Each step's output, for -keep and for a look at what a tool printed.
 	logName := filepath.Join(b.work, "logs", fmt.Sprintf("%s-%d-%s.log", t.name(), n, slug(op)))
@@ -523,7 +581,7 @@ func nonEmpty(files []string) []string {
 // report is the result table and what follows it, as text and as Markdown.
 type report struct{ text, markdown string }
 
-var tableHeader = []string{"tool", "N", "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB"}
+var tableHeader = []string{"tool", "N", "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB", "anon MiB"}
 
 func (b *bench) report(load0, load1 string, took time.Duration, runErr error) report {
 	host, _ := os.Hostname()
@@ -540,6 +598,7 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 		fmt.Fprintf(&intro, "- %s\n", v)
 	}
 	intro.WriteString("\nCPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl, its own process. " +
+		"Anon: the largest anonymous part (heap, stacks) of a plugin's RSS sampled; the rest is mostly the binary's own pages. " +
 		"Requests: the provider's request log; kubectl's -v=6 log. Pulumi's create and update include its preview (`pulumi up --yes`); " +
 		"update --skip-preview is the same update without it.\n")
 	rows := tableRows(b.results)
@@ -570,13 +629,17 @@ func tableRows(ms []measurement) [][]string {
 		if m.peakKiB > 0 {
 			rss = fmt.Sprintf("%.0f", float64(m.peakKiB)/1024)
 		}
+		anon := ""
+		if m.anonKiB > 0 {
+			anon = fmt.Sprintf("%.0f", float64(m.anonKiB)/1024)
+		}
 		rows = append(rows, []string{
 			m.tool, strconv.Itoa(m.n), m.op,
 			fmt.Sprintf("%.1f", m.duration.Seconds()),
 			vs,
 			fmt.Sprintf("%.2f", float64(m.requests.total)/float64(m.objects)),
 			fmt.Sprintf("%.1f", float64(m.cpu.Microseconds())/1000/float64(m.objects)),
-			rss,
+			rss, anon,
 		})
 	}
 	return rows
@@ -601,14 +664,21 @@ func summaryLines(ms []measurement, ns []int) []string {
 			tools = append(tools, m.tool)
 		}
 	}
-	for _, n := range ns {
-		up, ok1 := find(ms, "pulumi", n, opCreate)
-		apply, ok2 := find(ms, "terraform", n, opCreate)
-		preview, ok3 := find(ms, "pulumi", n, opPlan)
-		plan, ok4 := find(ms, "terraform", n, opPlan)
-		if ok1 && ok2 && ok3 && ok4 {
-			lines = append(lines, fmt.Sprintf("pulumi vs terraform at N=%d: pulumi up (create, preview included) %.2fx terraform apply; pulumi preview (no changes) %.2fx terraform plan.",
-				n, up.duration.Seconds()/apply.duration.Seconds(), preview.duration.Seconds()/plan.duration.Seconds()))
+	// Each Pulumi configuration against Terraform's of the same kind, and
+	// each against plain terraform, which the issue's target names.
+	for _, pair := range [][2]string{
+		{"pulumi", "terraform"}, {"pulumi_skip_checkpoints", "terraform"}, {"pulumi_provider_block", "terraform_provider_block"},
+		{"pulumi_data", "terraform_data"}, {"pulumi_data", "terraform"},
+	} {
+		for _, n := range ns {
+			up, ok1 := find(ms, pair[0], n, opCreate)
+			apply, ok2 := find(ms, pair[1], n, opCreate)
+			preview, ok3 := find(ms, pair[0], n, opPlan)
+			plan, ok4 := find(ms, pair[1], n, opPlan)
+			if ok1 && ok2 && ok3 && ok4 {
+				lines = append(lines, fmt.Sprintf("%s vs %s at N=%d: up (create, preview included) %.2fx apply; preview (no changes) %.2fx plan.",
+					pair[0], pair[1], n, up.duration.Seconds()/apply.duration.Seconds(), preview.duration.Seconds()/plan.duration.Seconds()))
+			}
 		}
 	}
 	if len(ns) > 1 {

@@ -68,11 +68,13 @@ func parseStat(b []byte) (procStat, error) {
 	return procStat{pid: pid, ppid: int(ppid), comm: string(b[open+1 : end]), cpuTicks: utime + stime, startTime: start}, nil
 }
 
-// parseVmHWM returns the peak resident set (VmHWM, KiB) from /proc/<pid>/status.
-func parseVmHWM(b []byte) int64 {
+// statusKiB returns a field in KiB of /proc/<pid>/status: VmHWM, the peak
+// resident set; RssAnon, the resident memory not backed by a file (heap,
+// stacks), the rest of the resident set being mostly the binary's own pages.
+func statusKiB(b []byte, field string) int64 {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
 			fields := strings.Fields(v)
 			if len(fields) > 0 {
 				n, _ := strconv.ParseInt(fields[0], 10, 64)
@@ -99,12 +101,14 @@ func isPlugin(comm string) bool {
 // one interval) is missed; Terraform starts several short-lived plugin
 // processes per command, so the figure is a slight underestimate.
 type pluginSampler struct {
-	root     int
-	mu       sync.Mutex
-	cpu      map[[2]uint64]uint64 // (pid, starttime) -> ticks
-	peakKiB  int64
-	stop     chan struct{}
-	finished chan struct{}
+	root    int
+	mu      sync.Mutex
+	cpu     map[[2]uint64]uint64 // (pid, starttime) -> ticks
+	peakKiB int64
+	// The kernel keeps no peak of RssAnon: this is the largest sampled.
+	peakAnonKiB int64
+	stop        chan struct{}
+	finished    chan struct{}
 }
 
 func startSampler(root int, every time.Duration) *pluginSampler {
@@ -135,13 +139,14 @@ func (s *pluginSampler) sample() {
 		if !isPlugin(st.comm) || !descends(stats, st.pid, s.root) {
 			continue
 		}
-		var hwm int64
+		var hwm, anon int64
 		if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(st.pid), "status")); err == nil {
-			hwm = parseVmHWM(b)
+			hwm, anon = statusKiB(b, "VmHWM"), statusKiB(b, "RssAnon")
 		}
 		s.mu.Lock()
 		s.cpu[[2]uint64{uint64(st.pid), st.startTime}] = st.cpuTicks
 		s.peakKiB = max(s.peakKiB, hwm)
+		s.peakAnonKiB = max(s.peakAnonKiB, anon)
 		s.mu.Unlock()
 	}
 }
@@ -223,8 +228,9 @@ func descends(stats map[int]procStat, pid, root int) bool {
 }
 
 // Stop ends sampling and returns the plugins' total CPU time, how many plugin
-// processes ran, and their largest peak RSS.
-func (s *pluginSampler) Stop() (cpu time.Duration, processes int, peakKiB int64) {
+// processes ran, their largest peak RSS and the largest anonymous part of an
+// RSS sampled.
+func (s *pluginSampler) Stop() (cpu time.Duration, processes int, peakKiB, peakAnonKiB int64) {
 	close(s.stop)
 	<-s.finished
 	s.mu.Lock()
@@ -233,5 +239,5 @@ func (s *pluginSampler) Stop() (cpu time.Duration, processes int, peakKiB int64)
 	for _, t := range s.cpu {
 		ticks += t
 	}
-	return time.Duration(ticks) * clockTick, len(s.cpu), s.peakKiB
+	return time.Duration(ticks) * clockTick, len(s.cpu), s.peakKiB, s.peakAnonKiB
 }

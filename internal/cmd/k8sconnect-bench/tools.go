@@ -208,79 +208,137 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 // in the work directory and nothing fetched from the network.
 type pulumiTool struct {
 	path, work, plugin, reqLog, kubeconfig string
+	// floor: the same N objects as Stash resources, which the engine keeps
+	// by itself (Pulumi's terraform_data): the engine, the YAML host and the
+	// backend's checkpoints with no provider at all.
+	floor bool
+	// providerBlock: the connection in an explicit provider resource that
+	// every object names, instead of in every object: Terraform's provider
+	// block, for the _provider_block rows.
+	providerBlock bool
+	// skipCheckpoints: PULUMI_SKIP_CHECKPOINTS=true, so that the file
+	// backend saves the stack once at the end instead of after every step:
+	// what those saves cost. Not a setting to run with: a crash mid-update
+	// would leave a state that knows nothing of what the update made.
+	skipCheckpoints bool
 }
 
-func (p *pulumiTool) name() string    { return "pulumi" }
+func (p *pulumiTool) name() string {
+	switch {
+	case p.floor:
+		return "pulumi_data"
+	case p.providerBlock:
+		return "pulumi_provider_block"
+	case p.skipCheckpoints:
+		return "pulumi_skip_checkpoints"
+	}
+	return "pulumi"
+}
 func (p *pulumiTool) isKubectl() bool { return false }
 
-func (p *pulumiTool) dir(n int) string { return filepath.Join(p.work, fmt.Sprintf("pulumi-%d", n)) }
+func (p *pulumiTool) dir(n int) string {
+	return filepath.Join(p.work, fmt.Sprintf("%s-%d", p.name(), n))
+}
+
+// pulumiHome and pulumiState are the PULUMI_HOME and the file:// backend
+// that every Pulumi configuration shares; setup makes them.
+func (p *pulumiTool) pulumiHome() string  { return filepath.Join(p.work, "pulumi-home") }
+func (p *pulumiTool) pulumiState() string { return filepath.Join(p.work, "pulumi-state") }
 
 func (p *pulumiTool) env() []string {
-	home, state := filepath.Join(p.work, "pulumi-home"), filepath.Join(p.work, "pulumi-state")
-	_ = os.MkdirAll(home, 0o755)
-	_ = os.MkdirAll(state, 0o755)
-	return append(cleanEnv(),
+	env := append(cleanEnv(),
 		// The CLI's directory first: its YAML host is found beside it, and
 		// no warning about a host "from $PATH" is printed.
 		"PATH="+filepath.Dir(p.path)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"PULUMI_HOME="+home,
-		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(state),
+		"PULUMI_HOME="+p.pulumiHome(),
+		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(p.pulumiState()),
 		"PULUMI_CONFIG_PASSPHRASE=bench",
 		"PULUMI_SKIP_UPDATE_CHECK=true",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
 		"K8SCONNECT_REQUEST_LOG="+p.reqLog,
 	)
+	if p.skipCheckpoints {
+		env = append(env, "PULUMI_SKIP_CHECKPOINTS=true")
+	}
+	return env
 }
 
+// pulumiObjects says how a generated program holds its objects.
+type pulumiObjects int
+
+const (
+	// objectsWithConnection: KubernetesObjects, each with the connection.
+	objectsWithConnection pulumiObjects = iota
+	// objectsWithProvider: KubernetesObjects naming a provider resource
+	// that holds the connection.
+	objectsWithProvider
+	// stashes: Stash resources holding the same YAML bodies.
+	stashes
+)
+
 // yamlProgram is the Pulumi YAML program of n objects in namespace ns.
-func yamlProgram(n int, ns, plugin, kubeconfig string) string {
+func yamlProgram(n int, ns, plugin, kubeconfig string, how pulumiObjects) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `name: k8sconnect-bench
-runtime: yaml
-plugins:
-  providers:
-    - name: k8sconnect
-      path: %q
-config:
-  value:
-    type: string
-variables:
-  cluster:
-    kubeconfigFile: %q
-resources:
-  ns:
-    type: k8sconnect:index/kubernetesObject:KubernetesObject
-    properties:
-      clusterConnection: ${cluster}
-      yamlBody: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n"
-`, plugin, kubeconfig, ns)
+	b.WriteString("name: k8sconnect-bench\nruntime: yaml\n")
+	if how != stashes {
+		fmt.Fprintf(&b, "plugins:\n  providers:\n    - name: k8sconnect\n      path: %q\n", plugin)
+	}
+	b.WriteString("config:\n  value:\n    type: string\n")
+	if how != stashes {
+		fmt.Fprintf(&b, "variables:\n  cluster:\n    kubeconfigFile: %q\n", kubeconfig)
+	}
+	b.WriteString("resources:\n")
+	typ, body, connection, options := "k8sconnect:index/kubernetesObject:KubernetesObject", "yamlBody",
+		"      clusterConnection: ${cluster}\n", ""
+	switch how {
+	case objectsWithProvider:
+		b.WriteString("  k8sconnect:\n    type: pulumi:providers:k8sconnect\n    properties:\n      clusterConnection: ${cluster}\n")
+		connection, options = "", "      provider: ${k8sconnect}\n"
+	case stashes:
+		typ, body, connection = "pulumi:index:Stash", "input", ""
+	}
+	fmt.Fprintf(&b, "  ns:\n    type: %s\n    properties:\n%s      %s: \"apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: %s\\n\"\n",
+		typ, connection, body, ns)
+	if options != "" {
+		b.WriteString("    options:\n" + options)
+	}
 	for i := 0; i < n; i++ {
 		// dependsOn, as in the Terraform configuration: the namespace first,
 		// the body known at preview.
 		fmt.Fprintf(&b, `  cm-%04d:
-    type: k8sconnect:index/kubernetesObject:KubernetesObject
+    type: %s
     properties:
-      clusterConnection: ${cluster}
-      yamlBody: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%04d\n  namespace: %s\ndata:\n  key: ${value}\n"
+%s      %s: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%04d\n  namespace: %s\ndata:\n  key: ${value}\n"
     options:
-      dependsOn:
+%s      dependsOn:
         - ${ns}
-`, i, i, ns)
+`, i, typ, connection, body, i, ns, options)
 	}
 	return b.String()
 }
 
 func (p *pulumiTool) setup(ctx context.Context, n int) error {
 	dir := p.dir(n)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	for _, d := range []string{dir, p.pulumiHome(), p.pulumiState()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(yamlProgram(n, namespace("pulumi", n), p.plugin, p.kubeconfig)), 0o600); err != nil {
+	how := objectsWithConnection
+	switch {
+	case p.floor:
+		how = stashes
+	case p.providerBlock:
+		how = objectsWithProvider
+	}
+	program := yamlProgram(n, namespace(p.name(), n), p.plugin, p.kubeconfig, how)
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
 		return err
 	}
 	for _, args := range [][]string{
-		// One backend holds every N's stack: each needs a name of its own.
-		{"stack", "init", fmt.Sprintf("bench-%d", n), "--non-interactive"},
+		// One backend holds every configuration's stack at every N: each
+		// needs a name of its own.
+		{"stack", "init", fmt.Sprintf("bench-%s-%d", strings.ReplaceAll(p.name(), "_", "-"), n), "--non-interactive"},
 		{"config", "set", "value", values[opCreate]},
 	} {
 		cmd := exec.CommandContext(ctx, p.path, args...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge"
 	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
+	"github.com/k8sconnect/k8sconnect/internal/plugingc"
 	"github.com/k8sconnect/k8sconnect/schema"
 )
 
@@ -20,6 +21,7 @@ import (
 var version string
 
 func main() {
+	plugingc.Tune(plugingc.PulumiLimit)
 	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	if version != "" {
 		bridge.Version = version

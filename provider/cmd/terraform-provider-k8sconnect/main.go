@@ -11,6 +11,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect"
 	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
+	"github.com/k8sconnect/k8sconnect/internal/plugingc"
 	"github.com/k8sconnect/k8sconnect/internal/rpccontext"
 	"github.com/k8sconnect/k8sconnect/provider"
 )
@@ -27,7 +28,7 @@ func main() {
 		version = k8sconnect.Version
 	}
 	quietUnlessAsked()
-	tuneGC()
+	plugingc.Tune(plugingc.TerraformLimit)
 	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	var opts []tf6server.ServeOpt
 	if *debug {

@@ -1,4 +1,4 @@
-package main
+package plugingc
 
 import (
 	"math"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// The plugin's settings apply only where the user set none: a GOGC or
+// The plugins' settings apply only where the user set none: a GOGC or
 // GOMEMLIMIT in the engine's environment, which the plugin inherits, wins.
-func TestTuneGC(t *testing.T) {
+func TestTune(t *testing.T) {
 	restore := func(percent int, limit int64) {
 		t.Cleanup(func() {
 			debug.SetGCPercent(percent)
@@ -24,17 +24,17 @@ func TestTuneGC(t *testing.T) {
 
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	tuneGC()
-	if percent, limit := current(); percent != gcPercent || limit != memoryLimit {
-		t.Errorf("with neither variable set: GOGC=%d, limit %d; want %d and %d", percent, limit, gcPercent, memoryLimit)
+	Tune(PulumiLimit)
+	if percent, limit := current(); percent != Percent || limit != PulumiLimit {
+		t.Errorf("with neither variable set: GOGC=%d, limit %d; want %d and %d", percent, limit, Percent, PulumiLimit)
 	}
 
 	debug.SetGCPercent(100)
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOGC", "150")
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	tuneGC()
-	// The runtime read the variables at start; tuneGC must only leave its
+	Tune(TerraformLimit)
+	// The runtime read the variables at start; Tune must only leave its
 	// settings alone, which leaves what was there.
 	if percent, limit := current(); percent != 100 || limit != math.MaxInt64 {
 		t.Errorf("with the user's GOGC and GOMEMLIMIT: GOGC=%d, limit %d; want both left alone", percent, limit)

@@ -224,15 +224,23 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("parseEngines = %v, %v", e, err)
 	}
 	for _, tool := range []tool{
-		&terraformTool{engine: "tofu", floor: true}, &terraformTool{engine: "terraform", floor: true},
-		&terraformTool{engine: "tofu", providerBlock: true}, &pulumiTool{}, &pulumiTool{floor: true},
-		&pulumiTool{providerBlock: true}, &pulumiTool{skipCheckpoints: true},
+		&terraformTool{engine: "tofu", variant: alone}, &terraformTool{engine: "terraform", variant: alone},
+		&terraformTool{engine: "tofu", variant: providerBlock}, &pulumiTool{}, &pulumiTool{variant: alone},
+		&pulumiTool{variant: providerBlock}, &pulumiTool{variant: skipCheckpoints},
 	} {
 		if !slices.Contains(engineNames, tool.name()) {
 			t.Errorf("tool name %q is none of -engines' %v", tool.name(), engineNames)
 		}
 	}
-	if got := (&pulumiTool{skipCheckpoints: true}).env(); !slices.Contains(got, "PULUMI_SKIP_CHECKPOINTS=true") {
+	// makeTools reads a name as engine, underscore, variant; the tool it
+	// makes must carry the same name into the table.
+	for _, name := range engineNames {
+		engine, rest, _ := strings.Cut(name, "_")
+		if got := configName(engine, variant(rest)); got != name {
+			t.Errorf("configName(%q, %q) = %q", engine, rest, got)
+		}
+	}
+	if got := (&pulumiTool{variant: skipCheckpoints}).env(); !slices.Contains(got, "PULUMI_SKIP_CHECKPOINTS=true") {
 		t.Errorf("pulumi_skip_checkpoints runs without PULUMI_SKIP_CHECKPOINTS=true: %v", got)
 	}
 	if got := (&pulumiTool{}).env(); slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "PULUMI_SKIP_CHECKPOINTS=") }) {
@@ -272,17 +280,17 @@ type pulumiProgram struct {
 func TestYAMLProgram(t *testing.T) {
 	const object = "k8sconnect:index/kubernetesObject:KubernetesObject"
 	wantBody := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-0002\n  namespace: bench-pulumi-3\ndata:\n  key: ${value}\n"
-	parse := func(how pulumiObjects) pulumiProgram {
+	parse := func(v variant) pulumiProgram {
 		t.Helper()
 		var program pulumiProgram
-		src := yamlProgram(3, "bench-pulumi-3", "/tmp/plugin dir", "/tmp/kube config", how)
+		src := yamlProgram(3, "bench-pulumi-3", "/tmp/plugin dir", "/tmp/kube config", v)
 		if err := yaml.Unmarshal([]byte(src), &program); err != nil {
 			t.Fatalf("%v\n%s", err, src)
 		}
 		return program
 	}
 
-	program := parse(objectsWithConnection)
+	program := parse(plain)
 	if p := program.Plugins.Providers; len(p) != 1 || p[0].Name != "k8sconnect" || p[0].Path != "/tmp/plugin dir" {
 		t.Errorf("plugins.providers = %+v", p)
 	}
@@ -298,7 +306,7 @@ func TestYAMLProgram(t *testing.T) {
 		t.Errorf("cm-0002 = %+v", cm)
 	}
 
-	program = parse(objectsWithProvider)
+	program = parse(providerBlock)
 	if len(program.Resources) != 5 {
 		t.Fatalf("%d resources, want 4 and the provider", len(program.Resources))
 	}
@@ -315,7 +323,7 @@ func TestYAMLProgram(t *testing.T) {
 		t.Errorf("cm-0002 = %+v", cm)
 	}
 
-	program = parse(stashes)
+	program = parse(alone)
 	if len(program.Plugins.Providers) != 0 || program.Variables.Cluster.KubeconfigFile != "" || len(program.Resources) != 4 {
 		t.Errorf("the Stash program has a plugin, a connection or other than 4 resources: %+v", program)
 	}

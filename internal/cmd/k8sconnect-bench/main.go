@@ -328,23 +328,24 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 	b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
-		engine, variant, _ := strings.Cut(e, "_")
+		engine, rest, _ := strings.Cut(e, "_")
+		v := variant(rest)
 		path, err := toolchain.Path(engine)
 		if err != nil {
 			return fmt.Errorf("%s: %w (make tools builds the toolchain)", e, err)
 		}
 		switch {
-		case variant == "data" && engine == "pulumi":
+		case v == alone && engine == "pulumi":
 			// The engine's own cost, as below, with Stash resources.
 			if err := b.pulumiVersion(path); err != nil {
 				return err
 			}
-			b.tools = append(b.tools, &pulumiTool{floor: true, path: path, work: b.work, reqLog: b.reqLog})
+			b.tools = append(b.tools, &pulumiTool{variant: alone, path: path, work: b.work, reqLog: b.reqLog})
 			continue
-		case variant == "data":
+		case v == alone:
 			// The engine's own cost: terraform (or tofu) with the same N
 			// objects as built-in terraform_data, no provider and no cluster.
-			b.tools = append(b.tools, &terraformTool{engine: engine, floor: true, path: path, work: b.work})
+			b.tools = append(b.tools, &terraformTool{engine: engine, variant: alone, path: path, work: b.work})
 			continue
 		}
 		switch engine {
@@ -357,10 +358,10 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &terraformTool{engine: engine, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog,
-				providerBlock: variant == "provider_block"})
+				variant: v})
 			// Once per engine, though it may run in two configurations.
-			if v := versionLine(path, `^(Terraform|OpenTofu) v`) + " (-parallelism=10, its default)"; !slices.Contains(b.versions, v) {
-				b.versions = append(b.versions, v)
+			if line := versionLine(path, `^(Terraform|OpenTofu) v`) + " (-parallelism=10, its default)"; !slices.Contains(b.versions, line) {
+				b.versions = append(b.versions, line)
 			}
 		case "pulumi":
 			if err := b.pulumiVersion(path); err != nil {
@@ -374,7 +375,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &pulumiTool{path: path, work: b.work, plugin: pulumiPlugin, reqLog: b.reqLog,
-				providerBlock: variant == "provider_block", skipCheckpoints: variant == "skip_checkpoints"})
+				variant: v})
 		}
 	}
 	return nil

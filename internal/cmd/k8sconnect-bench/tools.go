@@ -95,28 +95,44 @@ func (k *kubectlTool) invocation(op string, n int) (invocation, bool) {
 	return invocation{args: args, dir: k.dir(n), env: append(cleanEnv(), "KUBECONFIG="+k.kubeconfig)}, true
 }
 
+// variant is how a configuration differs from its engine's plain one: what
+// -engines names after the engine and an underscore.
+type variant string
+
+const (
+	plain variant = ""
+	// alone: the same N objects as resources the engine keeps by itself
+	// (terraform_data; Pulumi's Stash): what the engine costs with no
+	// provider at all.
+	alone variant = "data"
+	// providerBlock: the connection in the provider's configuration (the
+	// provider block; a Pulumi provider resource that every object names),
+	// as the secrets guide advises, instead of in every object: less than
+	// half the state per object.
+	providerBlock variant = "provider_block"
+	// skipCheckpoints (Pulumi): PULUMI_SKIP_CHECKPOINTS=true, so that the
+	// file backend saves the stack once at the end instead of after every
+	// step: what those saves cost. Not a setting to run with: a crash
+	// mid-update would leave a state that knows nothing of what it made.
+	skipCheckpoints variant = "skip_checkpoints"
+)
+
+// configName is the configuration's name in -engines and in the table.
+func configName(engine string, v variant) string {
+	if v == plain {
+		return engine
+	}
+	return engine + "_" + string(v)
+}
+
 // terraformTool runs terraform or tofu on one configuration of N objects
 // from a for_each, the provider found through dev_overrides (no init).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
-	// floor: the same N objects as terraform_data, which the engine keeps by
-	// itself: what it costs with no provider at all.
-	floor bool
-	// providerBlock: the connection in the provider block, as the secrets
-	// guide advises, instead of in every resource: no connection, and so
-	// less than half the state, per object.
-	providerBlock bool
+	variant                                     variant // plain, alone or providerBlock
 }
 
-func (t *terraformTool) name() string {
-	switch {
-	case t.floor:
-		return t.engine + "_data"
-	case t.providerBlock:
-		return t.engine + "_provider_block"
-	}
-	return t.engine
-}
+func (t *terraformTool) name() string    { return configName(t.engine, t.variant) }
 func (t *terraformTool) isKubectl() bool { return false }
 
 func (t *terraformTool) dir(n int) string {
@@ -138,7 +154,7 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
 	}
-	if t.floor {
+	if t.variant == alone {
 		floor := fmt.Sprintf(`variable "value" {
   type = string
 }
@@ -153,9 +169,9 @@ resource "terraform_data" "cm" {
 `, n, namespace(t.name(), n))
 		return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(floor), 0o600)
 	}
-	providerBlock, perResource := "", "cluster_connection = local.cluster"
-	if t.providerBlock {
-		providerBlock, perResource = "provider \"k8sconnect\" {\n  cluster_connection = local.cluster\n}\n", ""
+	providerConfig, perResource := "", "cluster_connection = local.cluster"
+	if t.variant == providerBlock {
+		providerConfig, perResource = "provider \"k8sconnect\" {\n  cluster_connection = local.cluster\n}\n", ""
 	}
 	// depends_on orders the namespace first without making yaml_body unknown
 	// at plan time, as a reference to the namespace's outputs would.
@@ -180,7 +196,7 @@ resource "k8sconnect_object" "cm" {
   %[5]s
   depends_on         = [k8sconnect_object.ns]
 }
-`, n, namespace(t.name(), n), t.kubeconfig, providerBlock, perResource)
+`, n, namespace(t.name(), n), t.kubeconfig, providerConfig, perResource)
 	return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(main), 0o600)
 }
 
@@ -208,32 +224,10 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 // in the work directory and nothing fetched from the network.
 type pulumiTool struct {
 	path, work, plugin, reqLog, kubeconfig string
-	// floor: the same N objects as Stash resources, which the engine keeps
-	// by itself (Pulumi's terraform_data): the engine, the YAML host and the
-	// backend's checkpoints with no provider at all.
-	floor bool
-	// providerBlock: the connection in an explicit provider resource that
-	// every object names, instead of in every object: Terraform's provider
-	// block, for the _provider_block rows.
-	providerBlock bool
-	// skipCheckpoints: PULUMI_SKIP_CHECKPOINTS=true, so that the file
-	// backend saves the stack once at the end instead of after every step:
-	// what those saves cost. Not a setting to run with: a crash mid-update
-	// would leave a state that knows nothing of what the update made.
-	skipCheckpoints bool
+	variant                                variant
 }
 
-func (p *pulumiTool) name() string {
-	switch {
-	case p.floor:
-		return "pulumi_data"
-	case p.providerBlock:
-		return "pulumi_provider_block"
-	case p.skipCheckpoints:
-		return "pulumi_skip_checkpoints"
-	}
-	return "pulumi"
-}
+func (p *pulumiTool) name() string    { return configName("pulumi", p.variant) }
 func (p *pulumiTool) isKubectl() bool { return false }
 
 func (p *pulumiTool) dir(n int) string {
@@ -257,44 +251,34 @@ func (p *pulumiTool) env() []string {
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
 		"K8SCONNECT_REQUEST_LOG="+p.reqLog,
 	)
-	if p.skipCheckpoints {
+	if p.variant == skipCheckpoints {
 		env = append(env, "PULUMI_SKIP_CHECKPOINTS=true")
 	}
 	return env
 }
 
-// pulumiObjects says how a generated program holds its objects.
-type pulumiObjects int
-
-const (
-	// objectsWithConnection: KubernetesObjects, each with the connection.
-	objectsWithConnection pulumiObjects = iota
-	// objectsWithProvider: KubernetesObjects naming a provider resource
-	// that holds the connection.
-	objectsWithProvider
-	// stashes: Stash resources holding the same YAML bodies.
-	stashes
-)
-
-// yamlProgram is the Pulumi YAML program of n objects in namespace ns.
-func yamlProgram(n int, ns, plugin, kubeconfig string, how pulumiObjects) string {
+// yamlProgram is the Pulumi YAML program of n objects in namespace ns:
+// KubernetesObjects, each with the connection or (providerBlock) naming a
+// provider resource that holds it, or (alone) Stash resources holding the
+// same YAML bodies.
+func yamlProgram(n int, ns, plugin, kubeconfig string, v variant) string {
 	var b strings.Builder
 	b.WriteString("name: k8sconnect-bench\nruntime: yaml\n")
-	if how != stashes {
+	if v != alone {
 		fmt.Fprintf(&b, "plugins:\n  providers:\n    - name: k8sconnect\n      path: %q\n", plugin)
 	}
 	b.WriteString("config:\n  value:\n    type: string\n")
-	if how != stashes {
+	if v != alone {
 		fmt.Fprintf(&b, "variables:\n  cluster:\n    kubeconfigFile: %q\n", kubeconfig)
 	}
 	b.WriteString("resources:\n")
 	typ, body, connection, options := "k8sconnect:index/kubernetesObject:KubernetesObject", "yamlBody",
 		"      clusterConnection: ${cluster}\n", ""
-	switch how {
-	case objectsWithProvider:
+	switch v {
+	case providerBlock:
 		b.WriteString("  k8sconnect:\n    type: pulumi:providers:k8sconnect\n    properties:\n      clusterConnection: ${cluster}\n")
 		connection, options = "", "      provider: ${k8sconnect}\n"
-	case stashes:
+	case alone:
 		typ, body, connection = "pulumi:index:Stash", "input", ""
 	}
 	fmt.Fprintf(&b, "  ns:\n    type: %s\n    properties:\n%s      %s: \"apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: %s\\n\"\n",
@@ -324,14 +308,7 @@ func (p *pulumiTool) setup(ctx context.Context, n int) error {
 			return err
 		}
 	}
-	how := objectsWithConnection
-	switch {
-	case p.floor:
-		how = stashes
-	case p.providerBlock:
-		how = objectsWithProvider
-	}
-	program := yamlProgram(n, namespace(p.name(), n), p.plugin, p.kubeconfig, how)
+	program := yamlProgram(n, namespace(p.name(), n), p.plugin, p.kubeconfig, p.variant)
 	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
 		return err
 	}

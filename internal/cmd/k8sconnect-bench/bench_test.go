@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,6 +373,34 @@ func TestSampler(t *testing.T) {
 	if stats, ok := treeStats(os.Getpid()); ok {
 		if _, found := stats[os.Getpid()]; !found {
 			t.Fatalf("treeStats(self) lacks this process: %v", stats)
+		}
+	}
+}
+
+// TestTerraformConfigs checks that every Terraform configuration names its
+// ConfigMaps through a local, evaluated once, not with an expression in the
+// for_each that the engines evaluate again for every instance.
+func TestTerraformConfigs(t *testing.T) {
+	for _, v := range []variant{plain, alone, providerBlock} {
+		tool := &terraformTool{engine: "tofu", variant: v, work: t.TempDir(), bin: "/tmp/bin", kubeconfig: "/tmp/kubeconfig"}
+		if err := tool.setup(context.Background(), 3); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(tool.dir(3), "main.tf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		if n := strings.Count(src, `names = toset([for i in range(3) : format("cm-%04d", i)])`); n != 1 {
+			t.Errorf("%s: the names local appears %d times, want once:\n%s", tool.name(), n, src)
+		}
+		for _, line := range strings.Split(src, "\n") {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "for_each"); ok && strings.TrimSpace(strings.TrimLeft(f, " =")) != "local.names" {
+				t.Errorf("%s: %q: want for_each = local.names", tool.name(), line)
+			}
+		}
+		if !strings.Contains(src, "for_each") {
+			t.Errorf("%s: no for_each:\n%s", tool.name(), src)
 		}
 	}
 }

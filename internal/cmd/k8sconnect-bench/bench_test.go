@@ -378,8 +378,8 @@ func TestSampler(t *testing.T) {
 }
 
 // TestTerraformConfigs checks that every Terraform configuration names its
-// ConfigMaps through a local, evaluated once, not with an expression in the
-// for_each that the engines evaluate again for every instance.
+// ConfigMaps through a local map, evaluated once, not with an expression in
+// the for_each that the engines evaluate again for every instance.
 func TestTerraformConfigs(t *testing.T) {
 	for _, v := range []variant{plain, alone, providerBlock} {
 		tool := &terraformTool{engine: "tofu", variant: v, work: t.TempDir(), bin: "/tmp/bin", kubeconfig: "/tmp/kubeconfig"}
@@ -391,7 +391,7 @@ func TestTerraformConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := string(b)
-		if n := strings.Count(src, `names = toset([for i in range(3) : format("cm-%04d", i)])`); n != 1 {
+		if n := strings.Count(src, `names = { for i in range(3) : format("cm-%04d", i) => i }`); n != 1 {
 			t.Errorf("%s: the names local appears %d times, want once:\n%s", tool.name(), n, src)
 		}
 		for _, line := range strings.Split(src, "\n") {

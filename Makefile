@@ -49,7 +49,8 @@ cluster-down:
 ## (terraform,tofu,pulumi; also terraform_data, tofu_data and pulumi_data: the engine alone with no
 ## provider; terraform_provider_block, tofu_provider_block and pulumi_provider_block: the connection in
 ## the provider's configuration, not in each resource; pulumi_skip_checkpoints: the stack saved only at
-## the end) against kubectl on the embedded cluster: OPS (create, no-change plan, update, Pulumi's
+## the end; terraform_kubernetes_backend and tofu_kubernetes_backend: the state in a Secret in the
+## cluster, as CI keeps it, not in a local file) against kubectl on the embedded cluster: OPS (create, no-change plan, update, Pulumi's
 ## update with --skip-preview, destroy; e.g. OPS=create,plan). One table: seconds, ratio to kubectl,
 ## requests, provider CPU and peak RSS per object; also in .work/bench/results.md.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -220,7 +221,7 @@ func TestParseFlags(t *testing.T) {
 	// Each engine alone, with the connection in the provider's
 	// configuration, and Pulumi saving its stack only at the end, has a row
 	// of its own in the table, named as -engines names it.
-	all := "tofu_data,tofu_provider_block,pulumi_data,pulumi_provider_block,pulumi_skip_checkpoints"
+	all := "tofu_data,tofu_provider_block,pulumi_data,pulumi_provider_block,pulumi_skip_checkpoints,terraform_kubernetes_backend"
 	if e, err := parseEngines(all); err != nil || strings.Join(e, ",") != all {
 		t.Errorf("parseEngines = %v, %v", e, err)
 	}
@@ -228,6 +229,7 @@ func TestParseFlags(t *testing.T) {
 		&terraformTool{engine: "tofu", variant: alone}, &terraformTool{engine: "terraform", variant: alone},
 		&terraformTool{engine: "tofu", variant: providerBlock}, &pulumiTool{}, &pulumiTool{variant: alone},
 		&pulumiTool{variant: providerBlock}, &pulumiTool{variant: skipCheckpoints},
+		&terraformTool{engine: "terraform", variant: kubernetesBackend}, &terraformTool{engine: "tofu", variant: kubernetesBackend},
 	} {
 		if !slices.Contains(engineNames, tool.name()) {
 			t.Errorf("tool name %q is none of -engines' %v", tool.name(), engineNames)
@@ -381,7 +383,7 @@ func TestSampler(t *testing.T) {
 // ConfigMaps through a local map, evaluated once, not with an expression in
 // the for_each that the engines evaluate again for every instance.
 func TestTerraformConfigs(t *testing.T) {
-	for _, v := range []variant{plain, alone, providerBlock} {
+	for _, v := range []variant{plain, alone, providerBlock, kubernetesBackend} {
 		tool := &terraformTool{engine: "tofu", variant: v, work: t.TempDir(), bin: "/tmp/bin", kubeconfig: "/tmp/kubeconfig"}
 		if err := tool.setup(context.Background(), 3); err != nil {
 			t.Fatal(err)
@@ -401,6 +403,47 @@ func TestTerraformConfigs(t *testing.T) {
 		}
 		if !strings.Contains(src, "for_each") {
 			t.Errorf("%s: no for_each:\n%s", tool.name(), src)
+		}
+		// Only the backend variant keeps its state in the cluster, and only
+		// it is initialised, once, before its create.
+		inv, _ := tool.invocation(opCreate, 3)
+		inits := 0
+		for _, op := range operations {
+			if inv, ok := tool.invocation(op, 3); ok {
+				inits += len(inv.before)
+			}
+		}
+		rc, err := os.ReadFile(filepath.Join(tool.dir(3), "cli.tfrc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != kubernetesBackend {
+			if strings.Contains(src, "backend") || inits != 0 || strings.Contains(string(rc), "mirror") {
+				t.Errorf("%s: a backend, an init or a mirror (%d inits):\n%s\n%s", tool.name(), inits, src, rc)
+			}
+			continue
+		}
+		for _, want := range []string{`backend "kubernetes" {`, `secret_suffix = "bench-tofu-kubernetes-backend-3-state"`,
+			`config_path   = "/tmp/kubeconfig"`, "cluster_connection = local.cluster"} {
+			if !strings.Contains(src, want) {
+				t.Errorf("%s: no %q:\n%s", tool.name(), want, src)
+			}
+		}
+		if inits != 1 || len(inv.before) != 1 || !slices.Equal(inv.before[0][1:], []string{"init", "-input=false", "-no-color"}) {
+			t.Errorf("%s: want one init, before the create: %d, %v", tool.name(), inits, inv.before)
+		}
+		// The override runs the plugin, as everywhere; init installs it from
+		// the mirror, which holds it for both registries.
+		for _, want := range []string{"dev_overrides", "filesystem_mirror", `exclude = ["registry.terraform.io/k8sconnect/k8sconnect", "registry.opentofu.org/k8sconnect/k8sconnect"]`} {
+			if !strings.Contains(string(rc), want) {
+				t.Errorf("%s: cli.tfrc has no %q:\n%s", tool.name(), want, rc)
+			}
+		}
+		for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+			link := filepath.Join(tool.dir(3), "mirror", host, "k8sconnect", "k8sconnect", mirrorVersion, runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-k8sconnect")
+			if target, err := os.Readlink(link); err != nil || target != "/tmp/bin/terraform-provider-k8sconnect" {
+				t.Errorf("%s: mirror %s: %q, %v", tool.name(), host, target, err)
+			}
 		}
 	}
 }

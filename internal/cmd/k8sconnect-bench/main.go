@@ -51,7 +51,7 @@ func main() {
 	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated")
 	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: "+
 		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider's configuration;"+
-		" pulumi_skip_checkpoints: the stack saved only at the end)")
+		" pulumi_skip_checkpoints: the stack saved only at the end; _kubernetes_backend: the state in a Secret in the cluster)")
 	ops := flag.String("ops", "create,plan,update,skip-preview,destroy", "operations to measure, in an object's life order, "+
 		"create always among them: create, plan (no changes), update, skip-preview (Pulumi's update without its preview), destroy")
 	profile := flag.Bool("profile", false, "have the plugins write CPU profiles and print the top of create's and plan's")
@@ -95,11 +95,12 @@ func parseNs(s string) ([]int, error) {
 
 // engineNames are the configurations -engines takes: each engine, each
 // engine alone (_data), with the connection in the provider's configuration
-// (_provider_block), and Pulumi without its checkpoint after every step.
+// (_provider_block), Pulumi without its checkpoint after every step, and
+// Terraform and OpenTofu with the state in the cluster (_kubernetes_backend).
 var engineNames = []string{"terraform", "tofu", "pulumi",
 	"terraform_data", "tofu_data", "pulumi_data",
 	"terraform_provider_block", "tofu_provider_block", "pulumi_provider_block",
-	"pulumi_skip_checkpoints"}
+	"pulumi_skip_checkpoints", "terraform_kubernetes_backend", "tofu_kubernetes_backend"}
 
 func parseEngines(s string) ([]string, error) {
 	var engines []string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -115,6 +116,13 @@ const (
 	// step: what those saves cost. Not a setting to run with: a crash
 	// mid-update would leave a state that knows nothing of what it made.
 	skipCheckpoints variant = "skip_checkpoints"
+	// kubernetesBackend (Terraform, OpenTofu): the state in a Secret in the
+	// cluster (the kubernetes backend) instead of a local file, as a team
+	// that applies from CI keeps it. A remote backend holds the state in
+	// memory during an apply and saves it every 20 s; the local backend
+	// rewrites the whole file after every object (Terraform; OpenTofu 1.12
+	// saves every 20 s either way).
+	kubernetesBackend variant = "kubernetes_backend"
 )
 
 // configName is the configuration's name in -engines and in the table.
@@ -129,7 +137,7 @@ func configName(engine string, v variant) string {
 // from a for_each, the provider found through dev_overrides (no init).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
-	variant                                     variant // plain, alone or providerBlock
+	variant                                     variant // plain, alone, providerBlock or kubernetesBackend
 }
 
 func (t *terraformTool) name() string    { return configName(t.engine, t.variant) }
@@ -151,6 +159,20 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
   direct {}
 }
 `, t.bin)
+	if t.variant == kubernetesBackend {
+		// A backend needs init, and init installs every provider the
+		// configuration requires, overridden or not: from a mirror of the
+		// same binary, since nothing may be fetched. The override still
+		// decides what runs, so every configuration runs the same plugin
+		// the same way.
+		mirror := filepath.Join(t.dir(n), "mirror")
+		if err := mirrorPlugin(filepath.Join(t.bin, "terraform-provider-k8sconnect"), mirror); err != nil {
+			return err
+		}
+		sources := `["registry.terraform.io/k8sconnect/k8sconnect", "registry.opentofu.org/k8sconnect/k8sconnect"]`
+		rc = strings.Replace(rc, "  direct {}\n", fmt.Sprintf("  filesystem_mirror {\n    path    = %q\n    include = %s\n  }\n"+
+			"  direct {\n    exclude = %s\n  }\n", mirror, sources, sources), 1)
+	}
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
 	}
@@ -172,9 +194,14 @@ resource "terraform_data" "cm" {
 `, namespace(t.name(), n), namesLocal(n))
 		return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(floor), 0o600)
 	}
-	providerConfig, perResource := "", "cluster_connection = local.cluster"
-	if t.variant == providerBlock {
+	providerConfig, perResource, backend := "", "cluster_connection = local.cluster", ""
+	switch t.variant {
+	case providerBlock:
 		providerConfig, perResource = "provider \"k8sconnect\" {\n  cluster_connection = local.cluster\n}\n", ""
+	case kubernetesBackend:
+		backend = fmt.Sprintf("  backend \"kubernetes\" {\n    secret_suffix = %q\n    namespace     = \"default\"\n    config_path   = %q\n  }\n",
+			// The backend refuses a suffix that ends in -<number>.
+			namespace(t.name(), n)+"-state", t.kubeconfig)
 	}
 	// depends_on orders the namespace first without making yaml_body unknown
 	// at plan time, as a reference to the namespace's outputs would.
@@ -182,7 +209,7 @@ resource "terraform_data" "cm" {
   required_providers {
     k8sconnect = { source = "k8sconnect/k8sconnect" }
   }
-}
+%[6]s}
 variable "value" {
   type = string
 }
@@ -200,8 +227,27 @@ resource "k8sconnect_object" "cm" {
   %[5]s
   depends_on         = [k8sconnect_object.ns]
 }
-`, namesLocal(n), namespace(t.name(), n), t.kubeconfig, providerConfig, perResource)
+`, namesLocal(n), namespace(t.name(), n), t.kubeconfig, providerConfig, perResource, backend)
 	return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(main), 0o600)
+}
+
+// mirrorVersion is the plugin's version in the mirror: any release but
+// 0.0.0, which the engines take for "no version" and never select.
+const mirrorVersion = "0.0.1"
+
+// mirrorPlugin lays the plugin out as an unpacked filesystem mirror for both
+// registries: <host>/k8sconnect/k8sconnect/<version>/<os>_<arch>/<plugin>.
+func mirrorPlugin(plugin, mirror string) error {
+	for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+		dir := filepath.Join(mirror, host, "k8sconnect", "k8sconnect", mirrorVersion, runtime.GOOS+"_"+runtime.GOARCH)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(plugin, filepath.Join(dir, filepath.Base(plugin))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // namesLocal is the ConfigMaps' names as a local map, which the for_each
@@ -230,9 +276,14 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 		return invocation{}, false
 	}
 	args = append([]string{t.path}, append(args, "-input=false", "-no-color", "-var", "value="+values[op])...)
+	var before [][]string
+	if op == opCreate && t.variant == kubernetesBackend {
+		// A backend is initialised before its first use (untimed).
+		before = [][]string{{t.path, "init", "-input=false", "-no-color"}}
+	}
 	env := append(cleanEnv(), "TF_CLI_CONFIG_FILE="+filepath.Join(t.dir(n), "cli.tfrc"), "CHECKPOINT_DISABLE=1",
 		"TF_IN_AUTOMATION=1", "K8SCONNECT_REQUEST_LOG="+t.reqLog)
-	return invocation{args: args, dir: t.dir(n), env: env}, true
+	return invocation{args: args, dir: t.dir(n), env: env, before: before}, true
 }
 
 // pulumiTool runs the pulumi CLI on a Pulumi YAML program of N objects, with

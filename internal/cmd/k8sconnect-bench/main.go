@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -396,11 +397,17 @@ func (b *bench) pulumiVersion(path string) error {
 	return nil
 }
 
+// goBuild builds the plugin pkg into the directory out and drops it from the
+// page cache (see dropFromPageCache).
 func goBuild(ctx context.Context, dir, out, pkg string) error {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out+"/", pkg)
 	cmd.Dir = dir
 	if o, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, o)
+	}
+	bin := filepath.Join(out, path.Base(pkg))
+	if err := dropFromPageCache(bin); err != nil {
+		return fmt.Errorf("dropping %s from the page cache: %w", bin, err)
 	}
 	return nil
 }

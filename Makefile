@@ -50,9 +50,10 @@ cluster-down:
 ## provider; terraform_provider_block, tofu_provider_block and pulumi_provider_block: the connection in
 ## the provider's configuration, not in each resource; pulumi_skip_checkpoints: the stack saved only at
 ## the end; terraform_kubernetes_backend and tofu_kubernetes_backend: the state in a Secret in the
-## cluster, as CI keeps it, not in a local file) against kubectl on the embedded cluster: OPS (create, no-change plan, update, Pulumi's
-## update with --skip-preview, destroy; e.g. OPS=create,plan). One table: seconds, ratio to kubectl,
-## requests, provider CPU and peak RSS per object; also in .work/bench/results.md.
+## cluster, as CI keeps it, not in a local file) against kubectl on the embedded cluster: OPS (create,
+## no-change plan, update, Pulumi's update with --skip-preview, destroy; e.g. OPS=create,plan). One
+## table: seconds, ratio to kubectl, requests, provider CPU and peak RSS per object; also in
+## .work/bench/results.md.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
 N       ?= 200,1000
 ENGINES ?= terraform,tofu,pulumi

@@ -219,8 +219,9 @@ func TestParseFlags(t *testing.T) {
 		}
 	}
 	// Each engine alone, with the connection in the provider's
-	// configuration, and Pulumi saving its stack only at the end, has a row
-	// of its own in the table, named as -engines names it.
+	// configuration, Pulumi saving its stack only at the end, and Terraform
+	// with its state in the cluster, has a row of its own in the table,
+	// named as -engines names it.
 	all := "tofu_data,tofu_provider_block,pulumi_data,pulumi_provider_block,pulumi_skip_checkpoints,terraform_kubernetes_backend"
 	if e, err := parseEngines(all); err != nil || strings.Join(e, ",") != all {
 		t.Errorf("parseEngines = %v, %v", e, err)

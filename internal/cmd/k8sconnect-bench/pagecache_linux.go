@@ -12,9 +12,9 @@ import (
 // written sits in the page cache in large folios, and a kernel that maps a
 // whole folio on the first touch of any page in it (ext4 on Linux 6.18 here)
 // puts most of the binary into the resident set of every process that runs
-// it: the Pulumi plugin's idle RSS was 125 MB so and 81 MB read from disk,
-// its heap and stacks 18 MB either way. Peak RSS should measure the plugin,
-// not the page cache's history.
+// it: the Pulumi plugin's idle RSS was 125 MB run that way and 81 MB run
+// from disk, its heap and stacks 18 MB either way. Peak RSS should measure
+// the plugin, not the page cache's history.
 func dropFromPageCache(path string) error {
 	f, err := os.Open(path)
 	if err != nil {

@@ -134,7 +134,8 @@ func configName(engine string, v variant) string {
 }
 
 // terraformTool runs terraform or tofu on one configuration of N objects
-// from a for_each, the provider found through dev_overrides (no init).
+// from a for_each, the provider found through dev_overrides (no init, but
+// for the backend's).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
 	variant                                     variant // plain, alone, providerBlock or kubernetesBackend

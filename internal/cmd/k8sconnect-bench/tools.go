@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -152,14 +153,14 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 	if err := os.MkdirAll(t.dir(n), 0o755); err != nil {
 		return err
 	}
-	rc := fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/k8sconnect/k8sconnect" = %[1]q
-    "registry.opentofu.org/k8sconnect/k8sconnect" = %[1]q
-  }
-  direct {}
-}
-`, t.bin)
+	// The plugin under both registries' names, through dev_overrides.
+	var overrides, sources []string
+	for _, host := range registries {
+		source := host + "/k8sconnect/k8sconnect"
+		overrides = append(overrides, fmt.Sprintf("    %q = %q\n", source, t.bin))
+		sources = append(sources, strconv.Quote(source))
+	}
+	install := "  direct {}\n"
 	if t.variant == kubernetesBackend {
 		// A backend needs init, and init installs every provider the
 		// configuration requires, overridden or not: from a mirror of the
@@ -170,10 +171,11 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 		if err := mirrorPlugin(filepath.Join(t.bin, "terraform-provider-k8sconnect"), mirror); err != nil {
 			return err
 		}
-		sources := `["registry.terraform.io/k8sconnect/k8sconnect", "registry.opentofu.org/k8sconnect/k8sconnect"]`
-		rc = strings.Replace(rc, "  direct {}\n", fmt.Sprintf("  filesystem_mirror {\n    path    = %q\n    include = %s\n  }\n"+
-			"  direct {\n    exclude = %s\n  }\n", mirror, sources, sources), 1)
+		list := "[" + strings.Join(sources, ", ") + "]"
+		install = fmt.Sprintf("  filesystem_mirror {\n    path    = %q\n    include = %s\n  }\n  direct {\n    exclude = %s\n  }\n",
+			mirror, list, list)
 	}
+	rc := "provider_installation {\n  dev_overrides {\n" + strings.Join(overrides, "") + "  }\n" + install + "}\n"
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
 	}
@@ -232,6 +234,10 @@ resource "k8sconnect_object" "cm" {
 	return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(main), 0o600)
 }
 
+// registries are the hosts under which Terraform (registry.terraform.io) and
+// OpenTofu (registry.opentofu.org) name the provider k8sconnect/k8sconnect.
+var registries = []string{"registry.terraform.io", "registry.opentofu.org"}
+
 // mirrorVersion is the plugin's version in the mirror: any release but
 // 0.0.0, which the engines take for "no version" and never select.
 const mirrorVersion = "0.0.1"
@@ -239,7 +245,7 @@ const mirrorVersion = "0.0.1"
 // mirrorPlugin lays the plugin out as an unpacked filesystem mirror for both
 // registries: <host>/k8sconnect/k8sconnect/<version>/<os>_<arch>/<plugin>.
 func mirrorPlugin(plugin, mirror string) error {
-	for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+	for _, host := range registries {
 		dir := filepath.Join(mirror, host, "k8sconnect", "k8sconnect", mirrorVersion, runtime.GOOS+"_"+runtime.GOARCH)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err

@@ -17,7 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/bridge"
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 func TestMain(m *testing.M) { localcluster.Main(m) }

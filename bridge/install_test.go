@@ -19,7 +19,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/release"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // TestInstallFromRelease installs k8sconnect from a release's files the way

@@ -9,7 +9,7 @@ import (
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf"
 	shim "github.com/pulumi/pulumi-terraform-bridge/v3/pkg/tfshim"
 
-	"github.com/k8sconnect/k8sconnect/internal/rpccontext"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/rpccontext"
 )
 
 // releasingContexts serves the framework provider through rpccontext.Release,

@@ -13,7 +13,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // TestPulumiYAMLScenario runs examples/pulumi-yaml/scenarios/split-patch-wait.yaml,

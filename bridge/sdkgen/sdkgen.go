@@ -38,7 +38,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/diag/colors"
 
 	"github.com/k8sconnect/k8sconnect/bridge"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // tool is the generator named in the "do not edit" header of every file.

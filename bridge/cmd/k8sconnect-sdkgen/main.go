@@ -16,7 +16,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge"
 	"github.com/k8sconnect/k8sconnect/bridge/sdkgen"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 func main() {

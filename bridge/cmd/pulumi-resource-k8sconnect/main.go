@@ -9,8 +9,8 @@ import (
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfbridge"
 
 	"github.com/k8sconnect/k8sconnect/bridge"
-	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
-	"github.com/k8sconnect/k8sconnect/internal/plugingc"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/cpuprofile"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/gcsettings"
 	"github.com/k8sconnect/k8sconnect/schema"
 )
 
@@ -21,7 +21,7 @@ import (
 var version string
 
 func main() {
-	plugingc.Tune(plugingc.PulumiLimit)
+	gcsettings.Tune(gcsettings.PulumiLimit)
 	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	if version != "" {
 		bridge.Version = version

@@ -34,9 +34,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/cpuprofile"
 )
 
 type options struct {

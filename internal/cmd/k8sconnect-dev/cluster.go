@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // clusterCommand runs cluster-up, cluster-down or cluster-status on the dev

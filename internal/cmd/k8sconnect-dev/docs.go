@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // docs writes the Terraform and OpenTofu registry docs (docs/index.md,

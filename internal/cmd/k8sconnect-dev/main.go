@@ -19,7 +19,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 const usage = `usage: k8sconnect-dev <command>

@@ -24,7 +24,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect"
 	"github.com/k8sconnect/k8sconnect/internal/release"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 func main() {

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/otherproviders"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // Workdir runs the real engine binary on a configuration directory with the

@@ -31,7 +31,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/pki"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 const (

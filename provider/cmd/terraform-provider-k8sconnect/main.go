@@ -10,10 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/k8sconnect/k8sconnect"
-	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
-	"github.com/k8sconnect/k8sconnect/internal/plugingc"
-	"github.com/k8sconnect/k8sconnect/internal/rpccontext"
 	"github.com/k8sconnect/k8sconnect/provider"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/cpuprofile"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/gcsettings"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/rpccontext"
 )
 
 // version, when set at build time with -ldflags "-X main.version=X.Y.Z" (as
@@ -28,7 +28,7 @@ func main() {
 		version = k8sconnect.Version
 	}
 	quietUnlessAsked()
-	plugingc.Tune(plugingc.TerraformLimit)
+	gcsettings.Tune(gcsettings.TerraformLimit)
 	defer cpuprofile.Start()() // only with K8SCONNECT_CPU_PROFILE set (make bench PROFILE=1)
 	var opts []tf6server.ServeOpt
 	if *debug {

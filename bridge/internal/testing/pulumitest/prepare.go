@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/k8sconnect/k8sconnect/internal/release"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // PrepareTimeout bounds one preparation step (a build, npm ci, pip install).

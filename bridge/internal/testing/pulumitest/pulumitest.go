@@ -58,7 +58,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // Language is an example's language.

@@ -350,7 +350,7 @@ func build(ctx context.Context, repo, root string, t tool) error {
 		return fmt.Errorf("cannot build %s: %w", t.name, err)
 	}
 	if v != t.version {
-		return fmt.Errorf("cannot build %s: tools/%s/go.mod requires %s %s but internal/testing/toolchain pins %s: update the table in internal/testing/toolchain",
+		return fmt.Errorf("cannot build %s: tools/%s/go.mod requires %s %s but internal/toolchain pins %s: update the table in internal/toolchain",
 			t.name, t.toolsDir, t.module, v, t.version)
 	}
 	dst := t.path(root)

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/k8sconnect/k8sconnect/internal/cpuprofile"
-	"github.com/k8sconnect/k8sconnect/internal/testing/toolchain"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/cpuprofile"
 )
 
 // expectProfile checks that path holds a pprof profile: gzip-compressed, with

@@ -1,5 +1,5 @@
-// Package plugingc sets the garbage collector of the provider plugins, both
-// of which keep a small live heap (see internal/rpccontext) while allocating a
+// Package gcsettings sets the garbage collector of the provider plugins, both
+// of which keep a small live heap (see provider/plugin/rpccontext) while allocating a
 // lot per request: decoding and encoding every plan and state, and under
 // Pulumi converting them to and from the bridge's property values too.
 //
@@ -10,7 +10,7 @@
 // A memory limit bounds the headroom, since most of a plugin's resident memory
 // is its own binary's pages and the target is 100 MB in all: each
 // plugin passes its own. A user's own GOGC or GOMEMLIMIT wins.
-package plugingc
+package gcsettings
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package plugingc
+package gcsettings
 
 import (
 	"math"

@@ -6,24 +6,19 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -58,14 +53,9 @@ const (
 	EnvClusterDir = "K8SCONNECT_CLUSTER_DIR"
 
 	serviceCIDR = "10.96.0.0/16"
-	podCIDR     = "10.244.0.0/16"
-	nodeIP      = "10.200.0.1"
 
 	clusterName = "k8sconnect-local"
 )
-
-//go:embed stages/*.yaml
-var stageFiles embed.FS
 
 // Options configure Start.
 type Options struct {
@@ -484,36 +474,6 @@ func componentHealthClient() *http.Client {
 	}}
 }
 
-func createNode(ctx context.Context, cs kubernetes.Interface) error {
-	plenty := corev1.ResourceList{
-		corev1.ResourceCPU:              resource.MustParse("1000"),
-		corev1.ResourceMemory:           resource.MustParse("1Ti"),
-		corev1.ResourceEphemeralStorage: resource.MustParse("1Ti"),
-		corev1.ResourcePods:             resource.MustParse("5000"),
-	}
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: NodeName,
-			Labels: map[string]string{
-				"kubernetes.io/hostname": NodeName,
-				"kubernetes.io/os":       "linux",
-				"kubernetes.io/arch":     "amd64",
-				"type":                   "kwok",
-			},
-			Annotations: map[string]string{
-				"kwok.x-k8s.io/node":           "fake",
-				"node.alpha.kubernetes.io/ttl": "0",
-			},
-		},
-		Status: corev1.NodeStatus{Capacity: plenty, Allocatable: plenty},
-	}
-	_, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating node %s: %w", NodeName, err)
-	}
-	return nil
-}
-
 // freePorts reserves n distinct free loopback ports. They are released before
 // the components bind them; a race with another process is detected by the
 // caller (errPortInUse) and retried.
@@ -667,24 +627,6 @@ func (c *Cluster) kubeconfig(users map[string]*clientcmdapi.AuthInfo, ctxName, u
 	cfg.Contexts[ctxName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: user, Namespace: metav1.NamespaceDefault}
 	cfg.CurrentContext = ctxName
 	return cfg
-}
-
-// stagesYAML joins the embedded kwok stages into one multi-document file.
-func stagesYAML() ([]byte, error) {
-	names, err := fs.Glob(stageFiles, "stages/*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	for _, n := range names {
-		data, err := stageFiles.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(&b, "---\n# %s\n%s\n", n, data)
-	}
-	return []byte(b.String()), nil
 }
 
 // RESTConfig is a client configuration for the token admin user (the client

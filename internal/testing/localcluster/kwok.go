@@ -1,0 +1,77 @@
+package localcluster
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// kwok plays the kubelet of NodeName: it keeps the node Ready at nodeIP and
+// moves the pods bound to it through the stages in stages/*.yaml, giving each
+// an IP from podCIDR.
+const (
+	podCIDR = "10.244.0.0/16"
+	nodeIP  = "10.200.0.1"
+)
+
+//go:embed stages/*.yaml
+var stageFiles embed.FS
+
+// createNode registers NodeName, annotated for kwok to manage, with room for
+// thousands of pods.
+func createNode(ctx context.Context, cs kubernetes.Interface) error {
+	plenty := corev1.ResourceList{
+		corev1.ResourceCPU:              resource.MustParse("1000"),
+		corev1.ResourceMemory:           resource.MustParse("1Ti"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("1Ti"),
+		corev1.ResourcePods:             resource.MustParse("5000"),
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: NodeName,
+			Labels: map[string]string{
+				"kubernetes.io/hostname": NodeName,
+				"kubernetes.io/os":       "linux",
+				"kubernetes.io/arch":     "amd64",
+				"type":                   "kwok",
+			},
+			Annotations: map[string]string{
+				"kwok.x-k8s.io/node":           "fake",
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+		},
+		Status: corev1.NodeStatus{Capacity: plenty, Allocatable: plenty},
+	}
+	_, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating node %s: %w", NodeName, err)
+	}
+	return nil
+}
+
+// stagesYAML joins the embedded kwok stages into one multi-document file.
+func stagesYAML() ([]byte, error) {
+	names, err := fs.Glob(stageFiles, "stages/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		data, err := stageFiles.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "---\n# %s\n%s\n", n, data)
+	}
+	return []byte(b.String()), nil
+}

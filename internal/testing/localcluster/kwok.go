@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -25,6 +27,18 @@ const (
 
 //go:embed stages/*.yaml
 var stageFiles embed.FS
+
+// stagesPath is kwok's configuration: the stages, joined.
+func (c *Cluster) stagesPath() string { return filepath.Join(c.Dir, "kwok", "stages.yaml") }
+
+// writeStages writes the file at stagesPath.
+func (c *Cluster) writeStages() error {
+	stages, err := stagesYAML()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(c.stagesPath(), stages, 0o600)
+}
 
 // createNode registers NodeName, annotated for kwok to manage, with room for
 // thousands of pods.

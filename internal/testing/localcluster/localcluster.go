@@ -2,11 +2,8 @@ package localcluster
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -23,9 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/k8sconnect/k8sconnect/internal/testing/pki"
 	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
@@ -227,6 +222,9 @@ func (c *Cluster) start(ctx context.Context, detach bool, bins map[string]string
 	if err != nil {
 		return err
 	}
+	if err := c.writeStages(); err != nil {
+		return err
+	}
 	d := func(parts ...string) string { return filepath.Join(append([]string{c.Dir}, parts...)...) }
 	run := func(name string, args []string, env ...string) error {
 		p, err := startProcess(c.Dir, name, bins[name], args, env, detach)
@@ -317,8 +315,8 @@ func (c *Cluster) start(ctx context.Context, detach bool, bins map[string]string
 		return err
 	}
 
-	kcmKubeconfig, schedKubeconfig, kwokKubeconfig := d("components", kcmName+".kubeconfig"),
-		d("components", schedulerName+".kubeconfig"), d("components", kwokName+".kubeconfig")
+	kcmKubeconfig, schedKubeconfig, kwokKubeconfig := c.componentKubeconfig(kcmName),
+		c.componentKubeconfig(schedulerName), c.componentKubeconfig(kwokName)
 	if err := run(kcmName, []string{
 		"--kubeconfig=" + kcmKubeconfig,
 		"--authentication-kubeconfig=" + kcmKubeconfig,
@@ -356,7 +354,7 @@ func (c *Cluster) start(ctx context.Context, detach bool, bins map[string]string
 	}
 	if err := run(kwokName, []string{
 		"--kubeconfig=" + kwokKubeconfig,
-		"--config=" + files.stages,
+		"--config=" + c.stagesPath(),
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 		"--cidr=" + podCIDR,
@@ -495,138 +493,6 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, addr.Port)
 	}
 	return ports, nil
-}
-
-type configFiles struct {
-	ca, clientCA, clientCAKey   string
-	servingCert, servingKey     string
-	saPublic, saPrivate, tokens string
-	frontProxyCA                string
-	proxyClientCert             string
-	proxyClientKey              string
-	stages                      string
-}
-
-// writeConfig generates the cluster's credentials and writes every file the
-// components read, and the user kubeconfig. It fills CAPEM, Token and the
-// client certificate of c.
-func (c *Cluster) writeConfig() (*configFiles, error) {
-	ca, err := pki.NewCA("k8sconnect-local-ca")
-	if err != nil {
-		return nil, err
-	}
-	clientCA, err := pki.NewCA("k8sconnect-local-client-ca")
-	if err != nil {
-		return nil, err
-	}
-	serving, err := ca.Issue(pkix.Name{CommonName: "kube-apiserver"}, x509.ExtKeyUsageServerAuth,
-		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		[]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 96, 0, 1)})
-	if err != nil {
-		return nil, err
-	}
-	frontProxyCA, err := pki.NewCA("k8sconnect-local-front-proxy-ca")
-	if err != nil {
-		return nil, err
-	}
-	proxyClient, err := frontProxyCA.Issue(pkix.Name{CommonName: "front-proxy-client"}, x509.ExtKeyUsageClientAuth, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	client := func(cn string, groups ...string) (*pki.KeyPair, error) {
-		return clientCA.Issue(pkix.Name{CommonName: cn, Organization: groups}, x509.ExtKeyUsageClientAuth, nil, nil)
-	}
-	admin, err := client(CertUser, "system:masters")
-	if err != nil {
-		return nil, err
-	}
-	kcm, err := client("system:kube-controller-manager")
-	if err != nil {
-		return nil, err
-	}
-	sched, err := client("system:kube-scheduler")
-	if err != nil {
-		return nil, err
-	}
-	kwok, err := client("k8sconnect-kwok", "system:masters")
-	if err != nil {
-		return nil, err
-	}
-	saKey, err := pki.NewKey()
-	if err != nil {
-		return nil, err
-	}
-	saKeyPEM, err := pki.EncodeKey(saKey)
-	if err != nil {
-		return nil, err
-	}
-	saPubPEM, err := pki.EncodePublicKey(saKey)
-	if err != nil {
-		return nil, err
-	}
-	tok := make([]byte, 32)
-	if _, err := rand.Read(tok); err != nil {
-		return nil, err
-	}
-	c.Token = hex.EncodeToString(tok)
-	c.CAPEM = ca.CertPEM
-	c.ClientCertPEM, c.ClientKeyPEM = admin.CertPEM, admin.KeyPEM
-
-	inPKI := func(name string) string { return filepath.Join(c.Dir, "pki", name) }
-	f := &configFiles{
-		ca: inPKI("ca.crt"), clientCA: inPKI("client-ca.crt"), clientCAKey: inPKI("client-ca.key"),
-		servingCert: inPKI("apiserver.crt"), servingKey: inPKI("apiserver.key"),
-		saPublic: inPKI("sa.pub"), saPrivate: inPKI("sa.key"), tokens: inPKI("tokens.csv"),
-		frontProxyCA: inPKI("front-proxy-ca.crt"), proxyClientCert: inPKI("front-proxy-client.crt"), proxyClientKey: inPKI("front-proxy-client.key"),
-		stages: filepath.Join(c.Dir, "kwok", "stages.yaml"),
-	}
-	stages, err := stagesYAML()
-	if err != nil {
-		return nil, err
-	}
-	for path, data := range map[string][]byte{
-		f.ca: ca.CertPEM, inPKI("ca.key"): ca.KeyPEM,
-		f.clientCA: clientCA.CertPEM, f.clientCAKey: clientCA.KeyPEM,
-		f.servingCert: serving.CertPEM, f.servingKey: serving.KeyPEM,
-		f.saPublic: saPubPEM, f.saPrivate: saKeyPEM,
-		f.frontProxyCA:    frontProxyCA.CertPEM,
-		f.proxyClientCert: proxyClient.CertPEM, f.proxyClientKey: proxyClient.KeyPEM,
-		f.tokens: []byte(fmt.Sprintf("%s,%s,%s,\"system:masters\"\n", c.Token, TokenUser, TokenUser)),
-		f.stages: stages,
-	} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	for name, kp := range map[string]*pki.KeyPair{kcmName: kcm, schedulerName: sched, kwokName: kwok} {
-		cfg := c.kubeconfig(map[string]*clientcmdapi.AuthInfo{name: {ClientCertificateData: kp.CertPEM, ClientKeyData: kp.KeyPEM}}, name, name)
-		if err := clientcmd.WriteToFile(*cfg, filepath.Join(c.Dir, "components", name+".kubeconfig")); err != nil {
-			return nil, err
-		}
-	}
-	if err := clientcmd.WriteToFile(*c.userKubeconfig(), c.KubeconfigPath); err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
-// userKubeconfig has the two admin users, one context each.
-func (c *Cluster) userKubeconfig() *clientcmdapi.Config {
-	cfg := c.kubeconfig(map[string]*clientcmdapi.AuthInfo{
-		TokenUser: {Token: c.Token},
-		CertUser:  {ClientCertificateData: c.ClientCertPEM, ClientKeyData: c.ClientKeyPEM},
-	}, TokenContext, TokenUser)
-	cfg.Contexts[CertContext] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: CertUser, Namespace: metav1.NamespaceDefault}
-	return cfg
-}
-
-func (c *Cluster) kubeconfig(users map[string]*clientcmdapi.AuthInfo, ctxName, user string) *clientcmdapi.Config {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAPEM}
-	cfg.AuthInfos = users
-	cfg.Contexts[ctxName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: user, Namespace: metav1.NamespaceDefault}
-	cfg.CurrentContext = ctxName
-	return cfg
 }
 
 // RESTConfig is a client configuration for the token admin user (the client

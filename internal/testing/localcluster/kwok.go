@@ -3,6 +3,7 @@ package localcluster
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,7 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 // kwok plays the kubelet of NodeName: it keeps the node Ready at nodeIP and
@@ -41,8 +41,9 @@ func (c *Cluster) writeStages() error {
 }
 
 // createNode registers NodeName, annotated for kwok to manage, with room for
-// thousands of pods.
-func createNode(ctx context.Context, cs kubernetes.Interface) error {
+// thousands of pods. It is there before the scheduler starts, so no pod waits
+// for a node.
+func (s *startup) createNode(ctx context.Context) error {
 	plenty := corev1.ResourceList{
 		corev1.ResourceCPU:              resource.MustParse("1000"),
 		corev1.ResourceMemory:           resource.MustParse("1Ti"),
@@ -65,11 +66,40 @@ func createNode(ctx context.Context, cs kubernetes.Interface) error {
 		},
 		Status: corev1.NodeStatus{Capacity: plenty, Allocatable: plenty},
 	}
-	_, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	_, err := s.admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating node %s: %w", NodeName, err)
 	}
 	return nil
+}
+
+// startKwok starts kwok without waiting for it (see waitNodeReady).
+func (s *startup) startKwok(context.Context) error {
+	return s.run(kwokName, []string{
+		"--kubeconfig=" + s.c.componentKubeconfig(kwokName),
+		"--config=" + s.c.stagesPath(),
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+		"--cidr=" + podCIDR,
+		"--node-ip=" + nodeIP,
+		"--node-lease-duration-seconds=40",
+	}, "HOME="+s.c.path("kwok")) // kwok also reads $HOME/.kwok/kwok.yaml: not the user's
+}
+
+// waitNodeReady waits until kwok reports NodeName Ready.
+func (s *startup) waitNodeReady(ctx context.Context) error {
+	return s.c.waitFor(ctx, "node "+NodeName+" to be Ready (kwok)", kwokName, func(ctx context.Context) error {
+		n, err := s.admin.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				return nil
+			}
+		}
+		return errors.New("not Ready yet")
+	})
 }
 
 // stagesYAML joins the embedded kwok stages into one multi-document file.

@@ -2,8 +2,6 @@ package localcluster
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -15,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -198,204 +194,98 @@ var errPortInUse = errors.New("a port picked for the cluster was taken meanwhile
 // state files and directories a cluster owns inside its Dir.
 var stateEntries = []string{"etcd", "pki", "components", "kwok", "logs", "run", "kubeconfig"}
 
+// startup is one attempt at starting a cluster: what its steps share.
+type startup struct {
+	c      *Cluster
+	detach bool              // Options.Detach
+	bins   map[string]string // component name: binary
+	logf   func(format string, args ...any)
+	begin  time.Time
+	ports  ports
+	files  *configFiles
+	admin  kubernetes.Interface // once the API server is ready
+}
+
+// ports are the loopback ports of one start.
+type ports struct {
+	etcd, etcdPeer, apiserver, controllerManager, scheduler int
+}
+
+// start makes one attempt at starting the cluster in c.Dir, step by step; on
+// an error the caller stops what did start.
 func (c *Cluster) start(ctx context.Context, detach bool, bins map[string]string, logf func(string, ...any)) error {
-	begin := time.Now()
+	s := &startup{c: c, detach: detach, bins: bins, logf: logf, begin: time.Now()}
+	for _, step := range []func(context.Context) error{
+		s.prepare,
+		s.startEtcd,
+		s.startAPIServer,
+		s.createNode,
+		// The controller manager, the scheduler and kwok start side by side;
+		// the waits after them cover all three.
+		s.startControllerManager,
+		s.startScheduler,
+		s.startKwok,
+		s.waitControllers,
+		s.waitNodeReady,
+		s.waitDefaultServiceAccount,
+	} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	logf("localcluster: cluster ready after %s (state in %s)", time.Since(s.begin).Round(10*time.Millisecond), c.Dir)
+	return nil
+}
+
+// prepare clears Dir of an earlier cluster, picks the ports, and writes the
+// credentials and configuration files the components read.
+func (s *startup) prepare(context.Context) error {
+	if err := s.c.resetDir(); err != nil {
+		return err
+	}
+	p, err := freePorts(5)
+	if err != nil {
+		return err
+	}
+	s.ports = ports{etcd: p[0], etcdPeer: p[1], apiserver: p[2], controllerManager: p[3], scheduler: p[4]}
+	s.c.Host = "https://127.0.0.1:" + strconv.Itoa(s.ports.apiserver)
+	s.c.KubeconfigPath = s.c.path("kubeconfig")
+	if s.files, err = s.c.writeConfig(); err != nil {
+		return err
+	}
+	return s.c.writeStages()
+}
+
+// resetDir removes the state of an earlier cluster from Dir and makes the
+// directories the components write to.
+func (c *Cluster) resetDir() error {
 	for _, e := range stateEntries {
-		if err := os.RemoveAll(filepath.Join(c.Dir, e)); err != nil {
+		if err := os.RemoveAll(c.path(e)); err != nil {
 			return err
 		}
 	}
 	for _, sub := range []string{"", "etcd", "pki", "components", "kwok", "logs", "run"} {
-		if err := os.MkdirAll(filepath.Join(c.Dir, sub), 0o700); err != nil {
+		if err := os.MkdirAll(c.path(sub), 0o700); err != nil {
 			return err
 		}
 	}
-	ports, err := freePorts(5)
+	return nil
+}
+
+// path is the file or directory parts inside Dir.
+func (c *Cluster) path(parts ...string) string {
+	return filepath.Join(append([]string{c.Dir}, parts...)...)
+}
+
+// run starts one component; the cluster's processes list it at once, so that
+// a failed start still stops it.
+func (s *startup) run(name string, args []string, env ...string) error {
+	p, err := startProcess(s.c.Dir, name, s.bins[name], args, env, s.detach)
 	if err != nil {
 		return err
 	}
-	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
-	c.Host = "https://127.0.0.1:" + strconv.Itoa(apiPort)
-	c.KubeconfigPath = filepath.Join(c.Dir, "kubeconfig")
-
-	files, err := c.writeConfig()
-	if err != nil {
-		return err
-	}
-	if err := c.writeStages(); err != nil {
-		return err
-	}
-	d := func(parts ...string) string { return filepath.Join(append([]string{c.Dir}, parts...)...) }
-	run := func(name string, args []string, env ...string) error {
-		p, err := startProcess(c.Dir, name, bins[name], args, env, detach)
-		if err != nil {
-			return err
-		}
-		c.procs = append(c.procs, p)
-		logf("localcluster: started %s (pid %d)", name, p.pid)
-		return nil
-	}
-
-	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(etcdPeerPort)
-	if err := run(etcdName, []string{
-		"--name=k8sconnect",
-		"--data-dir=" + d("etcd", "data"),
-		"--listen-client-urls=" + etcdURL,
-		"--advertise-client-urls=" + etcdURL,
-		"--listen-peer-urls=" + peerURL,
-		"--initial-advertise-peer-urls=" + peerURL,
-		"--initial-cluster=k8sconnect=" + peerURL,
-		"--initial-cluster-state=new",
-		"--unsafe-no-fsync=true", // a throw-away test cluster: speed over durability
-		"--auto-compaction-mode=periodic",
-		"--auto-compaction-retention=5m",
-		"--quota-backend-bytes=" + strconv.Itoa(4<<30),
-		"--log-level=warn",
-	}); err != nil {
-		return err
-	}
-	if err := c.waitFor(ctx, "etcd to be healthy", etcdName, func(ctx context.Context) error {
-		return httpOK(ctx, http.DefaultClient, etcdURL+"/health", "")
-	}); err != nil {
-		return err
-	}
-
-	if err := run(apiserverName, []string{
-		"--etcd-servers=" + etcdURL,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(apiPort),
-		// The "kubernetes" Service gets no endpoints: a loopback address cannot be
-		// published, and nothing in this cluster reaches the API through it.
-		"--advertise-address=127.0.0.1",
-		"--endpoint-reconciler-type=none",
-		"--cert-dir=" + d("pki", "apiserver-generated"),
-		"--tls-cert-file=" + files.servingCert,
-		"--tls-private-key-file=" + files.servingKey,
-		"--client-ca-file=" + files.clientCA,
-		"--token-auth-file=" + files.tokens,
-		// Front proxy (aggregated APIs), and so that the controller manager and
-		// the scheduler find the request-header CA they look up at start.
-		"--requestheader-client-ca-file=" + files.frontProxyCA,
-		"--requestheader-allowed-names=front-proxy-client",
-		"--requestheader-username-headers=X-Remote-User",
-		"--requestheader-group-headers=X-Remote-Group",
-		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
-		"--proxy-client-cert-file=" + files.proxyClientCert,
-		"--proxy-client-key-file=" + files.proxyClientKey,
-		"--authorization-mode=Node,RBAC",
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file=" + files.saPublic,
-		"--service-account-signing-key-file=" + files.saPrivate,
-		"--service-cluster-ip-range=" + serviceCIDR,
-		// This admission plugin taints new nodes not-ready until the node
-		// lifecycle controller, which is off here, clears the taint.
-		"--disable-admission-plugins=TaintNodesByCondition",
-		"--allow-privileged=true",
-		"--profiling=false",
-	}); err != nil {
-		return err
-	}
-	apiClient, err := c.httpClient()
-	if err != nil {
-		return err
-	}
-	if err := c.waitFor(ctx, "kube-apiserver to be ready", apiserverName, func(ctx context.Context) error {
-		return httpOK(ctx, apiClient, c.Host+"/readyz", c.Token)
-	}); err != nil {
-		return err
-	}
-	logf("localcluster: kube-apiserver ready at %s after %s", c.Host, time.Since(begin).Round(10*time.Millisecond))
-
-	cs, err := kubernetes.NewForConfig(c.RESTConfig())
-	if err != nil {
-		return err
-	}
-	if err := createNode(ctx, cs); err != nil {
-		return err
-	}
-
-	kcmKubeconfig, schedKubeconfig, kwokKubeconfig := c.componentKubeconfig(kcmName),
-		c.componentKubeconfig(schedulerName), c.componentKubeconfig(kwokName)
-	if err := run(kcmName, []string{
-		"--kubeconfig=" + kcmKubeconfig,
-		"--authentication-kubeconfig=" + kcmKubeconfig,
-		"--authorization-kubeconfig=" + kcmKubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(kcmPort),
-		"--cert-dir=" + d("pki", kcmName+"-generated"),
-		// No node IPAM (kwok assigns pod IPs) and no node lifecycle: nothing
-		// taints or evicts the kwok node.
-		"--controllers=*,-node-ipam-controller,-node-lifecycle-controller",
-		"--use-service-account-credentials=true",
-		"--service-account-private-key-file=" + files.saPrivate,
-		"--root-ca-file=" + files.ca,
-		"--cluster-signing-cert-file=" + files.clientCA,
-		"--cluster-signing-key-file=" + files.clientCAKey,
-		"--service-cluster-ip-range=" + serviceCIDR,
-		"--leader-elect=false",
-		"--kube-api-qps=200",
-		"--kube-api-burst=400",
-		"--profiling=false",
-	}); err != nil {
-		return err
-	}
-	if err := run(schedulerName, []string{
-		"--kubeconfig=" + schedKubeconfig,
-		"--authentication-kubeconfig=" + schedKubeconfig,
-		"--authorization-kubeconfig=" + schedKubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(schedPort),
-		"--cert-dir=" + d("pki", schedulerName+"-generated"),
-		"--leader-elect=false",
-		"--profiling=false",
-	}); err != nil {
-		return err
-	}
-	if err := run(kwokName, []string{
-		"--kubeconfig=" + kwokKubeconfig,
-		"--config=" + c.stagesPath(),
-		"--manage-all-nodes=false",
-		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--cidr=" + podCIDR,
-		"--node-ip=" + nodeIP,
-		"--node-lease-duration-seconds=40",
-	}, "HOME="+d("kwok")); err != nil { // kwok also reads $HOME/.kwok/kwok.yaml
-		return err
-	}
-
-	health := componentHealthClient()
-	if err := c.waitFor(ctx, "kube-controller-manager to be healthy", kcmName, func(ctx context.Context) error {
-		return httpOK(ctx, health, "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", "")
-	}); err != nil {
-		return err
-	}
-	if err := c.waitFor(ctx, "kube-scheduler to be healthy", schedulerName, func(ctx context.Context) error {
-		return httpOK(ctx, health, "https://127.0.0.1:"+strconv.Itoa(schedPort)+"/healthz", "")
-	}); err != nil {
-		return err
-	}
-	if err := c.waitFor(ctx, "node "+NodeName+" to be Ready (kwok)", kwokName, func(ctx context.Context) error {
-		n, err := cs.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		for _, cond := range n.Status.Conditions {
-			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-				return nil
-			}
-		}
-		return errors.New("not Ready yet")
-	}); err != nil {
-		return err
-	}
-	if err := c.waitFor(ctx, "the default ServiceAccount", kcmName, func(ctx context.Context) error {
-		_, err := cs.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
-		return err
-	}); err != nil {
-		return err
-	}
-	logf("localcluster: cluster ready after %s (state in %s)", time.Since(begin).Round(10*time.Millisecond), c.Dir)
+	s.c.procs = append(s.c.procs, p)
+	s.logf("localcluster: started %s (pid %d)", name, p.pid)
 	return nil
 }
 
@@ -450,26 +340,6 @@ func httpOK(ctx context.Context, client *http.Client, url, token string) error {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
-}
-
-// httpClient is an HTTP client that verifies the API server against CAPEM.
-func (c *Cluster) httpClient() (*http.Client, error) {
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(c.CAPEM) {
-		return nil, errors.New("no CA certificate for the cluster")
-	}
-	return &http.Client{Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
-	}}, nil
-}
-
-// componentHealthClient reaches the /healthz of the controller manager and the
-// scheduler, which serve self-signed certificates on loopback: only their
-// liveness is asked, no credential is sent.
-func componentHealthClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}, //nolint:gosec // loopback health probe, nothing secret sent
-	}}
 }
 
 // freePorts reserves n distinct free loopback ports. They are released before
@@ -606,35 +476,6 @@ func (c *Cluster) Check(ctx context.Context) error {
 		return fmt.Errorf("%s does not answer /readyz: %w", c.Host, err)
 	}
 	return nil
-}
-
-func (c *Cluster) readyz(ctx context.Context) error {
-	client, err := c.httpClient()
-	if err != nil {
-		return err
-	}
-	tr, ok := client.Transport.(*http.Transport)
-	if !ok {
-		return fmt.Errorf("unexpected transport %T", client.Transport)
-	}
-	if c.Token == "" {
-		cert, err := tls.X509KeyPair(c.ClientCertPEM, c.ClientKeyPEM)
-		if err != nil {
-			return err
-		}
-		tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
-	}
-	var last error
-	for {
-		if last = httpOK(ctx, client, c.Host+"/readyz", c.Token); last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return last
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // Stop shuts the cluster's components down (SIGTERM, then SIGKILL after ten

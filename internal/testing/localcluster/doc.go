@@ -79,6 +79,16 @@
 // even if it is killed; the directory of a killed run is removed by a later
 // Start once no component of it runs (after ten minutes; kept logs after a day).
 //
+// # Source layout
+//
+// localcluster.go has the Cluster type, the public API (Start, Load, Check,
+// Stop) and start, which lists the steps of a start in order. Each
+// component's steps live in its own file: etcd.go, apiserver.go,
+// controllers.go (kube-controller-manager and kube-scheduler) and kwok.go
+// (with the node it plays and its stages). certs.go makes the credentials
+// and the kubeconfigs, process.go runs the component processes or finds them
+// through their pid files, and testing.go has Main and Shared.
+//
 // # Environment
 //
 //   - K8SCONNECT_KUBECONFIG: kubeconfig of a running cluster for Main and

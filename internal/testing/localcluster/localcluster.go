@@ -106,13 +106,9 @@ var componentNames = []string{etcdName, apiserverName, kcmName, schedulerName, k
 // default ServiceAccount exists. Without a deadline on ctx it gives up after
 // three minutes. ctx only bounds the start: the cluster runs until Stop.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
-	bins := map[string]string{}
-	for _, name := range componentNames {
-		p, err := toolchain.Path(name)
-		if err != nil {
-			return nil, err
-		}
-		bins[name] = p
+	bins, err := componentBinaries()
+	if err != nil {
+		return nil, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -123,20 +119,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	dir, tempDir := opts.Dir, false
-	if dir == "" {
-		sweepStale(logf)
-		d, err := os.MkdirTemp("", tempPrefix)
-		if err != nil {
-			return nil, err
-		}
-		dir, tempDir = d, true
-	} else {
-		d, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, err
-		}
-		dir = d
+	dir, tempDir, err := stateDir(opts.Dir, logf)
+	if err != nil {
+		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
 		c := &Cluster{Dir: dir, tempDir: tempDir, managed: true}
@@ -155,6 +140,32 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("starting the local cluster (logs in %s): %w", filepath.Join(dir, "logs"), err)
 	}
+}
+
+// componentBinaries finds each component's binary (component name: path) in
+// package toolchain's cache, before anything is written.
+func componentBinaries() (map[string]string, error) {
+	bins := map[string]string{}
+	for _, name := range componentNames {
+		p, err := toolchain.Path(name)
+		if err != nil {
+			return nil, err
+		}
+		bins[name] = p
+	}
+	return bins, nil
+}
+
+// stateDir is dir made absolute, or, if dir is empty, a new temporary
+// directory (tempDir true), made after the stale ones of killed runs are swept.
+func stateDir(dir string, logf func(string, ...any)) (abs string, tempDir bool, err error) {
+	if dir != "" {
+		abs, err = filepath.Abs(dir)
+		return abs, false, err
+	}
+	sweepStale(logf)
+	abs, err = os.MkdirTemp("", tempPrefix)
+	return abs, err == nil, err
 }
 
 const tempPrefix = "k8sconnect-cluster-"
@@ -431,15 +442,22 @@ func Load(kubeconfigPath string) (*Cluster, error) {
 	if c.Token == "" && len(c.ClientCertPEM) == 0 {
 		return nil, fmt.Errorf("kubeconfig %s: context %q has neither a token nor a client certificate", path, ctxName)
 	}
-	if st, err := os.Stat(filepath.Join(c.Dir, "run")); err == nil && st.IsDir() {
-		c.managed = true
-		for _, name := range componentNames {
-			if p := adoptProcess(c.Dir, name); p != nil {
-				c.procs = append(c.procs, p)
-			}
+	c.adoptProcesses()
+	return c, nil
+}
+
+// adoptProcesses finds the running components of a cluster started in Dir
+// through its pid files, if it has any.
+func (c *Cluster) adoptProcesses() {
+	if st, err := os.Stat(c.path("run")); err != nil || !st.IsDir() {
+		return
+	}
+	c.managed = true
+	for _, name := range componentNames {
+		if p := adoptProcess(c.Dir, name); p != nil {
+			c.procs = append(c.procs, p)
 		}
 	}
-	return c, nil
 }
 
 // PIDs returns the process ids of the components this process knows: those it

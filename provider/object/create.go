@@ -2,10 +2,8 @@ package object
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -206,43 +204,6 @@ func markedAt(obj *unstructured.Unstructured) time.Time {
 	return at
 }
 
-// transient reports an error that says nothing about the request's fate (the
-// connection broke, the server did not answer in time): a server-side apply is
-// idempotent, so sending it again is safe.
-func transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return false
-	}
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
-			apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err)
-	}
-	return true
-}
-
 func createPending(obj *unstructured.Unstructured) bool {
 	return obj.GetAnnotations()[annotationCreatePending] != ""
-}
-
-// notOurs explains an update or delete refused because the object in the
-// cluster is not the one this resource created, or "" when it is.
-func notOurs(live *unstructured.Unstructured, id, uid string) string {
-	ident := manifest.IdentityOf(live)
-	owner := live.GetAnnotations()[annotationOwnedBy]
-	var found []string
-	if uid != "" && string(live.GetUID()) != uid {
-		found = append(found, fmt.Sprintf("its UID is %s, not %s: the object this resource created was deleted and "+
-			"this one was created in its place", live.GetUID(), uid))
-	}
-	// No annotation at all is still ours when the UID matches: an imported
-	// object gets it on its first apply.
-	if owner != "" && owner != id {
-		found = append(found, fmt.Sprintf("it carries the id %s of another k8sconnect resource, not this resource's %s "+
-			"(annotation %s)", owner, id, annotationOwnedBy))
-	}
-	if len(found) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s in the cluster is not the object this resource manages: %s.", ident, strings.Join(found, "; and "))
 }

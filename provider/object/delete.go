@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 )
 
 // Kinds whose deletion routinely waits on other objects (namespace contents,
@@ -184,22 +186,51 @@ func removeFinalizersAndWait(ctx context.Context, c *connection.Client, id manif
 	return nil
 }
 
-// durationValidator accepts Go durations greater than zero ("90s", "15m").
-type durationValidator struct{}
-
-func (durationValidator) Description(context.Context) string {
-	return "a positive duration such as 90s or 15m"
-}
-func (v durationValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+// Delete deletes the object this resource created and nothing else: the
+// object must carry this resource's id and UID, and the delete is bound to that
+// UID, so an object someone re-created under the same name survives.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.phase.Applying()
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	d, err := time.ParseDuration(req.ConfigValue.ValueString())
-	if err != nil || d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%q is not a positive duration; use a form such as \"90s\", \"15m\" or \"1h\".", req.ConfigValue.ValueString()))
+	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
+	resp.Diagnostics.Append(diags...)
+	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	id := ref.Identity()
+	if _, moving := pendingMove(ctx, req.Private); moving && id.Namespace == "" {
+		id = inScope(c, id) // destroyed right after the move
+	}
+	if state.DeleteProtection.ValueBool() {
+		resp.Diagnostics.AddError("Delete protection is on",
+			fmt.Sprintf("%s has delete_protection = true. Set it to false and apply, then destroy (or replace) it.", id))
+		return
+	}
+	if _, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String()); err != nil {
+		resp.Diagnostics.AddError("Delete refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	timeout := deleteTimeoutFor(id.Kind, state.DeleteTimeout)
+	forget(c, id)
+	err := deleteAndWait(ctx, c, id, timeout, func(live *unstructured.Unstructured) string {
+		return notOurs(live, state.ID.ValueString(), state.UID.ValueString())
+	})
+	var stuck *stuckError
+	var left *leftInPlaceError
+	switch {
+	case errors.As(err, &left):
+		resp.Diagnostics.AddWarning("Left in place: not this resource's object", left.Error())
+		return
+	case errors.As(err, &stuck) && state.ForceDestroy.ValueBool():
+		tflog.Warn(ctx, "force_destroy: removing finalizers", map[string]any{"object": id.String(), "finalizers": stuck.finalizers})
+		err = removeFinalizersAndWait(ctx, c, id, stuck.uid)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Delete failed", err.Error())
 	}
 }

@@ -202,3 +202,9 @@ func importedID(live *unstructured.Unstructured) string {
 	}
 	return newID()
 }
+
+// SecretPlaceholder stands for every value of an imported Secret in the
+// yaml_body that import records (and -generate-config-out writes). It is not
+// base64, and a plan that still holds it is refused, so it can never be
+// applied by mistake.
+const SecretPlaceholder = "<k8sconnect: replace with the value; import does not export Secret values>"

@@ -2,6 +2,7 @@ package object
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"time"
 
@@ -131,4 +132,19 @@ func knownInState(c *connection.Client, obj manifest.Identity) string {
 
 func identityKey(id manifest.Identity) string {
 	return id.GVK().GroupKind().String() + "/" + id.Namespace + "/" + id.Name
+}
+
+// recallOrGet uses the copy a refresh or the last plan just read, if there is
+// one, or reads the object.
+func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (recentObject, error) {
+	if r, ok := recall(c, id); ok {
+		return r, nil
+	}
+	seen := time.Now()
+	obj, err := get(ctx, c, id)
+	return recentObject{obj: obj, seen: seen}, err
+}
+
+func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
+	return c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 }

@@ -1,212 +1,142 @@
 package patch
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
-	"strings"
 
-	"encoding/json"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
-	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
-	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
-	ktypes "k8s.io/apimachinery/pkg/types"
 )
 
-// send sends the patch to the target under manager; with dryRun the server
-// computes the result without storing it, for every patch type.
-//
-// A non-empty resourceVersion binds the patch to that version of the target:
-// the server refuses it if the target changed since it was read.
-func send(ctx context.Context, c *connection.Client, target manifest.Identity, ct *content, manager string, dryRun bool,
-	resourceVersion string) (*unstructured.Unstructured, error) {
-	mapping, err := c.Mapping(target.GVK())
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.phase.Applying()
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.apply(ctx, &plan, "", resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.phase.Applying()
+	var plan, prior model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.apply(ctx, &plan, prior.ClusterUID.ValueString(), resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// apply sends the patch and records what the server stored. recordedCluster
+// is the cluster an update's patch was made in ("" on create).
+func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster string, private privatestate.Writer, diags *diag.Diagnostics) bool {
+	target, ok := targetOf(ctx, plan.Target)
+	if !ok {
+		diags.AddAttributeError(path.Root("target"), "Unknown target", "target is not known at apply time.")
+		return false
+	}
+	ct, err := parseContent(*plan)
 	if err != nil {
-		return nil, err
+		diags.AddAttributeError(contentPath(*plan), "Invalid patch", err.Error())
+		return false
 	}
-	body := ct.body
-	if resourceVersion != "" {
-		if body, err = bindToVersion(ct, resourceVersion); err != nil {
-			return nil, err
-		}
+	if plan.ID.IsUnknown() {
+		plan.ID = types.StringValue(idFor(target, ct))
 	}
-	opts := metav1.PatchOptions{FieldManager: manager, FieldValidation: "Strict"}
-	if ct.patchType == ktypes.ApplyPatchType {
-		obj := map[string]any{}
-		for k, v := range ct.object {
-			obj[k] = v
-		}
-		obj["apiVersion"], obj["kind"] = target.APIVersion, target.Kind
-		md, _ := obj["metadata"].(map[string]any)
-		md = copyMap(md)
-		md["name"] = target.Name
-		if scope.Namespaced(mapping) {
-			md["namespace"] = target.Namespace
-		}
-		if resourceVersion != "" {
-			md["resourceVersion"] = resourceVersion
-		}
-		obj["metadata"] = md
-		if body, err = json.Marshal(obj); err != nil {
-			return nil, err
-		}
-		force := true
-		opts.Force = &force
+	c, ok := r.client(ctx, plan.ClusterConnection, diags)
+	if !ok {
+		return false
 	}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	return c.Resource(mapping, target.Namespace).Patch(ctx, target.Name, ct.patchType, body, opts)
-}
-
-// bindToVersion adds a resourceVersion precondition to a merge patch (the
-// server treats metadata.resourceVersion in a patch as one) or a JSON Patch (a
-// leading test operation). Apply patches get it in send.
-func bindToVersion(ct *content, resourceVersion string) ([]byte, error) {
-	switch ct.patchType {
-	case ktypes.MergePatchType:
-		// kubejson, not encoding/json: the body's integers must keep every
-		// digit on the way back out (issue 19).
-		var obj map[string]any
-		if err := kubejson.Unmarshal(ct.body, &obj); err != nil {
-			return nil, err
-		}
-		md, _ := obj["metadata"].(map[string]any)
-		md = copyMap(md)
-		md["resourceVersion"] = resourceVersion
-		obj["metadata"] = md
-		return json.Marshal(obj)
-	case ktypes.JSONPatchType:
-		test, err := json.Marshal(map[string]string{"op": "test", "path": "/metadata/resourceVersion", "value": resourceVersion})
-		if err != nil {
-			return nil, err
-		}
-		rest := bytes.TrimSpace(ct.body)
-		if len(rest) < 2 || rest[0] != '[' {
-			return nil, fmt.Errorf("json_patch is not a JSON array")
-		}
-		inner := bytes.TrimSpace(rest[1 : len(rest)-1])
-		out := append([]byte("["), test...)
-		if len(inner) > 0 {
-			out = append(append(out, ','), inner...)
-		}
-		return append(out, ']'), nil
-	}
-	return ct.body, nil
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// checkTargetMetadata refuses an apply patch that names another object.
-func checkTargetMetadata(ct *content, target manifest.Identity) error {
-	if ct.object == nil {
-		return nil
-	}
-	if v, ok := ct.object["apiVersion"].(string); ok && v != target.APIVersion {
-		return fmt.Errorf("patch sets apiVersion %q but target.api_version is %q; leave apiVersion out of the patch", v, target.APIVersion)
-	}
-	if v, ok := ct.object["kind"].(string); ok && v != target.Kind {
-		return fmt.Errorf("patch sets kind %q but target.kind is %q; leave kind out of the patch", v, target.Kind)
-	}
-	md, _ := ct.object["metadata"].(map[string]any)
-	if v, ok := md["name"].(string); ok && v != target.Name {
-		return fmt.Errorf("patch sets metadata.name %q but target.name is %q; leave it out of the patch", v, target.Name)
-	}
-	if v, ok := md["namespace"].(string); ok && v != target.Namespace {
-		return fmt.Errorf("patch sets metadata.namespace %q but target.namespace is %q; leave it out of the patch", v, target.Namespace)
-	}
-	return nil
-}
-
-// selfPatchError refuses to patch an object that k8sconnect_object manages:
-// two resources of one configuration would fight over it.
-func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) error {
-	managedByObject := live.GetAnnotations()[ssa.AnnotationOwnedBy] != ""
-	for _, e := range live.GetManagedFields() {
-		if e.Manager == ssa.FieldManager {
-			managedByObject = true
-		}
-	}
-	if !managedByObject {
-		return nil
-	}
-	return fmt.Errorf("%s is managed by a k8sconnect_object (annotation %s or field manager %q). "+
-		"k8sconnect_patch is for objects something else manages. Change the k8sconnect_object's yaml_body instead, "+
-		"or list the fields another controller should own in its ignore_fields", target, ssa.AnnotationOwnedBy, ssa.FieldManager)
-}
-
-// pathNames names paths for the ownership lookups below. A patch hides only a
-// Secret's data, whose paths are field names and never carry a value, so any
-// redactor names them alike.
-var pathNames = sensitive.Redactor{}
-
-// rivalPatches finds other k8sconnect patches that own fields this one takes.
-func rivalPatches(live *unstructured.Unstructured, manager string, taking projection.Projection) (map[string][]string, error) {
-	fields, err := managedfields.Of(live)
+	cluster, err := c.CheckCluster(ctx, recordedCluster, target.String())
 	if err != nil {
-		return nil, err
+		diags.AddError("Cannot confirm which cluster this is",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return false
 	}
-	owners := projection.OwnersByPath(live.Object, fields, pathNames)
-	rivals := map[string][]string{}
-	for p := range taking {
-		for _, m := range owners[p] {
-			if m != manager && strings.HasPrefix(m, "k8sconnect-patch-") {
-				rivals[m] = append(rivals[m], p)
-			}
-		}
+	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
+		plan.ClusterUID = types.StringValue(cluster)
 	}
-	return rivals, nil
-}
-
-// previousOwners lists, for the fields the patch takes, who owned them before.
-func previousOwners(live *unstructured.Unstructured, manager string, taking projection.Projection) map[string][]string {
-	fields, err := managedfields.Of(live)
+	live, err := c.Get(ctx, target.GVK(), target.Namespace, target.Name)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		diags.AddAttributeError(path.Root("target"), "Target does not exist",
+			fmt.Sprintf("%s does not exist. k8sconnect_patch changes objects that already exist; to create it, use k8sconnect_object.", target))
+		return false
+	}
 	if err != nil {
-		return map[string][]string{}
+		diags.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v", target, err))
+		return false
 	}
-	owners := projection.OwnersByPath(live.Object, fields, pathNames)
-	out := map[string][]string{}
-	for p := range taking {
-		var others []string
-		for _, m := range owners[p] {
-			if m != manager {
-				others = append(others, m)
-			}
-		}
-		out[p] = others
+	if err := selfPatchError(live, target); err != nil {
+		diags.AddAttributeError(path.Root("target"), "Cannot patch an object k8sconnect_object manages", err.Error())
+		return false
 	}
-	return out
+	manager := FieldManager(plan.ID.ValueString())
+	red := redactor(plan.ID)
+	defer red.ScrubDiagnostics(diags, ct.object, live.Object)
+	result, err := sendUnrivalled(ctx, c, target, ct, manager, plan, live)
+	var rival *rivalError
+	switch {
+	case errors.As(err, &rival):
+		diags.AddAttributeError(contentPath(*plan), "Another k8sconnect_patch owns these fields", rival.Error())
+		return false
+	case err != nil:
+		diags.AddError("Patch failed", fmt.Sprintf("Patching %s failed: %s\n\n%s", target, rejection(err, ct, live), connection.Remedy(err)))
+		return false
+	}
+	obs, err := projection.ObserveRedacted(result, manager, nil, nil, nil, red)
+	if err != nil {
+		diags.AddError("Patch applied, but its result could not be read", err.Error())
+		return false
+	}
+	planned := plan.ManagedFields
+	plan.ManagedFields = projectionValue(ctx, obs.Projection, diags)
+	stored := obs.Projection
+	if !planned.IsUnknown() && !planned.Equal(plan.ManagedFields) {
+		// Terraform requires the planned value; the next refresh shows the difference.
+		tflog.Warn(ctx, "patch result differs from the dry-run prediction", map[string]any{"target": target.String()})
+		plan.ManagedFields = planned
+		stored = ownership.StateProjection(ctx, planned)
+	}
+	plan.FieldOwnership = ownersValue(ctx, obs.Ownership, diags)
+	if plan.PreviousOwners.IsUnknown() {
+		plan.PreviousOwners = ownersValue(ctx, previousOwners(live, manager, obs.Projection), diags)
+	}
+	diags.Append(ownership.Record(ctx, private, obs, stored)...)
+	return !diags.HasError()
 }
 
-func ownersValue(ctx context.Context, m map[string][]string, diags *diag.Diagnostics) types.Map {
-	for k, v := range m {
-		if v == nil {
-			m[k] = []string{}
-		}
+// idFor derives a new patch's id, and so its field manager, from what it
+// patches and how. A create that landed on the server but failed before the
+// engine recorded it (a lost response, a killed process) is then finished by
+// the next run under the same manager, instead of that run finding a
+// k8sconnect-patch manager it does not know and refusing it as a rival.
+// docs/adr/0002-crash-safe-patch.md has the cases.
+func idFor(target manifest.Identity, ct *content) string {
+	h := sha256.New()
+	for _, part := range []string{target.APIVersion, target.Kind, target.Namespace, target.Name, string(ct.patchType)} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
 	}
-	v, d := types.MapValueFrom(ctx, ownersType, m)
-	diags.Append(d...)
-	return v
-}
-
-func projectionValue(ctx context.Context, p projection.Projection, diags *diag.Diagnostics) types.Map {
-	v, d := types.MapValueFrom(ctx, types.StringType, map[string]string(p))
-	diags.Append(d...)
-	return v
+	h.Write(ct.body) // canonical JSON: map keys sorted, formatting gone
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }

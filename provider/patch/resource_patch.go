@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -195,3 +196,7 @@ func targetOf(ctx context.Context, obj types.Object) (manifest.Identity, bool) {
 
 // FieldManager is the manager name of one patch.
 func FieldManager(id string) string { return "k8sconnect-patch-" + id }
+
+func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
+	return r.clients.ClientFor(ctx, conn, path.Root("cluster_connection"), diags)
+}

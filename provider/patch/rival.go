@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,8 +14,11 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // rivalError refuses a patch that would take fields another k8sconnect_patch
@@ -101,4 +105,64 @@ func changedSince(ctx context.Context, c *connection.Client, target manifest.Ide
 	}
 	now, gerr := c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
 	return gerr == nil && now.GetResourceVersion() != live.GetResourceVersion()
+}
+
+// selfPatchError refuses to patch an object that k8sconnect_object manages:
+// two resources of one configuration would fight over it.
+func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) error {
+	managedByObject := live.GetAnnotations()[ssa.AnnotationOwnedBy] != ""
+	for _, e := range live.GetManagedFields() {
+		if e.Manager == ssa.FieldManager {
+			managedByObject = true
+		}
+	}
+	if !managedByObject {
+		return nil
+	}
+	return fmt.Errorf("%s is managed by a k8sconnect_object (annotation %s or field manager %q). "+
+		"k8sconnect_patch is for objects something else manages. Change the k8sconnect_object's yaml_body instead, "+
+		"or list the fields another controller should own in its ignore_fields", target, ssa.AnnotationOwnedBy, ssa.FieldManager)
+}
+
+// pathNames names paths for the ownership lookups below. A patch hides only a
+// Secret's data, whose paths are field names and never carry a value, so any
+// redactor names them alike.
+var pathNames = sensitive.Redactor{}
+
+// rivalPatches finds other k8sconnect patches that own fields this one takes.
+func rivalPatches(live *unstructured.Unstructured, manager string, taking projection.Projection) (map[string][]string, error) {
+	fields, err := managedfields.Of(live)
+	if err != nil {
+		return nil, err
+	}
+	owners := projection.OwnersByPath(live.Object, fields, pathNames)
+	rivals := map[string][]string{}
+	for p := range taking {
+		for _, m := range owners[p] {
+			if m != manager && strings.HasPrefix(m, "k8sconnect-patch-") {
+				rivals[m] = append(rivals[m], p)
+			}
+		}
+	}
+	return rivals, nil
+}
+
+// previousOwners lists, for the fields the patch takes, who owned them before.
+func previousOwners(live *unstructured.Unstructured, manager string, taking projection.Projection) map[string][]string {
+	fields, err := managedfields.Of(live)
+	if err != nil {
+		return map[string][]string{}
+	}
+	owners := projection.OwnersByPath(live.Object, fields, pathNames)
+	out := map[string][]string{}
+	for p := range taking {
+		var others []string
+		for _, m := range owners[p] {
+			if m != manager {
+				others = append(others, m)
+			}
+		}
+		out[p] = others
+	}
+	return out
 }

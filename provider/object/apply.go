@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,40 +22,9 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
-	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
-	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
-
-// observe projects obj onto the fields the k8sconnect manager owns there plus
-// prev (see projection.Observe); our own owned-by annotation is not shown.
-// Sensitive values are rendered by red (see package sensitive).
-func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, ignore []objectpath.Path, red sensitive.Redactor) (projection.Observation, error) {
-	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, ownAnnotations, ignore, red)
-}
-
-// ownAnnotations are k8sconnect's own markers on an object, never projected.
-var ownAnnotations = []objectpath.Path{annotationPath, pendingPath}
-
-// into writes an observation into m's computed attributes.
-func into(ctx context.Context, o projection.Observation, m *model) diag.Diagnostics {
-	var diags diag.Diagnostics
-	proj, d := types.MapValue(types.StringType, projectionValue(o.Projection))
-	diags.Append(d...)
-	own, d := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, o.Ownership)
-	diags.Append(d...)
-	if pendingNames(o.Projection) {
-		// A name that hides a value under its pending hash is not the name the
-		// apply will record: the whole map is known only after apply.
-		proj = types.MapUnknown(types.StringType)
-	}
-	if pendingNames(o.Ownership) {
-		own = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	}
-	m.ManagedStateProjection, m.FieldOwnership = proj, own
-	return diags
-}
 
 // applyAndRecord applies plan's object and fills the computed attributes from
 // what the server stored. prior is the state before an update, nil on create.
@@ -250,4 +220,36 @@ func handOver(ctx context.Context, c *connection.Client, desired *unstructured.U
 		_, err = ri.Patch(ctx, ident.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: ssa.FieldManager})
 		return err
 	})
+}
+
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.phase.Applying()
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.ID.IsUnknown() {
+		plan.ID = types.StringValue(newID())
+	}
+	r.applyAndRecord(ctx, &plan, nil, resp.Private, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.phase.Applying()
+	var plan, prior model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if _, moving := pendingMove(ctx, req.Private); moving || !onlyConnectionChanged(ctx, plan, prior) || !r.readOwnership(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics) {
+		r.applyAndRecord(ctx, &plan, &prior, resp.Private, &resp.Diagnostics)
+	}
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
 }

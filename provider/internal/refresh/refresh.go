@@ -1,0 +1,113 @@
+// Package refresh is the one reading of an object that a resource holds in
+// state, as every resource's Read does it: confirm the cluster, read the
+// object, and decide from the answer whether the object is there, definitely
+// gone, or unknown for now.
+//
+// The rule it keeps is that only a definite answer takes a resource out of
+// state: NotFound, or a kind the cluster no longer serves. Refused credentials,
+// a failed discovery, a server error or a broken connection keep the state as
+// it was and say so in a warning, so an outage never turns into a plan that
+// re-creates what already exists. Each resource then does its own part with
+// the object it found (project it, record it).
+package refresh
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+)
+
+// Outcome is what a Read may conclude.
+type Outcome int
+
+const (
+	// Found: Result.Live holds the object.
+	Found Outcome = iota
+	// Gone: the cluster said for certain that the object, or its kind, no
+	// longer exists. The resource leaves state.
+	Gone
+	// Kept: the cluster could not tell (it did not answer, failed, or its
+	// discovery failed). A warning says so; state stays as it was.
+	Kept
+	// CredentialsRefused: the server refused the credentials stored in state
+	// (see connection.StaleCredentials, which warned). State stays; the plan
+	// reads the object with the configuration's connection.
+	CredentialsRefused
+	// Failed: an error diagnostic says what went wrong (another cluster, or an
+	// answer no Read should get).
+	Failed
+)
+
+// Result is what Object learned.
+type Result struct {
+	Outcome Outcome
+	// Live is the object, when Outcome is Found.
+	Live *unstructured.Unstructured
+	// Cluster is the identity of the cluster the connection reaches (see
+	// connection.Client.CheckCluster), once the check has passed.
+	Cluster string
+	// Seen is when the object was asked for.
+	Seen time.Time
+	// Asked: the cluster check passed and the object was asked for, whatever
+	// the answer; the stored credentials were not refused by the check.
+	Asked bool
+}
+
+// Object confirms that c reaches the cluster recorded in state (recorded; ""
+// when none was recorded), then reads id. subject names what is refreshed in
+// the warning that keeps state, such as "the patch of <object>".
+func Object(ctx context.Context, c *connection.Client, recorded string, id manifest.Identity, subject string, diags *diag.Diagnostics) Result {
+	var r Result
+	keep := func(err error) Result {
+		diags.AddWarning("Could not refresh "+subject+"; state kept as it was",
+			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		r.Live, r.Outcome = nil, Kept
+		return r
+	}
+	cluster, err := c.CheckCluster(ctx, recorded, id.String())
+	var other *connection.OtherClusterError
+	switch {
+	case errors.As(err, &other):
+		diags.AddError("The connection reaches another cluster", err.Error())
+		return Result{Outcome: Failed}
+	case connection.StaleCredentials(err, id.String(), diags):
+		return Result{Outcome: CredentialsRefused}
+	case err != nil:
+		return keep(err)
+	}
+	r.Cluster, r.Seen, r.Asked = cluster, time.Now(), true
+	r.Live, err = c.Get(ctx, id.GVK(), id.Namespace, id.Name)
+	switch {
+	case err == nil:
+		r.Outcome = Found
+		return r
+	case connection.StaleCredentials(err, id.String(), diags):
+		r.Outcome = CredentialsRefused
+	case apierrors.IsNotFound(err):
+		r.Outcome = Gone
+	case meta.IsNoMatchError(err):
+		// The kind is missing from the client's discovery; only a fresh
+		// discovery without it says that the kind is really gone.
+		if gone, derr := c.KindGone(id.GVK()); !gone {
+			return keep(cmp.Or(derr, err))
+		}
+		r.Outcome = Gone
+	case connection.Unreachable(err):
+		return keep(err)
+	default:
+		diags.AddError("Read failed", fmt.Sprintf("Reading %s: %v", id, err))
+		r.Outcome = Failed
+	}
+	r.Live = nil
+	return r
+}

@@ -1,0 +1,37 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+)
+
+// Delete releases the patch's fields: values stay, our manager goes.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.phase.Applying()
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	target, ok := targetOf(ctx, state.Target)
+	if !ok {
+		return
+	}
+	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if _, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String()); err != nil {
+		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	var fields map[string]string
+	resp.Diagnostics.Append(state.ManagedFields.ElementsAs(ctx, &fields, false)...)
+	if err := release(ctx, c, target, FieldManager(state.ID.ValueString()), fields); err != nil {
+		resp.Diagnostics.AddError("Could not release the patched fields", err.Error())
+	}
+}

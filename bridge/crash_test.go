@@ -8,8 +8,7 @@ package bridge_test
 // `pulumi stack export`, no leftover objects in the namespace and a preview
 // with nothing to do.
 //
-// The Pulumi bridge records nothing when Create fails (pulumi-terraform-bridge
-// issue 1495), so these runs prove that the object, not the state, carries
+// The Pulumi bridge records nothing when Create fails (pulumi/pulumi-terraform-bridge#1495), so these runs prove that the object, not the state, carries
 // the recovery. Run with: go test ./bridge -run TestPulumiCrash -v
 
 import (

@@ -1,6 +1,6 @@
 package bridge_test
 
-// The exact-values differential suite (issue 19) under Pulumi: the corpus of
+// The exact-values differential suite under Pulumi: the corpus of
 // internal/testing/exactcorpus applied by kubectl and by KubernetesObjects in a
 // YAML program, the stored objects compared field by field with every digit,
 // an empty preview, an update that flips int-or-string types, drift of one
@@ -39,7 +39,7 @@ func exactProgram(t *testing.T, docs []exactcorpus.Doc) string {
 	}
 	// The Wait and getObject read the kubeconfig file: a resourceRef whose
 	// connection holds a secret token cannot be passed to a Wait from YAML
-	// (the bridge fails to encode the secret; see the report of issue 19).
+	// (the bridge fails to encode the secret token nested in it).
 	fileConn := map[string]any{"kubeconfigFile": cluster.KubeconfigPath}
 	resources["limitswait"] = map[string]any{
 		"type": "k8sconnect:index/wait:Wait",

@@ -1,6 +1,6 @@
 package bridge_test
 
-// Ownership safety (issue 12) as a Pulumi user meets it: one object declared
+// Ownership safety as a Pulumi user meets it: one object declared
 // twice, an object someone else re-created, a field handed over through
 // ignoreFields, and a kubeconfig that now reaches another cluster. Run with:
 // go test ./bridge -run TestPulumiSafety -v

@@ -1,6 +1,6 @@
 package bridge_test
 
-// A Secret under Pulumi (issue 13): its values are secret in the stack's
+// A Secret under Pulumi: its values are secret in the stack's
 // stored inputs and outputs and in stack outputs, appear in no preview or up
 // output (with --diff), and drift on them is warned about without values and
 // reverted. The user does not mark yamlBody secret: the provider does. The

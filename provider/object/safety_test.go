@@ -1,6 +1,6 @@
 package object_test
 
-// Ownership safety (issue 12): no object is ever taken over, reset or deleted
+// Ownership safety: no object is ever taken over, reset or deleted
 // behind its owner's back. Each test plays a careless or unlucky user against
 // the real API server and checks what that user would check: the object in
 // the cluster, its UID, the state, the exit code and the message.

@@ -1,6 +1,6 @@
 package patch_test
 
-// Ownership safety of k8sconnect_patch (issue 12, item 4): an unchanged
+// Ownership safety of k8sconnect_patch: an unchanged
 // json_patch plans "no change" only when the object proves its effect, and a
 // rival patch is refused at apply as well as at plan, bound to the target's
 // resourceVersion by the API server.

@@ -69,7 +69,7 @@ func bindToVersion(ct *content, resourceVersion string) ([]byte, error) {
 	switch ct.patchType {
 	case ktypes.MergePatchType:
 		// kubejson, not encoding/json: the body's integers must keep every
-		// digit on the way back out (issue 19).
+		// digit on the way back out.
 		var obj map[string]any
 		if err := kubejson.Unmarshal(ct.body, &obj); err != nil {
 			return nil, err

@@ -1,5 +1,5 @@
 // Command k8sconnect-bench (`make bench`) measures k8sconnect against kubectl
-// on the embedded cluster, for issue 14. For each N it makes N ConfigMaps plus
+// on the embedded cluster. For each N it makes N ConfigMaps plus
 // their namespace with each tool and takes them through one life: create, a
 // plan with no changes, an update of one data field in all N, destroy. Per
 // operation kubectl runs first and then each engine, back to back, each tool

@@ -1,4 +1,4 @@
-// Package exactcorpus is the differential suite's corpus (issue 19): documents
+// Package exactcorpus is the differential suite's corpus: documents
 // that are hard to carry exactly (integers at and beyond 2^53 and at the int64
 // limits, floats, YAML 1.1 scalars, unicode and control characters, odd keys,
 // block scalars, deep nesting, quantities, int-or-string, sets, list-maps, an

@@ -1,4 +1,4 @@
-// Package exacttest is the differential suite of issue 19: the corpus in
+// Package exacttest is the exact-values differential suite: the corpus in
 // internal/testing/exactcorpus applied once by kubectl and once by k8sconnect
 // (k8sconnect_object directly and fed by yaml_split and yaml_scoped; all three
 // k8sconnect_patch types), the objects the API server stored compared field by

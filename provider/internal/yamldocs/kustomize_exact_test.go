@@ -12,7 +12,7 @@ import (
 
 // kustomize builds through its own YAML tree (kyaml); the documents it hands to
 // yaml_split and yaml_scoped must keep every digit, as `kubectl kustomize`
-// does, for k8sconnect_object to send them on exactly (issue 19).
+// does, for k8sconnect_object to send them on exactly.
 func TestFromKustomizeKeepsEveryDigit(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {

@@ -17,12 +17,12 @@ import (
 //
 // Pulumi plans an update more than once in one process: a preview runs the
 // Diff and then previews the Update; the update runs the Diff again and then
-// the plan the Update makes before it applies. Each of those plans used to
-// read the object and ask for a dry run: 4 requests to preview, 5 to update.
-// A plan now hands what it read, and the dry run's answer, to the next plan
-// of the same object, so each process reads once and asks once: 2 to
-// preview, 3 to update (the apply one of them), and `pulumi up` with its
-// preview costs 5 where it cost 9.
+// the plan the Update makes before it applies. Were each of those plans to
+// read the object and ask for a dry run, that would be 4 requests to preview
+// and 5 to update. A plan hands what it read, and the dry run's answer, to
+// the next plan of the same object, so each process reads once and asks
+// once: 2 to preview, 3 to update (the apply one of them), and `pulumi up`
+// with its preview costs 5, not 9.
 //
 // The drifted object (another manager changed our field between the runs)
 // shows that the plans handed on still see what the first one read: the

@@ -19,8 +19,8 @@ import (
 // was checked, again and again. The patch reads the target, checks it for
 // rivals and sends again, backing off, until a send lands. Here the first six
 // sends reach the server only after another manager has changed the target,
-// so each is refused; the seventh lands. The patch used to give up after five
-// sends a few milliseconds apart, failing the apply.
+// so each is refused; the seventh lands. Five sends a few milliseconds apart
+// would all be refused here and fail the apply.
 func TestAccPatch_busyTargetTriedUntilThePatchLands(t *testing.T) {
 	p := newPatchCrash(t)
 	late := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", p.name), Action: faultproxy.Delay,

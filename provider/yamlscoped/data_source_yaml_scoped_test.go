@@ -151,7 +151,7 @@ func inCluster(t *testing.T, want bool, objs ...object) clusterCheck {
 	}
 }
 
-// The scenario of the issue: one file with a CRD, a cluster-scoped custom
+// What yaml_scoped is for: one file with a CRD, a cluster-scoped custom
 // resource, a Namespace and namespaced objects, written in an order that cannot
 // be applied as is, applies in one run; reordering its documents plans nothing.
 func TestAccYAMLScopedAppliesInOrder(t *testing.T) {

@@ -674,7 +674,7 @@ func summaryLines(ms []measurement, ns []int) []string {
 		}
 	}
 	// Each Pulumi configuration against Terraform's of the same kind, and
-	// each against plain terraform, which the target names.
+	// each against plain terraform, which the performance targets (docs/performance.md) name.
 	for _, pair := range [][2]string{
 		{"pulumi", "terraform"}, {"pulumi_skip_checkpoints", "terraform"}, {"pulumi_provider_block", "terraform_provider_block"},
 		{"pulumi_data", "terraform_data"}, {"pulumi_data", "terraform"},

@@ -1,15 +1,18 @@
 // Package gcsettings sets the garbage collector of the provider plugins, both
-// of which keep a small live heap (see provider/plugin/rpccontext) while allocating a
-// lot per request: decoding and encoding every plan and state, and under
-// Pulumi converting them to and from the bridge's property values too.
+// of which keep a small live heap (see provider/plugin/rpccontext) while
+// allocating a lot per request: decoding and encoding every plan and state,
+// and under Pulumi converting them to and from the bridge's property values
+// too.
 //
-// At Go's default (GOGC=100) the collector ran every few MiB and took 15-20% of
-// each plugin's CPU in make bench PROFILE=1. More headroom cut a Terraform
-// update of 200 objects from 9.5-10.6 s to 8.6-9.7 s on the embedded cluster.
+// At Go's default (GOGC=100) the collector runs every few MiB and takes 15-20%
+// of each plugin's CPU in make bench PROFILE=1. With more headroom a Terraform
+// update of 200 objects takes 8.6-9.7 s on the embedded cluster, against
+// 9.5-10.6 s at the default.
 //
 // A memory limit bounds the headroom, since most of a plugin's resident memory
-// is its own binary's pages and the target is 100 MB in all: each
-// plugin passes its own. A user's own GOGC or GOMEMLIMIT wins.
+// is its own binary's pages and the target is 100 MB in all
+// (docs/performance.md): each plugin passes its own. A user's own GOGC or
+// GOMEMLIMIT wins.
 package gcsettings
 
 import (

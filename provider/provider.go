@@ -1,6 +1,3 @@
-// Package provider is the terraform-plugin-framework provider for k8sconnect.
-// It is the single source of truth for the schema: Terraform and OpenTofu load it
-// directly, and the Pulumi bridge in ../bridge wraps the same value.
 package provider
 
 import (

@@ -1,10 +1,3 @@
-// Package object is the k8sconnect_object resource: one Kubernetes object of any
-// kind, written as YAML and applied with Server-Side Apply under the field manager
-// "k8sconnect".
-//
-// Plans tell the truth: every plan runs a server-side dry-run apply and records
-// only the fields k8sconnect owns, with the values the server would store
-// (managed_state_projection). Drift is judged on that projection alone.
 package object
 
 import (

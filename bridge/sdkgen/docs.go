@@ -405,34 +405,17 @@ func (t *translator) translate(s string) string {
 	return s
 }
 
-// all translates every property description in spec (the bridge took them
-// from the framework schema as they are).
+// all translates every text of spec (see walkTexts) but the resources' and
+// functions' own descriptions, which describe wrote, examples included, and
+// the bridge's fixed ones: the bridge took the rest from the framework schema
+// as it is.
 func (t *translator) all(spec *pschema.PackageSpec) {
-	fix := func(props map[string]pschema.PropertySpec) {
-		for name, p := range props {
-			p.Description = t.translate(p.Description)
-			props[name] = p
+	walkTexts(spec, func(st schemaText, s string) string {
+		if st.code || st.fixed != "" {
+			return s
 		}
-	}
-	for tok, r := range spec.Resources {
-		fix(r.InputProperties)
-		fix(r.Properties)
-		spec.Resources[tok] = r
-	}
-	for tok, typ := range spec.Types {
-		fix(typ.Properties)
-		spec.Types[tok] = typ
-	}
-	fix(spec.Config.Variables)
-	if spec.Provider != nil {
-		fix(spec.Provider.InputProperties)
-		fix(spec.Provider.Properties)
-	}
-	for _, f := range spec.Functions {
-		for _, obj := range functionObjects(f) {
-			fix(obj.Properties)
-		}
-	}
+		return t.translate(s)
+	})
 }
 
 // snake is the Terraform name of a camelCase property name.
@@ -459,57 +442,147 @@ func prose(s string) string {
 	return span.ReplaceAllString(fence.ReplaceAllString(s, ""), "")
 }
 
-// PulumiTextProblems lists every resource, function and property of spec
-// whose description is empty or speaks Terraform (HCL, Terraform's commands
-// and meta-arguments, snake_case names in the prose), and every code block in
-// a description that is not in a language Pulumi programs are written in.
-func PulumiTextProblems(spec *pschema.PackageSpec) []string {
-	var problems []string
-	check := func(where, desc string, code bool) {
-		if strings.TrimSpace(desc) == "" {
-			problems = append(problems, where+": empty description")
-			return
-		}
-		if m := terraformOnly.FindString(prose(desc)); m != "" {
-			problems = append(problems, fmt.Sprintf("%s: Terraform wording %q in %q", where, m, desc))
-		} else if m := hclExpression.FindString(prose(desc)); m != "" {
-			problems = append(problems, fmt.Sprintf("%s: Terraform wording %q in %q", where, m, desc))
-		}
-		for _, block := range fence.FindAllString(desc, -1) {
-			lang := strings.TrimPrefix(strings.SplitN(block, "\n", 2)[0], "```")
-			if !code || !pulumiFence[lang] {
-				problems = append(problems, fmt.Sprintf("%s: a code block in %q", where, lang))
-			}
+// schemaText is one text of the schema that the SDKs or the pages show.
+type schemaText struct {
+	where string
+	due   bool // it must not be empty
+	// code: it is the whole description of a resource or function, which
+	// describe wrote in Pulumi's terms itself and which may hold example code.
+	code bool
+	// fixed: the bridge's own text, let through as bridgeMethodDocs holds it.
+	fixed string
+}
+
+// walkTexts calls f with every description of spec, and every deprecation
+// message (which the SDKs show beside it), and stores what f returns in its
+// place. It is the one list of where a schema holds text, so translator.all
+// rewrites and PulumiTextProblems checks the same texts: the package's own;
+// each resource's, its input properties, its output properties, its state
+// inputs (the get() arguments and the *State classes) and list inputs; each
+// function's, its inputs and outputs; each type's, its properties and enum
+// values; the config variables; and the provider's own, with its input and
+// output properties.
+//
+// A description is due everywhere but on the objects the codegen words by
+// itself when they have none (a type, a function's argument and result bags,
+// a resource's state and list inputs) and on enum values.
+func walkTexts(spec *pschema.PackageSpec, f func(schemaText, string) string) {
+	deprecation := func(where string, msg *string) {
+		if *msg != "" {
+			*msg = f(schemaText{where: where + " (deprecation)"}, *msg)
 		}
 	}
 	props := func(where string, ps map[string]pschema.PropertySpec) {
 		for _, name := range sortedPropNames(ps) {
-			check(where+"."+name, ps[name].Description, false)
+			p := ps[name]
+			p.Description = f(schemaText{where: where + "." + name, due: true}, p.Description)
+			deprecation(where+"."+name, &p.DeprecationMessage)
+			ps[name] = p
 		}
 	}
+	// object is a bag of properties with a description of its own.
+	object := func(where string, o *pschema.ObjectTypeSpec) {
+		if o != nil {
+			o.Description = f(schemaText{where: where}, o.Description)
+			props(where, o.Properties)
+		}
+	}
+	resource := func(where string, r *pschema.ResourceSpec) {
+		r.Description = f(schemaText{where: where, due: true, code: true}, r.Description)
+		deprecation(where, &r.DeprecationMessage)
+		props(where+" input", r.InputProperties)
+		props(where, r.Properties)
+		object(where+" state", r.StateInputs)
+		object(where+" list", r.ListInputs)
+	}
+
+	spec.Description = f(schemaText{where: "package", due: true}, spec.Description)
 	for _, tok := range sortedSpecKeys(spec.Resources) {
 		r := spec.Resources[tok]
-		check(tok, r.Description, true)
-		props(tok+" input", r.InputProperties)
-		props(tok, r.Properties)
+		resource(tok, &r)
+		spec.Resources[tok] = r
 	}
 	for _, tok := range sortedSpecKeys(spec.Functions) {
-		f := spec.Functions[tok]
-		if strings.HasPrefix(tok, "pulumi:providers:") {
-			continue // the bridge's own terraformConfig method
+		fn := spec.Functions[tok]
+		if doc, ok := bridgeMethodDocs[tok]; ok {
+			fn.Description = f(schemaText{where: tok, fixed: doc}, fn.Description)
+		} else {
+			fn.Description = f(schemaText{where: tok, due: true, code: true}, fn.Description)
+			deprecation(tok, &fn.DeprecationMessage)
+			object(tok+" input", fn.Inputs)
+			object(tok+" output", fn.Outputs)
+			if fn.ReturnType != nil {
+				object(tok+" output", fn.ReturnType.ObjectTypeSpec)
+			}
 		}
-		check(tok, f.Description, true)
-		for i, obj := range functionObjects(f) {
-			props(tok+[]string{" input", " output", " output"}[i], obj.Properties)
-		}
+		spec.Functions[tok] = fn
 	}
 	for _, tok := range sortedSpecKeys(spec.Types) {
-		props(tok, spec.Types[tok].Properties)
+		t := spec.Types[tok]
+		object(tok, &t.ObjectTypeSpec)
+		for i := range t.Enum {
+			v := &t.Enum[i]
+			where := fmt.Sprintf("%s enum %v", tok, v.Value)
+			if v.Name != "" {
+				where = tok + " enum " + v.Name
+			}
+			v.Description = f(schemaText{where: where}, v.Description)
+			deprecation(where, &v.DeprecationMessage)
+		}
+		spec.Types[tok] = t
 	}
 	props("config", spec.Config.Variables)
 	if spec.Provider != nil {
-		props("provider", spec.Provider.InputProperties)
+		resource("provider", spec.Provider)
 	}
+}
+
+// bridgeMethodDocs are the descriptions of the methods the bridge adds to the
+// provider, by token. terraformConfig hands the provider's configuration to
+// Pulumi's Terraform Module provider: Terraform is its subject, not a slip,
+// and its receiver and result carry no descriptions. PulumiTextProblems lets
+// exactly this text through and nothing else of the method; should the bridge
+// word it otherwise, generation fails until someone has read the new text and
+// brought the entry in step.
+var bridgeMethodDocs = map[string]string{
+	"pulumi:providers:" + bridge.Name + "/terraformConfig": "This function returns a Terraform config object " +
+		"with terraform-namecased keys,to be used with the Terraform Module Provider.",
+}
+
+// PulumiTextProblems lists every text of spec (see walkTexts) that is empty
+// where a description is due or speaks Terraform (HCL, Terraform's commands
+// and meta-arguments, snake_case names in the prose), and every code block
+// that is not in a language Pulumi programs are written in, or not in a
+// resource's or function's own description.
+func PulumiTextProblems(spec *pschema.PackageSpec) []string {
+	var problems []string
+	walkTexts(spec, func(t schemaText, desc string) string {
+		switch {
+		case t.fixed != "":
+			if desc != t.fixed {
+				problems = append(problems, fmt.Sprintf("%s: the bridge's method now reads %q, not the text "+
+					"bridgeMethodDocs lets through: check it is right for Pulumi users, then update the entry", t.where, desc))
+			}
+			return desc
+		case strings.TrimSpace(desc) == "":
+			if t.due {
+				problems = append(problems, t.where+": empty description")
+			}
+			return desc
+		}
+		if m := terraformOnly.FindString(prose(desc)); m != "" {
+			problems = append(problems, fmt.Sprintf("%s: Terraform wording %q in %q", t.where, m, desc))
+		} else if m := hclExpression.FindString(prose(desc)); m != "" {
+			problems = append(problems, fmt.Sprintf("%s: Terraform wording %q in %q", t.where, m, desc))
+		}
+		for _, block := range fence.FindAllString(desc, -1) {
+			lang := strings.TrimPrefix(strings.SplitN(block, "\n", 2)[0], "```")
+			if !t.code || !pulumiFence[lang] {
+				problems = append(problems, fmt.Sprintf("%s: a code block in %q", t.where, lang))
+			}
+		}
+		return desc
+	})
 	return problems
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -189,11 +190,158 @@ func TestPulumiTextProblems(t *testing.T) {
 	}
 	// Python spells names in snake_case: code is not prose.
 	ok := "Prose.\n\n```python\nk8sconnect.KubernetesObject(\"x\", yaml_body=body)\n```\n"
-	spec := &pschema.PackageSpec{Resources: map[string]pschema.ResourceSpec{
+	spec := &pschema.PackageSpec{Description: "A package.", Resources: map[string]pschema.ResourceSpec{
 		"k8sconnect:index/x:X": {ObjectTypeSpec: pschema.ObjectTypeSpec{Description: ok}},
 	}}
 	if p := PulumiTextProblems(spec); len(p) > 0 {
 		t.Errorf("Python code was taken for prose: %v", p)
+	}
+}
+
+// terraformText is the Terraform advice that once reached the SDKs through a
+// resource's state inputs, which the check did not read.
+const terraformText = "For a Secret, wrap it in sensitive() so plans hide it."
+
+// TestPulumiTextProblemsEverywhere: Terraform wording is found wherever a
+// description sits, and named by where it sits, including the places the
+// check once skipped (state inputs, types' own descriptions, the provider's).
+func TestPulumiTextProblemsEverywhere(t *testing.T) {
+	const res, typ, fn = "k8sconnect:index/x:X", "k8sconnect:index/T:T", "k8sconnect:index/getX:getX"
+	bad := map[string]pschema.PropertySpec{"yamlBody": {Description: terraformText}}
+	for where, spec := range map[string]*pschema.PackageSpec{
+		res + " state.yamlBody": {Resources: map[string]pschema.ResourceSpec{
+			res: {StateInputs: &pschema.ObjectTypeSpec{Properties: bad}}}},
+		res + " state": {Resources: map[string]pschema.ResourceSpec{
+			res: {StateInputs: &pschema.ObjectTypeSpec{Description: terraformText}}}},
+		res + " list.yamlBody": {Resources: map[string]pschema.ResourceSpec{
+			res: {ListInputs: &pschema.ObjectTypeSpec{Properties: bad}}}},
+		res + " input.yamlBody": {Resources: map[string]pschema.ResourceSpec{res: {InputProperties: bad}}},
+		res + ".yamlBody": {Resources: map[string]pschema.ResourceSpec{
+			res: {ObjectTypeSpec: pschema.ObjectTypeSpec{Properties: bad}}}},
+		res + " input.yamlBody (deprecation)": {Resources: map[string]pschema.ResourceSpec{
+			res: {InputProperties: map[string]pschema.PropertySpec{"yamlBody": {DeprecationMessage: terraformText}}}}},
+		typ + ":": {Types: map[string]pschema.ComplexTypeSpec{
+			typ: {ObjectTypeSpec: pschema.ObjectTypeSpec{Description: terraformText}}}},
+		typ + ".yamlBody": {Types: map[string]pschema.ComplexTypeSpec{
+			typ: {ObjectTypeSpec: pschema.ObjectTypeSpec{Properties: bad}}}},
+		typ + " enum Plain": {Types: map[string]pschema.ComplexTypeSpec{
+			typ: {Enum: []pschema.EnumValueSpec{{Name: "Plain", Value: "plain", Description: terraformText}}}}},
+		fn + " input:": {Functions: map[string]pschema.FunctionSpec{
+			fn: {Inputs: &pschema.ObjectTypeSpec{Description: terraformText}}}},
+		fn + " input.yamlBody": {Functions: map[string]pschema.FunctionSpec{
+			fn: {Inputs: &pschema.ObjectTypeSpec{Properties: bad}}}},
+		fn + " output.yamlBody": {Functions: map[string]pschema.FunctionSpec{
+			fn: {Outputs: &pschema.ObjectTypeSpec{Properties: bad}}}},
+		"config.yamlBody": {Config: pschema.ConfigSpec{Variables: bad}},
+		"provider:": {Provider: &pschema.ResourceSpec{
+			ObjectTypeSpec: pschema.ObjectTypeSpec{Description: terraformText}}},
+		"provider input.yamlBody": {Provider: &pschema.ResourceSpec{InputProperties: bad}},
+		"provider.yamlBody": {Provider: &pschema.ResourceSpec{
+			ObjectTypeSpec: pschema.ObjectTypeSpec{Properties: bad}}},
+		"package:": {Description: terraformText},
+	} {
+		problems := PulumiTextProblems(spec)
+		found := false
+		for _, p := range problems {
+			found = found || strings.HasPrefix(p, where) && strings.Contains(p, `"sensitive("`)
+		}
+		if !found {
+			t.Errorf("Terraform wording at %s: not found, problems %q", where, problems)
+		}
+	}
+}
+
+// TestPulumiTextProblemsReadsEveryField: every description and deprecation
+// message that pschema.PackageSpec can hold, found by reflection over its
+// types rather than listed by hand, is read by the check, so a field the
+// check does not know (one a newer pulumi adds) fails here, not silently.
+func TestPulumiTextProblemsReadsEveryField(t *testing.T) {
+	var spec pschema.PackageSpec
+	var fields []string
+	fillTexts(reflect.ValueOf(&spec).Elem(), terraformText, "spec", map[reflect.Type]bool{}, &fields)
+	if len(fields) < 20 {
+		t.Fatalf("only %d text fields found by reflection: %v", len(fields), fields)
+	}
+	problems := PulumiTextProblems(&spec)
+	if len(problems) != len(fields) {
+		t.Errorf("%d text fields hold Terraform wording, the check reports %d:\nfields:\n  %s\nproblems:\n  %s",
+			len(fields), len(problems), strings.Join(fields, "\n  "), strings.Join(problems, "\n  "))
+	}
+	for _, p := range problems {
+		if !strings.Contains(p, `"sensitive("`) {
+			t.Errorf("not the planted wording: %s", p)
+		}
+	}
+	// And the translator reaches the same texts: a snake_case name of a
+	// property of the package becomes its camelCase name in each of them but
+	// the resources' and functions' own, which describe writes.
+	var named pschema.PackageSpec
+	var all []string
+	fillTexts(reflect.ValueOf(&named).Elem(), "Set yaml_body.", "spec", map[reflect.Type]bool{}, &all)
+	named.Config.Variables["yamlBody"] = pschema.PropertySpec{}
+	newTranslator(&named).all(&named)
+	walkTexts(&named, func(st schemaText, s string) string {
+		if !st.code && s != "" && s != "Set yamlBody." {
+			t.Errorf("%s: the translator left %q", st.where, s)
+		}
+		return s
+	})
+}
+
+// fillTexts makes every struct reachable from v exist once (one entry in each
+// map and slice of structs, every pointer to a struct set, each type once on
+// a path), sets every Description and DeprecationMessage to text and lists
+// their paths in fields.
+func fillTexts(v reflect.Value, text, path string, onPath map[reflect.Type]bool, fields *[]string) {
+	switch v.Kind() {
+	case reflect.Struct:
+		if onPath[v.Type()] {
+			return
+		}
+		onPath[v.Type()] = true
+		defer delete(onPath, v.Type())
+		for i := 0; i < v.NumField(); i++ {
+			f, sf := v.Field(i), v.Type().Field(i)
+			switch {
+			case !sf.IsExported():
+			case f.Kind() == reflect.String && (sf.Name == "Description" || sf.Name == "DeprecationMessage"):
+				f.SetString(text)
+				*fields = append(*fields, path+"."+sf.Name)
+			default:
+				fillTexts(f, text, path+"."+sf.Name, onPath, fields)
+			}
+		}
+	case reflect.Pointer:
+		if v.Type().Elem().Kind() == reflect.Struct && !onPath[v.Type().Elem()] {
+			v.Set(reflect.New(v.Type().Elem()))
+			fillTexts(v.Elem(), text, path, onPath, fields)
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() == reflect.String && v.Type().Elem().Kind() == reflect.Struct && !onPath[v.Type().Elem()] {
+			elem := reflect.New(v.Type().Elem()).Elem()
+			fillTexts(elem, text, path+"[k]", onPath, fields)
+			v.Set(reflect.MakeMap(v.Type()))
+			v.SetMapIndex(reflect.ValueOf("k").Convert(v.Type().Key()), elem)
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Struct && !onPath[v.Type().Elem()] {
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+			fillTexts(v.Index(0), text, path+"[0]", onPath, fields)
+		}
+	}
+}
+
+// TestPulumiTextProblemsBridgeMethod: the bridge's terraformConfig method
+// passes in the words bridgeMethodDocs holds, and in no others.
+func TestPulumiTextProblemsBridgeMethod(t *testing.T) {
+	for tok, doc := range bridgeMethodDocs {
+		for desc, wantProblem := range map[string]bool{doc: false, doc + " Wrap it in sensitive().": true} {
+			spec := &pschema.PackageSpec{Description: "A package.",
+				Functions: map[string]pschema.FunctionSpec{tok: {Description: desc}}}
+			if p := PulumiTextProblems(spec); (len(p) > 0) != wantProblem {
+				t.Errorf("%s reading %q: problems %q", tok, desc, p)
+			}
+		}
 	}
 }
 

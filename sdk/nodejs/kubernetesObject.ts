@@ -190,7 +190,7 @@ export class KubernetesObject extends pulumi.CustomResource {
  */
 export interface KubernetesObjectState {
     /**
-     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
@@ -218,15 +218,15 @@ export interface KubernetesObjectState {
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
      */
     managedStateProjection?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
-     * The object's identity and connection, for k8sconnect_wait.resource_ref.
+     * The object's identity and connection, for Wait.resourceRef.
      */
     resourceRef?: pulumi.Input<inputs.ResourceRef | undefined>;
     /**
-     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      */
     sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
@@ -234,7 +234,7 @@ export interface KubernetesObjectState {
      */
     uid?: pulumi.Input<string | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
      */
     yamlBody?: pulumi.Input<string | undefined>;
 }

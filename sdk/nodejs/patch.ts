@@ -178,7 +178,7 @@ export class Patch extends pulumi.CustomResource {
  */
 export interface PatchState {
     /**
-     * How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+     * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**

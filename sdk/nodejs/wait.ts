@@ -152,7 +152,7 @@ export interface WaitState {
      */
     status?: any | undefined;
     /**
-     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      */
     waitFor?: pulumi.Input<inputs.WaitWaitFor | undefined>;
 }

@@ -153,7 +153,7 @@ func GetKubernetesObject(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering KubernetesObject resources.
 type kubernetesObjectState struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
 	ClusterUid *string `pulumi:"clusterUid"`
@@ -167,20 +167,20 @@ type kubernetesObjectState struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields []string `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
-	// The object's identity and connection, for k8sconnect_wait.resource_ref.
+	// The object's identity and connection, for Wait.resourceRef.
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
-	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields []string `pulumi:"sensitiveFields"`
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid *string `pulumi:"uid"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
 	YamlBody *string `pulumi:"yamlBody"`
 }
 
 type KubernetesObjectState struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringPtrInput
@@ -194,15 +194,15 @@ type KubernetesObjectState struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayInput
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
 	ManagedStateProjection pulumi.StringMapInput
-	// The object's identity and connection, for k8sconnect_wait.resource_ref.
+	// The object's identity and connection, for Wait.resourceRef.
 	ResourceRef ResourceRefPtrInput
-	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayInput
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid pulumi.StringPtrInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
 	YamlBody pulumi.StringPtrInput
 }
 

@@ -156,7 +156,7 @@ func GetPatch(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering Patch resources.
 type patchState struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
 	ClusterUid *string `pulumi:"clusterUid"`
@@ -179,7 +179,7 @@ type patchState struct {
 }
 
 type PatchState struct {
-	// How to reach the cluster. Optional: without it the provider block's clusterConnection is used, and no credential is stored in this resource's state.
+	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
 	ClusterUid pulumi.StringPtrInput

@@ -145,7 +145,7 @@ type waitState struct {
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status interface{} `pulumi:"status"`
-	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
+	// What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
 	WaitFor *WaitWaitFor `pulumi:"waitFor"`
 }
 
@@ -154,7 +154,7 @@ type WaitState struct {
 	ResourceRef ResourceRefPtrInput
 	// For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
 	Status pulumi.Input
-	// What to wait for: exactly one of field, field_value, condition, rollout or ready.
+	// What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
 	WaitFor WaitWaitForPtrInput
 }
 

@@ -156,18 +156,18 @@ class _KubernetesObjectState:
         """
         Input properties used for looking up and filtering KubernetesObject resources.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
-        :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+        :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for Wait.resourceRef.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         """
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
@@ -198,7 +198,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -282,7 +282,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="managedStateProjection")
     def managed_state_projection(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
+        The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
         """
         return pulumi.get(self, "managed_state_projection")
 
@@ -294,7 +294,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="resourceRef")
     def resource_ref(self) -> pulumi.Input[Optional['ResourceRefArgs']]:
         """
-        The object's identity and connection, for k8sconnect_wait.resource_ref.
+        The object's identity and connection, for Wait.resourceRef.
         """
         return pulumi.get(self, "resource_ref")
 
@@ -306,7 +306,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="sensitiveFields")
     def sensitive_fields(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         """
         return pulumi.get(self, "sensitive_fields")
 
@@ -330,7 +330,7 @@ class _KubernetesObjectState:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         """
         return pulumi.get(self, "yaml_body")
 
@@ -567,18 +567,18 @@ class KubernetesObject(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each field k8sconnect manages or was told to ignore: every field manager that owns it. Several managers share a field when they applied the same value.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.
-        :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for k8sconnect_wait.resource_ref.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_state_projection: The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+        :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for Wait.resourceRef.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 

@@ -137,7 +137,7 @@ class _PatchState:
         """
         Input properties used for looking up and filtering Patch resources.
 
-        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
@@ -173,7 +173,7 @@ class _PatchState:
     @pulumi.getter(name="clusterConnection")
     def cluster_connection(self) -> pulumi.Input[Optional['ClusterConnectionArgs']]:
         """
-        How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
 
@@ -497,7 +497,7 @@ class Patch(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider block's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).

@@ -68,7 +68,7 @@ class _WaitState:
 
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param Any status: For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
-        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        :param pulumi.Input['WaitWaitForArgs'] wait_for: What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         if resource_ref is not None:
             pulumi.set(__self__, "resource_ref", resource_ref)
@@ -105,7 +105,7 @@ class _WaitState:
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input[Optional['WaitWaitForArgs']]:
         """
-        What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         return pulumi.get(self, "wait_for")
 
@@ -327,7 +327,7 @@ class Wait(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The resource_ref of the KubernetesObject to wait for. A different object replaces this wait; a different connection to the same object only updates it.
         :param Any status: For field waits only, the waited field pruned out of the object (rooted at `status` when the path starts there): waiting for `status.loadBalancer.ingress[0].hostname` gives `status.loadBalancer.ingress[0].hostname`. Refreshed on every plan, so a changed value reaches what uses it. Null for other waits.
-        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, field_value, condition, rollout or ready.
+        :param pulumi.Input[Union['WaitWaitForArgs', 'WaitWaitForArgsDict']] wait_for: What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 

@@ -21,14 +21,14 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     public static final KubernetesObjectState Empty = new KubernetesObjectState();
 
     /**
-     * How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     @Import(name="clusterConnection")
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
     /**
-     * @return How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
@@ -126,14 +126,14 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
      * 
      */
     @Import(name="managedStateProjection")
     private @Nullable Output<Map<String,String>> managedStateProjection;
 
     /**
-     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
      * 
      */
     public Optional<Output<Map<String,String>>> managedStateProjection() {
@@ -141,14 +141,14 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * The object&#39;s identity and connection, for k8sconnect_wait.resource_ref.
+     * The object&#39;s identity and connection, for Wait.resourceRef.
      * 
      */
     @Import(name="resourceRef")
     private @Nullable Output<ResourceRefArgs> resourceRef;
 
     /**
-     * @return The object&#39;s identity and connection, for k8sconnect_wait.resource_ref.
+     * @return The object&#39;s identity and connection, for Wait.resourceRef.
      * 
      */
     public Optional<Output<ResourceRefArgs>> resourceRef() {
@@ -156,14 +156,14 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      * 
      */
     @Import(name="sensitiveFields")
     private @Nullable Output<List<String>> sensitiveFields;
 
     /**
-     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+     * @return Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
      * 
      */
     public Optional<Output<List<String>>> sensitiveFields() {
@@ -186,14 +186,14 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
      * 
      */
     @Import(name="yamlBody")
     private @Nullable Output<String> yamlBody;
 
     /**
-     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
      * 
      */
     public Optional<Output<String>> yamlBody() {
@@ -236,7 +236,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param clusterConnection How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 
@@ -247,7 +247,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param clusterConnection How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 
@@ -393,7 +393,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
          * 
          * @return builder
          * 
@@ -404,7 +404,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
          * 
          * @return builder
          * 
@@ -414,7 +414,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param resourceRef The object&#39;s identity and connection, for k8sconnect_wait.resource_ref.
+         * @param resourceRef The object&#39;s identity and connection, for Wait.resourceRef.
          * 
          * @return builder
          * 
@@ -425,7 +425,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param resourceRef The object&#39;s identity and connection, for k8sconnect_wait.resource_ref.
+         * @param resourceRef The object&#39;s identity and connection, for Wait.resourceRef.
          * 
          * @return builder
          * 
@@ -435,7 +435,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
          * 
          * @return builder
          * 
@@ -446,7 +446,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
          * 
          * @return builder
          * 
@@ -456,7 +456,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignore_fields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managed_state_projection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+         * @param sensitiveFields Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD&#39;s `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret&#39;s `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:&lt;16 hex&gt;)`, a hash keyed by this resource&#39;s id, so a change to the value (drift) still shows, and is reverted, without showing the value.
          * 
          * @return builder
          * 
@@ -487,7 +487,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
          * 
          * @return builder
          * 
@@ -498,7 +498,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret&#39;s yamlBody secret by itself).
+         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
          * 
          * @return builder
          * 

@@ -21,14 +21,14 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
     public static final PatchState Empty = new PatchState();
 
     /**
-     * How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     @Import(name="clusterConnection")
     private @Nullable Output<ClusterConnectionArgs> clusterConnection;
 
     /**
-     * @return How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+     * @return How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
      * 
      */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
@@ -204,7 +204,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param clusterConnection How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 
@@ -215,7 +215,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param clusterConnection How to reach the cluster. Optional: without it the provider block&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
+         * @param clusterConnection How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
          * 
          * @return builder
          * 

@@ -48,14 +48,14 @@ public final class WaitState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      * 
      */
     @Import(name="waitFor")
     private @Nullable Output<WaitWaitForArgs> waitFor;
 
     /**
-     * @return What to wait for: exactly one of field, field_value, condition, rollout or ready.
+     * @return What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
      * 
      */
     public Optional<Output<WaitWaitForArgs>> waitFor() {
@@ -131,7 +131,7 @@ public final class WaitState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param waitFor What to wait for: exactly one of field, field_value, condition, rollout or ready.
+         * @param waitFor What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
          * 
          * @return builder
          * 
@@ -142,7 +142,7 @@ public final class WaitState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param waitFor What to wait for: exactly one of field, field_value, condition, rollout or ready.
+         * @param waitFor What to wait for: exactly one of field, fieldValue, condition, rollout or ready.
          * 
          * @return builder
          * 

@@ -62,7 +62,7 @@ func ParsePlatforms(s string) ([]Platform, error) {
 }
 
 // SDK is a Pulumi SDK that a release packages. The Go SDK is not packaged:
-// Go programs take it from source at the release's tag (see the README).
+// Go programs take it from source at the release's tag (see docs/releasing.md).
 type SDK string
 
 // The SDKs a release packages.

@@ -12,16 +12,7 @@ import (
 // Delete releases the patch's fields: values stay, our manager goes.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	r.phase.Applying()
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	target, ok := targetOf(ctx, state.Target)
-	if !ok {
-		return
-	}
-	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
+	state, target, c, ok := r.stored(ctx, req.State, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -16,16 +16,7 @@ import (
 // Read refreshes the patched fields from the target; a target deleted by
 // someone else takes the patch out of state quietly.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	target, ok := targetOf(ctx, state.Target)
-	if !ok {
-		return
-	}
-	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
+	state, target, c, ok := r.stored(ctx, req.State, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -199,4 +200,20 @@ func FieldManager(id string) string { return "k8sconnect-patch-" + id }
 
 func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
 	return r.clients.ClientFor(ctx, conn, path.Root("cluster_connection"), diags)
+}
+
+// stored is what Read and Delete start from: the patch's state, its target,
+// and a client for its cluster. ok is false when there is nothing to do: the
+// state could not be read or has no known target, or no client could be made
+// (the error, if any, is in diags).
+func (r *Resource) stored(ctx context.Context, st tfsdk.State, diags *diag.Diagnostics) (state model, target manifest.Identity, c *connection.Client, ok bool) {
+	diags.Append(st.Get(ctx, &state)...)
+	if diags.HasError() {
+		return state, target, nil, false
+	}
+	if target, ok = targetOf(ctx, state.Target); !ok {
+		return state, target, nil, false
+	}
+	c, ok = r.client(ctx, state.ClusterConnection, diags)
+	return state, target, c, ok
 }

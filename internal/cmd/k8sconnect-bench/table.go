@@ -40,7 +40,7 @@ func formatText(header []string, rows [][]string) string {
 	return b.String()
 }
 
-// formatMarkdown is the same table as Markdown, for the README.
+// formatMarkdown is the same table as Markdown, for docs/performance.md.
 func formatMarkdown(header []string, rows [][]string) string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")

@@ -118,12 +118,23 @@ var entityDocs = []entityDoc{
 
 // pulumiTerms rewrites what the framework descriptions say in Terraform's
 // terms. Attribute names (snake_case) become property names by rule (see
-// translate); this table holds the phrases a rule cannot rewrite. Should a
-// description change so that an entry no longer matches, the Terraform words
-// stay and generation fails (checkPulumiText), so the table cannot silently rot.
+// translate); this table holds the phrases a rule cannot rewrite, and the
+// advice only Pulumi users need (the framework descriptions are Terraform's
+// docs too, which keep to Terraform's words). Should a description change so
+// that an entry no longer matches, generation fails twice over: the entry
+// matched nothing (describe), and the Terraform words stay (checkPulumiText).
 var pulumiTerms = []struct{ tf, pulumi string }{
-	{"For a Secret, wrap it in sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).",
+	{"For a Secret, wrap it in sensitive() so plans hide it.",
 		"Pulumi marks a Secret's yamlBody secret by itself."},
+	// The bridge returns a function's result in plain (pulumi/pulumi#12710);
+	// the engine makes a whole result secret when an argument is.
+	{"For a Secret: its data (decoded) and stringData, by key. Null for other kinds.",
+		"For a Secret: its data (decoded) and stringData, by key. Null for other kinds. " + pulumiResultNote},
+	{"A path the object does not hold is left out.", "A path the object does not hold is left out. " + pulumiResultNote},
+	// The bridge honours no customTimeouts (see bridge/wait_schema_test.go).
+	{"default \"10m\". This is the only timeout.",
+		"default \"10m\". This is the only timeout: the customTimeouts resource option does not apply to a Wait."},
+	{"`{ \"status.phase\" = \"Bound\" }`", "`{ \"status.phase\": \"Bound\" }`"},
 	{"e.g. `\"${path.module}/manifests/*.yaml\"`", "e.g. `manifests/*.yaml`"},
 	{"e.g. `file(\"${path.module}/app.yaml\")` or a `templatefile(...)`", "e.g. a file's content that the program reads"},
 	{"Terraform's working directory", "the directory of the Pulumi project"},
@@ -132,20 +143,31 @@ var pulumiTerms = []struct{ tf, pulumi string }{
 	{"for `for_each` over `k8sconnect_object`", "one `KubernetesObject` each"},
 	{"the next apply waits again", "the next `pulumi up` waits again"},
 	{"the provider block's", "the provider's"},
-	{"k8sconnect_yaml_scoped", "getYamlScoped"},
-	{"k8sconnect_yaml_split", "getYamlSplit"},
-	{"k8sconnect_object", "KubernetesObject"},
-	{"k8sconnect_patch", "Patch"},
-	{"k8sconnect_wait", "Wait"},
 }
+
+// pulumiTypeNames are the Pulumi names of the Terraform types, which any
+// description may name, after pulumiTerms (whose phrases may hold them).
+var pulumiTypeNames = strings.NewReplacer(
+	"k8sconnect_yaml_scoped", "getYamlScoped",
+	"k8sconnect_yaml_split", "getYamlSplit",
+	"k8sconnect_object", "KubernetesObject",
+	"k8sconnect_patch", "Patch",
+	"k8sconnect_wait", "Wait",
+)
+
+// pulumiResultNote says how Pulumi programs keep a function's secret values
+// secret.
+const pulumiResultNote = "In Pulumi programs a function's result is not secret field by field: pass any argument " +
+	"as a secret (pulumi.secret(...), fn::secret) and the whole result is secret."
 
 // terraformOnly matches what Pulumi text must not contain: HCL, Terraform's
 // commands and meta-arguments, and attribute names in snake_case (checked on
 // prose only, see checkPulumiText: Python code spells names that way).
 var terraformOnly = regexp.MustCompile(`(?i)\bterraform\b|\bHCL\b|\bresource\s+"|\bdata\s+"|\bfor_each\b|\bdepends_on\b|\bsensitive\(|provider block|\bk8sconnect_[a-z_]+\b|\b[a-z]+(?:_[a-z0-9]+)+\b`)
 
-// hclExpression matches HCL's references, which may hide in inline code.
-var hclExpression = regexp.MustCompile(`\$\{(?:path|var|local|each|data|module)\.|\btemplatefile\(`)
+// hclExpression matches HCL's references and object literals (`{ "k" = v }`;
+// Pulumi's languages write `{ "k": v }`), which may hide in inline code.
+var hclExpression = regexp.MustCompile(`\$\{(?:path|var|local|each|data|module)\.|\btemplatefile\(|\{\s*"[^"]*"\s*=[^=]`)
 
 // describe fills the description of every resource and function, and of
 // every function property, in spec.
@@ -204,7 +226,8 @@ func describe(ctx context.Context, spec *pschema.PackageSpec, root string) error
 			for _, obj := range functionObjects(fn) {
 				for name, p := range obj.Properties {
 					if p.Description == "" {
-						p.Description = tr.translate(d.attributes[snake(name)])
+						// In Terraform's words: tr.all translates it below.
+						p.Description = d.attributes[snake(name)]
 						obj.Properties[name] = p
 					}
 				}
@@ -222,6 +245,10 @@ func describe(ctx context.Context, spec *pschema.PackageSpec, root string) error
 		}
 	}
 	tr.all(spec)
+	if unused := tr.unused(); len(unused) > 0 {
+		return fmt.Errorf("pulumiTerms entries that match no description (reword them as the descriptions now read):\n  %s",
+			strings.Join(unused, "\n  "))
+	}
 	return checkPulumiText(spec)
 }
 
@@ -327,15 +354,16 @@ func first(s ...string) string {
 	return ""
 }
 
-// translator rewrites framework prose into Pulumi's terms: the phrases of
-// pulumiTerms, then every snake_case name of a property of the package into
-// its camelCase property name.
+// translator rewrites framework prose into Pulumi's terms: every snake_case
+// name of a property of the package into its camelCase property name, the
+// phrases of pulumiTerms and the type names of pulumiTypeNames.
 type translator struct {
 	names map[string]string // snake_case -> camelCase
+	used  map[int]bool      // the entries of pulumiTerms that matched
 }
 
 func newTranslator(spec *pschema.PackageSpec) *translator {
-	t := &translator{names: map[string]string{}}
+	t := &translator{names: map[string]string{}, used: map[int]bool{}}
 	add := func(props map[string]pschema.PropertySpec) {
 		for name := range props {
 			if s := snake(name); s != name {
@@ -383,8 +411,9 @@ var span = regexp.MustCompile(`<span [^>]*>[^<]*</span>`)
 
 var snakeWord = regexp.MustCompile(`\b[a-z]+(?:_[a-z0-9]+)+\b`)
 
-// translate rewrites one piece of prose: names first, so that pulumiTerms
-// spells properties in camelCase. Spans are kept as they are.
+// translate rewrites one piece of prose: property names first, so that
+// pulumiTerms spells them in camelCase, then its phrases, then type names.
+// Spans are kept as they are.
 func (t *translator) translate(s string) string {
 	var b strings.Builder
 	last := 0
@@ -399,10 +428,26 @@ func (t *translator) translate(s string) string {
 		last = loc[1]
 	}
 	s = b.String()
-	for _, p := range pulumiTerms {
-		s = strings.ReplaceAll(s, p.tf, p.pulumi)
+	for i, p := range pulumiTerms {
+		if strings.Contains(s, p.tf) {
+			t.used[i] = true
+			s = strings.ReplaceAll(s, p.tf, p.pulumi)
+		}
 	}
-	return s
+	return pulumiTypeNames.Replace(s)
+}
+
+// unused lists the entries of pulumiTerms that no text translated so far
+// matched: an entry that adds Pulumi's advice would otherwise drop it
+// silently once the description it hangs on is reworded.
+func (t *translator) unused() []string {
+	var out []string
+	for i, p := range pulumiTerms {
+		if !t.used[i] {
+			out = append(out, fmt.Sprintf("%q", p.tf))
+		}
+	}
+	return out
 }
 
 // all translates every text of spec (see walkTexts) but the resources' and

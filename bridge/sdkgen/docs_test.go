@@ -178,6 +178,7 @@ func TestPulumiTextProblems(t *testing.T) {
 		"Use it with for_each.":                  `"for_each"`,
 		"Run terraform import first.":            `"terraform"`,
 		"e.g. `file(\"${path.module}/a.yaml\")`": `"${path."`,
+		"Such as `{ \"status.phase\" = \"Bound\" }`.":                      `wording "{ \"status.phase\" = `,
 		"Prose.\n\n```hcl\nresource \"k8sconnect_object\" \"x\" {}\n```\n": `code block in "hcl"`,
 	} {
 		spec := &pschema.PackageSpec{Resources: map[string]pschema.ResourceSpec{
@@ -188,13 +189,29 @@ func TestPulumiTextProblems(t *testing.T) {
 			t.Errorf("description %q: problems %q, want one with %s", desc, got, want)
 		}
 	}
-	// Python spells names in snake_case: code is not prose.
-	ok := "Prose.\n\n```python\nk8sconnect.KubernetesObject(\"x\", yaml_body=body)\n```\n"
-	spec := &pschema.PackageSpec{Description: "A package.", Resources: map[string]pschema.ResourceSpec{
-		"k8sconnect:index/x:X": {ObjectTypeSpec: pschema.ObjectTypeSpec{Description: ok}},
-	}}
-	if p := PulumiTextProblems(spec); len(p) > 0 {
-		t.Errorf("Python code was taken for prose: %v", p)
+	for _, ok := range []string{
+		// Python spells names in snake_case: code is not prose.
+		"Prose.\n\n```python\nk8sconnect.KubernetesObject(\"x\", yaml_body=body)\n```\n",
+		// Pulumi's languages write a map with colons.
+		"Such as `{ \"status.phase\": \"Bound\" }`.",
+	} {
+		spec := &pschema.PackageSpec{Description: "A package.", Resources: map[string]pschema.ResourceSpec{
+			"k8sconnect:index/x:X": {ObjectTypeSpec: pschema.ObjectTypeSpec{Description: ok}},
+		}}
+		if p := PulumiTextProblems(spec); len(p) > 0 {
+			t.Errorf("%q: problems %v", ok, p)
+		}
+	}
+}
+
+// TestPulumiTermsUnused: an entry of pulumiTerms that no text matched is
+// named, so advice it adds for Pulumi users cannot drop out unseen.
+func TestPulumiTermsUnused(t *testing.T) {
+	tr := newTranslator(&pschema.PackageSpec{})
+	tr.translate("Intro. " + pulumiTerms[0].tf)
+	unused := tr.unused()
+	if len(unused) != len(pulumiTerms)-1 || strings.Contains(strings.Join(unused, "\n"), pulumiTerms[0].tf) {
+		t.Errorf("after the first entry matched, unused = %q", unused)
 	}
 }
 

@@ -70,7 +70,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"yaml_body": schema.StringAttribute{
 				Description: "The object as YAML: exactly one document with apiVersion, kind and metadata.name. " +
 					"A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in " +
-					"sensitive() so plans hide it (Pulumi marks a Secret's yamlBody secret by itself).",
+					"sensitive() so plans hide it.",
 				Required: true,
 			},
 			"ignore_fields": schema.ListAttribute{

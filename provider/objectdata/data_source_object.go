@@ -31,12 +31,6 @@ import (
 // redacted replaces Secret values in the outputs that are not sensitive.
 const redacted = "(sensitive: see secret_data)"
 
-// pulumiResultNote says how Pulumi programs keep these values secret: the
-// bridge returns function results in plain (pulumi/pulumi#12710), and the
-// engine makes a whole result secret when an argument is.
-const pulumiResultNote = "In Pulumi programs a function's result is not secret field by field: pass any argument " +
-	"as a secret (pulumi.secret(...), fn::secret) and the whole result is secret."
-
 // redactedField replaces a sensitive_fields value in those outputs.
 const redactedField = "(sensitive: see sensitive_values)"
 
@@ -84,7 +78,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"object":             schema.DynamicAttribute{Computed: true, Description: "The object as a structured value, e.g. .object.spec.replicas."},
 			"secret_data": schema.MapAttribute{
 				Computed: true, Sensitive: true, ElementType: types.StringType,
-				Description: "For a Secret: its data (decoded) and stringData, by key. Null for other kinds. " + pulumiResultNote,
+				Description: "For a Secret: its data (decoded) and stringData, by key. Null for other kinds.",
 			},
 			"sensitive_fields": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -97,7 +91,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 				Computed: true, Sensitive: true, ElementType: types.StringType,
 				Description: "The values of sensitive_fields, by path as written there (a path with [*] gives one " +
 					"entry per element, by index): strings as they are, other values as JSON. A path the object does " +
-					"not hold is left out. " + pulumiResultNote,
+					"not hold is left out.",
 			},
 		},
 	}

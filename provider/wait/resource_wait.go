@@ -143,7 +143,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					},
 					"timeout": schema.StringAttribute{
 						Description: "How long to wait, such as \"90s\" or \"15m\"; default \"10m\". This is the " +
-							"only timeout: the Pulumi bridge ignores customTimeouts.",
+							"only timeout.",
 						Optional: true,
 					},
 				},

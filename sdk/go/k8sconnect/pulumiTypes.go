@@ -946,13 +946,13 @@ type WaitWaitFor struct {
 	Condition *string `pulumi:"condition"`
 	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
 	Field *string `pulumi:"field"`
-	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+	// Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue map[string]string `pulumi:"fieldValue"`
 	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
 	Ready *bool `pulumi:"ready"`
 	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 	Rollout *bool `pulumi:"rollout"`
-	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
 	Timeout *string `pulumi:"timeout"`
 }
 
@@ -972,13 +972,13 @@ type WaitWaitForArgs struct {
 	Condition pulumi.StringPtrInput `pulumi:"condition"`
 	// A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
 	Field pulumi.StringPtrInput `pulumi:"field"`
-	// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+	// Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue pulumi.StringMapInput `pulumi:"fieldValue"`
 	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
 	Ready pulumi.BoolPtrInput `pulumi:"ready"`
 	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 	Rollout pulumi.BoolPtrInput `pulumi:"rollout"`
-	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+	// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
 	Timeout pulumi.StringPtrInput `pulumi:"timeout"`
 }
 
@@ -1069,7 +1069,7 @@ func (o WaitWaitForOutput) Field() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *string { return v.Field }).(pulumi.StringPtrOutput)
 }
 
-// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+// Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 func (o WaitWaitForOutput) FieldValue() pulumi.StringMapOutput {
 	return o.ApplyT(func(v WaitWaitFor) map[string]string { return v.FieldValue }).(pulumi.StringMapOutput)
 }
@@ -1084,7 +1084,7 @@ func (o WaitWaitForOutput) Rollout() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *bool { return v.Rollout }).(pulumi.BoolPtrOutput)
 }
 
-// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
 func (o WaitWaitForOutput) Timeout() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *string { return v.Timeout }).(pulumi.StringPtrOutput)
 }
@@ -1133,7 +1133,7 @@ func (o WaitWaitForPtrOutput) Field() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+// Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 func (o WaitWaitForPtrOutput) FieldValue() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *WaitWaitFor) map[string]string {
 		if v == nil {
@@ -1163,7 +1163,7 @@ func (o WaitWaitForPtrOutput) Rollout() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+// How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
 func (o WaitWaitForPtrOutput) Timeout() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *WaitWaitFor) *string {
 		if v == nil {

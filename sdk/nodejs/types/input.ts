@@ -189,7 +189,7 @@ export interface WaitWaitFor {
      */
     field?: pulumi.Input<string | undefined>;
     /**
-     * Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+     * Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
      */
     fieldValue?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
@@ -201,7 +201,7 @@ export interface WaitWaitFor {
      */
     rollout?: pulumi.Input<boolean | undefined>;
     /**
-     * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
      */
     timeout?: pulumi.Input<string | undefined>;
 }

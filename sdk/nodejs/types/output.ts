@@ -123,7 +123,7 @@ export interface WaitWaitFor {
      */
     field?: string;
     /**
-     * Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+     * Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
      */
     fieldValue?: {[key: string]: string};
     /**
@@ -135,7 +135,7 @@ export interface WaitWaitFor {
      */
     rollout?: boolean;
     /**
-     * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     * How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
      */
     timeout?: string;
 }

@@ -870,7 +870,7 @@ class WaitWaitForArgsDict(TypedDict):
     """
     field_value: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
     """
-    Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+    Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
     """
     ready: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
@@ -882,7 +882,7 @@ class WaitWaitForArgsDict(TypedDict):
     """
     timeout: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+    How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
     """
 
 @pulumi.input_type
@@ -897,10 +897,10 @@ class WaitWaitForArgs:
         """
         :param pulumi.Input[_builtins.str] condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
         :param pulumi.Input[_builtins.str] field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] field_value: Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] field_value: Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
         :param pulumi.Input[_builtins.bool] ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A failed Job or a stalled resource ends the wait at once.
         :param pulumi.Input[_builtins.bool] rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
-        :param pulumi.Input[_builtins.str] timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+        :param pulumi.Input[_builtins.str] timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
         """
         if condition is not None:
             pulumi.set(__self__, "condition", condition)
@@ -943,7 +943,7 @@ class WaitWaitForArgs:
     @pulumi.getter(name="fieldValue")
     def field_value(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Fields that must hold the given values, such as `{ "status.phase" = "Bound" }`. Numbers and booleans are written as they print: "3", "true".
+        Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
         """
         return pulumi.get(self, "field_value")
 
@@ -979,7 +979,7 @@ class WaitWaitForArgs:
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the Pulumi bridge ignores customTimeouts.
+        How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
         """
         return pulumi.get(self, "timeout")
 

@@ -48,14 +48,14 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Fields that must hold the given values, such as `{ &#34;status.phase&#34; = &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
+     * Fields that must hold the given values, such as `{ &#34;status.phase&#34;: &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
      * 
      */
     @Import(name="fieldValue")
     private @Nullable Output<Map<String,String>> fieldValue;
 
     /**
-     * @return Fields that must hold the given values, such as `{ &#34;status.phase&#34; = &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
+     * @return Fields that must hold the given values, such as `{ &#34;status.phase&#34;: &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
      * 
      */
     public Optional<Output<Map<String,String>>> fieldValue() {
@@ -93,14 +93,14 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     * How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the customTimeouts resource option does not apply to a Wait.
      * 
      */
     @Import(name="timeout")
     private @Nullable Output<String> timeout;
 
     /**
-     * @return How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     * @return How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the customTimeouts resource option does not apply to a Wait.
      * 
      */
     public Optional<Output<String>> timeout() {
@@ -179,7 +179,7 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param fieldValue Fields that must hold the given values, such as `{ &#34;status.phase&#34; = &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
+         * @param fieldValue Fields that must hold the given values, such as `{ &#34;status.phase&#34;: &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
          * 
          * @return builder
          * 
@@ -190,7 +190,7 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param fieldValue Fields that must hold the given values, such as `{ &#34;status.phase&#34; = &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
+         * @param fieldValue Fields that must hold the given values, such as `{ &#34;status.phase&#34;: &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
          * 
          * @return builder
          * 
@@ -242,7 +242,7 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param timeout How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the Pulumi bridge ignores customTimeouts.
+         * @param timeout How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the customTimeouts resource option does not apply to a Wait.
          * 
          * @return builder
          * 
@@ -253,7 +253,7 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param timeout How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the Pulumi bridge ignores customTimeouts.
+         * @param timeout How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the customTimeouts resource option does not apply to a Wait.
          * 
          * @return builder
          * 

@@ -24,7 +24,7 @@ public final class WaitWaitFor {
      */
     private @Nullable String field;
     /**
-     * @return Fields that must hold the given values, such as `{ &#34;status.phase&#34; = &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
+     * @return Fields that must hold the given values, such as `{ &#34;status.phase&#34;: &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
      * 
      */
     private @Nullable Map<String,String> fieldValue;
@@ -39,7 +39,7 @@ public final class WaitWaitFor {
      */
     private @Nullable Boolean rollout;
     /**
-     * @return How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     * @return How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the customTimeouts resource option does not apply to a Wait.
      * 
      */
     private @Nullable String timeout;
@@ -60,7 +60,7 @@ public final class WaitWaitFor {
         return Optional.ofNullable(this.field);
     }
     /**
-     * @return Fields that must hold the given values, such as `{ &#34;status.phase&#34; = &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
+     * @return Fields that must hold the given values, such as `{ &#34;status.phase&#34;: &#34;Bound&#34; }`. Numbers and booleans are written as they print: &#34;3&#34;, &#34;true&#34;.
      * 
      */
     public Map<String,String> fieldValue() {
@@ -81,7 +81,7 @@ public final class WaitWaitFor {
         return Optional.ofNullable(this.rollout);
     }
     /**
-     * @return How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the Pulumi bridge ignores customTimeouts.
+     * @return How long to wait, such as &#34;90s&#34; or &#34;15m&#34;; default &#34;10m&#34;. This is the only timeout: the customTimeouts resource option does not apply to a Wait.
      * 
      */
     public Optional<String> timeout() {

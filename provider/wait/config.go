@@ -137,7 +137,7 @@ func validateWaitFor(ctx context.Context, obj types.Object) diag.Diagnostics {
 	if !w.FieldValue.IsNull() && !w.FieldValue.IsUnknown() {
 		elems := w.FieldValue.Elements()
 		if len(elems) == 0 {
-			diags.AddAttributeError(pathWaitFor.AtName("field_value"), "Invalid field_value", "field_value needs at least one field, such as { \"status.phase\" = \"Bound\" }.")
+			diags.AddAttributeError(pathWaitFor.AtName("field_value"), "Invalid field_value", "field_value needs at least one field: the path of a field, such as status.phase, and the value to wait for, such as Bound.")
 		}
 		for k := range elems {
 			if _, err := objectpath.ParseOne(k); err != nil {

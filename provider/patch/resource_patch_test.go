@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
 	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 )
 
@@ -432,4 +433,32 @@ resource "k8sconnect_patch" "p" {
 			},
 		},
 	})
+}
+
+// A refresh that gets no answer about the target (every read of it dropped on
+// the way) keeps the patch in state and says why, with the remedy; only a
+// definite answer takes it out (TestAccPatch_missingAndDeletedTarget). This
+// is the rule k8sconnect_object's refresh keeps too, through the same code.
+func TestAccPatch_refreshWithoutAnAnswerKeepsState(t *testing.T) {
+	p := newPatchCrash(t)
+	p.w.MustApply()
+	f := p.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "GET", Path: "/configmaps/" + p.name}, Action: faultproxy.Drop})
+	r := p.w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
+	acctest.ExpectActed(t, f)
+	if r.Err != nil {
+		t.Fatalf("%s apply -refresh-only with no answer about the target should warn, not fail: %v\n%s", acctest.Engine(), r.Err, r.Output)
+	}
+	if got := p.w.StateList(); strings.Join(got, ",") != "k8sconnect_patch.greeting" {
+		t.Fatalf("a refresh that got no answer changed state to %q\n%s", got, r.Output)
+	}
+	warned := false
+	for _, d := range r.Warnings() {
+		warned = warned || (strings.Contains(d.Summary, "Could not refresh the patch of ConfigMap "+p.ns+"/"+p.name) &&
+			strings.Contains(d.Summary, "state kept as it was") && strings.Contains(d.Detail, "run again when the cluster is reachable"))
+	}
+	if !warned {
+		t.Fatalf("want a warning that the patch's state was kept, naming the target and the remedy; have %+v\n%s", r.Warnings(), r.Output)
+	}
+	f.Remove()
+	p.expectConverged("")
 }

@@ -620,3 +620,34 @@ func TestPulumiCrash_patchReleaseResponseLost(t *testing.T) {
 		t.Fatalf("target after release: UID %s (was %s), data %v; want the released value and helm's owner kept", live.GetUID(), target.GetUID(), data)
 	}
 }
+
+// A `pulumi refresh` that gets no answer about the target (every read of it
+// dropped) keeps the Patch in the stack, as provider/patch's
+// TestAccPatch_refreshWithoutAnAnswerKeepsState does under Terraform and
+// OpenTofu. Unlike `terraform apply -refresh-only`, the run fails: a plan of
+// the resource runs during Pulumi's refresh too (the error is ModifyPlan's),
+// and it cannot read the target either. Both the warning and the error name the target and the remedy, and
+// the next run, with the cluster reachable, finds nothing to do.
+func TestPulumiCrash_patchRefreshWithoutAnAnswerKeepsState(t *testing.T) {
+	e := newPulumiCrash(t)
+	target := e.writePatch()
+	e.mustSucceed(e.up("create"), "up")
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "GET", Path: "/configmaps/" + e.name}, Action: faultproxy.Drop})
+	r := e.timed("refresh (no answer about the target)", "refresh", "--yes", "--skip-preview")
+	e.mustFail(r, "refresh")
+	acctest.ExpectActed(t, f)
+	if res, pending := e.patchesInState(); len(res) != 1 || len(pending) != 0 {
+		t.Fatalf("patches in state after a refresh that got no answer = %v with pending %v, want the patch kept", res, pending)
+	}
+	for _, want := range []string{
+		"Could not refresh the patch of ConfigMap " + e.ns + "/" + e.name + "; state kept as it was",
+		"Could not read the target - Reading ConfigMap " + e.ns + "/" + e.name,
+		"run again when the cluster is reachable",
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Fatalf("pulumi refresh should say %q:\n%s", want, r.out)
+		}
+	}
+	f.Remove()
+	e.expectPatchConverged(target, "")
+}

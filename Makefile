@@ -50,17 +50,23 @@ cluster-down:
 ## provider; terraform_provider_block, tofu_provider_block and pulumi_provider_block: the connection in
 ## the provider's configuration, not in each resource; pulumi_skip_checkpoints: the stack saved only at
 ## the end; terraform_kubernetes_backend and tofu_kubernetes_backend: the state in a Secret in the
-## cluster, as CI keeps it, not in a local file) against kubectl on the embedded cluster: OPS (create,
-## no-change plan, update, Pulumi's update with --skip-preview, destroy; e.g. OPS=create,plan). One
-## table: seconds, ratio to kubectl, requests, provider CPU and peak RSS per object; also in
-## .work/bench/results.md.
+## cluster, as CI keeps it, not in a local file; terraform_http_backend and tofu_http_backend: the state
+## in an http backend that the bench serves on loopback) against kubectl on the embedded cluster: OPS
+## (create, no-change plan, update, Pulumi's update with --skip-preview, destroy; e.g. OPS=create,plan;
+## default: every operation of the workload). One table: seconds, ratio to kubectl, requests, provider
+## CPU and peak RSS per object, the engine's state size; also in .work/bench/results.md.
+## WORKLOAD=bundle: instead of ConfigMaps, a vendor's bundle (internal/testing/bundles: ten CRDs of
+## 50-830 KB, 73 objects, 4.2 MB of YAML) in its three steps, CRDs, cluster-scoped, namespaced (N does
+## not apply); its OPS add update-crd, one field deep in its largest CRD. The _data engines measure
+## ConfigMaps only. E.g. `make bench WORKLOAD=bundle ENGINES=terraform,terraform_http_backend,tofu,pulumi`.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
-N       ?= 200,1000
-ENGINES ?= terraform,tofu,pulumi
-OPS     ?= create,plan,update,skip-preview,destroy
-PROFILE ?=
+N        ?= 200,1000
+ENGINES  ?= terraform,tofu,pulumi
+OPS      ?=
+WORKLOAD ?= configmaps
+PROFILE  ?=
 bench: tools
-	$(GO) run ./internal/cmd/k8sconnect-bench -n $(N) -engines $(ENGINES) -ops $(OPS) $(if $(filter 1 true yes,$(PROFILE)),-profile)
+	$(GO) run ./internal/cmd/k8sconnect-bench -workload $(WORKLOAD) -n $(N) -engines $(ENGINES) $(if $(OPS),-ops $(OPS)) $(if $(filter 1 true yes,$(PROFILE)),-profile)
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:

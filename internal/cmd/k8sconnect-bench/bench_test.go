@@ -148,7 +148,7 @@ func TestTableRows(t *testing.T) {
 		{tool: "kubectl", n: 200, op: opUpdate, duration: 10 * time.Second, objects: 201, requests: requestStats{total: 402},
 			cpu: 2010 * time.Millisecond, peakKiB: 70 * 1024},
 		{tool: "terraform", n: 200, op: opUpdate, duration: 15 * time.Second, objects: 201, requests: requestStats{total: 804},
-			peakKiB: 75 * 1024, anonKiB: 30 * 1024},
+			peakKiB: 75 * 1024, anonKiB: 30 * 1024, stateBytes: 3 << 19},
 		// No kubectl counterpart of its own: compared with kubectl's update.
 		{tool: "pulumi", n: 200, op: opUpdateSkip, duration: 12 * time.Second, objects: 201},
 		// No kubectl measurement at this N: no ratio.
@@ -156,10 +156,10 @@ func TestTableRows(t *testing.T) {
 	}
 	got := tableRows(ms)
 	want := [][]string{
-		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70", ""},
-		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", "75", "30"},
-		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", "", ""},
-		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", "", ""},
+		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70", "", ""},
+		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", "75", "30", "1.50"},
+		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", "", "", ""},
+		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", "", "", ""},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("tableRows =\n%q\nwant\n%q", got, want)
@@ -175,7 +175,7 @@ func TestSummaryLines(t *testing.T) {
 		// Per object twice as slow at N=1000.
 		{tool: "terraform", n: 1000, op: opCreate, duration: 200 * time.Second, objects: 1001, requests: requestStats{openAPIv2: 1}},
 	}
-	got := strings.Join(summaryLines(ms, []int{200, 1000}), "\n")
+	got := strings.Join(summaryLines(ms, []int{200, 1000}, "N"), "\n")
 	for _, want := range []string{
 		"pulumi vs terraform at N=200: up (create, preview included) 1.50x apply; preview (no changes) 0.50x plan.",
 		"(1.00 is linear): terraform 2.01.", // 200/1001 over 20/201
@@ -188,16 +188,35 @@ func TestSummaryLines(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
-	if ops, err := parseOps("plan, create"); err != nil || !reflect.DeepEqual(ops, []string{opCreate, opPlan}) {
+	if ops, err := parseOps("plan, create", configMaps); err != nil || !reflect.DeepEqual(ops, []string{opCreate, opPlan}) {
 		t.Errorf("parseOps = %v, %v; want create then plan", ops, err)
 	}
-	if ops, err := parseOps("destroy,skip-preview,update,plan,create"); err != nil || !reflect.DeepEqual(ops, operations) {
+	if ops, err := parseOps("destroy,skip-preview,update-crd,update,plan,create", bundle); err != nil || !reflect.DeepEqual(ops, operations) {
 		t.Errorf("parseOps = %v, %v; want every operation in life order", ops, err)
 	}
-	for _, bad := range []string{"plan,update", "create,apply", ""} {
-		if _, err := parseOps(bad); err == nil {
+	for _, bad := range []string{"plan,update", "create,apply", "", "create,update-crd"} {
+		if _, err := parseOps(bad, configMaps); err == nil {
 			t.Errorf("parseOps(%q) succeeded", bad)
 		}
+	}
+	// Each workload's default operations are valid for it; the ConfigMaps'
+	// are what make bench has always measured.
+	for _, w := range []workload{configMaps, bundle} {
+		if _, err := parseOps(w.defaultOps(), w); err != nil {
+			t.Errorf("%s: default ops: %v", w, err)
+		}
+	}
+	if configMaps.defaultOps() != "create,plan,update,skip-preview,destroy" {
+		t.Errorf("the ConfigMaps' default ops changed: %s", configMaps.defaultOps())
+	}
+	if _, err := parseWorkload("helm"); err == nil {
+		t.Error("parseWorkload accepted helm")
+	}
+	if err := bundle.checkEngines([]string{"terraform", "tofu_data"}); err == nil {
+		t.Error("a bundle accepted tofu_data, which has no provider to split it")
+	}
+	if err := configMaps.checkEngines([]string{"tofu_data"}); err != nil {
+		t.Error(err)
 	}
 	if ns, err := parseNs("1000, 200,200"); err != nil || !reflect.DeepEqual(ns, []int{200, 1000}) {
 		t.Errorf("parseNs = %v, %v; want [200 1000]", ns, err)
@@ -222,7 +241,8 @@ func TestParseFlags(t *testing.T) {
 	// configuration, Pulumi saving its stack only at the end, and Terraform
 	// with its state in the cluster, has a row of its own in the table,
 	// named as -engines names it.
-	all := "tofu_data,tofu_provider_block,pulumi_data,pulumi_provider_block,pulumi_skip_checkpoints,terraform_kubernetes_backend"
+	all := "tofu_data,tofu_provider_block,pulumi_data,pulumi_provider_block,pulumi_skip_checkpoints,terraform_kubernetes_backend," +
+		"tofu_http_backend"
 	if e, err := parseEngines(all); err != nil || strings.Join(e, ",") != all {
 		t.Errorf("parseEngines = %v, %v", e, err)
 	}
@@ -231,6 +251,7 @@ func TestParseFlags(t *testing.T) {
 		&terraformTool{engine: "tofu", variant: providerBlock}, &pulumiTool{}, &pulumiTool{variant: alone},
 		&pulumiTool{variant: providerBlock}, &pulumiTool{variant: skipCheckpoints},
 		&terraformTool{engine: "terraform", variant: kubernetesBackend}, &terraformTool{engine: "tofu", variant: kubernetesBackend},
+		&terraformTool{engine: "terraform", variant: httpBackend}, &terraformTool{engine: "tofu", variant: httpBackend},
 	} {
 		if !slices.Contains(engineNames, tool.name()) {
 			t.Errorf("tool name %q is none of -engines' %v", tool.name(), engineNames)
@@ -384,8 +405,13 @@ func TestSampler(t *testing.T) {
 // ConfigMaps through a local map, evaluated once, not with an expression in
 // the for_each that the engines evaluate again for every instance.
 func TestTerraformConfigs(t *testing.T) {
-	for _, v := range []variant{plain, alone, providerBlock, kubernetesBackend} {
-		tool := &terraformTool{engine: "tofu", variant: v, work: t.TempDir(), bin: "/tmp/bin", kubeconfig: "/tmp/kubeconfig"}
+	state, err := startStateServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer state.Close()
+	for _, v := range []variant{plain, alone, providerBlock, kubernetesBackend, httpBackend} {
+		tool := &terraformTool{engine: "tofu", variant: v, work: t.TempDir(), bin: "/tmp/bin", kubeconfig: "/tmp/kubeconfig", state: state}
 		if err := tool.setup(context.Background(), 3); err != nil {
 			t.Fatal(err)
 		}
@@ -418,14 +444,20 @@ func TestTerraformConfigs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v != kubernetesBackend {
+		if !v.remote() {
 			if strings.Contains(src, "backend") || inits != 0 || strings.Contains(string(rc), "mirror") {
 				t.Errorf("%s: a backend, an init or a mirror (%d inits):\n%s\n%s", tool.name(), inits, src, rc)
 			}
 			continue
 		}
-		for _, want := range []string{`backend "kubernetes" {`, `secret_suffix = "bench-tofu-kubernetes-backend-3-state"`,
-			`config_path   = "/tmp/kubeconfig"`, "cluster_connection = local.cluster"} {
+		want := []string{`backend "kubernetes" {`, `secret_suffix = "bench-tofu-kubernetes-backend-3-state"`,
+			`config_path   = "/tmp/kubeconfig"`, "cluster_connection = local.cluster"}
+		if v == httpBackend {
+			url := state.URL("bench-tofu-http-backend-3")
+			want = []string{`backend "http" {`, `address        = "` + url + `"`, `lock_address   = "` + url + `"`,
+				`unlock_address = "` + url + `"`, "cluster_connection = local.cluster"}
+		}
+		for _, want := range want {
 			if !strings.Contains(src, want) {
 				t.Errorf("%s: no %q:\n%s", tool.name(), want, src)
 			}

@@ -1,16 +1,23 @@
 // Command k8sconnect-bench (`make bench`) measures k8sconnect against kubectl
-// on the embedded cluster. For each N it makes N ConfigMaps plus
-// their namespace with each tool and takes them through one life: create, a
-// plan with no changes, an update of one data field in all N, destroy. Per
-// operation kubectl runs first and then each engine, back to back, each tool
-// with fresh objects in its own namespace, so the ratios compare runs under
-// the same machine load.
+// on the embedded cluster. With -workload configmaps (the default), for each N
+// it makes N ConfigMaps plus their namespace with each tool and takes them
+// through one life: create, a plan with no changes, an update of one data
+// field in all N, destroy. With -workload bundle each tool installs a
+// vendor's bundle (package bundles: prometheus-operator's ten CRDs of up to
+// 830 KB and some sixty other objects) in the three steps users apply it in,
+// plans, updates one data value in one ConfigMap, then one field deep in the
+// largest CRD, and destroys it. Per operation kubectl runs first and then
+// each engine, back to back, each tool with fresh objects in its own
+// namespace (and, for a bundle, its own CRD group), so the ratios compare
+// runs under the same machine load.
 //
 // Per step it reports seconds, the ratio to kubectl's counterpart, API
 // requests per object (the provider's K8SCONNECT_REQUEST_LOG; kubectl's -v=6
 // log), the CPU time and peak RSS of the provider plugin processes (sampled
 // from /proc; for kubectl, its own process), discovery and OpenAPI requests,
-// and how per-object create time grows from the smallest N to the largest.
+// how per-object create time grows from the smallest N to the largest, and
+// the size of the state the engine keeps (its local file, the http backend's
+// stored state, Pulumi's stack file).
 // With -profile the plugins write CPU profiles (package cpuprofile) and the
 // bench prints the top of the merged profiles of create and plan.
 package main
@@ -40,30 +47,42 @@ import (
 )
 
 type options struct {
-	ns      []int
-	engines []string
-	ops     []string
-	profile bool
-	keep    bool
-	results string
+	workload workload
+	ns       []int
+	engines  []string
+	ops      []string
+	profile  bool
+	keep     bool
+	results  string
 }
 
 func main() {
-	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated")
+	wl := flag.String("workload", string(configMaps), "what each tool applies: configmaps (N ConfigMaps and their namespace) "+
+		"or bundle (a vendor's bundle of CRDs and objects, package bundles)")
+	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated (the configmaps workload)")
 	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: "+
 		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider's configuration;"+
-		" pulumi_skip_checkpoints: the stack saved only at the end; _kubernetes_backend: the state in a Secret in the cluster)")
-	ops := flag.String("ops", "create,plan,update,skip-preview,destroy", "operations to measure, in an object's life order, "+
-		"create always among them: create, plan (no changes), update, skip-preview (Pulumi's update without its preview), destroy")
+		" pulumi_skip_checkpoints: the stack saved only at the end; _kubernetes_backend: the state in a Secret in the cluster;"+
+		" _http_backend: the state in an http backend served by the bench)")
+	ops := flag.String("ops", "", "operations to measure, in an object's life order, "+
+		"create always among them: create, plan (no changes), update, update-crd (a bundle's: one field deep in its largest CRD), "+
+		"skip-preview (Pulumi's update without its preview), destroy; default: all of them that the workload has")
 	profile := flag.Bool("profile", false, "have the plugins write CPU profiles and print the top of create's and plan's")
 	keep := flag.Bool("keep", false, "keep the work directory (configurations, stacks, logs)")
 	results := flag.String("results", "", "where to write the table as Markdown (default <repo>/.work/bench/results.md)")
 	flag.Parse()
 	o := options{profile: *profile, keep: *keep, results: *results}
 	var err error
-	if o.ns, err = parseNs(*n); err == nil {
-		if o.engines, err = parseEngines(*engines); err == nil {
-			o.ops, err = parseOps(*ops)
+	if o.workload, err = parseWorkload(*wl); err == nil {
+		if *ops == "" {
+			*ops = o.workload.defaultOps()
+		}
+		if o.ns, err = parseNs(*n); err == nil {
+			if o.engines, err = parseEngines(*engines); err == nil {
+				if err = o.workload.checkEngines(o.engines); err == nil {
+					o.ops, err = parseOps(*ops, o.workload)
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -97,11 +116,13 @@ func parseNs(s string) ([]int, error) {
 // engineNames are the configurations -engines takes: each engine, each
 // engine alone (_data), with the connection in the provider's configuration
 // (_provider_block), Pulumi without its checkpoint after every step, and
-// Terraform and OpenTofu with the state in the cluster (_kubernetes_backend).
+// Terraform and OpenTofu with the state in the cluster (_kubernetes_backend)
+// or in an http backend (_http_backend).
 var engineNames = []string{"terraform", "tofu", "pulumi",
 	"terraform_data", "tofu_data", "pulumi_data",
 	"terraform_provider_block", "tofu_provider_block", "pulumi_provider_block",
-	"pulumi_skip_checkpoints", "terraform_kubernetes_backend", "tofu_kubernetes_backend"}
+	"pulumi_skip_checkpoints", "terraform_kubernetes_backend", "tofu_kubernetes_backend",
+	"terraform_http_backend", "tofu_http_backend"}
 
 func parseEngines(s string) ([]string, error) {
 	var engines []string
@@ -118,30 +139,36 @@ func parseEngines(s string) ([]string, error) {
 }
 
 // Operations, in the order of an object's life. updateSkip is Pulumi's update
-// without its preview; its kubectl counterpart is update.
+// without its preview; its kubectl counterpart is update. updateCRD is a
+// bundle's second update: one field deep in its largest CRD.
 const (
 	opCreate     = "create"
 	opPlan       = "plan (no changes)"
 	opUpdate     = "update"
+	opUpdateCRD  = "update (CRD field)"
 	opUpdateSkip = "update --skip-preview"
 	opDestroy    = "destroy"
 )
 
-var operations = []string{opCreate, opPlan, opUpdate, opUpdateSkip, opDestroy}
+var operations = []string{opCreate, opPlan, opUpdate, opUpdateCRD, opUpdateSkip, opDestroy}
 
 // opNames are -ops' names of the operations.
-var opNames = map[string]string{"create": opCreate, "plan": opPlan, "update": opUpdate, "skip-preview": opUpdateSkip, "destroy": opDestroy}
+var opNames = map[string]string{"create": opCreate, "plan": opPlan, "update": opUpdate, "update-crd": opUpdateCRD,
+	"skip-preview": opUpdateSkip, "destroy": opDestroy}
 
 // parseOps reads -ops: the operations in life order, whatever order they are
 // given in. Create is required: every other step works on what it made.
 // Without destroy the objects stay in the bench's cluster, which stops at
-// the end.
-func parseOps(s string) ([]string, error) {
+// the end. update-crd is the bundle's only: ConfigMaps have no CRD.
+func parseOps(s string, w workload) ([]string, error) {
 	want := map[string]bool{}
 	for _, f := range strings.Split(s, ",") {
 		op, ok := opNames[strings.TrimSpace(f)]
 		if !ok {
-			return nil, fmt.Errorf("-ops %q: %q is none of create, plan, update, skip-preview, destroy", s, f)
+			return nil, fmt.Errorf("-ops %q: %q is none of create, plan, update, update-crd, skip-preview, destroy", s, f)
+		}
+		if op == opUpdateCRD && w != bundle {
+			return nil, fmt.Errorf("-ops %q: update-crd changes a bundle's CRD; it needs -workload bundle", s)
 		}
 		want[op] = true
 	}
@@ -165,13 +192,17 @@ func counterpart(op string) string {
 	return op
 }
 
-// invocation is one timed command, with untimed commands to run before it
-// (pulumi config set).
+// invocation is one timed command, or several run one after the other and
+// timed together (kubectl's steps of a bundle), with untimed work before
+// them: prepare (put the bundle's next version in place), then commands
+// (terraform init, pulumi config set).
 type invocation struct {
-	args   []string
-	dir    string
-	env    []string
-	before [][]string
+	args    []string
+	then    [][]string
+	dir     string
+	env     []string
+	prepare func() error
+	before  [][]string
 }
 
 type tool interface {
@@ -184,6 +215,9 @@ type tool interface {
 	// isKubectl: measured as a client process (its own CPU, RSS and -v=6 log)
 	// rather than through provider plugins.
 	isKubectl() bool
+	// stateBytes is the size of the state the engine keeps for n objects as
+	// it stands now; 0 when the bench cannot tell (kubectl keeps none).
+	stateBytes(n int) int64
 }
 
 // measurement is one timed step.
@@ -192,17 +226,19 @@ type measurement struct {
 	n          int
 	op         string
 	duration   time.Duration
-	objects    int // N ConfigMaps and their namespace
+	objects    int // N ConfigMaps and their namespace, or the bundle's objects
 	requests   requestStats
 	cpu        time.Duration
 	peakKiB    int64
 	anonKiB    int64  // the plugins' largest sampled RssAnon; 0 for kubectl
 	processes  int    // provider plugin processes seen
 	profileDir string // with -profile
+	stateBytes int64  // the engine's state after the operation; 0: none or unknown
 }
 
 type bench struct {
 	o        options
+	state    *stateServer // the http backend's, when a configuration uses it
 	work     string
 	outDir   string
 	kubectl  string
@@ -246,6 +282,12 @@ func run(ctx context.Context, o options) error {
 		defer os.RemoveAll(b.work)
 	}
 	b.reqLog = filepath.Join(b.work, "requests.log")
+	if slices.ContainsFunc(o.engines, func(e string) bool { return strings.HasSuffix(e, "_"+string(httpBackend)) }) {
+		if b.state, err = startStateServer(); err != nil {
+			return err
+		}
+		defer b.state.Close()
+	}
 
 	if err := b.makeTools(ctx, root); err != nil {
 		return err
@@ -292,12 +334,17 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// runAll measures every N, operation and tool, in that nesting.
+// runAll measures every N (or the bundle), operation and tool, in that
+// nesting.
 func (b *bench) runAll(ctx context.Context) error {
-	for _, n := range b.o.ns {
+	size := b.o.workload.sizeColumn()
+	for _, n := range b.o.workload.sizes(b.o.ns) {
+		if b.o.workload == bundle {
+			progress("generating each tool's bundle of %d objects", n)
+		}
 		for _, t := range b.tools {
 			if err := t.setup(ctx, n); err != nil {
-				return fmt.Errorf("%s, N=%d: %w", t.name(), n, err)
+				return fmt.Errorf("%s, %s=%d: %w", t.name(), size, n, err)
 			}
 		}
 		for _, op := range b.o.ops {
@@ -308,11 +355,11 @@ func (b *bench) runAll(ctx context.Context) error {
 				}
 				m, err := b.measure(ctx, t, n, op, inv)
 				if err != nil {
-					return fmt.Errorf("%s %s, N=%d: %w", t.name(), op, n, err)
+					return fmt.Errorf("%s %s, %s=%d: %w", t.name(), op, size, n, err)
 				}
-				progress("N=%d %-22s %-23s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB", n, op, t.name(),
+				progress("%s=%d %-22s %-23s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB  state %.2f MiB", size, n, op, t.name(),
 					m.duration.Seconds(), float64(m.requests.total)/float64(m.objects),
-					float64(m.cpu.Microseconds())/1000/float64(m.objects), m.peakKiB/1024)
+					float64(m.cpu.Microseconds())/1000/float64(m.objects), m.peakKiB/1024, float64(m.stateBytes)/(1<<20))
 				b.results = append(b.results, m)
 			}
 		}
@@ -326,7 +373,7 @@ func progress(format string, args ...any) {
 
 // makeTools finds the engines and kubectl and builds the plugins they run.
 func (b *bench) makeTools(ctx context.Context, root string) error {
-	b.tools = append(b.tools, &kubectlTool{path: b.kubectl, work: b.work})
+	b.tools = append(b.tools, &kubectlTool{path: b.kubectl, work: b.work, workload: b.o.workload, ops: b.o.ops})
 	b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
@@ -342,12 +389,14 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 			if err := b.pulumiVersion(path); err != nil {
 				return err
 			}
-			b.tools = append(b.tools, &pulumiTool{variant: alone, path: path, work: b.work, reqLog: b.reqLog})
+			b.tools = append(b.tools, &pulumiTool{variant: alone, path: path, work: b.work, reqLog: b.reqLog,
+				workload: b.o.workload, ops: b.o.ops})
 			continue
 		case v == alone:
 			// The engine's own cost: terraform (or tofu) with the same N
 			// objects as built-in terraform_data, no provider and no cluster.
-			b.tools = append(b.tools, &terraformTool{engine: engine, variant: alone, path: path, work: b.work})
+			b.tools = append(b.tools, &terraformTool{engine: engine, variant: alone, path: path, work: b.work,
+				workload: b.o.workload, ops: b.o.ops})
 			continue
 		}
 		switch engine {
@@ -360,7 +409,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &terraformTool{engine: engine, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog,
-				variant: v})
+				variant: v, workload: b.o.workload, ops: b.o.ops, state: b.state})
 			// Once per engine, though it may run in two configurations.
 			if line := versionLine(path, `^(Terraform|OpenTofu) v`) + " (-parallelism=10, its default)"; !slices.Contains(b.versions, line) {
 				b.versions = append(b.versions, line)
@@ -377,7 +426,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &pulumiTool{path: path, work: b.work, plugin: pulumiPlugin, reqLog: b.reqLog,
-				variant: v})
+				variant: v, workload: b.o.workload, ops: b.o.ops})
 		}
 	}
 	return nil
@@ -456,13 +505,19 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// measure runs one step: its untimed preparation, then the timed command.
+// measure runs one step: its untimed preparation, then the timed command or
+// commands.
 func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invocation) (measurement, error) {
-	m := measurement{tool: t.name(), n: n, op: op, objects: n + 1}
+	m := measurement{tool: t.name(), n: n, op: op, objects: b.o.workload.objects(n)}
 	env := inv.env
 	if b.o.profile && !t.isKubectl() {
 		m.profileDir = filepath.Join(b.outDir, "profiles", fmt.Sprintf("%s-%d-%s", t.name(), n, slug(op)))
 		env = append(slices.Clone(env), cpuprofile.Env+"="+m.profileDir)
+	}
+	if inv.prepare != nil {
+		if err := inv.prepare(); err != nil {
+			return m, err
+		}
 	}
 	for _, args := range inv.before {
 		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
@@ -474,48 +529,64 @@ func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invoc
 	if err := os.WriteFile(b.reqLog, nil, 0o600); err != nil {
 		return m, err
 	}
-	cmd := exec.CommandContext(ctx, inv.args[0], inv.args[1:]...)
-	cmd.Dir, cmd.Env = inv.dir, env
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Interrupted, a tool gets SIGINT, as from a terminal, so that it can
-	// stop its plugins; WaitDelay then bounds the wait.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
+	var log []byte
+	var err error
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return m, err
+	for _, args := range append([][]string{inv.args}, inv.then...) {
+		stdout.Reset()
+		stderr.Reset()
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir, cmd.Env = inv.dir, env
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		// Interrupted, a tool gets SIGINT, as from a terminal, so that it can
+		// stop its plugins; WaitDelay then bounds the wait.
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = 10 * time.Second
+		if err = cmd.Start(); err != nil {
+			return m, err
+		}
+		var sampler *pluginSampler
+		if !t.isKubectl() {
+			sampler = startSampler(cmd.Process.Pid, 50*time.Millisecond)
+		}
+		err = cmd.Wait()
+		if sampler != nil {
+			cpu, processes, peak, anon := sampler.Stop()
+			m.cpu += cpu
+			m.processes += processes
+			m.peakKiB, m.anonKiB = max(m.peakKiB, peak), max(m.anonKiB, anon)
+		}
+		// Each step's output, for -keep and for a look at what a tool printed.
+		log = append(append(append(log, strings.Join(args, " ")+"\n"...), stdout.Bytes()...), stderr.Bytes()...)
+		if err != nil {
+			err = fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, tail(stdout.Bytes()), tail(stderr.Bytes()))
+			break
+		}
+		if t.isKubectl() {
+			m.requests = m.requests.add(classify(kubectlRequests(stderr.Bytes())))
+			m.cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				m.peakKiB = max(m.peakKiB, ru.Maxrss) // KiB on Linux
+			}
+		}
 	}
-	var sampler *pluginSampler
-	if !t.isKubectl() {
-		sampler = startSampler(cmd.Process.Pid, 50*time.Millisecond)
-	}
-	err := cmd.Wait()
 	m.duration = time.Since(start)
-	if sampler != nil {
-		m.cpu, m.processes, m.peakKiB, m.anonKiB = sampler.Stop()
-	}
-	// Each step's output, for -keep and for a look at what a tool printed.
 	logName := filepath.Join(b.work, "logs", fmt.Sprintf("%s-%d-%s.log", t.name(), n, slug(op)))
 	if os.MkdirAll(filepath.Dir(logName), 0o755) == nil {
-		_ = os.WriteFile(logName, append(append([]byte(strings.Join(inv.args, " ")+"\n"), stdout.Bytes()...), stderr.Bytes()...), 0o600)
+		_ = os.WriteFile(logName, log, 0o600)
 	}
 	if err != nil {
-		return m, fmt.Errorf("%s: %w\n%s%s", strings.Join(inv.args, " "), err, tail(stdout.Bytes()), tail(stderr.Bytes()))
+		return m, err
 	}
-	if t.isKubectl() {
-		m.requests = classify(kubectlRequests(stderr.Bytes()))
-		m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			m.peakKiB = ru.Maxrss // KiB on Linux
-		}
-	} else {
+	if !t.isKubectl() {
 		log, err := os.ReadFile(b.reqLog)
 		if err != nil {
 			return m, err
 		}
 		m.requests = classify(logLines(log))
 	}
+	m.stateBytes = t.stateBytes(n)
 	return m, nil
 }
 
@@ -533,7 +604,9 @@ func slug(op string) string {
 }
 
 // printProfiles prints the top of each engine's merged create and plan
-// profiles (every N together) and keeps the text beside them.
+// profiles (every N together), and for a bundle those of every operation,
+// since its update and destroy are where its large objects cost most; it
+// keeps the text beside them.
 func (b *bench) printProfiles(ctx context.Context) {
 	dir := filepath.Join(b.outDir, "profiles")
 	fmt.Printf("\nCPU profiles of the provider plugins: %s\n"+
@@ -543,7 +616,11 @@ func (b *bench) printProfiles(ctx context.Context) {
 		if t.isKubectl() {
 			continue
 		}
-		for _, op := range []string{opCreate, opPlan} {
+		ops := []string{opCreate, opPlan}
+		if b.o.workload == bundle {
+			ops = b.o.ops
+		}
+		for _, op := range ops {
 			var files []string
 			for _, m := range b.results {
 				if m.tool == t.name() && m.op == op && m.profileDir != "" {
@@ -590,7 +667,11 @@ func nonEmpty(files []string) []string {
 // report is the result table and what follows it, as text and as Markdown.
 type report struct{ text, markdown string }
 
-var tableHeader = []string{"tool", "N", "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB", "anon MiB"}
+// tableHeader names the table's columns; the second is the workload's size.
+func tableHeader(w workload) []string {
+	return []string{"tool", w.sizeColumn(), "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB",
+		"anon MiB", "state MiB"}
+}
 
 func (b *bench) report(load0, load1 string, took time.Duration, runErr error) report {
 	host, _ := os.Hostname()
@@ -601,7 +682,13 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 	}
 	fmt.Fprintf(&intro, "k8sconnect bench, %s, %s: %d CPUs, load average %s at the start and %s at the end; took %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), load0, load1, took.Round(time.Second))
-	fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")
+	if b.o.workload == bundle {
+		fmt.Fprintf(&intro, "A vendor's bundle per tool (internal/testing/bundles): %s. Each tool installs its own, fresh, in a namespace and "+
+			"a CRD group of its own; per-object figures divide by the bundle's objects. update: one data value in one ConfigMap; "+
+			"update (CRD field): one int32 property deep in the largest CRD made int64.\n", bundleSummary())
+	} else {
+		fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")
+	}
 	intro.WriteString("\n") // blank lines around the list, for Markdown
 	for _, v := range b.versions {
 		fmt.Fprintf(&intro, "- %s\n", v)
@@ -609,14 +696,16 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 	intro.WriteString("\nCPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl, its own process. " +
 		"Anon: the largest anonymous part (heap, stacks) of a plugin's RSS sampled; the rest is mostly the binary's own pages. " +
 		"Requests: the provider's request log; kubectl's -v=6 log. Pulumi's create and update include its preview (`pulumi up --yes`); " +
-		"update --skip-preview is the same update without it.\n")
+		"update --skip-preview is the same update without it. State: the size of what the engine keeps after the operation: " +
+		"the local state file, the http backend's stored state, Pulumi's stack file (none for kubectl; not measured for the kubernetes backend).\n")
 	rows := tableRows(b.results)
 	var notes strings.Builder
-	for _, line := range summaryLines(b.results, b.o.ns) {
+	for _, line := range summaryLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn()) {
 		notes.WriteString(line + "\n")
 	}
-	text := intro.String() + "\n" + formatText(tableHeader, rows) + "\n" + notes.String()
-	md := intro.String() + "\n" + formatMarkdown(tableHeader, rows) + "\n"
+	header := tableHeader(b.o.workload)
+	text := intro.String() + "\n" + formatText(header, rows) + "\n" + notes.String()
+	md := intro.String() + "\n" + formatMarkdown(header, rows) + "\n"
 	for _, line := range strings.Split(strings.TrimSpace(notes.String()), "\n") {
 		md += line + "  \n" // a Markdown line break
 	}
@@ -642,13 +731,17 @@ func tableRows(ms []measurement) [][]string {
 		if m.anonKiB > 0 {
 			anon = fmt.Sprintf("%.0f", float64(m.anonKiB)/1024)
 		}
+		state := ""
+		if m.stateBytes > 0 {
+			state = fmt.Sprintf("%.2f", float64(m.stateBytes)/(1<<20))
+		}
 		rows = append(rows, []string{
 			m.tool, strconv.Itoa(m.n), m.op,
 			fmt.Sprintf("%.1f", m.duration.Seconds()),
 			vs,
 			fmt.Sprintf("%.2f", float64(m.requests.total)/float64(m.objects)),
 			fmt.Sprintf("%.1f", float64(m.cpu.Microseconds())/1000/float64(m.objects)),
-			rss, anon,
+			rss, anon, state,
 		})
 	}
 	return rows
@@ -664,8 +757,9 @@ func find(ms []measurement, tool string, n int, op string) (measurement, bool) {
 }
 
 // summaryLines are the notes under the table: Pulumi against Terraform,
-// linearity, discovery and OpenAPI requests.
-func summaryLines(ms []measurement, ns []int) []string {
+// linearity, discovery and OpenAPI requests. size names the sizes ns: N, or
+// a bundle's objects.
+func summaryLines(ms []measurement, ns []int, size string) []string {
 	var lines []string
 	var tools []string
 	for _, m := range ms {
@@ -685,8 +779,8 @@ func summaryLines(ms []measurement, ns []int) []string {
 			preview, ok3 := find(ms, pair[0], n, opPlan)
 			plan, ok4 := find(ms, pair[1], n, opPlan)
 			if ok1 && ok2 && ok3 && ok4 {
-				lines = append(lines, fmt.Sprintf("%s vs %s at N=%d: up (create, preview included) %.2fx apply; preview (no changes) %.2fx plan.",
-					pair[0], pair[1], n, up.duration.Seconds()/apply.duration.Seconds(), preview.duration.Seconds()/plan.duration.Seconds()))
+				lines = append(lines, fmt.Sprintf("%s vs %s at %s=%d: up (create, preview included) %.2fx apply; preview (no changes) %.2fx plan.",
+					pair[0], pair[1], size, n, up.duration.Seconds()/apply.duration.Seconds(), preview.duration.Seconds()/plan.duration.Seconds()))
 			}
 		}
 	}
@@ -721,10 +815,10 @@ func summaryLines(ms []measurement, ns []int) []string {
 			if len(parts) == 0 {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("Discovery requests, %s N=%d: %s; /openapi/v3 %d, /openapi/v2 %d in all.",
-				t, n, strings.Join(parts, ", "), total.openAPIv3, total.openAPIv2))
+			lines = append(lines, fmt.Sprintf("Discovery requests, %s %s=%d: %s; /openapi/v3 %d, /openapi/v2 %d in all.",
+				t, size, n, strings.Join(parts, ", "), total.openAPIv3, total.openAPIv2))
 			if total.openAPIv2 > 0 && t != "kubectl" {
-				lines = append(lines, fmt.Sprintf("WARNING: %s downloaded /openapi/v2 at N=%d; the provider must not need it.", t, n))
+				lines = append(lines, fmt.Sprintf("WARNING: %s downloaded /openapi/v2 at %s=%d; the provider must not need it.", t, size, n))
 			}
 		}
 	}

@@ -41,16 +41,22 @@ func cleanEnv() []string {
 // files, logging its requests (-v=6) to count them.
 type kubectlTool struct {
 	path, work, kubeconfig string
+	workload               workload
+	ops                    []string
 }
 
-func (k *kubectlTool) name() string    { return "kubectl" }
-func (k *kubectlTool) isKubectl() bool { return true }
+func (k *kubectlTool) name() string         { return "kubectl" }
+func (k *kubectlTool) isKubectl() bool      { return true }
+func (k *kubectlTool) stateBytes(int) int64 { return 0 }
 
 func (k *kubectlTool) dir(n int) string { return filepath.Join(k.work, fmt.Sprintf("kubectl-%d", n)) }
 
 func (k *kubectlTool) setup(_ context.Context, n int) error {
 	if err := os.MkdirAll(k.dir(n), 0o755); err != nil {
 		return err
+	}
+	if k.workload == bundle {
+		return k.setupBundle(n)
 	}
 	ns := namespace("kubectl", n)
 	nsDoc := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
@@ -78,6 +84,9 @@ func (k *kubectlTool) setup(_ context.Context, n int) error {
 }
 
 func (k *kubectlTool) invocation(op string, n int) (invocation, bool) {
+	if k.workload == bundle {
+		return k.bundleInvocation(op, n)
+	}
 	var args []string
 	switch op {
 	case opCreate:
@@ -91,10 +100,14 @@ func (k *kubectlTool) invocation(op string, n int) (invocation, bool) {
 	default:
 		return invocation{}, false
 	}
-	// Its own discovery cache, so that a developer's ~/.kube/cache neither
-	// helps nor receives this cluster's.
-	args = append([]string{k.path}, append(args, "-v=6", "--cache-dir="+filepath.Join(k.work, "kube-cache"))...)
-	return invocation{args: args, dir: k.dir(n), env: append(cleanEnv(), "KUBECONFIG="+k.kubeconfig)}, true
+	return invocation{args: k.command(args...), dir: k.dir(n), env: append(cleanEnv(), "KUBECONFIG="+k.kubeconfig)}, true
+}
+
+// command is a kubectl command line that logs its requests, with its own
+// discovery cache, so that a developer's ~/.kube/cache neither helps nor
+// receives this cluster's.
+func (k *kubectlTool) command(args ...string) []string {
+	return append([]string{k.path}, append(args, "-v=6", "--cache-dir="+filepath.Join(k.work, "kube-cache"))...)
 }
 
 // variant is how a configuration differs from its engine's plain one: what
@@ -124,7 +137,15 @@ const (
 	// rewrites the whole file after every object (Terraform; OpenTofu 1.12
 	// saves every 20 s either way).
 	kubernetesBackend variant = "kubernetes_backend"
+	// httpBackend (Terraform, OpenTofu): the state in the http backend,
+	// served by the bench itself (stateServer), as a remote backend with
+	// locking and no limit on the state's size: a bundle's state is far
+	// larger than the 1 MB Secret of the kubernetes backend.
+	httpBackend variant = "http_backend"
 )
+
+// remote: the state is kept by a backend, which terraform init sets up.
+func (v variant) remote() bool { return v == kubernetesBackend || v == httpBackend }
 
 // configName is the configuration's name in -engines and in the table.
 func configName(engine string, v variant) string {
@@ -135,15 +156,34 @@ func configName(engine string, v variant) string {
 }
 
 // terraformTool runs terraform or tofu on one configuration of N objects
-// from a for_each, the provider found through dev_overrides (no init, but
-// for the backend's).
+// from a for_each, or of a bundle's three for_each over
+// k8sconnect_yaml_scoped, the provider found through dev_overrides (no init,
+// but for a backend's).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
-	variant                                     variant // plain, alone, providerBlock or kubernetesBackend
+	variant                                     variant // plain, alone, providerBlock, kubernetesBackend or httpBackend
+	workload                                    workload
+	ops                                         []string
+	state                                       *stateServer // httpBackend's
 }
 
 func (t *terraformTool) name() string    { return configName(t.engine, t.variant) }
 func (t *terraformTool) isKubectl() bool { return false }
+
+// stateName is the state's name in the http backend.
+func (t *terraformTool) stateName(n int) string { return namespace(t.name(), n) }
+
+// stateBytes is the local state file's size, or the http backend's stored
+// state; the kubernetes backend's Secret is not measured.
+func (t *terraformTool) stateBytes(n int) int64 {
+	switch t.variant {
+	case httpBackend:
+		return t.state.Size(t.stateName(n))
+	case kubernetesBackend:
+		return 0
+	}
+	return fileSize(filepath.Join(t.dir(n), "terraform.tfstate"))
+}
 
 func (t *terraformTool) dir(n int) string {
 	return filepath.Join(t.work, fmt.Sprintf("%s-%d", t.name(), n))
@@ -161,7 +201,7 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 		sources = append(sources, strconv.Quote(source))
 	}
 	install := "  direct {}\n"
-	if t.variant == kubernetesBackend {
+	if t.variant.remote() {
 		// A backend needs init, and init installs every provider the
 		// configuration requires, overridden or not: from a mirror of the
 		// same binary, since nothing may be fetched. The override still
@@ -178,6 +218,9 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 	rc := "provider_installation {\n  dev_overrides {\n" + strings.Join(overrides, "") + "  }\n" + install + "}\n"
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
+	}
+	if t.workload == bundle {
+		return t.setupBundle(n)
 	}
 	if t.variant == alone {
 		floor := fmt.Sprintf(`variable "value" {
@@ -197,15 +240,7 @@ resource "terraform_data" "cm" {
 `, namespace(t.name(), n), namesLocal(n))
 		return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(floor), 0o600)
 	}
-	providerConfig, perResource, backend := "", "cluster_connection = local.cluster", ""
-	switch t.variant {
-	case providerBlock:
-		providerConfig, perResource = "provider \"k8sconnect\" {\n  cluster_connection = local.cluster\n}\n", ""
-	case kubernetesBackend:
-		backend = fmt.Sprintf("  backend \"kubernetes\" {\n    secret_suffix = %q\n    namespace     = \"default\"\n    config_path   = %q\n  }\n",
-			// The backend refuses a suffix that ends in -<number>.
-			namespace(t.name(), n)+"-state", t.kubeconfig)
-	}
+	providerConfig, perResource, backend := t.connection(n)
 	// depends_on orders the namespace first without making yaml_body unknown
 	// at plan time, as a reference to the namespace's outputs would.
 	main := fmt.Sprintf(`terraform {
@@ -269,10 +304,29 @@ func namesLocal(n int) string {
 	return fmt.Sprintf(`names = { for i in range(%d) : format("cm-%%04d", i) => i }`, n)
 }
 
+// connection is where the configuration's connection and state live: the
+// provider block (providerBlock) or each resource, and the backend block.
+func (t *terraformTool) connection(n int) (providerConfig, perResource, backend string) {
+	providerConfig, perResource = "", "cluster_connection = local.cluster"
+	switch t.variant {
+	case providerBlock:
+		providerConfig, perResource = "provider \"k8sconnect\" {\n  cluster_connection = local.cluster\n}\n", ""
+	case kubernetesBackend:
+		backend = fmt.Sprintf("  backend \"kubernetes\" {\n    secret_suffix = %q\n    namespace     = \"default\"\n    config_path   = %q\n  }\n",
+			// The backend refuses a suffix that ends in -<number>.
+			namespace(t.name(), n)+"-state", t.kubeconfig)
+	case httpBackend:
+		url := t.state.URL(t.stateName(n))
+		backend = fmt.Sprintf("  backend \"http\" {\n    address        = %q\n    lock_address   = %q\n    unlock_address = %q\n  }\n",
+			url, url, url)
+	}
+	return providerConfig, perResource, backend
+}
+
 func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 	var args []string
 	switch op {
-	case opCreate, opUpdate:
+	case opCreate, opUpdate, opUpdateCRD:
 		args = []string{"apply", "-auto-approve"}
 	case opPlan:
 		// -detailed-exitcode: a plan with changes exits 2, failing the bench.
@@ -282,15 +336,23 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 	default:
 		return invocation{}, false
 	}
-	args = append([]string{t.path}, append(args, "-input=false", "-no-color", "-var", "value="+values[op])...)
+	args = append([]string{t.path}, append(args, "-input=false", "-no-color")...)
+	var prepare func() error
+	if t.workload == bundle {
+		// The bundle's file as it stands at this step, where the
+		// configuration reads it, as a user edits theirs.
+		prepare = func() error { return copyFile(t.bundleFile(n, op), filepath.Join(t.dir(n), bundleFileName)) }
+	} else {
+		args = append(args, "-var", "value="+values[op])
+	}
 	var before [][]string
-	if op == opCreate && t.variant == kubernetesBackend {
+	if op == opCreate && t.variant.remote() {
 		// A backend is initialised before its first use (untimed).
 		before = [][]string{{t.path, "init", "-input=false", "-no-color"}}
 	}
 	env := append(cleanEnv(), "TF_CLI_CONFIG_FILE="+filepath.Join(t.dir(n), "cli.tfrc"), "CHECKPOINT_DISABLE=1",
 		"TF_IN_AUTOMATION=1", "K8SCONNECT_REQUEST_LOG="+t.reqLog)
-	return invocation{args: args, dir: t.dir(n), env: env, before: before}, true
+	return invocation{args: args, dir: t.dir(n), env: env, prepare: prepare, before: before}, true
 }
 
 // pulumiTool runs the pulumi CLI on a Pulumi YAML program of N objects, with
@@ -299,10 +361,31 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 type pulumiTool struct {
 	path, work, plugin, reqLog, kubeconfig string
 	variant                                variant
+	workload                               workload
+	ops                                    []string
 }
 
 func (p *pulumiTool) name() string    { return configName("pulumi", p.variant) }
 func (p *pulumiTool) isKubectl() bool { return false }
+
+// stack is the stack's name: one backend holds every configuration's stack
+// at every N, so each needs a name of its own.
+func (p *pulumiTool) stack(n int) string {
+	return fmt.Sprintf("bench-%s-%d", strings.ReplaceAll(p.name(), "_", "-"), n)
+}
+
+// stateBytes is the size of the stack's checkpoint file in the file://
+// backend (.pulumi/stacks/<project>/<stack>.json).
+func (p *pulumiTool) stateBytes(n int) int64 {
+	files, _ := filepath.Glob(filepath.Join(p.pulumiState(), ".pulumi", "stacks", "*", p.stack(n)+".json"))
+	if len(files) == 0 {
+		files, _ = filepath.Glob(filepath.Join(p.pulumiState(), ".pulumi", "stacks", p.stack(n)+".json"))
+	}
+	if len(files) != 1 {
+		return 0
+	}
+	return fileSize(files[0])
+}
 
 func (p *pulumiTool) dir(n int) string {
 	return filepath.Join(p.work, fmt.Sprintf("%s-%d", p.name(), n))
@@ -382,16 +465,19 @@ func (p *pulumiTool) setup(ctx context.Context, n int) error {
 			return err
 		}
 	}
-	program := yamlProgram(n, namespace(p.name(), n), p.plugin, p.kubeconfig, p.variant)
-	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
-		return err
+	commands := [][]string{{"stack", "init", p.stack(n), "--non-interactive"}}
+	if p.workload == bundle {
+		if err := p.setupBundle(n); err != nil {
+			return err
+		}
+	} else {
+		program := yamlProgram(n, namespace(p.name(), n), p.plugin, p.kubeconfig, p.variant)
+		if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
+			return err
+		}
+		commands = append(commands, []string{"config", "set", "value", values[opCreate]})
 	}
-	for _, args := range [][]string{
-		// One backend holds every configuration's stack at every N: each
-		// needs a name of its own.
-		{"stack", "init", fmt.Sprintf("bench-%s-%d", strings.ReplaceAll(p.name(), "_", "-"), n), "--non-interactive"},
-		{"config", "set", "value", values[opCreate]},
-	} {
+	for _, args := range commands {
 		cmd := exec.CommandContext(ctx, p.path, args...)
 		cmd.Dir, cmd.Env = dir, p.env()
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -409,7 +495,7 @@ func (p *pulumiTool) invocation(op string, n int) (invocation, bool) {
 		args = []string{"up", "--yes"}
 	case opPlan:
 		args = []string{"preview", "--expect-no-changes"}
-	case opUpdate:
+	case opUpdate, opUpdateCRD:
 		args = []string{"up", "--yes"}
 	case opUpdateSkip:
 		args = []string{"up", "--yes", "--skip-preview"}
@@ -418,9 +504,14 @@ func (p *pulumiTool) invocation(op string, n int) (invocation, bool) {
 	default:
 		return invocation{}, false
 	}
-	if op == opUpdate || op == opUpdateSkip {
+	var prepare func() error
+	switch {
+	case p.workload == bundle:
+		// The program as it stands at this step, as a user edits theirs.
+		prepare = func() error { return copyFile(p.programFile(n, op), filepath.Join(p.dir(n), "Pulumi.yaml")) }
+	case op == opUpdate || op == opUpdateSkip:
 		before = [][]string{{p.path, "config", "set", "value", values[op]}}
 	}
 	args = append([]string{p.path}, append(args, "--non-interactive", "--color=never")...)
-	return invocation{args: args, dir: p.dir(n), env: p.env(), before: before}, true
+	return invocation{args: args, dir: p.dir(n), env: p.env(), prepare: prepare, before: before}, true
 }

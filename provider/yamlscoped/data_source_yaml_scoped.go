@@ -49,8 +49,8 @@ func (m model) inputs() yamldocs.Inputs {
 
 var pathConnection = path.Root("cluster_connection")
 
-const keyFormat = "keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document " +
-	"sets no namespace (`<group>` is `core` for the core API group), as in k8sconnect_yaml_split"
+const keyFormat = "each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` " +
+	"when the document sets no namespace (`<group>` is `core` for the core API group), as in k8sconnect_yaml_split"
 
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_yaml_scoped"

@@ -47,7 +47,10 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"manifests": schema.MapAttribute{
 				ElementType: types.StringType,
 				Computed:    true,
-				Description: "Each object's YAML, keyed by `<group>/<Kind>/<namespace>/<name>`, or " +
+				Description: "Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. " +
+					"Plans then show a change to it field by field, where a change to long YAML text is shown " +
+					"as a diff of its lines, which takes minutes for a large CRD. Keyed by " +
+					"`<group>/<Kind>/<namespace>/<name>`, or " +
 					"`<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the " +
 					"core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, " +
 					"`core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering " +
@@ -91,7 +94,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	elems := make(map[string]attr.Value, len(manifests))
 	for key, m := range manifests {
-		elems[key] = types.StringValue(m.Text)
+		elems[key] = types.StringValue(m.Body)
 	}
 	config.Manifests = types.MapValueMust(types.StringType, elems)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)

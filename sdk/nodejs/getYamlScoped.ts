@@ -75,7 +75,7 @@ export interface GetYamlScopedResult {
      */
     readonly clusterConnection?: outputs.ClusterConnection;
     /**
-     * Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     * Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
      */
     readonly clusterScoped: {[key: string]: string};
     /**
@@ -83,7 +83,7 @@ export interface GetYamlScopedResult {
      */
     readonly content?: string;
     /**
-     * CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     * CustomResourceDefinitions, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
      */
     readonly crds: {[key: string]: string};
     /**
@@ -91,7 +91,7 @@ export interface GetYamlScopedResult {
      */
     readonly kustomizePath?: string;
     /**
-     * Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     * Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
      */
     readonly namespaced: {[key: string]: string};
     /**

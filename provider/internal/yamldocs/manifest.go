@@ -21,6 +21,9 @@ type Manifest struct {
 	// CRD is set when the manifest is a CustomResourceDefinition, so the scope
 	// of the kind it defines is known without a cluster.
 	CRD *CRD
+	// Body is the object as the data sources hand it out: compact JSON (see
+	// jsonBody). Split sets it.
+	Body string
 }
 
 // CRD is what a CustomResourceDefinition says about the kind it defines.
@@ -50,14 +53,20 @@ func (m Manifest) GroupKind() schema.GroupKind {
 // cannot contain "/", so the number of parts tells whether a namespace is there,
 // and "core" cannot clash with a CRD group, which must contain a dot.
 func (m Manifest) Key() string {
-	group := m.GroupKind().Group
+	return Key(m.GroupKind(), m.Namespace, m.Name)
+}
+
+// Key is the key of the object of group and kind gk named name in namespace
+// (empty for none): see Manifest.Key.
+func Key(gk schema.GroupKind, namespace, name string) string {
+	group := gk.Group
 	if group == "" {
 		group = "core"
 	}
-	if m.Namespace == "" {
-		return group + "/" + m.Kind + "/" + m.Name
+	if namespace == "" {
+		return group + "/" + gk.Kind + "/" + name
 	}
-	return group + "/" + m.Kind + "/" + m.Namespace + "/" + m.Name
+	return group + "/" + gk.Kind + "/" + namespace + "/" + name
 }
 
 var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}

@@ -12,7 +12,7 @@ import (
 // Scoped is a set of manifests sorted into the order they can be applied in:
 // CRDs before the custom resources they define, cluster-scoped objects (such as
 // Namespaces) before the namespaced objects inside them. Maps hold the manifests'
-// text, keyed by Manifest.Key.
+// bodies (Manifest.Body), keyed by Manifest.Key.
 type Scoped struct {
 	CRDs          map[string]string
 	ClusterScoped map[string]string
@@ -52,7 +52,7 @@ func Classify(manifests map[string]Manifest, finder ScopeFinder) (Scoped, error)
 	for _, key := range sortedKeys(manifests) {
 		m := manifests[key]
 		if m.CRD != nil {
-			out.CRDs[key] = m.Text
+			out.CRDs[key] = m.Body
 			continue
 		}
 		gk := m.GroupKind()
@@ -80,9 +80,9 @@ func Classify(manifests map[string]Manifest, finder ScopeFinder) (Scoped, error)
 			scopes[gk] = namespaced
 		}
 		if namespaced {
-			out.Namespaced[key] = m.Text
+			out.Namespaced[key] = m.Body
 		} else {
-			out.ClusterScoped[key] = m.Text
+			out.ClusterScoped[key] = m.Body
 		}
 	}
 

@@ -50,8 +50,9 @@ func TestClassifyWithoutCluster(t *testing.T) {
 	if k := keys(got.Namespaced); !slices.Equal(k, []string{"apps/Deployment/prod/web", "core/ConfigMap/prod/settings"}) {
 		t.Errorf("namespaced = %v", k)
 	}
-	if got.Namespaced["apps/Deployment/prod/web"] != deployment {
-		t.Errorf("text changed: %q", got.Namespaced["apps/Deployment/prod/web"])
+	const want = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod"},"spec":{"replicas":2}}`
+	if got := got.Namespaced["apps/Deployment/prod/web"]; got != want {
+		t.Errorf("body = %s, want %s", got, want)
 	}
 }
 

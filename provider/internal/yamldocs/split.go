@@ -71,7 +71,7 @@ func parseAll(docs []Document) []parseResult {
 	workers := min(runtime.GOMAXPROCS(0), (len(docs)+63)/64)
 	if workers <= 1 {
 		for i, d := range docs {
-			out[i].manifests, out[i].err = Parse(d)
+			out[i] = parseWithBodies(d)
 		}
 		return out
 	}
@@ -81,10 +81,27 @@ func parseAll(docs []Document) []parseResult {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(docs); i += workers {
-				out[i].manifests, out[i].err = Parse(docs[i])
+				out[i] = parseWithBodies(docs[i])
 			}
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// parseWithBodies parses one document and converts each of its objects to
+// the JSON body the data sources hand out.
+func parseWithBodies(doc Document) parseResult {
+	manifests, err := Parse(doc)
+	if err != nil {
+		return parseResult{err: err}
+	}
+	for i := range manifests {
+		body, err := jsonBody(manifests[i].Text)
+		if err != nil {
+			return parseResult{err: fmt.Errorf("%s cannot be read as kubectl reads it: %w", manifests[i].Where(), err)}
+		}
+		manifests[i].Body = body
+	}
+	return parseResult{manifests: manifests}
 }

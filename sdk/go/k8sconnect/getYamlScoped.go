@@ -98,15 +98,15 @@ type GetYamlScopedArgs struct {
 type GetYamlScopedResult struct {
 	// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	ClusterScoped map[string]string `pulumi:"clusterScoped"`
 	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
 	Content *string `pulumi:"content"`
-	// CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	// CustomResourceDefinitions, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	Crds map[string]string `pulumi:"crds"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
-	// Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	// Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	Namespaced map[string]string `pulumi:"namespaced"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern *string `pulumi:"pattern"`
@@ -157,7 +157,7 @@ func (o GetYamlScopedResultOutput) ClusterConnection() ClusterConnectionPtrOutpu
 	return o.ApplyT(func(v GetYamlScopedResult) *ClusterConnection { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
-// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) ClusterScoped() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.ClusterScoped }).(pulumi.StringMapOutput)
 }
@@ -167,7 +167,7 @@ func (o GetYamlScopedResultOutput) Content() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.Content }).(pulumi.StringPtrOutput)
 }
 
-// CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+// CustomResourceDefinitions, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) Crds() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Crds }).(pulumi.StringMapOutput)
 }
@@ -177,7 +177,7 @@ func (o GetYamlScopedResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }
 
-// Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+// Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) Namespaced() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Namespaced }).(pulumi.StringMapOutput)
 }

@@ -63,7 +63,7 @@ class GetYamlScopedResult:
     @pulumi.getter(name="clusterScoped")
     def cluster_scoped(self) -> Mapping[str, _builtins.str]:
         """
-        Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
         """
         return pulumi.get(self, "cluster_scoped")
 
@@ -79,7 +79,7 @@ class GetYamlScopedResult:
     @pulumi.getter
     def crds(self) -> Mapping[str, _builtins.str]:
         """
-        CustomResourceDefinitions, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        CustomResourceDefinitions, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
         """
         return pulumi.get(self, "crds")
 
@@ -95,7 +95,7 @@ class GetYamlScopedResult:
     @pulumi.getter
     def namespaced(self) -> Mapping[str, _builtins.str]:
         """
-        Namespaced objects, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
         """
         return pulumi.get(self, "namespaced")
 

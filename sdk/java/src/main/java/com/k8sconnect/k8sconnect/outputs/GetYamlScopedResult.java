@@ -20,7 +20,7 @@ public final class GetYamlScopedResult {
      */
     private @Nullable ClusterConnection clusterConnection;
     /**
-     * @return Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     private Map<String,String> clusterScoped;
@@ -30,7 +30,7 @@ public final class GetYamlScopedResult {
      */
     private @Nullable String content;
     /**
-     * @return CustomResourceDefinitions, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return CustomResourceDefinitions, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     private Map<String,String> crds;
@@ -40,7 +40,7 @@ public final class GetYamlScopedResult {
      */
     private @Nullable String kustomizePath;
     /**
-     * @return Namespaced objects, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return Namespaced objects, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     private Map<String,String> namespaced;
@@ -59,7 +59,7 @@ public final class GetYamlScopedResult {
         return Optional.ofNullable(this.clusterConnection);
     }
     /**
-     * @return Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     public Map<String,String> clusterScoped() {
@@ -73,7 +73,7 @@ public final class GetYamlScopedResult {
         return Optional.ofNullable(this.content);
     }
     /**
-     * @return CustomResourceDefinitions, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return CustomResourceDefinitions, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     public Map<String,String> crds() {
@@ -87,7 +87,7 @@ public final class GetYamlScopedResult {
         return Optional.ofNullable(this.kustomizePath);
     }
     /**
-     * @return Namespaced objects, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return Namespaced objects, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     public Map<String,String> namespaced() {

@@ -92,7 +92,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 		diags.AddError("Apply succeeded, but its result could not be read", err.Error())
 		return
 	}
-	planned := plan.ManagedStateProjection
+	planned, plannedOwners := plan.ManagedStateProjection, plan.FieldOwnership
 	diags.Append(into(ctx, obs, plan)...)
 	stored := obs.Projection
 	if fullyKnown(planned) && !planned.Equal(plan.ManagedStateProjection) {
@@ -102,6 +102,13 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 		tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": ident.String()})
 		plan.ManagedStateProjection = planned
 		stored = ownership.StateProjection(ctx, planned)
+	}
+	if !plannedOwners.IsUnknown() && !plannedOwners.IsNull() && !plannedOwners.Equal(plan.FieldOwnership) {
+		// Another manager took or shared a field between the plan's dry run
+		// and the apply: Terraform requires the planned owners, and the next
+		// refresh reads the new ones.
+		tflog.Warn(ctx, "field owners after apply differ from the plan's", map[string]any{"object": ident.String()})
+		plan.FieldOwnership = plannedOwners
 	}
 	plan.UID = types.StringValue(string(applied.GetUID()))
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {

@@ -101,6 +101,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			resp.Diagnostics.AddWarning("The object will be replaced", replacementWarning(prevID, id, "its identity changed"))
 			return
 		}
+		r.warnLineDiff(state.YAMLBody.ValueString(), plan.YAMLBody.ValueString(), id, &resp.Diagnostics)
 	}
 	if c == nil || namespace.IsUnknown() {
 		return // the cluster or the kind does not exist yet: known after apply
@@ -157,31 +158,54 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	case state.UID.IsNull():
 		plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
 	}
+	var handedOver []objectpath.Path
 	if live != nil {
-		handedOver := newlyIgnored(ctx, &state, &plan)
+		handedOver = newlyIgnored(ctx, &state, &plan)
 		warnHandOver(live, handedOver, red, &resp.Diagnostics)
 		keepHandedOver(desired, live, handedOver)
 	}
 
-	dry, err := r.dryRun(ctx, c, desired, live, recent)
-	if err != nil {
-		r.explainDryRunError(err, id, false, resp)
-		return
+	mv, moving := pendingMove(ctx, req.Private)
+	stateProjection := ownership.StateProjection(ctx, state.ManagedStateProjection)
+	var obs projection.Observation
+	unchanged := false
+	if live != nil && !moving && sameConfiguration(plan, state) {
+		// The same configuration against the object our last apply left:
+		// the dry run would answer what that apply stored, so it is not
+		// asked (docs/adr/0011-bodies-as-json.md).
+		obs, unchanged = ownership.UnchangedSinceApply(ctx, req.Private, live, ssa.FieldManager, ownAnnotations, ignore, stateProjection, red)
 	}
-	obs, err := observe(dry, nil, ignore, red)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
-		return
+	if !unchanged {
+		dry, err := r.dryRun(ctx, c, desired, live, recent)
+		if err != nil {
+			r.explainDryRunError(err, id, false, resp)
+			return
+		}
+		if obs, err = observe(dry, nil, ignore, red); err != nil {
+			resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
+			return
+		}
 	}
 	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
-	if live != nil {
-		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection, ownership.StateProjection(ctx, state.ManagedStateProjection),
+	if live != nil && !unchanged {
+		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection, stateProjection,
 			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
 	}
-	mv, moving := pendingMove(ctx, req.Private)
-	if moving || !plan.ManagedStateProjection.Equal(state.ManagedStateProjection) || r.liveDiffers(ctx, req, live, ignore, obs.Projection, red) {
+	switch {
+	case moving || len(handedOver) > 0 || plan.UID.IsUnknown():
+		// The apply is more than the request the dry run made: it takes
+		// the fields of the provider the state moved from, hands newly
+		// ignored fields to their other managers first, or creates the
+		// object again. Its owners are known after it.
 		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	} else {
+	case !plan.ManagedStateProjection.Equal(state.ManagedStateProjection):
+		// Owners as the dry run of this very apply gives them (into), so
+		// the plan shows a change of values, not every owner "known after
+		// apply"; Apply keeps what was planned (see applyAndRecord).
+	case !unchanged && r.liveDiffers(ctx, req, live, ignore, obs.Projection, red):
+		// Nothing else differs from state, yet the apply must run.
+		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
+	default:
 		plan.FieldOwnership = state.FieldOwnership
 	}
 	if moving && live != nil {
@@ -286,6 +310,14 @@ func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, li
 		remember(c, live, recent.seen, sent, dry)
 	}
 	return dry, nil
+}
+
+// sameConfiguration reports whether the configuration that decides what is
+// applied (the body and the fields ignored or hidden) is the one in state.
+func sameConfiguration(plan, state model) bool {
+	same := func(a, b attr.Value) bool { return !a.IsUnknown() && a.Equal(b) }
+	return same(plan.YAMLBody, state.YAMLBody) && same(plan.IgnoreFields, state.IgnoreFields) &&
+		same(plan.SensitiveFields, state.SensitiveFields)
 }
 
 // onlyConnectionChanged reports an update in which nothing but the connection

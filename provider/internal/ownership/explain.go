@@ -141,3 +141,33 @@ func LiveDiffers(ctx context.Context, private privatestate.Reader, live *unstruc
 	}
 	return now, !maps.Equal(now.Projection, planned), nil
 }
+
+// UnchangedSinceApply reports whether our fields in live still hold what our
+// last apply stored, and we still own exactly the fields we owned then: the
+// record of that apply (Record) is the owned set and the applied projection,
+// kept apart in private state once a refresh replaced the state's
+// (stateProjection). Then applying the same configuration again stores the
+// same, and a plan needs no dry run to know it. False without a record (an
+// import, a move) and whenever a value or an owner changed.
+func UnchangedSinceApply(ctx context.Context, private privatestate.Reader, live *unstructured.Unstructured, manager string,
+	exclude, ignored []objectpath.Path, stateProjection projection.Projection, red sensitive.Redactor) (now projection.Observation, unchanged bool) {
+	owned, err := privatestate.LoadFieldSet(ctx, private, privatestate.OwnedFields)
+	if err != nil || owned == nil {
+		return now, false
+	}
+	applied, kept, err := privatestate.Load[projection.Projection](ctx, private, privatestate.AppliedProjection)
+	if err != nil {
+		return now, false
+	}
+	if !kept {
+		applied = stateProjection
+	}
+	if applied == nil {
+		return now, false
+	}
+	now, err = projection.ObserveRedacted(live, manager, owned, exclude, ignored, red)
+	if err != nil {
+		return now, false
+	}
+	return now, maps.Equal(now.Projection, applied) && now.Owned.Equals(owned)
+}

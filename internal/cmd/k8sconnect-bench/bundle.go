@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
 	"github.com/k8sconnect/k8sconnect/internal/testing/bundles"
 )
 
@@ -164,7 +166,11 @@ func (p *pulumiTool) setupBundle(n int) error {
 		return err
 	}
 	err := versions(namespace(p.name(), n), p.ops, func(op string, b *bundles.Bundle) error {
-		return os.WriteFile(p.programFile(n, op), []byte(bundleProgram(b, p.plugin, p.kubeconfig, p.variant)), 0o600)
+		program, err := bundleProgram(b, p.plugin, p.kubeconfig, p.variant)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p.programFile(n, op), []byte(program), 0o600)
 	})
 	if err != nil {
 		return err
@@ -174,12 +180,13 @@ func (p *pulumiTool) setupBundle(n int) error {
 }
 
 // bundleProgram is the Pulumi YAML program of a bundle: one KubernetesObject
-// per document, its yamlBody the document, as a TypeScript program's loop
-// over getYamlScoped's three maps makes them: each cluster-scoped object
-// depends on every CRD, each namespaced object on every CRD and every
-// cluster-scoped object. The connection is on each object or (providerBlock)
-// in a provider resource they all name.
-func bundleProgram(b *bundles.Bundle, plugin, kubeconfig string, v variant) string {
+// per document, as a TypeScript program's loop over getYamlScoped's three
+// maps makes them: its yamlBody the document as getYamlScoped hands it out
+// (scopedBody), each cluster-scoped object depending on every CRD, each
+// namespaced object on every CRD and every cluster-scoped object. The
+// connection is on each object or (providerBlock) in a provider resource
+// they all name.
+func bundleProgram(b *bundles.Bundle, plugin, kubeconfig string, v variant) (string, error) {
 	var out strings.Builder
 	fmt.Fprintf(&out, "name: k8sconnect-bench\nruntime: yaml\nplugins:\n  providers:\n    - name: k8sconnect\n      path: %q\n", plugin)
 	fmt.Fprintf(&out, "variables:\n  cluster:\n    kubeconfigFile: %q\nresources:\n", kubeconfig)
@@ -194,8 +201,12 @@ func bundleProgram(b *bundles.Bundle, plugin, kubeconfig string, v variant) stri
 		for i, doc := range b.Documents(s) {
 			name := fmt.Sprintf("%s-%02d", s, i)
 			names = append(names, name)
+			body, err := scopedBody(doc)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", name, err)
+			}
 			fmt.Fprintf(&out, "  %s:\n    type: k8sconnect:index/kubernetesObject:KubernetesObject\n    properties:\n%s      yamlBody: %s\n",
-				name, connection, yamlString(doc))
+				name, connection, yamlString(body))
 			if len(before) == 0 && provider == "" {
 				continue
 			}
@@ -209,7 +220,23 @@ func bundleProgram(b *bundles.Bundle, plugin, kubeconfig string, v variant) stri
 		}
 		before = append(before, names...)
 	}
-	return out.String()
+	return out.String(), nil
+}
+
+// scopedBody is a document as k8sconnect_yaml_scoped and getYamlScoped hand
+// it out (provider/internal/yamldocs' jsonBody, ADR 0011): compact JSON, read
+// from the YAML as kubectl reads it. The bundle is ASCII, so the escapes
+// jsonBody adds beyond ASCII never apply.
+func scopedBody(doc string) (string, error) {
+	raw, err := utilyaml.ToJSON([]byte(doc))
+	if err != nil {
+		return "", err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return "", err
+	}
+	return compact.String(), nil
 }
 
 // yamlString is s as a YAML double-quoted scalar (JSON's string syntax is

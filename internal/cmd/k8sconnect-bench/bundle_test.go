@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -175,7 +176,10 @@ func TestPulumiBundle(t *testing.T) {
 	b := bundles.New("bench-pulumi-73")
 	for _, v := range []variant{plain, providerBlock} {
 		var program pulumiProgram
-		src := bundleProgram(b, "/tmp/plugin dir", "/tmp/kube config", v)
+		src, err := bundleProgram(b, "/tmp/plugin dir", "/tmp/kube config", v)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := yaml.Unmarshal([]byte(src), &program); err != nil {
 			t.Fatalf("%v\n%.2000s", err, src)
 		}
@@ -198,8 +202,18 @@ func TestPulumiBundle(t *testing.T) {
 				if !ok {
 					t.Fatalf("no resource %s", name)
 				}
-				if r.Type != "k8sconnect:index/kubernetesObject:KubernetesObject" || r.Properties.YAMLBody != doc {
-					t.Errorf("%s: type %s, or its body is not the document", name, r.Type)
+				// The body is the document as getYamlScoped gives it: the same
+				// object, as one line of JSON.
+				var fromDoc, fromBody any
+				if err := yaml.Unmarshal([]byte(doc), &fromDoc); err != nil {
+					t.Fatal(err)
+				}
+				if err := yaml.Unmarshal([]byte(r.Properties.YAMLBody), &fromBody); err != nil {
+					t.Fatal(err)
+				}
+				if r.Type != "k8sconnect:index/kubernetesObject:KubernetesObject" || !reflect.DeepEqual(fromDoc, fromBody) ||
+					!strings.HasPrefix(r.Properties.YAMLBody, "{\"apiVersion\":") || strings.Contains(r.Properties.YAMLBody, "\n") {
+					t.Errorf("%s: type %s, or its body is not the document as compact JSON: %.200s", name, r.Type, r.Properties.YAMLBody)
 				}
 				if (v == providerBlock) != (r.Options.Provider == "${k8sconnect}") || (v == providerBlock) != (r.Properties.ClusterConnection == nil) {
 					t.Errorf("%s: provider %q, connection %v", name, r.Options.Provider, r.Properties.ClusterConnection)

@@ -97,7 +97,9 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	// request whose fate is unknown is sent again; a precondition that fails
 	// means the object changed since it was read: read and judge it again.
 	err = retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
-		live, err := ri.Get(ctx, id.Name, metav1.GetOptions{})
+		// Whose it is and its version are metadata: a large CRD is not
+		// read whole to delete it.
+		live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
 		if err != nil {
 			return err
 		}
@@ -143,24 +145,32 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 }
 
 // waitGone polls until the object with uid is gone (an object of the same name
-// with another UID counts as gone: ours is); it returns the last copy seen.
+// with another UID counts as gone: ours is). Polls read metadata alone, five
+// times a second; when the timeout passes, the object is read whole once and
+// returned, for what holds it (finalizers, a namespace's conditions).
 func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, timeout time.Duration) (*unstructured.Unstructured, error) {
-	var last *unstructured.Unstructured
+	gone := func(obj *unstructured.Unstructured, err error) bool {
+		return apierrors.IsNotFound(err) || (err == nil && obj.GetUID() != uid)
+	}
+	seen := false
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		obj, err := get(ctx, c, id)
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		if err == nil {
-			if obj.GetUID() != uid {
-				return true, nil
-			}
-			last = obj
-		}
-		// Anything else (a dropped connection, the client's rate limiter near
-		// the deadline) is transient: keep waiting until the timeout.
-		return false, nil
+		obj, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		seen = seen || err == nil
+		// Anything but an answer (a dropped connection, the client's rate
+		// limiter near the deadline) is transient: keep waiting until the
+		// timeout.
+		return gone(obj, err), nil
 	})
+	if err == nil || !seen {
+		return nil, err
+	}
+	last, gerr := get(ctx, c, id)
+	if gone(last, gerr) {
+		return nil, nil // gone since the last poll
+	}
+	if gerr != nil {
+		return nil, err
+	}
 	return last, err
 }
 

@@ -92,7 +92,7 @@ resource "k8sconnect_object" "crd" {
 
 	w.MustApply()
 	live := acctest.MustGet(t, crds, "", name)
-	if got := propertyFormat(live.Object, field); got != "int64" {
+	if got := bundles.PropertyFormat(live.Object, field); got != "int64" {
 		t.Errorf("%s in the cluster has format %q, want int64", field, got)
 	}
 	if got := string(live.GetUID()); got != uid {
@@ -155,31 +155,6 @@ resource "k8sconnect_object" "settings" {
 	if warnings[0].Severity != "warning" {
 		t.Errorf("severity %q, want warning", warnings[0].Severity)
 	}
-}
-
-// propertyFormat is the format of the schema property named field anywhere in
-// a CRD (generated names are unique), or "".
-func propertyFormat(v any, field string) string {
-	switch v := v.(type) {
-	case map[string]any:
-		if p, ok := v[field].(map[string]any); ok {
-			if f, ok := p["format"].(string); ok {
-				return f
-			}
-		}
-		for _, e := range v {
-			if f := propertyFormat(e, field); f != "" {
-				return f
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if f := propertyFormat(e, field); f != "" {
-				return f
-			}
-		}
-	}
-	return ""
 }
 
 // exitedWith reports whether err is a run that exited with code.

@@ -15,6 +15,7 @@
 package kubejson
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,17 +28,61 @@ import (
 // file (k8s.io/apimachinery's yaml.ToJSON), except that a mapping key given
 // twice is an error: the last value silently winning would apply something
 // other than what the user reads first. A key a YAML merge (<<) brings in and
-// the mapping then overrides is not a duplicate; yaml.v3 knows the difference,
-// go-yaml v2's strict mode does not, so v3 checks and v2 converts.
+// the mapping then overrides is not a duplicate; yaml.v3's node tree tells
+// the two apart, go-yaml v2's strict mode does not, so v3 checks and v2
+// converts.
 func ToJSON(text []byte) ([]byte, error) {
 	if utilyaml.IsJSONBuffer(text) {
 		return text, nil
 	}
-	var probe any
-	if err := yamlv3.Unmarshal(text, &probe); err != nil && strings.Contains(err.Error(), "already defined") {
-		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	var root yamlv3.Node
+	if err := yamlv3.Unmarshal(text, &root); err != nil {
+		// Not YAML to v3: the conversion, kubectl's reader, says why.
+		return utilyaml.ToJSON(text)
+	}
+	return ParsedToJSON(text, &root)
+}
+
+// ParsedToJSON is ToJSON for text the caller has already parsed with yaml.v3
+// into node, which saves reading large text twice.
+func ParsedToJSON(text []byte, node *yamlv3.Node) ([]byte, error) {
+	if utilyaml.IsJSONBuffer(text) {
+		return text, nil
+	}
+	if err := duplicateKeys(node); err != nil {
+		return nil, err
 	}
 	return utilyaml.ToJSON(text)
+}
+
+// duplicateKeys reports every mapping in the tree that gives a key twice, as
+// yaml.v3 reports them when it decodes: keys of the same kind and value.
+// A merge's keys are not the mapping's own, so they never count.
+func duplicateKeys(root *yamlv3.Node) error {
+	var found []string
+	var walk func(n *yamlv3.Node)
+	walk = func(n *yamlv3.Node) {
+		if n == nil || n.Kind == yamlv3.AliasNode {
+			return // checked where its anchor is
+		}
+		if n.Kind == yamlv3.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				for j := i + 2; j+1 < len(n.Content); j += 2 {
+					if a, b := n.Content[i], n.Content[j]; a.Kind == b.Kind && a.Value == b.Value {
+						found = append(found, fmt.Sprintf("line %d: mapping key %q already defined at line %d", b.Line, b.Value, a.Line))
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	if len(found) > 0 {
+		return errors.New(strings.Join(found, "; "))
+	}
+	return nil
 }
 
 // Unmarshal decodes YAML or JSON into v (typically *map[string]any, *[]any or

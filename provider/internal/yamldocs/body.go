@@ -7,6 +7,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
@@ -28,8 +30,8 @@ import (
 // reach the cluster as a different string than kubectl sends. An escape is
 // ASCII, which normalization leaves alone, and decodes to the characters the
 // YAML holds.
-func jsonBody(text string) (string, error) {
-	raw, err := kubejson.ToJSON([]byte(text))
+func jsonBody(text string, node *yaml.Node) (string, error) {
+	raw, err := kubejson.ParsedToJSON([]byte(text), node)
 	if err != nil {
 		return "", err
 	}

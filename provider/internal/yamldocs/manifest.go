@@ -24,6 +24,7 @@ type Manifest struct {
 	// Body is the object as the data sources hand it out: compact JSON (see
 	// jsonBody). Split sets it.
 	Body string
+	node *yaml.Node // the object as parsed, so Split reads Text once
 }
 
 // CRD is what a CustomResourceDefinition says about the kind it defines.
@@ -99,7 +100,7 @@ func Parse(doc Document) ([]Manifest, error) {
 }
 
 func parseObject(doc Document, node *yaml.Node) (Manifest, error) {
-	m := Manifest{Document: doc}
+	m := Manifest{Document: doc, node: node}
 	if node.Kind != yaml.MappingNode {
 		return m, fmt.Errorf("%s is a YAML %s, not an object with apiVersion, kind and metadata", doc.Where(), nodeKind(node))
 	}

@@ -1,0 +1,65 @@
+package bridge_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/bundles"
+)
+
+// One field changed deep inside an 830 KB CRD, given as the JSON the
+// yamlSplit and yamlScoped functions hand out: the preview names yamlBody
+// alone, --diff marks the one changed field, the up changes it in place
+// without replacing the CRD, and the next preview is empty.
+func TestPulumiObject_oneFieldDeepInsideALargeCRDPreviewsAlone(t *testing.T) {
+	group := strings.ToLower(acctest.Name("big")) + ".k8sconnect.test"
+	crd := bundles.CRD(group, "Big", 830_000)
+	widened, field := bundles.WidenDeepestInt32(crd)
+	if field == "" {
+		t.Fatal("the generated CRD has no int32 property to widen")
+	}
+	asJSON := func(text string) string {
+		b, err := yaml.YAMLToJSON([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stack := newObjectStack(t, objects{"crd": {body: asJSON(crd)}})
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 2}) // the stack and the CRD
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	uid := acctest.UID(t, crds, "", "bigs."+group)
+
+	stack.WriteYAML(objects{"crd": {body: asJSON(widened)}}.program(t))
+	preview := stack.Run(pulumitest.Preview, nil)
+	expectChanges(t, preview, map[string]int{"same": 1, "update": 1})
+	if !strings.Contains(preview.Log, "[diff: ~yamlBody]") {
+		t.Errorf("preview does not name yamlBody alone as changed:\n%.3000s", preview.Log)
+	}
+	// --diff prints a changed input that holds JSON or YAML as the whole
+	// document with the change marked (Pulumi's display: 11,700 lines here),
+	// and no outputs: the widened format shows once.
+	detailed := stack.Run(pulumitest.Preview, nil, "--diff")
+	if n := len(regexp.MustCompile(`format\s*:\s*"int32"\s*=>\s*"int64"`).FindAllString(detailed.Log, -1)); n != 1 {
+		t.Errorf("preview --diff shows the widened format %d times, want once (yamlBody)", n)
+	}
+	if !strings.Contains(detailed.Log, field) {
+		t.Errorf("preview --diff does not name the changed property %s", field)
+	}
+
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
+	live := acctest.MustGet(t, crds, "", "bigs."+group)
+	if string(live.GetUID()) != uid {
+		t.Errorf("the CRD was replaced: UID %s, was %s", live.GetUID(), uid)
+	}
+	if got := bundles.PropertyFormat(live.Object, field); got != "int64" {
+		t.Errorf("%s in the cluster has format %q, want int64", field, got)
+	}
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+}

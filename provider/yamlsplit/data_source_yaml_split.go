@@ -49,7 +49,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 				Computed:    true,
 				Description: "Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. " +
 					"Plans then show a change to it field by field, where a change to long YAML text is shown " +
-					"as a diff of its lines, which takes minutes for a large CRD. Keyed by " +
+					"as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by " +
 					"`<group>/<Kind>/<namespace>/<name>`, or " +
 					"`<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the " +
 					"core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, " +

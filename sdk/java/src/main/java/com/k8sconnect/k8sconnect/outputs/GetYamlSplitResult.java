@@ -24,7 +24,7 @@ public final class GetYamlSplitResult {
      */
     private @Nullable String kustomizePath;
     /**
-     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which takes minutes for a large CRD. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
      * 
      */
     private Map<String,String> manifests;
@@ -50,7 +50,7 @@ public final class GetYamlSplitResult {
         return Optional.ofNullable(this.kustomizePath);
     }
     /**
-     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which takes minutes for a large CRD. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
      * 
      */
     public Map<String,String> manifests() {

@@ -53,7 +53,7 @@ func TestDuplicateKeysAsYAMLv3Decodes(t *testing.T) {
 		if err := yamlv3.Unmarshal([]byte(text), &root); err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}
-		if got := duplicateKeys(&root); (got != nil) != wantDup {
+		if got := DuplicateKeys(&root); (got != nil) != wantDup {
 			t.Errorf("%q: node walk says %v, yaml.v3's decoder %v", text, got, decoded)
 		}
 	}

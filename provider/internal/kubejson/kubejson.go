@@ -40,25 +40,25 @@ func ToJSON(text []byte) ([]byte, error) {
 		// Not YAML to v3: the conversion, kubectl's reader, says why.
 		return utilyaml.ToJSON(text)
 	}
-	return ParsedToJSON(text, &root)
+	if err := DuplicateKeys(&root); err != nil {
+		return nil, err
+	}
+	return CheckedToJSON(text)
 }
 
-// ParsedToJSON is ToJSON for text the caller has already parsed with yaml.v3
-// into node, which saves reading large text twice.
-func ParsedToJSON(text []byte, node *yamlv3.Node) ([]byte, error) {
+// CheckedToJSON is ToJSON for text whose yaml.v3 tree the caller has parsed
+// and DuplicateKeys has passed, which saves reading large text twice.
+func CheckedToJSON(text []byte) ([]byte, error) {
 	if utilyaml.IsJSONBuffer(text) {
 		return text, nil
-	}
-	if err := duplicateKeys(node); err != nil {
-		return nil, err
 	}
 	return utilyaml.ToJSON(text)
 }
 
-// duplicateKeys reports every mapping in the tree that gives a key twice, as
+// DuplicateKeys reports every mapping in the tree that gives a key twice, as
 // yaml.v3 reports them when it decodes: keys of the same kind and value.
 // A merge's keys are not the mapping's own, so they never count.
-func duplicateKeys(root *yamlv3.Node) error {
+func DuplicateKeys(root *yamlv3.Node) error {
 	var found []string
 	var walk func(n *yamlv3.Node)
 	walk = func(n *yamlv3.Node) {

@@ -7,14 +7,12 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 // jsonBody is a manifest as the data sources hand it out: compact JSON, read
-// from the YAML exactly as kubectl reads it (kubejson.ToJSON), every
-// character beyond ASCII written as an escape.
+// from the YAML exactly as kubectl reads it (kubejson, whose duplicate-key
+// check Parse has made), every character beyond ASCII written as an escape.
 //
 // JSON, because Terraform and OpenTofu render a change to a string holding
 // JSON field by field, and a change to multi-line text as a diff of its
@@ -30,8 +28,8 @@ import (
 // reach the cluster as a different string than kubectl sends. An escape is
 // ASCII, which normalization leaves alone, and decodes to the characters the
 // YAML holds.
-func jsonBody(text string, node *yaml.Node) (string, error) {
-	raw, err := kubejson.ParsedToJSON([]byte(text), node)
+func jsonBody(text string) (string, error) {
+	raw, err := kubejson.CheckedToJSON([]byte(text))
 	if err != nil {
 		return "", err
 	}

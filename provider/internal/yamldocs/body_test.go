@@ -25,11 +25,7 @@ func TestJSONBodyDecodesAsKubectlReadsTheYAML(t *testing.T) {
 		"multi-line": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  script: |\n    #!/bin/sh\n    echo \"hi\"\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			ms, err := Parse(Document{Source: "content", Index: 1, Line: 1, Text: text})
-			if err != nil || len(ms) != 1 {
-				t.Fatal(ms, err)
-			}
-			body, err := jsonBody(text, ms[0].node)
+			body, err := jsonBody(text)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 )
 
 // Manifest is one Kubernetes object found in a document.
@@ -24,7 +26,6 @@ type Manifest struct {
 	// Body is the object as the data sources hand it out: compact JSON (see
 	// jsonBody). Split sets it.
 	Body string
-	node *yaml.Node // the object as parsed, so Split reads Text once
 }
 
 // CRD is what a CustomResourceDefinition says about the kind it defines.
@@ -82,6 +83,11 @@ func Parse(doc Document) ([]Manifest, error) {
 	if err := yaml.Unmarshal([]byte(doc.Text), &root); err != nil {
 		return nil, fmt.Errorf("%s is not valid YAML: %s", doc.Where(), fileLines(err, doc))
 	}
+	// A key given twice anywhere is refused before anything is read: it
+	// would leave the object's identity, or a value, ambiguous.
+	if err := kubejson.DuplicateKeys(&root); err != nil {
+		return nil, fmt.Errorf("%s is not valid YAML: %s", doc.Where(), fileLines(err, doc))
+	}
 	if len(root.Content) == 0 {
 		return nil, nil
 	}
@@ -100,7 +106,7 @@ func Parse(doc Document) ([]Manifest, error) {
 }
 
 func parseObject(doc Document, node *yaml.Node) (Manifest, error) {
-	m := Manifest{Document: doc, node: node}
+	m := Manifest{Document: doc}
 	if node.Kind != yaml.MappingNode {
 		return m, fmt.Errorf("%s is a YAML %s, not an object with apiVersion, kind and metadata", doc.Where(), nodeKind(node))
 	}
@@ -164,24 +170,18 @@ type fields struct {
 }
 
 // get returns the value of a field in a mapping (nil if absent or null),
-// following an alias, and reports a key written twice, which YAML forbids and
-// which would leave the object's identity ambiguous. path names the field from
-// the document's root; its last part is the key.
+// following an alias. Parse has refused a key given twice, so there is one.
+// path names the field from the document's root; its last part is the key.
 func (f *fields) get(m *yaml.Node, path string) *yaml.Node {
 	if m == nil || f.err != nil {
 		return nil
 	}
 	key := path[strings.LastIndexByte(path, '.')+1:]
 	var v *yaml.Node
-	var line int
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if k := m.Content[i]; k.Value == key && k.Kind == yaml.ScalarNode {
-			if v != nil {
-				f.err = fmt.Errorf("%s is not valid YAML: line %d: mapping key %q already defined at line %d",
-					f.doc.Where(), f.doc.Line+k.Line-1, key, f.doc.Line+line-1)
-				return nil
-			}
-			v, line = m.Content[i+1], k.Line
+			v = m.Content[i+1]
+			break
 		}
 	}
 	for v != nil && v.Kind == yaml.AliasNode {

@@ -97,7 +97,7 @@ func parseWithBodies(doc Document) parseResult {
 		return parseResult{err: err}
 	}
 	for i := range manifests {
-		body, err := jsonBody(manifests[i].Text, manifests[i].node)
+		body, err := jsonBody(manifests[i].Text)
 		if err != nil {
 			return parseResult{err: fmt.Errorf("%s cannot be read as kubectl reads it: %w", manifests[i].Where(), err)}
 		}

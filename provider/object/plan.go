@@ -328,8 +328,7 @@ func onlyConnectionChanged(ctx context.Context, plan, state model) bool {
 	same := func(a, b attr.Value) bool { return !a.IsUnknown() && a.Equal(b) }
 	// field_ownership may be unknown: a refresh skipped for refused stored
 	// credentials leaves it to be read at apply (readOwnership).
-	if !same(plan.YAMLBody, state.YAMLBody) || !same(plan.IgnoreFields, state.IgnoreFields) ||
-		!same(plan.SensitiveFields, state.SensitiveFields) || !same(plan.ManagedStateProjection, state.ManagedStateProjection) ||
+	if !sameConfiguration(plan, state) || !same(plan.ManagedStateProjection, state.ManagedStateProjection) ||
 		(!plan.FieldOwnership.IsUnknown() && !plan.FieldOwnership.Equal(state.FieldOwnership)) || !same(plan.DeleteTimeout, state.DeleteTimeout) ||
 		!same(plan.DeleteProtection, state.DeleteProtection) || !same(plan.ForceDestroy, state.ForceDestroy) ||
 		!same(plan.UID, state.UID) || !same(plan.ClusterUID, state.ClusterUID) || !same(plan.ID, state.ID) {

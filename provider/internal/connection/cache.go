@@ -32,7 +32,11 @@ import (
 // Client is everything a resource needs to talk to one cluster.
 type Client struct {
 	// Host is the API server's address, for messages.
-	Host    string
+	Host string
+	// Config is the REST configuration the clients were built from, for a
+	// library that builds clients of its own (Helm's template engine, for
+	// lookup). Copy it before changing it.
+	Config  *rest.Config
 	Dynamic dynamic.Interface
 	// Metadata reads objects' metadata alone: what a wait for a deletion
 	// needs, a few hundred bytes where a large CRD is 850 KB.
@@ -233,7 +237,7 @@ func newClient(cfg *rest.Config) (*Client, error) {
 		return nil, fmt.Errorf("building metadata client: %w", err)
 	}
 	cached := memory.NewMemCacheClient(disco)
-	return &Client{Host: cfg.Host, Dynamic: dyn, Metadata: meta, Discovery: cached,
+	return &Client{Host: cfg.Host, Config: rest.CopyConfig(cfg), Dynamic: dyn, Metadata: meta, Discovery: cached,
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}, nil
 }
 

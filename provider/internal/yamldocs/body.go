@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -66,4 +67,27 @@ func escapeNonASCII(b []byte) string {
 		}
 	}
 	return out.String()
+}
+
+// withNamespace is body, a JSON body from jsonBody, with metadata.namespace
+// set. The fields come out in sorted order; the object is the same.
+func withNamespace(body, namespace string) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber() // keep 64-bit integers exact
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return "", err
+	}
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return "", fmt.Errorf("metadata is not a map")
+	}
+	meta["namespace"] = namespace
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // as json.Compact left it: "<" stays "<"
+	if err := enc.Encode(obj); err != nil {
+		return "", err
+	}
+	return escapeNonASCII(bytes.TrimSuffix(out.Bytes(), []byte("\n"))), nil
 }

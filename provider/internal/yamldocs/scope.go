@@ -36,6 +36,16 @@ type ScopeFinder interface {
 // A kind none of them knows is an error naming every document of that kind and
 // the two ways to fix it.
 func Classify(manifests map[string]Manifest, finder ScopeFinder) (Scoped, error) {
+	return ClassifyInNamespace(manifests, finder, "")
+}
+
+// ClassifyInNamespace is Classify for manifests bound for one namespace, as
+// a Helm release's are: a namespaced manifest that sets no namespace gets
+// namespace in its body and its key, as Helm and kubectl -n put it there, so
+// the object's key names where it lands. Two manifests that then name the
+// same object are an error, as in Split. An empty namespace leaves every
+// manifest as written.
+func ClassifyInNamespace(manifests map[string]Manifest, finder ScopeFinder, namespace string) (Scoped, error) {
 	out := Scoped{CRDs: map[string]string{}, ClusterScoped: map[string]string{}, Namespaced: map[string]string{}}
 	defined := map[schema.GroupKind]bool{}
 	for _, m := range manifests {
@@ -47,6 +57,7 @@ func Classify(manifests map[string]Manifest, finder ScopeFinder) (Scoped, error)
 	// One lookup per kind, not per manifest: a cluster miss resets its discovery
 	// cache, which must not happen once for each of 500 objects.
 	scopes := map[schema.GroupKind]bool{}
+	placed := map[string]Manifest{} // namespaced keys so far, to report a clash with both documents
 	unknown := map[schema.GroupKind][]Manifest{}
 	var errs []error
 	for _, key := range sortedKeys(manifests) {
@@ -80,7 +91,17 @@ func Classify(manifests map[string]Manifest, finder ScopeFinder) (Scoped, error)
 			scopes[gk] = namespaced
 		}
 		if namespaced {
-			out.Namespaced[key] = m.Body
+			if m.Namespace == "" && namespace != "" {
+				if err := placeInNamespace(out.Namespaced, placed, m, namespace); err != nil {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			if first, dup := placed[key]; dup {
+				errs = append(errs, definedTwice(key, first, m))
+				continue
+			}
+			out.Namespaced[key], placed[key] = m.Body, m
 		} else {
 			out.ClusterScoped[key] = m.Body
 		}
@@ -142,4 +163,24 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// placeInNamespace adds m, a namespaced manifest that sets no namespace, to
+// out under namespace.
+func placeInNamespace(out map[string]string, placed map[string]Manifest, m Manifest, namespace string) error {
+	key := Key(m.GroupKind(), namespace, m.Name)
+	if first, dup := placed[key]; dup {
+		return definedTwice(key, first, m)
+	}
+	body, err := withNamespace(m.Body, namespace)
+	if err != nil {
+		return fmt.Errorf("%s: setting its namespace: %w", m.Where(), err)
+	}
+	out[key], placed[key] = body, m
+	return nil
+}
+
+func definedTwice(key string, first, second Manifest) error {
+	return fmt.Errorf("%s is defined twice: in %s and in %s; "+
+		"each object must appear once, or the two would fight over it", key, first.Where(), second.Where())
 }

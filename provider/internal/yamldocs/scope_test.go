@@ -112,3 +112,52 @@ func TestClassifyAsksTheClusterOncePerKind(t *testing.T) {
 		t.Fatalf("kind unknown to the cluster: %v", err)
 	}
 }
+
+func TestClassifyInNamespacePlacesWhatSetsNoNamespace(t *testing.T) {
+	const unplaced = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: plain
+  labels: {a: "<b> & ü"}
+data: {big: "9007199254740993"}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: viewer
+`
+	ms := mustSplit(t, unplaced+"---\n"+deployment)
+	got, err := ClassifyInNamespace(ms, nil, "team")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := keys(got.Namespaced); !slices.Equal(k, []string{"apps/Deployment/prod/web", "core/ConfigMap/team/plain"}) {
+		t.Errorf("namespaced = %v (a namespace written in the document stays)", k)
+	}
+	if k := keys(got.ClusterScoped); !slices.Equal(k, []string{"rbac.authorization.k8s.io/ClusterRole/viewer"}) {
+		t.Errorf("cluster_scoped = %v (a cluster-scoped kind gets no namespace)", k)
+	}
+	const want = `{"apiVersion":"v1","data":{"big":"9007199254740993"},"kind":"ConfigMap","metadata":{"labels":{"a":"<b> & \u00fc"},"name":"plain","namespace":"team"}}`
+	if b := got.Namespaced["core/ConfigMap/team/plain"]; b != want {
+		t.Errorf("body = %s\nwant   %s", b, want)
+	}
+	if strings.Contains(got.ClusterScoped["rbac.authorization.k8s.io/ClusterRole/viewer"], "namespace") {
+		t.Error("a cluster-scoped body got a namespace")
+	}
+}
+
+func TestClassifyInNamespaceRefusesTwoDocumentsForOneObject(t *testing.T) {
+	const twice = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: prod}
+`
+	_, err := ClassifyInNamespace(mustSplit(t, twice), nil, "prod")
+	if err == nil || !strings.Contains(err.Error(), "core/ConfigMap/prod/settings is defined twice") ||
+		!strings.Contains(err.Error(), "document 1") || !strings.Contains(err.Error(), "document 2") {
+		t.Fatalf("err = %v, want both documents named", err)
+	}
+}

@@ -27,8 +27,7 @@ func Split(docs []Document) (map[string]Manifest, error) {
 		for _, m := range p.manifests {
 			key := m.Key()
 			if first, dup := out[key]; dup {
-				errs = append(errs, fmt.Errorf("%s is defined twice: in %s and in %s; "+
-					"each object must appear once, or the two would fight over it", key, first.Where(), m.Where()))
+				errs = append(errs, definedTwice(key, first, m))
 				continue
 			}
 			out[key] = m

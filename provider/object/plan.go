@@ -389,6 +389,12 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 	if waitsForOrdering(err) {
 		return // a CRD or namespace created in this run: checked again at apply
 	}
+	if connection.IsNetworkFailure(err) {
+		resp.Diagnostics.AddAttributeError(pathYAMLBody, connection.NoAnswer,
+			fmt.Sprintf("The plan's server-side dry run of %s got no answer, so nothing was applied and nothing was "+
+				"decided about the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
+		return
+	}
 	if field, ok := immutableField(err); ok && !creating {
 		resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
 		resp.Diagnostics.AddWarning("Immutable field changed: the object will be replaced",

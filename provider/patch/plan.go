@@ -174,6 +174,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			fmt.Sprintf("The server refused a dry run of the patch on %s (%s). The plan shows a preview computed from "+
 				"the kind's merge metadata; admission webhooks may still change the result.", target, apiError(err)))
 		predicted = local
+	case connection.IsNetworkFailure(err):
+		resp.Diagnostics.AddAttributeError(contentPath(plan), connection.NoAnswer,
+			fmt.Sprintf("The plan's server-side dry run of the patch on %s got no answer, so nothing was applied and "+
+				"nothing was decided about the target:\n\n%v\n\n%s", target, err, connection.Remedy(err)))
+		return
 	default:
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",
 			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, rejection(err, ct, live)))

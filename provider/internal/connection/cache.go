@@ -58,6 +58,22 @@ func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
 	return m, err
 }
 
+// Namespaced tells whether kind gk is namespaced in this cluster; known is
+// false when the cluster does not serve it. It answers the data sources'
+// scope questions (yamldocs.ScopeFinder).
+func (c *Client) Namespaced(gk schema.GroupKind) (namespaced, known bool, err error) {
+	// No version: scope is the same in every version, and the version a
+	// document names may not be served yet while the kind is.
+	m, err := c.Mapping(gk.WithVersion(""))
+	if meta.IsNoMatchError(err) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	return scope.Namespaced(m), true, nil
+}
+
 // Get reads one object by its identity (the kind mapped through discovery).
 func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
 	m, err := c.Mapping(gvk)
@@ -214,6 +230,9 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 	if w := requestLogWrapper(); w != nil {
 		cfg.Wrap(w)
 	}
+	// Outermost, so the request log and the test wrappers see every attempt
+	// on the wire.
+	cfg.Wrap(retryNetworkFailures)
 	cfg.WarningHandlerWithContext = serverWarnings{}
 	cl, err := newClient(cfg)
 	if err != nil {

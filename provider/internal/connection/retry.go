@@ -1,0 +1,234 @@
+package connection
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// Network failures are retried here, in one transport wrapper that every
+// client of a connection shares (dynamic, metadata, discovery, and the
+// rest.Config handed to Helm), rather than around each call site: the
+// transport is the one place that sees every request with its method and
+// query, so it can tell a read or a dry run (safe to send again) from a
+// write, and it sees the failure before client-go turns it into a result.
+// Writes are not resent here; their callers settle an unknown outcome by
+// reading the object (docs/adr/0012-network-failures.md).
+//
+// An HTTP answer of any status is the server speaking, never a network
+// failure, so it is returned as it is: a 4xx is final, and 429/503 with
+// Retry-After are left to client-go's own handling.
+
+// retryBudget bounds how long an idempotent request is tried again after
+// broken connections, resets and timeouts, within the request's own deadline.
+// It is long enough to ride out a flaky link or an API server that restarts
+// behind a load balancer, short enough that an outage is reported while the
+// user still waits for it.
+const retryBudget = 20 * time.Second
+
+// refusedBudget is the shorter budget for a refused connection: the server
+// may be restarting, but as often nothing listens at that address at all (a
+// cluster that is down, a wrong host), which the user should hear soon.
+const refusedBudget = 5 * time.Second
+
+// retryBackoff: the first retry after about 100 ms, doubling up to 2 s, each
+// wait jittered so the many requests a cut connection fails at once do not
+// come back in lockstep. (Step keeps returning the cap once it is reached.)
+var retryBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.5, Steps: 1 << 30, Cap: 2 * time.Second}
+
+// NetworkError is a request that got no answer from the API server: the
+// connection broke, was refused or timed out. It names the request (method
+// and path, which carry the resource and the object, never headers or
+// credentials) and how often it was sent.
+type NetworkError struct {
+	Method string
+	// Path is the URL path, with "?dryRun=All" when the request was a dry run.
+	Path     string
+	Attempts int
+	Elapsed  time.Duration
+	// Resent: the request was safe to send again, and was, until the budget
+	// ran out. A write is sent once.
+	Resent bool
+	Err    error
+}
+
+func (e *NetworkError) Error() string {
+	how := "sent once: a write whose outcome is unknown is not resent blindly"
+	if e.Resent {
+		how = fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("network failure, no answer from the API server to %s %s (%s): %v", e.Method, e.Path, how, e.Err)
+}
+
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// NoAnswer is the summary of a diagnostic for a request the network lost, so
+// that no such failure reads as the server's refusal.
+const NoAnswer = "No answer from the API server (network failure)"
+
+// IsNetworkFailure reports an error that is a request the network lost: no
+// answer came, so nothing can be concluded about the object.
+func IsNetworkFailure(err error) bool {
+	var ne *NetworkError
+	return errors.As(err, &ne) || networkFailure(err)
+}
+
+// networkFailure classifies a transport error: true when the connection
+// broke or timed out before an answer arrived, so the same request may
+// succeed if sent again. A context that was cancelled or ran out is the
+// caller giving up, TLS and DNS failures are configuration, and an API
+// status is an answer: none of them is retried.
+func networkFailure(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) || untrustedServer(err) {
+		return false
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	// HTTP/2 reports a GOAWAY and a lost connection in text alone.
+	if utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) ||
+		strings.Contains(err.Error(), "GOAWAY") {
+		return true
+	}
+	var timeout interface{ Timeout() bool }
+	return errors.As(err, &timeout) && timeout.Timeout()
+}
+
+// idempotent reports a request that changes nothing, so sending it twice is
+// the same as sending it once: reads and discovery, and dry runs of any verb.
+func idempotent(req *http.Request) bool {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return dryRun(req)
+}
+
+func dryRun(req *http.Request) bool {
+	for _, v := range req.URL.Query()["dryRun"] {
+		if v == metav1.DryRunAll {
+			return true
+		}
+	}
+	return false
+}
+
+// streaming reports a request whose answer stays open (a watch, a followed
+// log): its body is handed on as it comes, not read ahead.
+func streaming(req *http.Request) bool {
+	q := req.URL.Query()
+	return q.Get("watch") == "true" || q.Get("watch") == "1" || q.Get("follow") == "true" ||
+		strings.Contains(req.URL.Path, "/watch/")
+}
+
+// retryingTransport sends idempotent requests again when the network fails,
+// and wraps every network failure in a NetworkError that names the request.
+type retryingTransport struct {
+	next http.RoundTripper
+	// sleep waits between attempts; tests shorten it.
+	sleep func(context.Context, time.Duration) error
+}
+
+func retryNetworkFailures(next http.RoundTripper) http.RoundTripper {
+	return &retryingTransport{next: next, sleep: sleepContext}
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	described := req.URL.Path
+	if dryRun(req) {
+		described += "?dryRun=All"
+	}
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	if !idempotent(req) || !replayable {
+		resp, err := t.next.RoundTrip(req)
+		if networkFailure(err) {
+			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: 1, Err: err}
+		}
+		return resp, err
+	}
+
+	ctx := req.Context()
+	start := time.Now()
+	backoff := retryBackoff
+	for attempt := 1; ; attempt++ {
+		sent := req
+		if attempt > 1 && req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			sent = req.Clone(ctx)
+			sent.Body = body
+		}
+		resp, err := t.next.RoundTrip(sent)
+		if err == nil && !streaming(req) {
+			// A connection that breaks while the answer is read is the
+			// same failure as one that breaks before: read it here, where
+			// it can still be retried.
+			if err = readAhead(resp); err != nil {
+				resp = nil
+			}
+		}
+		if !networkFailure(err) {
+			return resp, err
+		}
+		budget := retryBudget
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			budget = refusedBudget
+		}
+		delay := backoff.Step()
+		giveUp := time.Now().Add(delay).After(start.Add(budget))
+		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
+			giveUp = true
+		}
+		if giveUp || t.sleep(ctx, delay) != nil {
+			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: attempt,
+				Elapsed: time.Since(start), Resent: attempt > 1, Err: err}
+		}
+		tflog.Debug(ctx, "network failure on an idempotent request; sending it again", map[string]any{
+			"request": req.Method + " " + described, "attempt": attempt, "error": err.Error(), "wait": delay.String(),
+		})
+	}
+}
+
+// readAhead reads a whole answer into memory, so a connection cut halfway
+// through the body fails the attempt instead of the caller. client-go reads
+// every non-streaming answer whole anyway.
+func readAhead(resp *http.Response) error {
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
+}

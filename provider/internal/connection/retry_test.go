@@ -1,0 +1,207 @@
+package connection
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+func TestNetworkFailureClassifier(t *testing.T) {
+	opErr := func(err error) error {
+		return &url.Error{Op: "Patch", URL: "https://127.0.0.1:6443/api/v1/namespaces/a/configmaps/b",
+			Err: &net.OpError{Op: "read", Net: "tcp", Err: err}}
+	}
+	cms := schema.GroupResource{Resource: "configmaps"}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"connection reset", opErr(os.NewSyscallError("read", syscall.ECONNRESET)), true},
+		{"EOF", &url.Error{Op: "Get", URL: "https://x/api", Err: io.EOF}, true},
+		{"unexpected EOF", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), true},
+		{"broken pipe", opErr(os.NewSyscallError("write", syscall.EPIPE)), true},
+		{"refused", opErr(os.NewSyscallError("connect", syscall.ECONNREFUSED)), true},
+		{"GOAWAY", errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=3, ErrCode=NO_ERROR, debug=""`), true},
+		{"HTTP/2 connection lost", errors.New("http2: client connection lost"), true},
+		{"i/o timeout", opErr(timeoutError{}), true},
+		{"500", apierrors.NewInternalError(errors.New("etcd is sad")), false},
+		{"403", apierrors.NewForbidden(cms, "b", errors.New("no")), false},
+		{"504 timeout answer", apierrors.NewTimeoutError("slow", 1), false},
+		{"context deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), false},
+		{"context canceled", &url.Error{Op: "Get", URL: "https://x/api", Err: context.Canceled}, false},
+		{"unknown CA", &url.Error{Op: "Get", URL: "https://x/api", Err: x509.UnknownAuthorityError{}}, false},
+		{"unknown host", &url.Error{Op: "Get", URL: "https://x/api", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}, false},
+		{"nil", nil, false},
+	} {
+		if got := networkFailure(c.err); got != c.want {
+			t.Errorf("%s (%v): networkFailure = %v, want %v", c.name, c.err, got, c.want)
+		}
+	}
+}
+
+// flaky answers after hanging up on the first `cuts` requests; it records
+// every request body it saw.
+type flaky struct {
+	mu     sync.Mutex
+	cuts   int
+	status int
+	seen   []string
+}
+
+func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.seen = append(f.seen, r.Method+" "+r.URL.RequestURI()+" "+string(body))
+	cut := len(f.seen) <= f.cuts
+	f.mu.Unlock()
+	if cut {
+		conn, _, _ := http.NewResponseController(w).Hijack()
+		_ = conn.Close()
+		return
+	}
+	w.WriteHeader(f.status)
+	_, _ = w.Write([]byte(`{"kind":"ConfigMap"}`))
+}
+
+func (f *flaky) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.seen...)
+}
+
+func client(srv *httptest.Server) *http.Client {
+	base := srv.Client().Transport.(*http.Transport).Clone()
+	base.DisableKeepAlives = true
+	rt := &retryingTransport{next: base, sleep: func(context.Context, time.Duration) error { return nil }}
+	return &http.Client{Transport: rt}
+}
+
+func do(t *testing.T, c *http.Client, ctx context.Context, method, url, body string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Do(req)
+}
+
+func TestRetryingTransport(t *testing.T) {
+	ctx := context.Background()
+	path := "/api/v1/namespaces/ns/configmaps/one"
+
+	t.Run("a read is sent again until it is answered", func(t *testing.T) {
+		f := &flaky{cuts: 3, status: http.StatusOK}
+		srv := httptest.NewServer(f)
+		defer srv.Close()
+		resp, err := do(t, client(srv), ctx, http.MethodGet, srv.URL+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if n := len(f.requests()); n != 4 {
+			t.Fatalf("the server saw %d requests, want 4 (3 cut, 1 answered)", n)
+		}
+	})
+
+	t.Run("a dry run is sent again with the same body", func(t *testing.T) {
+		f := &flaky{cuts: 2, status: http.StatusOK}
+		srv := httptest.NewServer(f)
+		defer srv.Close()
+		resp, err := do(t, client(srv), ctx, http.MethodPatch, srv.URL+path+"?dryRun=All&fieldManager=k8sconnect", `{"data":{"a":"1"}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		seen := f.requests()
+		if len(seen) != 3 {
+			t.Fatalf("the server saw %d requests, want 3", len(seen))
+		}
+		for _, s := range seen {
+			if !strings.HasSuffix(s, `{"data":{"a":"1"}}`) {
+				t.Fatalf("a resent dry run lost its body: %q", s)
+			}
+		}
+	})
+
+	t.Run("a write is sent once and its error names it as a network failure", func(t *testing.T) {
+		f := &flaky{cuts: 1, status: http.StatusOK}
+		srv := httptest.NewServer(f)
+		defer srv.Close()
+		_, err := do(t, client(srv), ctx, http.MethodPatch, srv.URL+path+"?fieldManager=k8sconnect&force=true", `{}`)
+		var ne *NetworkError
+		if !errors.As(err, &ne) || ne.Resent || ne.Attempts != 1 {
+			t.Fatalf("want a NetworkError sent once, have %#v", err)
+		}
+		if n := len(f.requests()); n != 1 {
+			t.Fatalf("a write was sent %d times", n)
+		}
+		for _, want := range []string{"network failure", "PATCH " + path, "not resent"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the error %q does not say %q", err, want)
+			}
+		}
+		if strings.Contains(err.Error(), "rejected") {
+			t.Errorf("a network failure is called a rejection: %q", err)
+		}
+		if r := Remedy(err); !strings.Contains(r, "network failed") {
+			t.Errorf("the remedy does not say it was the network: %q", r)
+		}
+	})
+
+	for _, status := range []int{http.StatusInternalServerError, http.StatusForbidden, http.StatusConflict} {
+		t.Run(fmt.Sprintf("an answer of %d is returned as it is", status), func(t *testing.T) {
+			f := &flaky{status: status}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			resp, err := do(t, client(srv), ctx, http.MethodGet, srv.URL+path, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != status || len(f.requests()) != 1 {
+				t.Fatalf("status %d after %d request(s), want %d after 1", resp.StatusCode, len(f.requests()), status)
+			}
+		})
+	}
+
+	t.Run("retries stop at the request's deadline", func(t *testing.T) {
+		f := &flaky{cuts: 1 << 30, status: http.StatusOK}
+		srv := httptest.NewServer(f)
+		defer srv.Close()
+		base := srv.Client().Transport.(*http.Transport).Clone()
+		c := &http.Client{Transport: retryNetworkFailures(base)}
+		dctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := do(t, c, dctx, http.MethodGet, srv.URL+path, "")
+		if took := time.Since(start); took > 800*time.Millisecond {
+			t.Fatalf("retries went on for %s, past the 700ms deadline", took)
+		}
+		var ne *NetworkError
+		if !errors.As(err, &ne) || !ne.Resent || ne.Attempts < 2 {
+			t.Fatalf("want a NetworkError after several attempts, have %v", err)
+		}
+	})
+}

@@ -17,6 +17,9 @@
 // faulted response, holds a paused response at most Rule.MaxHold, and stops
 // everything it started on Close.
 //
+// Proxy.Chaos simulates a flaky link instead: it closes every open connection
+// at random, seeded moments.
+//
 // Rules (Proxy.Inject) are tried in the order they were added; the first that
 // matches a request acts on it. A rule acts on every matching request
 // (persistent) or on the first Times of them, optionally after letting the
@@ -380,8 +383,9 @@ type Proxy struct {
 	mu      sync.Mutex
 	closed  bool
 	faults  []*Fault
-	log     []*Request // the last logSize requests
-	count   int        // requests seen in all
+	conns   map[net.Conn]http.ConnState // open client connections, for Chaos
+	log     []*Request                  // the last logSize requests
+	count   int                         // requests seen in all
 	changed chan struct{}
 	wg      sync.WaitGroup
 }
@@ -420,6 +424,7 @@ func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
 		ln:       ln,
 		done:     make(chan struct{}),
 		changed:  make(chan struct{}),
+		conns:    map[net.Conn]http.ConnState{},
 		logf:     func(string, ...any) {},
 	}
 	p.base = &http.Transport{
@@ -468,6 +473,7 @@ func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          log.New(io.Discard, "", 0),
+		ConnState:         p.trackConn,
 	}
 	go func() { _ = p.srv.ServeTLS(ln, "", "") }()
 	return p, nil

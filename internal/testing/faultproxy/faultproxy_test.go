@@ -404,3 +404,36 @@ func equal(a, b []bool) bool {
 	}
 	return true
 }
+
+// Chaos cuts requests at random moments, some of them after the server has
+// taken them, and stops when told.
+func TestChaosCutsConnectionsAtRandomMoments(t *testing.T) {
+	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		_, _ = io.WriteString(w, "ok")
+	})
+	p := faultproxy.New(t, u.URL, u.caPEM)
+	chaos := p.Chaos(faultproxy.ChaosOptions{Seed: 1, MeanInterval: 100 * time.Millisecond})
+	c := client(t, p)
+	var failed, answered int
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); {
+		if _, _, err := do(c, p, http.MethodGet, cmPath, ""); err != nil {
+			failed++
+		} else {
+			answered++
+		}
+	}
+	chaos.Stop()
+	if chaos.Cuts() == 0 || chaos.Interrupted() == 0 || failed == 0 || answered == 0 {
+		t.Fatalf("%s; %d request(s) failed, %d answered: want some of each", chaos, failed, answered)
+	}
+	cuts := chaos.Cuts()
+	for range 5 {
+		if _, _, err := do(c, p, http.MethodGet, cmPath, ""); err != nil {
+			t.Fatalf("after Stop: %v", err)
+		}
+	}
+	if chaos.Cuts() != cuts {
+		t.Fatal("connections were cut after Stop")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/k8sconnect/k8sconnect/provider/helmtemplate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -119,7 +120,7 @@ func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resour
 }
 
 func (p *k8sconnectProvider) DataSources(context.Context) []func() datasource.DataSource {
-	all := []func() datasource.DataSource{objectdata.New, yamlsplit.New, yamlscoped.New}
+	all := []func() datasource.DataSource{objectdata.New, yamlsplit.New, yamlscoped.New, helmtemplate.New}
 	if p.pulumi == nil {
 		return all
 	}

@@ -11,12 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/api/meta"
-	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
-	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -143,7 +140,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 			resp.Diagnostics.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
 			return
 		}
-		finder = clusterScopes{c}
+		finder = c
 	}
 	scoped, err := yamldocs.Classify(manifests, finder)
 	if err != nil {
@@ -162,21 +159,4 @@ func stringMap(m map[string]string) types.Map {
 		elems[k] = types.StringValue(v)
 	}
 	return types.MapValueMust(types.StringType, elems)
-}
-
-// clusterScopes answers scope questions from the cluster's discovery, cached
-// for the provider process by connection.Client.
-type clusterScopes struct{ c *connection.Client }
-
-func (s clusterScopes) Namespaced(gk runtimeschema.GroupKind) (namespaced, known bool, err error) {
-	// No version: scope is the same in every version, and the version a document
-	// names may not be served yet while the kind is.
-	m, err := s.c.Mapping(gk.WithVersion(""))
-	if meta.IsNoMatchError(err) {
-		return false, false, nil
-	}
-	if err != nil {
-		return false, false, err
-	}
-	return scope.Namespaced(m), true, nil
 }

@@ -91,3 +91,16 @@ func withNamespace(body, namespace string) (string, error) {
 	}
 	return escapeNonASCII(bytes.TrimSuffix(out.Bytes(), []byte("\n"))), nil
 }
+
+// InBody is s as a body written by jsonBody holds it inside a JSON string:
+// quotes, backslashes and control characters escaped, everything beyond ASCII
+// as \uXXXX. A caller that must find a value in a body (a secret, to keep
+// the body out of plain output) searches for this.
+func InBody(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	quoted := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return escapeNonASCII(quoted[1 : len(quoted)-1])
+}

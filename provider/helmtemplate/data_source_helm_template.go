@@ -1,0 +1,384 @@
+// Package helmtemplate is the k8sconnect_helm_template data source: a Helm
+// chart rendered with the Helm v4 SDK against the cluster it will run on,
+// handed out as the maps k8sconnect_yaml_scoped hands out, so a configuration
+// can apply each object with its own k8sconnect_object.
+//
+// What that loses against a release (hooks run as plain objects, no release
+// record for helm to read) is in the description; k8sconnect_helm_release
+// keeps both.
+package helmtemplate
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure = (*DataSource)(nil)
+)
+
+// DataSource implements k8sconnect_helm_template.
+type DataSource struct {
+	clients *connection.Cache
+}
+
+// New returns the data source; the provider passes it a client cache in Configure.
+func New() datasource.DataSource { return &DataSource{} }
+
+type setting struct {
+	Name  types.String `tfsdk:"name"`
+	Value types.String `tfsdk:"value"`
+	Type  types.String `tfsdk:"type"`
+}
+
+type model struct {
+	Name               types.String `tfsdk:"name"`
+	Namespace          types.String `tfsdk:"namespace"`
+	Chart              types.String `tfsdk:"chart"`
+	Repository         types.String `tfsdk:"repository"`
+	Version            types.String `tfsdk:"version"`
+	Devel              types.Bool   `tfsdk:"devel"`
+	RepositoryUsername types.String `tfsdk:"repository_username"`
+	RepositoryPassword types.String `tfsdk:"repository_password"`
+	RepositoryCAFile   types.String `tfsdk:"repository_ca_file"`
+	RepositoryCertFile types.String `tfsdk:"repository_cert_file"`
+	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
+	Values             types.List   `tfsdk:"values"`
+	Set                []setting    `tfsdk:"set"`
+	SetSensitive       []setting    `tfsdk:"set_sensitive"`
+	ClusterConnection  types.Object `tfsdk:"cluster_connection"`
+
+	CRDs          types.Map    `tfsdk:"crds"`
+	ClusterScoped types.Map    `tfsdk:"cluster_scoped"`
+	Namespaced    types.Map    `tfsdk:"namespaced"`
+	Hooks         types.Map    `tfsdk:"hooks"`
+	Sensitive     types.Map    `tfsdk:"sensitive"`
+	SensitiveKeys types.List   `tfsdk:"sensitive_keys"`
+	Notes         types.String `tfsdk:"notes"`
+	ChartVersion  types.String `tfsdk:"chart_version"`
+	AppVersion    types.String `tfsdk:"app_version"`
+	KubeVersion   types.String `tfsdk:"kube_version"`
+}
+
+var pathConnection = path.Root("cluster_connection")
+
+const defaultNamespace = "default"
+
+const keyFormat = "each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` " +
+	"for a cluster-scoped kind, as in k8sconnect_yaml_scoped. Objects whose template sets no namespace are " +
+	"placed in `namespace`, as Helm places them"
+
+func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_helm_template"
+}
+
+func settingAttributes(sensitiveValue bool) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"name": schema.StringAttribute{Required: true,
+			Description: "The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`)."},
+		"value": schema.StringAttribute{Required: true, Sensitive: sensitiveValue,
+			Description: "The value."},
+		"type": schema.StringAttribute{Optional: true,
+			Description: "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
+				"number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as " +
+				"`--set-literal`: the whole text, commas included, as one string).",
+			Validators: []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}},
+	}
+}
+
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	computedMap := func(description string) schema.Attribute {
+		return schema.MapAttribute{ElementType: types.StringType, Computed: true, Description: description}
+	}
+	computedString := func(description string) schema.Attribute {
+		return schema.StringAttribute{Computed: true, Description: description}
+	}
+	resp.Schema = schema.Schema{
+		Description: "Renders a Helm chart with the Helm v4 SDK and hands out its objects as k8sconnect_yaml_scoped " +
+			"does, so each can be applied by a k8sconnect_object of its own. With a cluster (cluster_connection, " +
+			"or the provider's), templates see the cluster's real `.Capabilities` and `lookup` reads live objects, " +
+			"as `helm install --dry-run=server`; without one, they see Helm's defaults and `lookup` finds nothing, " +
+			"as `helm template`. Applying the maps with k8sconnect_object loses what only a release has: hooks " +
+			"become plain objects applied with the rest (not run in their phase, not deleted by their policy), and " +
+			"no release record is written, so `helm list` shows nothing. k8sconnect_helm_release keeps both.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{Required: true,
+				Description: "The release name templates see as `.Release.Name`."},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true,
+				Description: "The release namespace (`.Release.Namespace`), where objects whose template sets none " +
+					"are placed. Defaults to `default`, as helm does."},
+			"chart": schema.StringAttribute{Required: true,
+				Description: "A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference."},
+			"repository": schema.StringAttribute{Optional: true,
+				Description: "An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to."},
+			"version": schema.StringAttribute{Optional: true,
+				Description: "An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable " +
+					"version when empty. Ignored for a local chart, which is taken as it is."},
+			"devel": schema.BoolAttribute{Optional: true,
+				Description: "Let an empty `version` or a constraint pick pre-release versions."},
+			"repository_username": schema.StringAttribute{Optional: true,
+				Description: "User name for the repository or registry."},
+			"repository_password": schema.StringAttribute{Optional: true, Sensitive: true,
+				Description: "Password or token for the repository or registry."},
+			"repository_ca_file": schema.StringAttribute{Optional: true,
+				Description: "PEM file of the CA that signs the repository's certificate."},
+			"repository_cert_file": schema.StringAttribute{Optional: true,
+				Description: "PEM client certificate for the repository."},
+			"repository_key_file": schema.StringAttribute{Optional: true,
+				Description: "PEM key of repository_cert_file."},
+			"values": schema.ListAttribute{ElementType: types.StringType, Optional: true,
+				Description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
+					"wins key by key."},
+			"set": schema.ListNestedAttribute{Optional: true,
+				NestedObject: schema.NestedAttributeObject{Attributes: settingAttributes(false)},
+				Description:  "Single values, applied after `values` as `helm --set` applies them."},
+			"set_sensitive": schema.ListNestedAttribute{Optional: true,
+				NestedObject: schema.NestedAttributeObject{Attributes: settingAttributes(true)},
+				Description: "Single values kept out of plain output, applied last. Every rendered object that holds " +
+					"one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps."},
+			"cluster_connection": connection.DataSourceAttribute(
+				"The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, " +
+					"and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as " +
+					"`helm template` renders it."),
+
+			"crds": computedMap("CustomResourceDefinitions, from the chart's `crds/` directories and its templates, " +
+				keyFormat + "."),
+			"cluster_scoped": computedMap("Cluster-scoped objects other than CRDs, " + keyFormat + "."),
+			"namespaced":     computedMap("Namespaced objects, " + keyFormat + "."),
+			"hooks": computedMap("The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, " +
+				"rollback and delete, " + keyFormat + ". A key here may also be in another map: a chart may declare " +
+				"one object as a hook and as part of the release. `helm test` hooks are left out, as " +
+				"`helm install` leaves them."),
+			"sensitive": schema.MapAttribute{ElementType: types.StringType, Computed: true, Sensitive: true,
+				Description: "Secrets, and every object that holds a `set_sensitive` value, keyed and written like the " +
+					"other maps and left out of them, so their contents never print in a plan. Apply them with " +
+					"`for_each = toset(sensitive_keys)` and `yaml_body = ...sensitive[each.key]`."},
+			"sensitive_keys": schema.ListAttribute{ElementType: types.StringType, Computed: true,
+				Description: "The keys of `sensitive`, sorted; not secret, so `for_each` can use them."},
+			"notes":         computedString("The chart's rendered NOTES.txt."),
+			"chart_version": computedString("The chart's exact version (a constraint in `version` resolved)."),
+			"app_version":   computedString("The chart's appVersion."),
+			"kube_version": computedString("The Kubernetes version templates saw as `.Capabilities.KubeVersion`: " +
+				"the cluster's, or Helm's default without a cluster."),
+		},
+	}
+}
+
+func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.clients = data.Clients
+	}
+}
+
+func (m *model) setUnknown() {
+	for _, p := range []*types.Map{&m.CRDs, &m.ClusterScoped, &m.Namespaced, &m.Hooks, &m.Sensitive} {
+		*p = types.MapUnknown(types.StringType)
+	}
+	m.SensitiveKeys = types.ListUnknown(types.StringType)
+	for _, p := range []*types.String{&m.Notes, &m.ChartVersion, &m.AppVersion, &m.KubeVersion} {
+		*p = types.StringUnknown()
+	}
+	if m.Namespace.IsUnknown() || m.Namespace.IsNull() {
+		m.Namespace = types.StringUnknown()
+	}
+}
+
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var config model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !inputsKnown(config) {
+		// Terraform defers the read until the config is known; this covers
+		// callers that read anyway (the Pulumi bridge's preview).
+		config.setUnknown()
+		resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
+		return
+	}
+	if config.Namespace.IsNull() {
+		config.Namespace = types.StringValue(defaultNamespace)
+	}
+
+	vals := values(ctx, config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	merged, err := vals.Merge()
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid values", err.Error())
+		return
+	}
+	cluster, finder, ok := d.cluster(ctx, config, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	chart, err := helmchart.Load(ctx, source(config))
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("chart"), "Chart not loaded", err.Error())
+		return
+	}
+	rendered, err := helmchart.Render(ctx, chart, merged,
+		helmchart.Release{Name: config.Name.ValueString(), Namespace: config.Namespace.ValueString()}, cluster)
+	if err != nil {
+		resp.Diagnostics.AddError("Chart not rendered", scrub(err.Error(), vals))
+		return
+	}
+	if cluster == nil && usesLookup(chart) {
+		resp.Diagnostics.AddWarning("Chart rendered without a cluster",
+			"The chart's templates call `lookup`, which finds nothing without a cluster, so values they would read "+
+				"back (a generated password, say) are generated anew at every read and every plan shows a change. "+
+				"Set cluster_connection here or in the provider block.")
+	}
+
+	out, err := sortObjects(rendered, config.Namespace.ValueString(), finder, vals.SensitiveTexts())
+	if err != nil {
+		for _, e := range yamldocs.Errors(err) {
+			resp.Diagnostics.AddError("Invalid chart output", scrub(e.Error(), vals))
+		}
+		return
+	}
+	config.CRDs = stringMap(out.crds)
+	config.ClusterScoped = stringMap(out.clusterScoped)
+	config.Namespaced = stringMap(out.namespaced)
+	config.Hooks = stringMap(out.hooks)
+	config.Sensitive = stringMap(out.sensitive)
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range out.sensitive {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	list, diags := types.ListValueFrom(ctx, types.StringType, keys)
+	resp.Diagnostics.Append(diags...)
+	config.SensitiveKeys = list
+	config.Notes = types.StringValue(scrub(rendered.Notes, vals))
+	config.ChartVersion = types.StringValue(chart.Version)
+	config.AppVersion = types.StringValue(chart.Metadata.AppVersion)
+	config.KubeVersion = types.StringValue(rendered.Capabilities.KubeVersion.Version)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
+}
+
+func inputsKnown(m model) bool {
+	for _, v := range []attr.Value{m.Name, m.Namespace, m.Chart, m.Repository, m.Version, m.Devel, m.RepositoryUsername,
+		m.RepositoryPassword, m.RepositoryCAFile, m.RepositoryCertFile, m.RepositoryKeyFile, m.Values, m.ClusterConnection} {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	if !m.Values.IsNull() {
+		for _, v := range m.Values.Elements() {
+			if v.IsUnknown() {
+				return false
+			}
+		}
+	}
+	if _, known, _ := connection.FromObject(context.Background(), m.ClusterConnection); !m.ClusterConnection.IsNull() && !known {
+		return false
+	}
+	for _, s := range slices.Concat(m.Set, m.SetSensitive) {
+		if s.Name.IsUnknown() || s.Value.IsUnknown() || s.Type.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+func source(m model) helmchart.Source {
+	return helmchart.Source{
+		Chart: m.Chart.ValueString(), Repository: m.Repository.ValueString(), Version: m.Version.ValueString(),
+		Devel: m.Devel.ValueBool(), Username: m.RepositoryUsername.ValueString(), Password: m.RepositoryPassword.ValueString(),
+		CAFile: m.RepositoryCAFile.ValueString(), CertFile: m.RepositoryCertFile.ValueString(), KeyFile: m.RepositoryKeyFile.ValueString(),
+	}
+}
+
+func values(ctx context.Context, m model, diags *diag.Diagnostics) helmchart.Values {
+	var v helmchart.Values
+	if !m.Values.IsNull() {
+		diags.Append(m.Values.ElementsAs(ctx, &v.Documents, false)...)
+	}
+	convert := func(in []setting) []helmchart.Setting {
+		out := make([]helmchart.Setting, 0, len(in))
+		for _, s := range in {
+			out = append(out, helmchart.Setting{Name: s.Name.ValueString(), Value: s.Value.ValueString(), Type: s.Type.ValueString()})
+		}
+		return out
+	}
+	v.Set, v.SetSensitive = convert(m.Set), convert(m.SetSensitive)
+	return v
+}
+
+// cluster is the cluster to render against: the data source's connection,
+// else the provider's, else none (nil, nil, true).
+func (d *DataSource) cluster(ctx context.Context, m model, diags *diag.Diagnostics) (*helmchart.Cluster, yamldocs.ScopeFinder, bool) {
+	if d.clients == nil {
+		diags.AddError("Provider not configured", "k8sconnect_helm_template was read before the provider was configured.")
+		return nil, nil, false
+	}
+	conn, _, dd := connection.FromObject(ctx, m.ClusterConnection)
+	diags.Append(dd...)
+	if diags.HasError() {
+		return nil, nil, false
+	}
+	c, err := d.clients.Client(ctx, conn)
+	if errors.Is(err, connection.ErrNoConnection) {
+		return nil, nil, true
+	}
+	if err != nil {
+		diags.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
+		return nil, nil, false
+	}
+	return &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, c, true
+}
+
+// usesLookup reports whether any template of the chart or its subcharts
+// calls lookup: a cheap text search that may say yes for a comment, which
+// costs a warning, never a wrong render.
+func usesLookup(c *helmchart.Chart) bool {
+	for _, t := range c.Templates {
+		if strings.Contains(string(t.Data), "lookup") {
+			return true
+		}
+	}
+	for _, dep := range c.Dependencies() {
+		if usesLookup(&helmchart.Chart{Chart: dep}) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrub hides set_sensitive values in text meant for the user (errors and
+// notes): Helm's errors may quote a rendered line.
+func scrub(text string, v helmchart.Values) string {
+	for _, s := range v.SensitiveTexts() {
+		text = strings.ReplaceAll(text, s, sensitive.Hidden)
+	}
+	return text
+}
+
+func stringMap(m map[string]string) types.Map {
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}

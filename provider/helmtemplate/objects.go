@@ -1,0 +1,124 @@
+package helmtemplate
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+// objects are a rendered chart's documents as the data source hands them out.
+type objects struct {
+	crds, clusterScoped, namespaced, hooks, sensitive map[string]string
+}
+
+// sortObjects reads every rendered document with the reader the other data
+// sources use (so the bodies and keys are theirs, and an error names the
+// template file, document and line), sorts objects by scope as
+// k8sconnect_yaml_scoped does, keeps lifecycle hooks apart, and moves every
+// Secret and every body that holds one of secrets into the sensitive map.
+func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeFinder, secrets []string) (objects, error) {
+	var objectDocs, hookDocs []yamldocs.Document
+	var errs []error
+	for _, f := range r.CRDs {
+		objectDocs = append(objectDocs, yamldocs.SplitDocuments(f.Path, []byte(f.Text))...)
+	}
+	for _, f := range r.Files {
+		for _, d := range yamldocs.SplitDocuments(f.Path, []byte(f.Text)) {
+			if !yamldocs.HasContent(d.Text) {
+				continue
+			}
+			role, err := helmchart.RoleOf(d.Text)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", d.Where(), err))
+				continue
+			}
+			switch role {
+			case helmchart.Object:
+				objectDocs = append(objectDocs, d)
+			case helmchart.Hook:
+				hookDocs = append(hookDocs, d)
+			case helmchart.TestHook, helmchart.Skipped:
+				// Not part of an install or an upgrade.
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return objects{}, errors.Join(errs...)
+	}
+	release, err := classify(objectDocs, finder, namespace)
+	if err != nil {
+		return objects{}, err
+	}
+	hooks, err := classify(hookDocs, finder, namespace)
+	if err != nil {
+		return objects{}, err
+	}
+	out := objects{crds: release.CRDs, clusterScoped: release.ClusterScoped, namespaced: release.Namespaced,
+		hooks: map[string]string{}, sensitive: map[string]string{}}
+	for _, m := range []map[string]string{hooks.CRDs, hooks.ClusterScoped, hooks.Namespaced} {
+		maps.Copy(out.hooks, m)
+	}
+
+	needles := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		needles = append(needles, yamldocs.InBody(s), base64.StdEncoding.EncodeToString([]byte(s)))
+	}
+	for _, m := range []map[string]string{out.crds, out.clusterScoped, out.namespaced, out.hooks} {
+		for key, body := range m {
+			if containsAny(key, secrets) {
+				errs = append(errs, fmt.Errorf("the name of an object the chart renders holds a set_sensitive value; "+
+					"keys are never sensitive, so pass that value with set instead, or name the object otherwise"))
+				continue
+			}
+			if !isSecret(body) && !containsAny(body, needles) {
+				continue
+			}
+			if _, twice := out.sensitive[key]; twice {
+				errs = append(errs, fmt.Errorf("%s is both a hook and an object of the release, and holds secret "+
+					"values; the sensitive map can hand out only one of them", key))
+				continue
+			}
+			out.sensitive[key] = body
+			delete(m, key)
+		}
+	}
+	if len(errs) > 0 {
+		return objects{}, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func classify(docs []yamldocs.Document, finder yamldocs.ScopeFinder, namespace string) (yamldocs.Scoped, error) {
+	manifests, err := yamldocs.Split(docs)
+	if err != nil {
+		return yamldocs.Scoped{}, err
+	}
+	return yamldocs.ClassifyInNamespace(manifests, finder, namespace)
+}
+
+func containsAny(s string, needles []string) bool {
+	for _, n := range needles {
+		if n != "" && strings.Contains(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func isSecret(body string) bool {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal([]byte(body), &head); err != nil {
+		return true // unreadable: not shown
+	}
+	return sensitive.IsSecret(head.APIVersion, head.Kind)
+}

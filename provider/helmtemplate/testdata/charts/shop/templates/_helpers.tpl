@@ -1,0 +1,1 @@
+{{- define "shop.fullname" -}}{{ .Release.Name }}-shop{{- end -}}

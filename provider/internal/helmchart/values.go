@@ -1,0 +1,84 @@
+package helmchart
+
+import (
+	"fmt"
+
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/strvals"
+	"sigs.k8s.io/yaml"
+)
+
+// Values are the user's values, in the order the helm CLI applies them:
+// every YAML document (as -f, a later one wins key by key), then every set
+// entry (as --set), then every set_sensitive entry, which therefore wins.
+type Values struct {
+	Documents    []string
+	Set          []Setting
+	SetSensitive []Setting
+}
+
+// Setting is one set or set_sensitive entry.
+type Setting struct {
+	Name  string
+	Value string
+	// Type is how Value is read: "auto" (or empty) as --set reads it (true,
+	// 42 and null become a bool, a number and a null; commas separate
+	// entries), "string" as --set-string (always a string), "literal" as
+	// --set-literal (the whole text, commas and all, as one string).
+	Type string
+}
+
+// SettingTypes are the values Setting.Type takes.
+var SettingTypes = []string{"auto", "string", "literal"}
+
+// Merge is the values the chart is rendered with, before Helm coalesces them
+// with the chart's own defaults. An error names the document or the entry;
+// it never quotes a set_sensitive value.
+func (v Values) Merge() (map[string]any, error) {
+	out := map[string]any{}
+	for i, doc := range v.Documents {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			return nil, fmt.Errorf("values[%d] is not a YAML map of values: %w", i, err)
+		}
+		out = loader.MergeMaps(out, m)
+	}
+	for i, s := range v.Set {
+		if err := s.applyTo(out); err != nil {
+			return nil, fmt.Errorf("set[%d] (%s): %w", i, s.Name, err)
+		}
+	}
+	for i, s := range v.SetSensitive {
+		if err := s.applyTo(out); err != nil {
+			// Helm's parser may quote the text it failed on, which holds
+			// the value: name the entry and its position only.
+			return nil, fmt.Errorf("set_sensitive[%d] (%s) could not be parsed as a Helm --set entry; check its name and type", i, s.Name)
+		}
+	}
+	return out, nil
+}
+
+func (s Setting) applyTo(dest map[string]any) error {
+	entry := s.Name + "=" + s.Value
+	switch s.Type {
+	case "", "auto":
+		return strvals.ParseInto(entry, dest)
+	case "string":
+		return strvals.ParseIntoString(entry, dest)
+	case "literal":
+		return strvals.ParseLiteralInto(entry, dest)
+	}
+	return fmt.Errorf("type %q is not one of auto, string, literal", s.Type)
+}
+
+// SensitiveTexts are the set_sensitive values as a rendered manifest may
+// hold them, for callers that must keep such manifests out of plain output.
+func (v Values) SensitiveTexts() []string {
+	var out []string
+	for _, s := range v.SetSensitive {
+		if s.Value != "" {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}

@@ -103,9 +103,11 @@ func networkFailure(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
 		return true
 	}
-	// HTTP/2 reports a GOAWAY and a lost connection in text alone.
-	if utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) ||
-		strings.Contains(err.Error(), "GOAWAY") {
+	// net/http reports a connection the server closed as the request went out,
+	// and HTTP/2 a GOAWAY or a lost connection, in text alone.
+	msg := err.Error()
+	if utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) || strings.Contains(msg, "GOAWAY") ||
+		strings.Contains(msg, "server closed idle connection") || strings.Contains(msg, "transport connection broken") {
 		return true
 	}
 	var timeout interface{ Timeout() bool }

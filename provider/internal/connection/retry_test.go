@@ -44,6 +44,7 @@ func TestNetworkFailureClassifier(t *testing.T) {
 		{"broken pipe", opErr(os.NewSyscallError("write", syscall.EPIPE)), true},
 		{"refused", opErr(os.NewSyscallError("connect", syscall.ECONNREFUSED)), true},
 		{"GOAWAY", errors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=3, ErrCode=NO_ERROR, debug=""`), true},
+		{"idle connection closed as the request went out", &url.Error{Op: "Patch", URL: "https://x/api", Err: errors.New("http: server closed idle connection")}, true},
 		{"HTTP/2 connection lost", errors.New("http2: client connection lost"), true},
 		{"i/o timeout", opErr(timeoutError{}), true},
 		{"500", apierrors.NewInternalError(errors.New("etcd is sad")), false},

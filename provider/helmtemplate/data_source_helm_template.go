@@ -65,16 +65,17 @@ type model struct {
 	SetSensitive       []setting    `tfsdk:"set_sensitive"`
 	ClusterConnection  types.Object `tfsdk:"cluster_connection"`
 
-	CRDs          types.Map    `tfsdk:"crds"`
-	ClusterScoped types.Map    `tfsdk:"cluster_scoped"`
-	Namespaced    types.Map    `tfsdk:"namespaced"`
-	Hooks         types.Map    `tfsdk:"hooks"`
-	Sensitive     types.Map    `tfsdk:"sensitive"`
-	SensitiveKeys types.List   `tfsdk:"sensitive_keys"`
-	Notes         types.String `tfsdk:"notes"`
-	ChartVersion  types.String `tfsdk:"chart_version"`
-	AppVersion    types.String `tfsdk:"app_version"`
-	KubeVersion   types.String `tfsdk:"kube_version"`
+	CRDs            types.Map    `tfsdk:"crds"`
+	ClusterScoped   types.Map    `tfsdk:"cluster_scoped"`
+	Namespaced      types.Map    `tfsdk:"namespaced"`
+	Hooks           types.Map    `tfsdk:"hooks"`
+	Sensitive       types.Map    `tfsdk:"sensitive"`
+	SensitiveKeys   types.List   `tfsdk:"sensitive_keys"`
+	SensitiveFields types.Map    `tfsdk:"sensitive_fields"`
+	Notes           types.String `tfsdk:"notes"`
+	ChartVersion    types.String `tfsdk:"chart_version"`
+	AppVersion      types.String `tfsdk:"app_version"`
+	KubeVersion     types.String `tfsdk:"kube_version"`
 }
 
 var pathConnection = path.Root("cluster_connection")
@@ -172,6 +173,11 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 					"`for_each = toset(sensitive_keys)` and `yaml_body = ...sensitive[each.key]`."},
 			"sensitive_keys": schema.ListAttribute{ElementType: types.StringType, Computed: true,
 				Description: "The keys of `sensitive`, sorted; not secret, so `for_each` can use them."},
+			"sensitive_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Computed: true,
+				Description: "For each key of `sensitive` that holds a `set_sensitive` value outside a Secret's data, the " +
+					"fields that hold it, for k8sconnect_object's `sensitive_fields` (`sensitive_fields = " +
+					"lookup(...sensitive_fields, each.key, null)`): hiding `yaml_body` does not hide the projection, " +
+					"which shows each field."},
 			"notes":         computedString("The chart's rendered NOTES.txt."),
 			"chart_version": computedString("The chart's exact version (a constraint in `version` resolved)."),
 			"app_version":   computedString("The chart's appVersion."),
@@ -192,6 +198,7 @@ func (m *model) setUnknown() {
 		*p = types.MapUnknown(types.StringType)
 	}
 	m.SensitiveKeys = types.ListUnknown(types.StringType)
+	m.SensitiveFields = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	for _, p := range []*types.String{&m.Notes, &m.ChartVersion, &m.AppVersion, &m.KubeVersion} {
 		*p = types.StringUnknown()
 	}
@@ -270,6 +277,9 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	list, diags := types.ListValueFrom(ctx, types.StringType, keys)
 	resp.Diagnostics.Append(diags...)
 	config.SensitiveKeys = list
+	fields, diags := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, out.sensitiveFields)
+	resp.Diagnostics.Append(diags...)
+	config.SensitiveFields = fields
 	config.Notes = types.StringValue(scrub(rendered.Notes, vals))
 	config.ChartVersion = types.StringValue(chart.Version)
 	config.AppVersion = types.StringValue(chart.Metadata.AppVersion)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"helm.sh/helm/v4/pkg/chart/common"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/provider/helmtemplate"
@@ -120,8 +121,8 @@ func TestRendersWithoutACluster(t *testing.T) {
 	if err := json.Unmarshal([]byte(stringMap(t, out["namespaced"])["core/ConfigMap/default/web-shop"]), &cm); err != nil {
 		t.Fatal(err)
 	}
-	if cm.Metadata.Namespace != "default" || cm.Data["greeting"] != "hi there" || cm.Data["shelves"] != "false" || cm.Data["install"] != "true" {
-		t.Errorf("configmap = %+v: want the release namespace, the set value, no shelves API without a cluster, an install", cm)
+	if cm.Metadata.Namespace != "default" || cm.Data["greeting"] != "hi there" || cm.Data["install"] != "true" || cm.Data["kube"] != common.DefaultCapabilities.KubeVersion.Version {
+		t.Errorf("configmap = %+v: want the release namespace, the set value, an install, Helm's default Kubernetes version", cm)
 	}
 	var chartVersion, appVersion, notes string
 	_ = out["chart_version"].As(&chartVersion)
@@ -173,6 +174,12 @@ func TestSetSensitiveKeepsObjectsApart(t *testing.T) {
 		t.Errorf("the ConfigMap that holds the value is not in sensitive: %v", keys(stringMap(t, out["sensitive"])))
 	}
 	acctest.ExpectPresent(t, "sensitive", out["sensitive"].String(), secret.Plain)
+	want := tftypes.NewValue(tftypes.Map{ElementType: tftypes.List{ElementType: tftypes.String}}, map[string]tftypes.Value{
+		"core/ConfigMap/default/web-shop": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("data.greeting")}),
+	})
+	if !out["sensitive_fields"].Equal(want) {
+		t.Errorf("sensitive_fields = %v, want only the ConfigMap's data.greeting", out["sensitive_fields"])
+	}
 
 	// The schema rejects a string for replicas; Helm's message quotes the
 	// values it checked, which must not show the secret.

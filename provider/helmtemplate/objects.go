@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
@@ -16,6 +18,10 @@ import (
 // objects are a rendered chart's documents as the data source hands them out.
 type objects struct {
 	crds, clusterScoped, namespaced, hooks, sensitive map[string]string
+	// sensitiveFields are, per key of sensitive, the paths of the fields that
+	// hold a set_sensitive value, for k8sconnect_object's sensitive_fields:
+	// hiding yaml_body is not enough, the projection shows each field.
+	sensitiveFields map[string][]string
 }
 
 // sortObjects reads every rendered document with the reader the other data
@@ -61,7 +67,7 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 		return objects{}, err
 	}
 	out := objects{crds: release.CRDs, clusterScoped: release.ClusterScoped, namespaced: release.Namespaced,
-		hooks: map[string]string{}, sensitive: map[string]string{}}
+		hooks: map[string]string{}, sensitive: map[string]string{}, sensitiveFields: map[string][]string{}}
 	for _, m := range []map[string]string{hooks.CRDs, hooks.ClusterScoped, hooks.Namespaced} {
 		maps.Copy(out.hooks, m)
 	}
@@ -87,6 +93,14 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 			}
 			out.sensitive[key] = body
 			delete(m, key)
+			paths, err := fieldsHolding(body, secrets)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+				continue
+			}
+			if len(paths) > 0 {
+				out.sensitiveFields[key] = paths
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -121,4 +135,45 @@ func isSecret(body string) bool {
 		return true // unreadable: not shown
 	}
 	return sensitive.IsSecret(head.APIVersion, head.Kind)
+}
+
+// fieldsHolding lists, in the path language of sensitive_fields, every field
+// of body whose value holds one of secrets as written or base64-encoded (a
+// whole config file in a ConfigMap's data counts, as it shows whole).
+func fieldsHolding(body string, secrets []string) ([]string, error) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var obj any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	forms := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		forms = append(forms, s, base64.StdEncoding.EncodeToString([]byte(s)))
+	}
+	var out []string
+	var walk func(v any, at objectpath.Path)
+	walk = func(v any, at objectpath.Path) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(v[k], append(slices.Clip(at), objectpath.Field(k)))
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, append(slices.Clip(at), objectpath.Segment{Index: &i}))
+			}
+		case string:
+			if containsAny(v, forms) {
+				out = append(out, at.String())
+			}
+		case json.Number, bool:
+			// set_sensitive "42" reaches a template as the number 42.
+			if slices.Contains(secrets, fmt.Sprint(v)) {
+				out = append(out, at.String())
+			}
+		}
+	}
+	walk(obj, nil)
+	return out, nil
 }

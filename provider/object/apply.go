@@ -71,6 +71,9 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	case errors.As(err, &claimed):
 		diags.AddAttributeError(pathYAMLBody, "Object already exists", err.Error())
 		return
+	case connection.IsNetworkFailure(err):
+		diags.AddError(connection.NoAnswer+": apply not confirmed", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
 	case err != nil:
 		diags.AddError("Apply failed", err.Error())
 		return

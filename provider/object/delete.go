@@ -240,7 +240,11 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		tflog.Warn(ctx, "force_destroy: removing finalizers", map[string]any{"object": id.String(), "finalizers": stuck.finalizers})
 		err = removeFinalizersAndWait(ctx, c, id, stuck.uid)
 	}
-	if err != nil {
+	switch {
+	case connection.IsNetworkFailure(err):
+		// deleteAndWait has said what to do.
+		resp.Diagnostics.AddError(connection.NoAnswer+": delete not confirmed", err.Error())
+	case err != nil:
 		resp.Diagnostics.AddError("Delete failed", err.Error())
 	}
 }

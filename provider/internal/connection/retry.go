@@ -65,7 +65,7 @@ type NetworkError struct {
 }
 
 func (e *NetworkError) Error() string {
-	how := "sent once: a write whose outcome is unknown is not resent blindly"
+	how := "a write; its outcome is unknown"
 	if e.Resent {
 		how = fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
 	}

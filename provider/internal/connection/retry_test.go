@@ -158,7 +158,7 @@ func TestRetryingTransport(t *testing.T) {
 		if n := len(f.requests()); n != 1 {
 			t.Fatalf("a write was sent %d times", n)
 		}
-		for _, want := range []string{"network failure", "PATCH " + path, "not resent"} {
+		for _, want := range []string{"network failure", "PATCH " + path, "outcome is unknown"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("the error %q does not say %q", err, want)
 			}

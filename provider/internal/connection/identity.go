@@ -97,9 +97,10 @@ func Remedy(err error) string {
 	case IsNetworkFailure(err):
 		return "The network failed: the connection to the API server broke or timed out before an answer came. " +
 			"Reads and dry runs were sent again for up to " + retryBudget.String() + " before giving up; a write " +
-			"whose outcome is unknown is settled by reading the object on the next attempt. Nothing was decided " +
-			"from this failure. Check what lies between here and the cluster (a proxy, VPN, load balancer or " +
-			"firewall that cuts connections) and run again: a rerun picks up where this one stopped."
+			"whose outcome is unknown is settled by reading the object on the next attempt. Check what lies " +
+			"between here and the cluster (a proxy, VPN, load balancer or firewall that cuts connections). " +
+			"Nothing was decided from this failure; run again when the cluster is reachable: a rerun picks up " +
+			"where this one stopped."
 	case err != nil && Unreachable(err):
 		return "The cluster did not answer as expected (a server error, a timeout or a broken connection). " +
 			"Nothing was decided from this answer; run again when the cluster is reachable."

@@ -1,0 +1,115 @@
+package chartrepo
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content/memory"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+)
+
+// The media types Helm gives a chart in a registry.
+const (
+	chartConfigMediaType = "application/vnd.cncf.helm.config.v1+json"
+	chartLayerMediaType  = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+)
+
+// Registry is an OCI registry on loopback, over TLS, keeping what is pushed
+// in memory.
+type Registry struct {
+	// Host is host:port, as an oci:// reference names the registry.
+	Host string
+	// CAFile is the PEM file of the CA that signed the server's certificate.
+	CAFile string
+
+	requestLog
+	client *http.Client
+}
+
+// NewRegistry starts a registry, stopped when the test ends. Only Username
+// and Password of opts apply; it always serves TLS.
+func NewRegistry(t testing.TB, opts Options) *Registry {
+	t.Helper()
+	r := &Registry{requestLog: requestLog{username: opts.Username, password: opts.Password}}
+	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	server := httptest.NewUnstartedServer(r.wrap(handler))
+	certs := newServerTLS(t, "chartrepo-registry")
+	server.TLS = certs.config
+	server.StartTLS()
+	t.Cleanup(server.Close)
+	r.Host = strings.TrimPrefix(server.URL, "https://")
+	r.CAFile = certs.caFile
+	pool := x509.NewCertPool()
+	pool.AddCert(certs.ca.Cert)
+	r.client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	return r
+}
+
+// Ref is the oci:// reference of a chart pushed under repository: its path
+// in the registry with the chart name last.
+func (r *Registry) Ref(repository, name string) string {
+	return "oci://" + r.Host + "/" + strings.Trim(repository, "/") + "/" + name
+}
+
+// Push stores the chart archive as helm push would: at
+// <repository>/<name>:<version with + as _>, with the chart's metadata as the
+// config and the archive as the one layer.
+func (r *Registry) Push(t testing.TB, repository string, archive []byte) {
+	t.Helper()
+	c, err := loader.LoadArchive(bytes.NewReader(archive))
+	if err != nil {
+		t.Fatalf("chartrepo: not a chart archive: %v", err)
+	}
+	config, err := json.Marshal(c.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store := memory.New()
+	push := func(mediaType string, data []byte) ocispec.Descriptor {
+		desc := ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}
+		if err := store.Push(ctx, desc, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		return desc
+	}
+	configDesc := push(chartConfigMediaType, config)
+	layerDesc := push(chartLayerMediaType, archive)
+	manifest, err := oras.PackManifest(ctx, store, oras.PackManifestVersion1_0, "", oras.PackManifestOptions{
+		ConfigDescriptor: &configDesc,
+		Layers:           []ocispec.Descriptor{layerDesc},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := strings.ReplaceAll(c.Metadata.Version, "+", "_")
+	if err := store.Tag(ctx, manifest, tag); err != nil {
+		t.Fatal(err)
+	}
+	target, err := remote.NewRepository(r.Host + "/" + strings.Trim(repository, "/") + "/" + c.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target.Client = &auth.Client{
+		Client:     r.client,
+		Credential: auth.StaticCredential(r.Host, auth.Credential{Username: r.username, Password: r.password}),
+	}
+	if _, err := oras.Copy(ctx, store, tag, target, tag, oras.DefaultCopyOptions); err != nil {
+		t.Fatalf("chartrepo: pushing %s %s: %v", c.Name(), c.Metadata.Version, err)
+	}
+}

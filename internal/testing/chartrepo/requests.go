@@ -1,0 +1,63 @@
+package chartrepo
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Request is one request a server got.
+type Request struct {
+	Method string
+	Path   string
+	// Authorization is whether the request carried an Authorization header
+	// at all, right or wrong.
+	Authorization bool
+}
+
+// requestLog records requests and guards them with basic auth.
+type requestLog struct {
+	mu       sync.Mutex
+	requests []Request
+	username string
+	password string
+}
+
+// wrap logs every request to next and, when a username or password is set,
+// answers 401 to those without them.
+func (l *requestLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.requests = append(l.requests, Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization") != ""})
+		l.mu.Unlock()
+		if l.username != "" || l.password != "" {
+			user, pass, ok := r.BasicAuth()
+			if !ok || subtle.ConstantTimeCompare([]byte(user), []byte(l.username)) != 1 ||
+				subtle.ConstantTimeCompare([]byte(pass), []byte(l.password)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Basic realm="chartrepo"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Requests is every request so far, oldest first.
+func (l *requestLog) Requests() []Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Request(nil), l.requests...)
+}
+
+// Count is how many requests so far had a path containing part.
+func (l *requestLog) Count(part string) int {
+	n := 0
+	for _, r := range l.Requests() {
+		if strings.Contains(r.Path, part) {
+			n++
+		}
+	}
+	return n
+}

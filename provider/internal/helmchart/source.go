@@ -3,20 +3,17 @@ package helmchart
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
 
 // Source is where a chart is, in the words of the resource's arguments (the
 // names hashicorp/helm's helm_release uses for the same things).
 type Source struct {
 	// Chart is a local directory or packaged .tgz when Repository is empty, a
-	// chart name in the repository otherwise, or a full oci:// reference.
+	// chart name in the repository otherwise, or a full oci:// reference
+	// (oci://host/path/name, optionally with :tag).
 	Chart string
 	// Repository is an HTTP(S) chart repository URL or an oci:// registry
 	// path; empty for a local chart or a full oci:// Chart.
@@ -25,10 +22,15 @@ type Source struct {
 	// latest stable version. Local charts are taken as they are.
 	Version string
 	// Credentials for the repository or registry; never logged or returned in
-	// an error.
+	// an error. They are sent only to the repository's own scheme, host and
+	// port: not to a chart URL or a redirect elsewhere, and not to the
+	// repositories a local chart's dependencies name.
 	Username string
 	Password string
-	// CAFile, CertFile and KeyFile are PEM files for the repository's TLS.
+	// CAFile, CertFile and KeyFile are PEM files for the repository's TLS:
+	// CAFile is trusted in addition to the system's roots. A local chart's
+	// dependencies are fetched with them too (they grant nothing the server
+	// could reuse).
 	CAFile   string
 	CertFile string
 	KeyFile  string
@@ -47,36 +49,63 @@ type Chart struct {
 // Remote reports whether the chart comes from a repository or registry
 // rather than the local file system.
 func (s Source) Remote() bool {
-	return s.Repository != "" || strings.HasPrefix(s.Chart, "oci://")
+	return s.Repository != "" || isOCI(s.Chart)
 }
 
-// errRemoteNotYet is returned for repositories and registries until Locate
-// knows them.
-var errRemoteNotYet = errors.New("charts from a repository or an OCI registry are not supported yet")
-
-// Load finds and loads the chart. A local chart is read from disk as it is;
-// its dependencies must be in its charts/ directory, as helm install expects.
+// Load finds and loads the chart: from disk, from an HTTP chart repository or
+// from an OCI registry. Remote archives are verified and kept in the cache
+// (see cache.go), so a plan and the apply after it download a chart once. A
+// local chart's dependencies that are not in its charts/ directory are built
+// in memory, as `helm dependency build` would, without writing to the chart.
+//
+// No error it returns contains the password or a URL with credentials in it.
 func Load(ctx context.Context, src Source) (*Chart, error) {
-	if src.Remote() {
-		return nil, errRemoteNotYet
+	src, secrets, err := normalise(src)
+	if err != nil {
+		return nil, redact(err, secrets)
 	}
-	return loadLocal(src.Chart)
+	c, err := load(ctx, src)
+	if err != nil {
+		return nil, redact(err, secrets)
+	}
+	return c, nil
 }
 
-func loadLocal(p string) (*Chart, error) {
-	if p == "" {
-		return nil, errors.New("chart is empty: give a chart directory, a packaged .tgz, or a chart name with repository")
+func load(ctx context.Context, src Source) (*Chart, error) {
+	switch {
+	case isOCI(src.Repository) || isOCI(src.Chart):
+		return loadOCI(ctx, src)
+	case src.Repository != "":
+		return loadFromRepository(ctx, src)
+	default:
+		return loadLocal(ctx, src)
 	}
-	if _, err := os.Stat(p); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			abs, _ := filepath.Abs(p)
-			return nil, fmt.Errorf("chart %q not found (looked at %s); a chart in a repository needs `repository` set", p, abs)
+}
+
+// normalise moves credentials written into the repository URL
+// (https://user:pass@host/) into Username and Password, so that no URL this
+// package prints or sends carries them. It returns every secret it saw, for
+// redact to hide.
+func normalise(src Source) (Source, []string, error) {
+	secrets := []string{src.Password}
+	if src.Chart == "" {
+		return src, secrets, errors.New("chart is empty: give a chart directory, a packaged .tgz, a chart name with repository, or an oci:// reference")
+	}
+	for _, field := range []*string{&src.Repository, &src.Chart} {
+		clean, user, pass, ok := splitUserinfo(*field)
+		if !ok {
+			continue
 		}
-		return nil, fmt.Errorf("reading chart %q: %w", p, err)
+		*field = clean
+		secrets = append(secrets, pass)
+		if src.Username != "" || src.Password != "" {
+			return src, secrets, errors.New("credentials are both in the repository URL and in username/password: give them once, preferably as username and password")
+		}
+		src.Username, src.Password = user, pass
 	}
-	c, err := loader.Load(p)
-	if err != nil {
-		return nil, fmt.Errorf("loading chart %q: %w", p, err)
-	}
-	return &Chart{Chart: c, Version: c.Metadata.Version}, nil
+	return src, secrets, nil
+}
+
+func isOCI(s string) bool {
+	return strings.HasPrefix(s, "oci://")
 }

@@ -1,0 +1,229 @@
+package helmchart
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+)
+
+// maxDependencyDepth bounds file:// dependencies of file:// dependencies.
+const maxDependencyDepth = 10
+
+// dependencyBuilder completes a local chart whose Chart.yaml declares
+// dependencies its charts/ directory does not hold, as `helm dependency
+// build` would: the versions Chart.lock pins, or without a lock the newest
+// that Chart.yaml's ranges allow, from each dependency's repository.
+//
+// It builds in memory and writes nothing into the chart's directory: a plan
+// must not modify the user's files, and a chart may sit in a read-only
+// checkout or be shared by several configurations planned at once. The
+// downloaded archives go to the cache (cache.go) like any remote chart, and
+// the subcharts are attached to the loaded chart, which is all rendering
+// reads. A copy of the chart directory with a filled charts/ would have
+// cost a copy of the user's files and its cleaning up, for nothing.
+type dependencyBuilder struct {
+	// tls carries the CA and client certificate files to dependency
+	// repositories; the username and password are not sent there, since
+	// those belong to the Source's repository and Chart.yaml may name any
+	// host.
+	tls Source
+	// building holds the local charts being completed, to catch a file://
+	// cycle.
+	building map[string]bool
+}
+
+// complete adds the missing dependencies of c, loaded from chartPath.
+func (b *dependencyBuilder) complete(ctx context.Context, c *chart.Chart, chartPath string, depth int) error {
+	declared := c.Metadata.Dependencies
+	if len(declared) == 0 {
+		return nil
+	}
+	if depth > maxDependencyDepth {
+		return fmt.Errorf("chart %q: file:// dependencies nest more than %d deep", chartPath, maxDependencyDepth)
+	}
+	abs, _ := filepath.Abs(chartPath)
+	if b.building[abs] {
+		return fmt.Errorf("chart %q depends on itself through file:// dependencies", chartPath)
+	}
+	b.building[abs] = true
+	defer delete(b.building, abs)
+
+	locked, err := lockedVersions(c, chartPath)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for i, dep := range declared {
+		if dep == nil {
+			continue
+		}
+		want, exact := dep.Version, false
+		if locked != nil {
+			want, exact = locked[i], true
+		}
+		key := dep.Name + "\x00" + dep.Repository + "\x00" + want
+		if done[key] || hasSubchart(c, dep.Name, want, exact) {
+			continue
+		}
+		done[key] = true
+		sub, err := b.fetch(ctx, dep, want, chartPath, depth)
+		if err != nil {
+			return fmt.Errorf("chart %q, dependency %q: %w", c.Metadata.Name, dep.Name, err)
+		}
+		replaceSubchart(c, sub, want, exact)
+	}
+	return nil
+}
+
+// lockedVersions is the version Chart.lock pins for each of Chart.yaml's
+// dependencies (by index), or nil when the chart has no Chart.lock.
+//
+// Helm compares a hash of Chart.yaml's dependencies with the one in the
+// lock; that hash is internal to Helm, so the lock is checked for what makes
+// it usable instead: every dependency is there, from the same repository,
+// at a version its range allows.
+func lockedVersions(c *chart.Chart, chartPath string) ([]string, error) {
+	if c.Lock == nil {
+		return nil, nil
+	}
+	outOfSync := func(why string) error {
+		return fmt.Errorf("chart %q: its Chart.lock is out of sync with its Chart.yaml (%s): run `helm dependency update` on the chart, or delete Chart.lock", chartPath, why)
+	}
+	versions := make([]string, len(c.Metadata.Dependencies))
+	used := make([]bool, len(c.Lock.Dependencies))
+	for i, dep := range c.Metadata.Dependencies {
+		if dep == nil {
+			continue
+		}
+		found := false
+		for j, l := range c.Lock.Dependencies {
+			if l == nil || used[j] || l.Name != dep.Name || !sameRepository(l.Repository, dep.Repository) {
+				continue
+			}
+			if !versionAllows(dep.Version, l.Version) {
+				return nil, outOfSync(fmt.Sprintf("it locks %s %s, outside %q", dep.Name, l.Version, dep.Version))
+			}
+			versions[i], used[j], found = l.Version, true, true
+			break
+		}
+		if !found {
+			return nil, outOfSync(fmt.Sprintf("%s from %s is not in the lock", dep.Name, dep.Repository))
+		}
+	}
+	return versions, nil
+}
+
+func sameRepository(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// versionAllows reports whether version satisfies the range (empty: any).
+func versionAllows(constraint, version string) bool {
+	if constraint == "" || constraint == version {
+		return true
+	}
+	c, err := semver.NewConstraint(constraint)
+	if err != nil {
+		return false
+	}
+	v, err := semver.NewVersion(version)
+	return err == nil && c.Check(v)
+}
+
+// hasSubchart reports whether charts/ already holds the dependency, at the
+// locked version (exact) or one its range allows.
+func hasSubchart(c *chart.Chart, name, want string, exact bool) bool {
+	for _, sub := range c.Dependencies() {
+		if sub.Name() == name && fits(sub, want, exact) {
+			return true
+		}
+	}
+	return false
+}
+
+func fits(sub *chart.Chart, want string, exact bool) bool {
+	if exact {
+		return sub.Metadata.Version == want
+	}
+	return versionAllows(want, sub.Metadata.Version)
+}
+
+// replaceSubchart adds sub in place of any copy of the same chart in
+// charts/ at a version the dependency does not allow, as helm dependency
+// build replaces the archives in charts/.
+func replaceSubchart(c *chart.Chart, sub *chart.Chart, want string, exact bool) {
+	kept := make([]*chart.Chart, 0, len(c.Dependencies())+1)
+	for _, existing := range c.Dependencies() {
+		if existing.Name() != sub.Name() || fits(existing, want, exact) {
+			kept = append(kept, existing)
+		}
+	}
+	c.SetDependencies(append(kept, sub)...)
+}
+
+// fetch gets one dependency from where Chart.yaml says it is.
+func (b *dependencyBuilder) fetch(ctx context.Context, dep *chart.Dependency, want, chartPath string, depth int) (*chart.Chart, error) {
+	repository := dep.Repository
+	switch {
+	case repository == "":
+		return nil, fmt.Errorf("it has no repository and is not in %s", filepath.Join(chartPath, "charts"))
+	case strings.HasPrefix(repository, "@") || strings.HasPrefix(repository, "alias:"):
+		return nil, fmt.Errorf("its repository %q is a name from Helm's repositories.yaml, which k8sconnect does not read: write the repository's URL in Chart.yaml", repository)
+	case strings.HasPrefix(repository, "file://"):
+		return b.fetchFile(ctx, dep, want, chartPath, depth)
+	}
+	src := Source{
+		Chart:      dep.Name,
+		Repository: repository,
+		Version:    want,
+		CAFile:     b.tls.CAFile,
+		CertFile:   b.tls.CertFile,
+		KeyFile:    b.tls.KeyFile,
+	}
+	src, secrets, err := normalise(src)
+	if err != nil {
+		return nil, redact(err, secrets)
+	}
+	var loaded *Chart
+	switch {
+	case isOCI(repository):
+		loaded, err = loadOCI(ctx, src)
+	case strings.HasPrefix(repository, "http://") || strings.HasPrefix(repository, "https://"):
+		loaded, err = loadFromRepository(ctx, src)
+	default:
+		return nil, fmt.Errorf("its repository %q is not an http(s)://, oci:// or file:// URL", repository)
+	}
+	if err != nil {
+		return nil, redact(err, secrets)
+	}
+	return loaded.Chart, nil
+}
+
+// fetchFile loads a file:// dependency, a chart directory relative to the
+// chart's own, and completes its dependencies in turn.
+func (b *dependencyBuilder) fetchFile(ctx context.Context, dep *chart.Dependency, want, chartPath string, depth int) (*chart.Chart, error) {
+	if info, err := os.Stat(chartPath); err != nil || !info.IsDir() {
+		return nil, errors.New("a file:// dependency is relative to a chart directory, and this chart is an archive: package it with its dependencies in charts/")
+	}
+	target := strings.TrimPrefix(dep.Repository, "file://")
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(chartPath, target)
+	}
+	sub, err := readLocalChart(target)
+	if err != nil {
+		return nil, err
+	}
+	if sub.Metadata.Version != want && !versionAllows(want, sub.Metadata.Version) {
+		return nil, fmt.Errorf("%s is version %s, which %q does not allow", dep.Repository, sub.Metadata.Version, want)
+	}
+	if err := b.complete(ctx, sub, target, depth+1); err != nil {
+		return nil, err
+	}
+	return sub, nil
+}

@@ -1,0 +1,133 @@
+package helmchart
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// caFileHint is how errors name the setting that fixes an untrusted
+// certificate: the argument hashicorp/helm's helm_release has for it.
+const caFileHint = "set repository_ca_file to the PEM file of the CA that signed it"
+
+// redactedError is an error whose message had secrets replaced. It keeps the
+// original for errors.Is and errors.As, but never prints it.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.cause }
+
+// redact is the last line of defence against a secret in an error: the
+// messages this package writes never include one, but a library's message
+// might quote a request or a URL it was given.
+func redact(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	changed := false
+	for _, secret := range secrets {
+		// A very short password would blank out unrelated words; it is
+		// still never written by this package.
+		if len(secret) < 3 || !strings.Contains(msg, secret) {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, secret, "<redacted>")
+		changed = true
+	}
+	if !changed {
+		return err
+	}
+	return &redactedError{msg: msg, cause: err}
+}
+
+// splitUserinfo takes user:password@ out of a URL. ok is false when the
+// string is not a URL or has no userinfo.
+func splitUserinfo(raw string) (clean, user, pass string, ok bool) {
+	if !strings.Contains(raw, "://") || !strings.Contains(raw, "@") {
+		return raw, "", "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw, "", "", false
+	}
+	user = u.User.Username()
+	pass, _ = u.User.Password()
+	u.User = nil
+	return u.String(), user, pass, true
+}
+
+// displayURL is u as errors show it: never with userinfo.
+func displayURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+// transportError explains why a request to what (a URL without userinfo)
+// did not get an answer, with what to do about it when that is known.
+func transportError(ctx context.Context, what string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("fetching %s: %w", what, ctxErr)
+	}
+	// url.Error repeats the URL, possibly with userinfo that Go only masks;
+	// the caller has already named it.
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	var unknownAuthority x509.UnknownAuthorityError
+	var verification *tls.CertificateVerificationError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case refusedClientCertificate(err):
+		return fmt.Errorf("TLS: %s did not accept the client certificate (%w): set repository_cert_file and repository_key_file to one it trusts", what, err)
+	case errors.As(err, &hostname):
+		return fmt.Errorf("TLS: the certificate of %s is not valid for its host name (%w)", what, err)
+	case errors.As(err, &unknownAuthority), errors.As(err, &verification), errors.As(err, &invalid):
+		return fmt.Errorf("TLS: the certificate of %s is not trusted (%w): %s", what, err, caFileHint)
+	}
+	return fmt.Errorf("cannot reach %s: %w", what, err)
+}
+
+// refusedClientCertificate reports whether the server ended the handshake
+// with the alert for a missing or unacceptable client certificate. Go reports
+// an alert from the server as a net.OpError "remote error" around an
+// unexported type, so only its text tells which alert it was.
+func refusedClientCertificate(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "remote error" || op.Err == nil {
+		return false
+	}
+	text := op.Err.Error()
+	return strings.HasSuffix(text, "certificate required") || strings.HasSuffix(text, "bad certificate")
+}
+
+// statusError explains an HTTP answer other than 200 from what. notFound is
+// what a 404 means there.
+func statusError(what string, status int, sentCredentials bool, notFound string) error {
+	text := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	switch {
+	case status == http.StatusUnauthorized && sentCredentials:
+		return fmt.Errorf("%s refused the credentials (%s): check username and password", what, text)
+	case status == http.StatusUnauthorized:
+		return fmt.Errorf("%s requires credentials (%s): set username and password", what, text)
+	case status == http.StatusForbidden && sentCredentials:
+		return fmt.Errorf("%s denied access to these credentials (%s)", what, text)
+	case status == http.StatusForbidden:
+		return fmt.Errorf("%s denied access (%s): it may require username and password", what, text)
+	case status == http.StatusNotFound && notFound != "":
+		return fmt.Errorf("%s: %s (%s)", what, notFound, text)
+	}
+	return fmt.Errorf("%s answered %s", what, text)
+}

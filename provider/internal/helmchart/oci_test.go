@@ -1,0 +1,125 @@
+package helmchart_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+)
+
+// registryWith starts a registry behind basic auth holding app at each
+// version, under charts/.
+func registryWith(t *testing.T, name string, versions ...string) *chartrepo.Registry {
+	t.Helper()
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: testUser, Password: testPassword})
+	for _, v := range versions {
+		registry.Push(t, "charts", mustArchive(t, chartrepo.Chart(name, v)))
+	}
+	return registry
+}
+
+func TestOCIVersionResolution(t *testing.T) {
+	isolatedCache(t)
+	registry := registryWith(t, "app", "1.0.0", "1.1.0", "1.2.0-beta.1", "2.0.0", "2.1.0+build.7")
+	ref := registry.Ref("charts", "app")
+	for _, tc := range []struct {
+		name string
+		src  helmchart.Source
+		want string
+	}{
+		{"exact", helmchart.Source{Chart: ref, Version: "1.0.0"}, "1.0.0"},
+		{"constraint", helmchart.Source{Chart: ref, Version: "~1.0"}, "1.0.0"},
+		{"caret", helmchart.Source{Chart: ref, Version: "^1"}, "1.1.0"},
+		{"latest", helmchart.Source{Chart: ref}, "2.1.0+build.7"},
+		{"devel", helmchart.Source{Chart: ref, Version: "^1", Devel: true}, "1.2.0-beta.1"},
+		{"build metadata as a tag", helmchart.Source{Chart: ref, Version: "2.1.0+build.7"}, "2.1.0+build.7"},
+		{"tag in the reference", helmchart.Source{Chart: ref + ":1.1.0"}, "1.1.0"},
+		{"repository and name", helmchart.Source{Repository: "oci://" + registry.Host + "/charts", Chart: "app", Version: "2.0.0"}, "2.0.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.src.Username, tc.src.Password, tc.src.CAFile = testUser, testPassword, registry.CAFile
+			c := mustLoad(t, tc.src)
+			if c.Version != tc.want || c.Metadata.Version != tc.want {
+				t.Fatalf("loaded %s (Chart.yaml %s), want %s", c.Version, c.Metadata.Version, tc.want)
+			}
+		})
+	}
+}
+
+func TestOCIErrors(t *testing.T) {
+	isolatedCache(t)
+	registry := registryWith(t, "app", "1.0.0", "1.1.0")
+	ref := registry.Ref("charts", "app")
+	good := helmchart.Source{Chart: ref, Username: testUser, Password: testPassword, CAFile: registry.CAFile}
+
+	wrong := good
+	wrong.Password = testPassword + "-wrong"
+	assertContains(t, loadError(t, wrong), "refused the credentials", "401", registry.Host)
+
+	anonymous := good
+	anonymous.Username, anonymous.Password = "", ""
+	assertContains(t, loadError(t, anonymous), "requires credentials")
+
+	untrusted := good
+	untrusted.CAFile = ""
+	assertContains(t, loadError(t, untrusted), "not trusted", "repository_ca_file")
+
+	noMatch := good
+	noMatch.Version = ">=2"
+	assertContains(t, loadError(t, noMatch), `no version matching ">=2"`, "1.1.0, 1.0.0")
+
+	missingVersion := good
+	missingVersion.Version = "9.9.9"
+	assertContains(t, loadError(t, missingVersion), ref+":9.9.9", "not found")
+
+	missingChart := good
+	missingChart.Chart = registry.Ref("charts", "nothing")
+	assertContains(t, loadError(t, missingChart), "nothing")
+
+	both := good
+	both.Repository = "oci://" + registry.Host + "/charts"
+	assertContains(t, loadError(t, both), "give one or the other")
+
+	disagree := good
+	disagree.Chart, disagree.Version = ref+":1.0.0", "1.1.0"
+	assertContains(t, loadError(t, disagree), "disagree")
+}
+
+// The second load fetches the manifest again (it is what names the layer's
+// digest) but not the chart.
+func TestOCICache(t *testing.T) {
+	cacheDir := isolatedCache(t)
+	registry := registryWith(t, "app", "1.0.0", "1.1.0")
+	src := helmchart.Source{Chart: registry.Ref("charts", "app"), Version: "^1", Username: testUser, Password: testPassword, CAFile: registry.CAFile}
+	blobsBefore := registry.Count("/blobs/")
+
+	mustLoad(t, src)
+	if got := registry.Count("/blobs/") - blobsBefore; got != 1 {
+		t.Fatalf("the first load fetched %d blobs, want 1 (the chart layer)", got)
+	}
+	if c := mustLoad(t, src); c.Version != "1.1.0" {
+		t.Fatalf("loaded %s", c.Version)
+	}
+	if got := registry.Count("/blobs/") - blobsBefore; got != 1 {
+		t.Fatalf("two loads fetched %d blobs, want 1", got)
+	}
+	assertCacheHolds(t, cacheDir, 1)
+
+	// Pushed again with other content: another layer digest, fetched anew.
+	changed := chartrepo.Chart("app", "1.1.0")
+	changed.Metadata.Description = "republished"
+	registry.Push(t, "charts", mustArchive(t, changed))
+	blobsBefore = registry.Count("/blobs/")
+	if c := mustLoad(t, src); c.Metadata.Description != "republished" {
+		t.Fatal("a stale cache entry was used for a new digest")
+	}
+	if got := registry.Count("/blobs/") - blobsBefore; got != 1 {
+		t.Fatalf("the republished chart took %d blob fetches, want 1", got)
+	}
+	for _, r := range registry.Requests() {
+		if strings.Contains(r.Path, "/blobs/") && r.Method == "GET" && !r.Authorization {
+			t.Errorf("a blob was fetched without credentials: %s", r.Path)
+		}
+	}
+}

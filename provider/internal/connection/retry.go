@@ -58,16 +58,17 @@ type NetworkError struct {
 	Path     string
 	Attempts int
 	Elapsed  time.Duration
-	// Resent: the request was safe to send again, and was, until the budget
-	// ran out. A write is sent once.
-	Resent bool
-	Err    error
+	// Write: the request may have changed something, so it was sent once
+	// and its outcome is unknown. Anything else was sent again until the
+	// budget or the deadline ran out.
+	Write bool
+	Err   error
 }
 
 func (e *NetworkError) Error() string {
-	how := "a write; its outcome is unknown"
-	if e.Resent {
-		how = fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+	how := fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+	if e.Write {
+		how = "a write, sent once; its outcome is unknown"
 	}
 	return fmt.Sprintf("network failure, no answer from the API server to %s %s (%s): %v", e.Method, e.Path, how, e.Err)
 }
@@ -134,11 +135,11 @@ func dryRun(req *http.Request) bool {
 }
 
 // streaming reports a request whose answer stays open (a watch, a followed
-// log): its body is handed on as it comes, not read ahead.
+// log, a protocol upgrade): its body is handed on as it comes, not read ahead.
 func streaming(req *http.Request) bool {
 	q := req.URL.Query()
 	return q.Get("watch") == "true" || q.Get("watch") == "1" || q.Get("follow") == "true" ||
-		strings.Contains(req.URL.Path, "/watch/")
+		strings.Contains(req.URL.Path, "/watch/") || req.Header.Get("Upgrade") != ""
 }
 
 // retryingTransport sends idempotent requests again when the network fails,
@@ -173,7 +174,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if !idempotent(req) || !replayable {
 		resp, err := t.next.RoundTrip(req)
 		if networkFailure(err) {
-			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: 1, Err: err}
+			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: 1, Write: true, Err: err}
 		}
 		return resp, err
 	}
@@ -192,7 +193,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			sent.Body = body
 		}
 		resp, err := t.next.RoundTrip(sent)
-		if err == nil && !streaming(req) {
+		if err == nil && !streaming(req) && resp.StatusCode != http.StatusSwitchingProtocols {
 			// A connection that breaks while the answer is read is the
 			// same failure as one that breaks before: read it here, where
 			// it can still be retried.
@@ -214,7 +215,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		if giveUp || t.sleep(ctx, delay) != nil {
 			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: attempt,
-				Elapsed: time.Since(start), Resent: attempt > 1, Err: err}
+				Elapsed: time.Since(start), Err: err}
 		}
 		tflog.Debug(ctx, "network failure on an idempotent request; sending it again", map[string]any{
 			"request": req.Method + " " + described, "attempt": attempt, "error": err.Error(), "wait": delay.String(),

@@ -65,10 +65,11 @@ func TestNetworkFailureClassifier(t *testing.T) {
 // flaky answers after hanging up on the first `cuts` requests; it records
 // every request body it saw.
 type flaky struct {
-	mu     sync.Mutex
-	cuts   int
-	status int
-	seen   []string
+	mu      sync.Mutex
+	cuts    int
+	halfway bool // cut after the headers and part of the body
+	status  int
+	seen    []string
 }
 
 func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -77,6 +78,14 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.seen = append(f.seen, r.Method+" "+r.URL.RequestURI()+" "+string(body))
 	cut := len(f.seen) <= f.cuts
 	f.mu.Unlock()
+	if cut && f.halfway {
+		// Headers and part of the body, then the connection goes.
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(f.status)
+		_, _ = w.Write([]byte(`{"kind":`))
+		http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler)
+	}
 	if cut {
 		conn, _, _ := http.NewResponseController(w).Hijack()
 		_ = conn.Close()
@@ -126,6 +135,21 @@ func TestRetryingTransport(t *testing.T) {
 		}
 	})
 
+	t.Run("an answer cut halfway through its body is asked for again", func(t *testing.T) {
+		f := &flaky{cuts: 2, halfway: true, status: http.StatusOK}
+		srv := httptest.NewServer(f)
+		defer srv.Close()
+		resp, err := do(t, client(srv), ctx, http.MethodGet, srv.URL+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil || string(body) != `{"kind":"ConfigMap"}` || len(f.requests()) != 3 {
+			t.Fatalf("body %q (%v) after %d requests; want the whole answer after 3", body, err, len(f.requests()))
+		}
+	})
+
 	t.Run("a dry run is sent again with the same body", func(t *testing.T) {
 		f := &flaky{cuts: 2, status: http.StatusOK}
 		srv := httptest.NewServer(f)
@@ -152,7 +176,7 @@ func TestRetryingTransport(t *testing.T) {
 		defer srv.Close()
 		_, err := do(t, client(srv), ctx, http.MethodPatch, srv.URL+path+"?fieldManager=k8sconnect&force=true", `{}`)
 		var ne *NetworkError
-		if !errors.As(err, &ne) || ne.Resent || ne.Attempts != 1 {
+		if !errors.As(err, &ne) || !ne.Write || ne.Attempts != 1 {
 			t.Fatalf("want a NetworkError sent once, have %#v", err)
 		}
 		if n := len(f.requests()); n != 1 {
@@ -201,7 +225,7 @@ func TestRetryingTransport(t *testing.T) {
 			t.Fatalf("retries went on for %s, past the 700ms deadline", took)
 		}
 		var ne *NetworkError
-		if !errors.As(err, &ne) || !ne.Resent || ne.Attempts < 2 {
+		if !errors.As(err, &ne) || ne.Write || ne.Attempts < 2 {
 			t.Fatalf("want a NetworkError after several attempts, have %v", err)
 		}
 	})

@@ -68,8 +68,9 @@ func (r *Registry) Ref(repository, name string) string {
 
 // Push stores the chart archive as helm push would: at
 // <repository>/<name>:<version with + as _>, with the chart's metadata as the
-// config and the archive as the one layer.
-func (r *Registry) Push(t testing.TB, repository string, archive []byte) {
+// config and the archive as the one layer. It returns the manifest's digest
+// (sha256:...).
+func (r *Registry) Push(t testing.TB, repository string, archive []byte) string {
 	t.Helper()
 	c, err := loader.LoadArchive(bytes.NewReader(archive))
 	if err != nil {
@@ -112,4 +113,5 @@ func (r *Registry) Push(t testing.TB, repository string, archive []byte) {
 	if _, err := oras.Copy(ctx, store, tag, target, tag, oras.DefaultCopyOptions); err != nil {
 		t.Fatalf("chartrepo: pushing %s %s: %v", c.Name(), c.Metadata.Version, err)
 	}
+	return manifest.Digest.String()
 }

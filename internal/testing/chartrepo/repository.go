@@ -171,6 +171,14 @@ func (r *Repository) serve(w http.ResponseWriter, req *http.Request) {
 	case moved:
 		http.Redirect(w, req, target, http.StatusFound)
 	case index != nil:
+		// An ETag, as most static hosts give one, so clients can revalidate.
+		sum := sha256.Sum256(index)
+		etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+		w.Header().Set("ETag", etag)
+		if req.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
 		w.Header().Set("Content-Type", "application/yaml")
 		_, _ = w.Write(index)
 	case found:

@@ -14,6 +14,34 @@ type Request struct {
 	// Authorization is whether the request carried an Authorization header
 	// at all, right or wrong.
 	Authorization bool
+	// Status is the status code of the answer.
+	Status int
+}
+
+// statusRecorder writes the status a handler answers with into the log
+// before the answer leaves, so a client never sees an answer the log lacks.
+type statusRecorder struct {
+	http.ResponseWriter
+	log     *requestLog
+	entry   int
+	written bool
+}
+
+func (s *statusRecorder) WriteHeader(status int) {
+	if !s.written {
+		s.written = true
+		s.log.mu.Lock()
+		s.log.requests[s.entry].Status = status
+		s.log.mu.Unlock()
+	}
+	s.ResponseWriter.WriteHeader(status)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if !s.written {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 // requestLog records requests and guards them with basic auth.
@@ -27,9 +55,10 @@ type requestLog struct {
 // wrap logs every request to next and, when a username or password is set,
 // answers 401 to those without them.
 func (l *requestLog) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		l.mu.Lock()
 		l.requests = append(l.requests, Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization") != ""})
+		w := &statusRecorder{ResponseWriter: rw, log: l, entry: len(l.requests) - 1}
 		l.mu.Unlock()
 		if l.username != "" || l.password != "" {
 			user, pass, ok := r.BasicAuth()

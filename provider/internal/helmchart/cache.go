@@ -1,8 +1,10 @@
 package helmchart
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +35,11 @@ const CacheDirEnv = "K8SCONNECT_HELM_CACHE_DIR"
 //	                    or location misses, but a repository that republishes
 //	                    the same version at the same URL is not noticed (as
 //	                    with helm's own cache)
+//	indexes/<key>       the last index.yaml of a repository that gave an ETag
+//	                    or Last-Modified, after a line holding those, keyed by
+//	                    the sha256 of its URL and the username; it is used
+//	                    only when the repository answers 304 Not Modified to
+//	                    them
 //
 // Entries are written to a temporary file and renamed, so processes sharing
 // the cache never read half a file. Failing to write the cache does not fail
@@ -118,4 +125,44 @@ func (c *archiveCache) write(path string, data []byte) {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
 	}
+}
+
+// indexValidators are what a server said identifies the copy of an index it
+// sent (RFC 9110 section 8.8), for asking next time whether it changed.
+type indexValidators struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"lastModified,omitempty"`
+	notModified  bool
+}
+
+func (v indexValidators) any() bool { return v.ETag != "" || v.LastModified != "" }
+
+func indexKey(indexURL, username string) string {
+	return sha256Hex([]byte(indexURL + "\n" + username))
+}
+
+// index returns the cached copy of an index and its validators, or no
+// validators when there is no whole copy.
+func (c *archiveCache) index(key string) (indexValidators, []byte) {
+	raw, err := os.ReadFile(filepath.Join(c.dir, "indexes", key))
+	if err != nil {
+		return indexValidators{}, nil
+	}
+	header, data, found := bytes.Cut(raw, []byte("\n"))
+	var v indexValidators
+	if !found || json.Unmarshal(header, &v) != nil {
+		return indexValidators{}, nil
+	}
+	return v, data
+}
+
+// storeIndex keeps the validators and the index they describe in one file,
+// its first line the validators, so that processes sharing the cache never
+// pair one copy's validators with another copy.
+func (c *archiveCache) storeIndex(key string, v indexValidators, data []byte) {
+	header, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	c.write(filepath.Join(c.dir, "indexes", key), append(append(header, '\n'), data...))
 }

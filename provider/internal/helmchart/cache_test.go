@@ -1,11 +1,16 @@
 package helmchart_test
 
 import (
+	"encoding/base64"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 )
 
 // cachedArchives lists the archives in the cache.
@@ -43,6 +48,44 @@ func corruptCache(t *testing.T, cacheDir string) {
 	for _, p := range archives {
 		if err := os.WriteFile(p, []byte("not a chart"), 0o600); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// Without K8SCONNECT_HELM_CACHE_DIR the cache is the user's cache directory's
+// k8sconnect/helm, and Helm's and Docker's own directories are neither
+// written nor read: credentials stored there for a registry are not used.
+func TestCacheLocationAndHelmsOwnFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("os.UserCacheDir follows XDG_CACHE_HOME and HOME on Linux only")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("DOCKER_CONFIG", "")
+	t.Setenv(helmchart.CacheDirEnv, "")
+
+	registry := registryWith(t, "app", "1.0.0")
+	auth := base64.StdEncoding.EncodeToString([]byte(testUser + ":" + testPassword))
+	stored := `{"auths":{"` + registry.Host + `":{"auth":"` + auth + `"}}}`
+	for _, p := range []string{".config/helm/registry/config.json", ".docker/config.json"} {
+		if err := os.MkdirAll(filepath.Join(home, filepath.Dir(p)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, p), []byte(stored), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := helmchart.Source{Chart: registry.Ref("charts", "app"), CAFile: registry.CAFile}
+	assertContains(t, loadError(t, src), "requires credentials")
+
+	src.Username, src.Password = testUser, testPassword
+	mustLoad(t, src)
+	assertCacheHolds(t, filepath.Join(home, ".cache", "k8sconnect", "helm"), 1)
+	for _, p := range []string{".cache/helm", ".config/helm/repositories.yaml"} {
+		if _, err := os.Stat(filepath.Join(home, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("~/%s exists after a load", p)
 		}
 	}
 }

@@ -12,19 +12,21 @@ import (
 	"strings"
 )
 
-// caFileHint is how errors name the setting that fixes an untrusted
-// certificate: the argument hashicorp/helm's helm_release has for it.
+// Errors name the arguments that fix them as k8sconnect_helm_template and
+// hashicorp/helm's helm_release call them (repository_ca_file,
+// repository_username, ...).
 const caFileHint = "set repository_ca_file to the PEM file of the CA that signed it"
 
-// redactedError is an error whose message had secrets replaced. It keeps the
-// original for errors.Is and errors.As, but never prints it.
-type redactedError struct {
+// rewordedError has a message of its own in place of its cause's (which had
+// a secret replaced, or says less well what happened). It keeps the cause for
+// errors.Is and errors.As, but never prints it.
+type rewordedError struct {
 	msg   string
 	cause error
 }
 
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.cause }
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.cause }
 
 // redact is the last line of defence against a secret in an error: the
 // messages this package writes never include one, but a library's message
@@ -47,7 +49,7 @@ func redact(err error, secrets []string) error {
 	if !changed {
 		return err
 	}
-	return &redactedError{msg: msg, cause: err}
+	return &rewordedError{msg: msg, cause: err}
 }
 
 // splitUserinfo takes user:password@ out of a URL. ok is false when the
@@ -119,13 +121,13 @@ func statusError(what string, status int, sentCredentials bool, notFound string)
 	text := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	switch {
 	case status == http.StatusUnauthorized && sentCredentials:
-		return fmt.Errorf("%s refused the credentials (%s): check username and password", what, text)
+		return fmt.Errorf("%s refused the credentials (%s): check repository_username and repository_password", what, text)
 	case status == http.StatusUnauthorized:
-		return fmt.Errorf("%s requires credentials (%s): set username and password", what, text)
+		return fmt.Errorf("%s requires credentials (%s): set repository_username and repository_password", what, text)
 	case status == http.StatusForbidden && sentCredentials:
 		return fmt.Errorf("%s denied access to these credentials (%s)", what, text)
 	case status == http.StatusForbidden:
-		return fmt.Errorf("%s denied access (%s): it may require username and password", what, text)
+		return fmt.Errorf("%s denied access (%s): it may require repository_username and repository_password", what, text)
 	case status == http.StatusNotFound && notFound != "":
 		return fmt.Errorf("%s: %s (%s)", what, notFound, text)
 	}

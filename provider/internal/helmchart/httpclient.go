@@ -102,7 +102,7 @@ func tlsConfigFor(src Source) (*tls.Config, error) {
 		}
 		config.Certificates = []tls.Certificate{pair}
 	case src.CertFile != "" || src.KeyFile != "":
-		return nil, errors.New("a client certificate needs both the certificate file and the key file")
+		return nil, errors.New("a client certificate needs both repository_cert_file and repository_key_file")
 	}
 	return config, nil
 }

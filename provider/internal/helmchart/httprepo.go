@@ -56,7 +56,7 @@ func loadFromRepository(ctx context.Context, src Source) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	index, err := r.index(ctx)
+	index, err := r.index(ctx, cache)
 	if err != nil {
 		return nil, err
 	}
@@ -90,46 +90,73 @@ func sameChart(c *chart.Chart, name, version string) error {
 // get fetches u, sending the credentials only if u is on the repository's
 // own origin, and reads at most limit bytes. notFound says what a 404 means.
 func (r *httpRepository) get(ctx context.Context, u *url.URL, limit int64, notFound string) ([]byte, error) {
+	data, _, err := r.getConditional(ctx, u, limit, notFound, indexValidators{})
+	return data, err
+}
+
+// getConditional is get with the validators of a copy the caller holds: it
+// returns notModified, and no data, when the server says that copy is
+// current, and the new validators with new data.
+func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit int64, notFound string, held indexValidators) (data []byte, fresh indexValidators, err error) {
 	shown := displayURL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), http.NoBody)
 	if err != nil {
-		return nil, fmt.Errorf("requesting %s: %w", shown, err)
+		return nil, fresh, fmt.Errorf("requesting %s: %w", shown, err)
 	}
 	req.Header.Set("User-Agent", "k8sconnect (Helm chart loader)")
+	if held.ETag != "" {
+		req.Header.Set("If-None-Match", held.ETag)
+	}
+	if held.LastModified != "" {
+		req.Header.Set("If-Modified-Since", held.LastModified)
+	}
 	sendCredentials := (r.username != "" || r.password != "") && sameOrigin(u, r.url)
 	if sendCredentials {
 		req.SetBasicAuth(r.username, r.password)
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return nil, transportError(ctx, shown, err)
+		return nil, fresh, transportError(ctx, shown, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
+	switch {
+	case resp.StatusCode == http.StatusNotModified && held.any():
+		return nil, indexValidators{notModified: true}, nil
+	case resp.StatusCode != http.StatusOK:
 		// A redirect elsewhere dropped the credentials; a 401 there is not
 		// about them.
 		sent := sendCredentials && sameOrigin(resp.Request.URL, r.url)
-		return nil, statusError(shown, resp.StatusCode, sent, notFound)
+		return nil, fresh, statusError(shown, resp.StatusCode, sent, notFound)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, transportError(ctx, shown, err)
+		return nil, fresh, transportError(ctx, shown, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d MiB; refusing it", shown, limit>>20)
+		return nil, fresh, fmt.Errorf("%s is larger than %d MiB; refusing it", shown, limit>>20)
 	}
-	return data, nil
+	fresh = indexValidators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+	return data, fresh, nil
 }
 
-// index fetches and parses index.yaml. It is fetched on every load: it is
+// index fetches and parses index.yaml. It is asked for on every load: it is
 // what turns a constraint into a version and says the archive's digest, and
-// a stale copy would hide a new release.
-func (r *httpRepository) index(ctx context.Context) (*repositoryIndex, error) {
+// a stale copy would hide a new release. A repository that gives an ETag or
+// a Last-Modified date answers "not modified" to the next load instead of
+// sending the whole index again (the cache keeps the last copy).
+func (r *httpRepository) index(ctx context.Context, cache *archiveCache) (*repositoryIndex, error) {
 	indexURL := r.url.JoinPath("index.yaml")
 	indexURL.RawQuery = r.url.RawQuery
-	data, err := r.get(ctx, indexURL, maxIndexBytes, "no index.yaml there; is the repository URL right?")
+	key := indexKey(displayURL(indexURL), r.username)
+	held, heldData := cache.index(key)
+	data, fresh, err := r.getConditional(ctx, indexURL, maxIndexBytes, "no index.yaml there; is the repository URL right?", held)
 	if err != nil {
 		return nil, err
+	}
+	if fresh.notModified {
+		data = heldData
+	} else if fresh.any() {
+		cache.storeIndex(key, fresh, data)
 	}
 	index, err := parseIndex(data)
 	if err != nil {

@@ -97,6 +97,12 @@ func loadOCI(ctx context.Context, src Source) (*Chart, error) {
 		return nil, err
 	}
 	archive, err := oc.chartLayer(ctx, cache, reference)
+	if errors.Is(err, errdef.ErrNotFound) && oc.ref.Reference == "" && src.Version != "" {
+		// Say which versions there are, if the registry will list them.
+		if tags, tagsErr := oc.versions(ctx); tagsErr == nil {
+			return nil, noMatchingVersion("chart "+oc.shown, tags, src.Version, src.Devel)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -129,8 +135,12 @@ func (oc *ociChart) reference(ctx context.Context, version string, devel bool) (
 	case own != "":
 		return own, nil
 	}
+	// A full version is a tag, fetched without listing the tags (which a
+	// registry may not allow). Helm takes any version its lenient parser
+	// accepts as a tag, so "1" would look for a tag "1"; here "1" is a
+	// constraint, as it is for an HTTP repository.
 	if version != "" {
-		if _, err := semver.NewVersion(version); err == nil {
+		if _, err := semver.StrictNewVersion(version); err == nil {
 			return strings.ReplaceAll(version, "+", "_"), nil
 		}
 	}
@@ -236,7 +246,7 @@ func (oc *ociChart) explain(ctx context.Context, doing, target string, err error
 		// The registry asked for basic auth and none was given.
 		return fmt.Errorf("%s: %w", doing, statusError(target, http.StatusUnauthorized, false, ""))
 	case errors.Is(err, errdef.ErrNotFound) && notFound != "":
-		return fmt.Errorf("%s: %s: %s", doing, target, notFound)
+		return &rewordedError{msg: fmt.Sprintf("%s: %s: %s", doing, target, notFound), cause: err}
 	case errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData):
 		return fmt.Errorf("%s: %s does not match its digest; not using it: %w", doing, target, err)
 	}

@@ -31,6 +31,7 @@ func TestOCIVersionResolution(t *testing.T) {
 		{"exact", helmchart.Source{Chart: ref, Version: "1.0.0"}, "1.0.0"},
 		{"constraint", helmchart.Source{Chart: ref, Version: "~1.0"}, "1.0.0"},
 		{"caret", helmchart.Source{Chart: ref, Version: "^1"}, "1.1.0"},
+		{"major only is a constraint", helmchart.Source{Chart: ref, Version: "1"}, "1.1.0"},
 		{"latest", helmchart.Source{Chart: ref}, "2.1.0+build.7"},
 		{"devel", helmchart.Source{Chart: ref, Version: "^1", Devel: true}, "1.2.0-beta.1"},
 		{"build metadata as a tag", helmchart.Source{Chart: ref, Version: "2.1.0+build.7"}, "2.1.0+build.7"},
@@ -71,7 +72,11 @@ func TestOCIErrors(t *testing.T) {
 
 	missingVersion := good
 	missingVersion.Version = "9.9.9"
-	assertContains(t, loadError(t, missingVersion), ref+":9.9.9", "not found")
+	assertContains(t, loadError(t, missingVersion), `no version matching "9.9.9"`, ref, "1.1.0, 1.0.0")
+
+	missingTag := good
+	missingTag.Chart = ref + ":9.9.9"
+	assertContains(t, loadError(t, missingTag), ref+":9.9.9", "not found")
 
 	missingChart := good
 	missingChart.Chart = registry.Ref("charts", "nothing")
@@ -84,6 +89,19 @@ func TestOCIErrors(t *testing.T) {
 	disagree := good
 	disagree.Chart, disagree.Version = ref+":1.0.0", "1.1.0"
 	assertContains(t, loadError(t, disagree), "disagree")
+}
+
+func TestOCIDigestReference(t *testing.T) {
+	isolatedCache(t)
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{})
+	digest := registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "2.0.0")))
+	src := helmchart.Source{Chart: registry.Ref("charts", "app") + "@" + digest, CAFile: registry.CAFile}
+	if c := mustLoad(t, src); c.Version != "1.0.0" {
+		t.Fatalf("loaded %s by digest, want 1.0.0", c.Version)
+	}
+	src.Version = "2.0.0"
+	assertContains(t, loadError(t, src), "holds chart version 1.0.0, not 2.0.0")
 }
 
 // The second load fetches the manifest again (it is what names the layer's

@@ -2,6 +2,7 @@ package helmchart_test
 
 import (
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestRepositoryClientCertificate(t *testing.T) {
 	assertContains(t, loadError(t, src), "did not accept the client certificate", "repository_cert_file")
 
 	src.CertFile = repo.ClientCertFile
-	assertContains(t, loadError(t, src), "both the certificate file and the key file")
+	assertContains(t, loadError(t, src), "both repository_cert_file and repository_key_file")
 
 	src.KeyFile = repo.ClientKeyFile
 	if c := mustLoad(t, src); c.Version != "1.0.0" {
@@ -307,5 +308,28 @@ func TestRepositoryCorruptCacheEntry(t *testing.T) {
 	}
 	if got := repo.Count("/charts/app-1.0.0.tgz"); got != 2 {
 		t.Fatalf("the archive was downloaded %d times, want 2 (once more after the corruption)", got)
+	}
+}
+
+// The index is asked for on every load, but a repository that gives an ETag
+// answers the second "not modified", and a changed index is fetched whole.
+func TestRepositoryIndexRevalidated(t *testing.T) {
+	isolatedCache(t)
+	repo := repositoryWith(t, chartrepo.Options{Username: testUser, Password: testPassword}, "app", "1.0.0")
+	src := helmchart.Source{Repository: repo.URL, Chart: "app", Username: testUser, Password: testPassword}
+	mustLoad(t, src)
+	mustLoad(t, src)
+	repo.Add(t, mustArchive(t, chartrepo.Chart("app", "1.1.0")))
+	if c := mustLoad(t, src); c.Version != "1.1.0" {
+		t.Fatalf("loaded %s after 1.1.0 was published", c.Version)
+	}
+	var statuses []int
+	for _, r := range repo.Requests() {
+		if r.Path == "/index.yaml" {
+			statuses = append(statuses, r.Status)
+		}
+	}
+	if want := []int{200, 304, 200}; !slices.Equal(statuses, want) {
+		t.Fatalf("index.yaml answered %v, want %v", statuses, want)
 	}
 }

@@ -99,7 +99,7 @@ func normalise(src Source) (Source, []string, error) {
 		*field = clean
 		secrets = append(secrets, pass)
 		if src.Username != "" || src.Password != "" {
-			return src, secrets, errors.New("credentials are both in the repository URL and in username/password: give them once, preferably as username and password")
+			return src, secrets, errors.New("credentials are both in the repository URL and in repository_username/repository_password: give them once, preferably as repository_username and repository_password")
 		}
 		src.Username, src.Password = user, pass
 	}

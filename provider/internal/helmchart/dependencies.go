@@ -215,6 +215,9 @@ func (b *dependencyBuilder) fetchFile(ctx context.Context, dep *chart.Dependency
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(chartPath, target)
 	}
+	if _, err := os.Stat(target); err != nil {
+		return nil, fmt.Errorf("%s: %w", dep.Repository, err)
+	}
 	sub, err := readLocalChart(target)
 	if err != nil {
 		return nil, err

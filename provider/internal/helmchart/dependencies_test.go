@@ -1,11 +1,13 @@
 package helmchart_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -255,4 +257,32 @@ func TestDependenciesOfAnArchive(t *testing.T) {
 	if got := subchartVersions(c); got["child"] != "1.0.0" {
 		t.Fatalf("subcharts %v, want child 1.0.0", got)
 	}
+}
+
+// A chart completed in memory renders its dependencies' templates, as it
+// would from a charts/ directory filled by helm dependency build.
+func TestDependenciesRender(t *testing.T) {
+	isolatedCache(t)
+	repo := repositoryWith(t, chartrepo.Options{}, "child", "1.0.0")
+	dir := parentChart(t, nil, &chart.Dependency{Name: "child", Version: "1.0.0", Repository: repo.URL})
+	c := mustLoad(t, helmchart.Source{Chart: dir})
+	rendered, err := helmchart.Render(context.Background(), c, nil, helmchart.Release{Name: "r", Namespace: "ns"}, nil)
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	var paths []string
+	for _, f := range rendered.Files {
+		paths = append(paths, f.Path)
+	}
+	sort.Strings(paths)
+	want := []string{"parent/charts/child/templates/configmap.yaml", "parent/templates/configmap.yaml"}
+	if !slices.Equal(paths, want) {
+		t.Fatalf("rendered %v, want %v", paths, want)
+	}
+}
+
+func TestDependencyFileMissing(t *testing.T) {
+	isolatedCache(t)
+	dir := parentChart(t, nil, &chart.Dependency{Name: "gone", Version: "1.0.0", Repository: "file://../gone"})
+	assertContains(t, loadError(t, helmchart.Source{Chart: dir}), `dependency "gone"`, "file://../gone", "no such file or directory")
 }

@@ -12,13 +12,16 @@ import (
 	"time"
 )
 
-// Timeouts for one connection. There is no overall deadline besides the
-// caller's context: a large chart on a slow link may take long, but a server
-// that accepts and then says nothing is given up on.
+// Timeouts. A server that accepts and then says nothing is given up on
+// within a minute; a whole request (the largest index or chart the limits
+// allow, on a slow link) within requestTimeout, so that a transfer that
+// stalls does not hold a plan forever when the caller's context has no
+// deadline.
 const (
 	dialTimeout           = 30 * time.Second
 	tlsHandshakeTimeout   = 15 * time.Second
 	responseHeaderTimeout = 60 * time.Second
+	requestTimeout        = 10 * time.Minute
 	maxRedirects          = 10
 )
 
@@ -46,6 +49,7 @@ func newHTTPClient(src Source, credentialOrigin *url.URL) (*http.Client, error) 
 	}
 	return &http.Client{
 		Transport: transport,
+		Timeout:   requestTimeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
 				return fmt.Errorf("stopped after %d redirects", maxRedirects)

@@ -1,6 +1,8 @@
 package helmchart_test
 
 import (
+	"context"
+	"errors"
 	"net"
 	"slices"
 	"strings"
@@ -331,5 +333,16 @@ func TestRepositoryIndexRevalidated(t *testing.T) {
 	}
 	if want := []int{200, 304, 200}; !slices.Equal(statuses, want) {
 		t.Fatalf("index.yaml answered %v, want %v", statuses, want)
+	}
+}
+
+func TestRepositoryCancelled(t *testing.T) {
+	isolatedCache(t)
+	repo := repositoryWith(t, chartrepo.Options{}, "app", "1.0.0")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := helmchart.Load(ctx, helmchart.Source{Repository: repo.URL, Chart: "app"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Load with a cancelled context: %v, want context.Canceled", err)
 	}
 }

@@ -38,17 +38,21 @@ type Registry struct {
 	CAFile string
 
 	requestLog
-	client *http.Client
+	storage requestLog
+	client  *http.Client
 }
 
-// NewRegistry starts a registry, stopped when the test ends. Only Username
-// and Password of opts apply; it always serves TLS.
+// NewRegistry starts a registry, stopped when the test ends. Username,
+// Password and BlobsElsewhere of opts apply; it always serves TLS.
 func NewRegistry(t testing.TB, opts Options) *Registry {
 	t.Helper()
 	r := &Registry{requestLog: requestLog{username: opts.Username, password: opts.Password}}
-	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	server := httptest.NewUnstartedServer(r.wrap(handler))
 	certs := newServerTLS(t, "chartrepo-registry")
+	var handler http.Handler = registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	if opts.BlobsElsewhere {
+		handler = r.redirectBlobs(t, handler, certs)
+	}
+	server := httptest.NewUnstartedServer(r.wrap(handler))
 	server.TLS = certs.config
 	server.StartTLS()
 	t.Cleanup(server.Close)
@@ -58,6 +62,29 @@ func NewRegistry(t testing.TB, opts Options) *Registry {
 	pool.AddCert(certs.ca.Cert)
 	r.client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	return r
+}
+
+// redirectBlobs starts a second server, on another port and without auth
+// (as a presigned storage URL), that serves the registry's blobs, and
+// answers blob downloads with a redirect there.
+func (r *Registry) redirectBlobs(t testing.TB, registry http.Handler, certs *serverTLS) http.Handler {
+	storage := httptest.NewUnstartedServer(r.storage.wrap(registry))
+	storage.TLS = certs.config
+	storage.StartTLS()
+	t.Cleanup(storage.Close)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/sha256:") {
+			http.Redirect(w, req, storage.URL+req.URL.RequestURI(), http.StatusTemporaryRedirect)
+			return
+		}
+		registry.ServeHTTP(w, req)
+	})
+}
+
+// StorageRequests are the requests the blob storage server got, when
+// BlobsElsewhere is set.
+func (r *Registry) StorageRequests() []Request {
+	return r.storage.Requests()
 }
 
 // Ref is the oci:// reference of a chart pushed under repository: its path

@@ -28,6 +28,10 @@ type Options struct {
 	// ClientCertificates demands a client certificate signed by that CA
 	// (ClientCertFile, ClientKeyFile); it implies TLS. HTTP repository only.
 	ClientCertificates bool
+	// BlobsElsewhere makes a registry answer blob downloads with a redirect
+	// to a storage server on another port, as registries redirect to object
+	// storage. Registry only.
+	BlobsElsewhere bool
 }
 
 // Repository is an HTTP chart repository on loopback.

@@ -141,3 +141,23 @@ func TestOCICache(t *testing.T) {
 		}
 	}
 }
+
+// Registries redirect blob downloads to storage elsewhere; the registry's
+// credentials do not follow (another port on the same host is elsewhere).
+// oras-go's client and ours both drop them; this holds whichever does.
+func TestOCICredentialsStayOnTheRegistry(t *testing.T) {
+	isolatedCache(t)
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: testUser, Password: testPassword, BlobsElsewhere: true})
+	registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	src := helmchart.Source{Chart: registry.Ref("charts", "app"), Version: "1.0.0", Username: testUser, Password: testPassword, CAFile: registry.CAFile}
+	if c := mustLoad(t, src); c.Version != "1.0.0" {
+		t.Fatalf("loaded %s", c.Version)
+	}
+	storage := registry.StorageRequests()
+	if len(storage) != 1 {
+		t.Fatalf("the storage got %d requests, want 1 (the chart layer): %+v", len(storage), storage)
+	}
+	if storage[0].Authorization {
+		t.Fatalf("the storage got the registry's credentials with %s", storage[0].Path)
+	}
+}

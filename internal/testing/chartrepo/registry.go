@@ -48,7 +48,7 @@ func NewRegistry(t testing.TB, opts Options) *Registry {
 	t.Helper()
 	r := &Registry{requestLog: requestLog{username: opts.Username, password: opts.Password}}
 	certs := newServerTLS(t, "chartrepo-registry")
-	var handler http.Handler = registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 	if opts.BlobsElsewhere {
 		handler = r.redirectBlobs(t, handler, certs)
 	}

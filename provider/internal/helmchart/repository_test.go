@@ -346,3 +346,12 @@ func TestRepositoryCancelled(t *testing.T) {
 		t.Fatalf("Load with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+// An index may point anywhere over http(s), but nowhere else: not at a file
+// on the machine that loads the chart.
+func TestRepositoryIndexPointsAtAFile(t *testing.T) {
+	isolatedCache(t)
+	repo := chartrepo.NewRepository(t, chartrepo.Options{})
+	repo.AddEntry(t, mustArchive(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{URL: "file:///etc/passwd"})
+	assertContains(t, loadError(t, helmchart.Source{Repository: repo.URL, Chart: "app"}), "bad URL", "not an http(s) URL")
+}

@@ -182,6 +182,7 @@ func TestRetryingTransport(t *testing.T) {
 		if n := len(f.requests()); n != 1 {
 			t.Fatalf("a write was sent %d times", n)
 		}
+		t.Logf("the error: %v", err)
 		for _, want := range []string{"network failure", "PATCH " + path, "outcome is unknown"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("the error %q does not say %q", err, want)
@@ -228,5 +229,6 @@ func TestRetryingTransport(t *testing.T) {
 		if !errors.As(err, &ne) || ne.Write || ne.Attempts < 2 {
 			t.Fatalf("want a NetworkError after several attempts, have %v", err)
 		}
+		t.Logf("the error: %v", err)
 	})
 }

@@ -16,9 +16,10 @@ import (
 const maxDependencyDepth = 10
 
 // dependencyBuilder completes a local chart whose Chart.yaml declares
-// dependencies its charts/ directory does not hold, as `helm dependency
-// build` would: the versions Chart.lock pins, or without a lock the newest
-// that Chart.yaml's ranges allow, from each dependency's repository.
+// dependencies its charts/ directory does not hold (or holds at a version
+// outside the range), as `helm dependency build` would: the versions
+// Chart.lock pins, or without a lock the newest that Chart.yaml's ranges
+// allow, from each dependency's repository.
 //
 // It builds in memory and writes nothing into the chart's directory: a plan
 // must not modify the user's files, and a chart may sit in a read-only
@@ -54,29 +55,40 @@ func (b *dependencyBuilder) complete(ctx context.Context, c *chart.Chart, chartP
 	b.building[abs] = true
 	defer delete(b.building, abs)
 
+	// What charts/ holds is used as helm install would use it; only what is
+	// not there, or is at a version outside the range, is built. So a chart
+	// that carries its dependencies loads as it is, even with a stale lock.
+	var missing []int
+	for i, dep := range declared {
+		if dep != nil && !hasSubchart(c, dep.Name, dep.Version) {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
 	locked, err := lockedVersions(c, chartPath)
 	if err != nil {
 		return err
 	}
-	done := map[string]bool{}
-	for i, dep := range declared {
-		if dep == nil {
-			continue
-		}
-		want, exact := dep.Version, false
+	fetched := map[string]bool{}
+	for _, i := range missing {
+		dep := declared[i]
+		want := dep.Version
 		if locked != nil {
-			want, exact = locked[i], true
+			want = locked[i]
 		}
+		// Aliases declare one chart several times; it is fetched once.
 		key := dep.Name + "\x00" + dep.Repository + "\x00" + want
-		if done[key] || hasSubchart(c, dep.Name, want, exact) {
+		if fetched[key] {
 			continue
 		}
-		done[key] = true
+		fetched[key] = true
 		sub, err := b.fetch(ctx, dep, want, chartPath, depth)
 		if err != nil {
 			return fmt.Errorf("chart %q, dependency %q: %w", c.Metadata.Name, dep.Name, err)
 		}
-		replaceSubchart(c, sub, want, exact)
+		replaceSubchart(c, sub)
 	}
 	return nil
 }
@@ -136,31 +148,32 @@ func versionAllows(constraint, version string) bool {
 	return err == nil && c.Check(v)
 }
 
-// hasSubchart reports whether charts/ already holds the dependency, at the
-// locked version (exact) or one its range allows.
-func hasSubchart(c *chart.Chart, name, want string, exact bool) bool {
+// hasSubchart reports whether charts/ already holds the chart at a version
+// the range allows.
+func hasSubchart(c *chart.Chart, name, constraint string) bool {
 	for _, sub := range c.Dependencies() {
-		if sub.Name() == name && fits(sub, want, exact) {
+		if sub.Name() == name && versionAllows(constraint, sub.Metadata.Version) {
 			return true
 		}
 	}
 	return false
 }
 
-func fits(sub *chart.Chart, want string, exact bool) bool {
-	if exact {
-		return sub.Metadata.Version == want
+// replaceSubchart adds sub, dropping the copies of the same chart in
+// charts/ that no dependency of that name allows, as helm dependency build
+// replaces the archives in charts/.
+func replaceSubchart(c *chart.Chart, sub *chart.Chart) {
+	allowed := func(existing *chart.Chart) bool {
+		for _, dep := range c.Metadata.Dependencies {
+			if dep != nil && dep.Name == existing.Name() && versionAllows(dep.Version, existing.Metadata.Version) {
+				return true
+			}
+		}
+		return false
 	}
-	return versionAllows(want, sub.Metadata.Version)
-}
-
-// replaceSubchart adds sub in place of any copy of the same chart in
-// charts/ at a version the dependency does not allow, as helm dependency
-// build replaces the archives in charts/.
-func replaceSubchart(c *chart.Chart, sub *chart.Chart, want string, exact bool) {
 	kept := make([]*chart.Chart, 0, len(c.Dependencies())+1)
 	for _, existing := range c.Dependencies() {
-		if existing.Name() != sub.Name() || fits(existing, want, exact) {
+		if existing.Name() != sub.Name() || allowed(existing) {
 			kept = append(kept, existing)
 		}
 	}

@@ -129,36 +129,39 @@ func TestDependenciesOCI(t *testing.T) {
 	}
 }
 
-// What charts/ holds is used as it is when it satisfies the dependency; a
-// dependency at a version the lock does not pin is replaced.
+// What charts/ holds is used as it is when the range allows it, as helm
+// install would, even if Chart.lock is stale; a copy at a version outside
+// the range is replaced by the locked version.
 func TestDependenciesInChartsDirectory(t *testing.T) {
 	isolatedCache(t)
-	repo := repositoryWith(t, chartrepo.Options{}, "child", "1.0.0", "1.1.0")
+	repo := repositoryWith(t, chartrepo.Options{}, "child", "0.9.0", "1.0.0", "1.1.0")
 	dep := &chart.Dependency{Name: "child", Version: "^1.0.0", Repository: repo.URL}
-	parent := chartrepo.Chart("parent", "0.1.0", dep)
-	parent.AddDependency(chartrepo.Chart("child", "1.0.0"))
-	dir, err := chartrepo.WriteDir(parent, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
+	withChild := func(version string, lock *chart.Lock) string {
+		parent := chartrepo.Chart("parent", "0.1.0", dep)
+		parent.AddDependency(chartrepo.Chart("child", version))
+		dir, err := chartrepo.WriteDir(parent, t.TempDir(), lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
+
+	staleLock := &chart.Lock{Dependencies: []*chart.Dependency{{Name: "child", Version: "0.9.0", Repository: repo.URL}}}
+	dir := withChild("1.0.0", staleLock)
 	before := listing(t, dir)
 	c := mustLoad(t, helmchart.Source{Chart: dir})
 	if got := subchartVersions(c); got["child"] != "1.0.0" {
 		t.Fatalf("subcharts %v, want the child 1.0.0 in charts/", got)
 	}
-	if after := listing(t, dir); after != before {
-		t.Fatalf("loading changed the chart directory:\nbefore:\n%s\nafter:\n%s", before, after)
-	}
 	if got := len(repo.Requests()); got != 0 {
 		t.Fatalf("a chart with its dependency in charts/ made %d requests", got)
 	}
+	if after := listing(t, dir); after != before {
+		t.Fatalf("loading changed the chart directory:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
 
 	lock := &chart.Lock{Dependencies: []*chart.Dependency{{Name: "child", Version: "1.1.0", Repository: repo.URL}}}
-	parent.Lock = lock
-	dir, err = chartrepo.WriteDir(parent, t.TempDir(), lock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir = withChild("0.9.0", lock)
 	before = listing(t, dir)
 	c = mustLoad(t, helmchart.Source{Chart: dir})
 	if got := subchartVersions(c); got["child"] != "1.1.0" || len(c.Dependencies()) != 1 {
@@ -166,6 +169,28 @@ func TestDependenciesInChartsDirectory(t *testing.T) {
 	}
 	if after := listing(t, dir); after != before {
 		t.Fatalf("loading changed the chart directory:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// One chart declared twice under aliases, at two ranges, is fetched at both.
+func TestDependenciesAliases(t *testing.T) {
+	isolatedCache(t)
+	repo := repositoryWith(t, chartrepo.Options{}, "child", "1.0.0", "2.0.0")
+	dir := parentChart(t, nil,
+		&chart.Dependency{Name: "child", Alias: "old", Version: "^1", Repository: repo.URL},
+		&chart.Dependency{Name: "child", Alias: "new", Version: "^2", Repository: repo.URL},
+		&chart.Dependency{Name: "child", Alias: "again", Version: "^2", Repository: repo.URL})
+	c := mustLoad(t, helmchart.Source{Chart: dir})
+	var versions []string
+	for _, sub := range c.Dependencies() {
+		versions = append(versions, sub.Metadata.Version)
+	}
+	sort.Strings(versions)
+	if !slices.Equal(versions, []string{"1.0.0", "2.0.0"}) {
+		t.Fatalf("subchart versions %v, want 1.0.0 and 2.0.0", versions)
+	}
+	if got := repo.Count("/charts/child-2.0.0.tgz"); got != 1 {
+		t.Fatalf("child 2.0.0 was downloaded %d times, want 1", got)
 	}
 }
 

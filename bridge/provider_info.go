@@ -128,9 +128,24 @@ func Provider() sdkbridge.ProviderInfo {
 	for tf, r := range info.Resources {
 		host.ResourceNames[tf] = r.Tok.Name().String()
 	}
+	helmNames(&info)
 	markSecrets(&info)
 	keepNullOutputs(&info)
 	return info
+}
+
+// helmNames keeps the names of Helm's flags for the list attributes set and
+// set_sensitive, which the bridge would pluralize into sets and
+// setSensitives: users know them as --set.
+func helmNames(info *sdkbridge.ProviderInfo) {
+	for _, tf := range []string{provider.TypeName + "_helm_template"} {
+		ds := info.DataSources[tf]
+		if ds.Fields == nil {
+			ds.Fields = map[string]*sdkbridge.SchemaInfo{}
+		}
+		ds.Fields["set"] = &sdkbridge.SchemaInfo{Name: "set"}
+		ds.Fields["set_sensitive"] = &sdkbridge.SchemaInfo{Name: "setSensitive"}
+	}
 }
 
 // status shows a provider's progress line (a wait's "2/3 replicas ready") in

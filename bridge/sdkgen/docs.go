@@ -108,6 +108,12 @@ var entityDocs = []entityDoc{
 		},
 	},
 	{
+		tf: "k8sconnect_helm_template", function: true,
+		examples: []docExample{
+			{"Render a chart against the cluster and apply each of its objects", "helm-template-apply"},
+		},
+	},
+	{
 		tf: "k8sconnect_yaml_split", function: true,
 		examples: []docExample{
 			{"Key the documents of a file by object", "yaml-split-keys"},
@@ -150,6 +156,7 @@ var pulumiTerms = []struct{ tf, pulumi string }{
 var pulumiTypeNames = strings.NewReplacer(
 	"k8sconnect_yaml_scoped", "getYamlScoped",
 	"k8sconnect_yaml_split", "getYamlSplit",
+	"k8sconnect_helm_template", "getHelmTemplate",
 	"k8sconnect_object", "KubernetesObject",
 	"k8sconnect_patch", "Patch",
 	"k8sconnect_wait", "Wait",

@@ -118,7 +118,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"as `helm install --dry-run=server`; without one, they see Helm's defaults and `lookup` finds nothing, " +
 			"as `helm template`. Applying the maps with k8sconnect_object loses what only a release has: hooks " +
 			"become plain objects applied with the rest (not run in their phase, not deleted by their policy), and " +
-			"no release record is written, so `helm list` shows nothing. k8sconnect_helm_release keeps both.",
+			"no release record is written, so `helm list` shows nothing.",
 		Attributes: map[string]schema.Attribute{
 			"name": schema.StringAttribute{Required: true,
 				Description: "The release name templates see as `.Release.Name`."},
@@ -168,16 +168,16 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 				"one object as a hook and as part of the release. `helm test` hooks are left out, as " +
 				"`helm install` leaves them."),
 			"sensitive": schema.MapAttribute{ElementType: types.StringType, Computed: true, Sensitive: true,
-				Description: "Secrets, and every object that holds a `set_sensitive` value, keyed and written like the " +
-					"other maps and left out of them, so their contents never print in a plan. Apply them with " +
-					"`for_each = toset(sensitive_keys)` and `yaml_body = ...sensitive[each.key]`."},
+				Description: "Secrets, and every object that holds a value of set_sensitive, keyed and written like the " +
+					"other maps and left out of them, so their contents never print in a plan. Apply them by the keys " +
+					"of sensitive_keys, each with its sensitive_fields."},
 			"sensitive_keys": schema.ListAttribute{ElementType: types.StringType, Computed: true,
-				Description: "The keys of `sensitive`, sorted; not secret, so `for_each` can use them."},
+				Description: "The keys of sensitive, sorted, in the clear: a resource per key can be made from them " +
+					"while sensitive itself stays hidden."},
 			"sensitive_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Computed: true,
-				Description: "For each key of `sensitive` that holds a `set_sensitive` value outside a Secret's data, the " +
-					"fields that hold it, for k8sconnect_object's `sensitive_fields` (`sensitive_fields = " +
-					"lookup(...sensitive_fields, each.key, null)`): hiding `yaml_body` does not hide the projection, " +
-					"which shows each field."},
+				Description: "For each key of sensitive whose object holds a value of set_sensitive outside a Secret's " +
+					"data, the fields that hold it, for that k8sconnect_object's sensitive_fields: hiding yaml_body " +
+					"does not hide the projection, which shows each field."},
 			"notes":         computedString("The chart's rendered NOTES.txt."),
 			"chart_version": computedString("The chart's exact version (a constraint in `version` resolved)."),
 			"app_version":   computedString("The chart's appVersion."),

@@ -5,6 +5,11 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 // Export members:
+export { GetHelmTemplateArgs, GetHelmTemplateResult, GetHelmTemplateOutputArgs } from "./getHelmTemplate";
+export const getHelmTemplate: typeof import("./getHelmTemplate").getHelmTemplate = null as any;
+export const getHelmTemplateOutput: typeof import("./getHelmTemplate").getHelmTemplateOutput = null as any;
+utilities.lazyLoad(exports, ["getHelmTemplate","getHelmTemplateOutput"], () => require("./getHelmTemplate"));
+
 export { GetObjectArgs, GetObjectResult, GetObjectOutputArgs } from "./getObject";
 export const getObject: typeof import("./getObject").getObject = null as any;
 export const getObjectOutput: typeof import("./getObject").getObjectOutput = null as any;

@@ -1173,6 +1173,236 @@ func (o WaitWaitForPtrOutput) Timeout() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type GetHelmTemplateSet struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type *string `pulumi:"type"`
+	// The value.
+	Value string `pulumi:"value"`
+}
+
+// GetHelmTemplateSetInput is an input type that accepts GetHelmTemplateSetArgs and GetHelmTemplateSetOutput values.
+// You can construct a concrete instance of `GetHelmTemplateSetInput` via:
+//
+//	GetHelmTemplateSetArgs{...}
+type GetHelmTemplateSetInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateSetOutput() GetHelmTemplateSetOutput
+	ToGetHelmTemplateSetOutputWithContext(context.Context) GetHelmTemplateSetOutput
+}
+
+type GetHelmTemplateSetArgs struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// The value.
+	Value pulumi.StringInput `pulumi:"value"`
+}
+
+func (GetHelmTemplateSetArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateSet)(nil)).Elem()
+}
+
+func (i GetHelmTemplateSetArgs) ToGetHelmTemplateSetOutput() GetHelmTemplateSetOutput {
+	return i.ToGetHelmTemplateSetOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateSetArgs) ToGetHelmTemplateSetOutputWithContext(ctx context.Context) GetHelmTemplateSetOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateSetOutput)
+}
+
+// GetHelmTemplateSetArrayInput is an input type that accepts GetHelmTemplateSetArray and GetHelmTemplateSetArrayOutput values.
+// You can construct a concrete instance of `GetHelmTemplateSetArrayInput` via:
+//
+//	GetHelmTemplateSetArray{ GetHelmTemplateSetArgs{...} }
+type GetHelmTemplateSetArrayInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateSetArrayOutput() GetHelmTemplateSetArrayOutput
+	ToGetHelmTemplateSetArrayOutputWithContext(context.Context) GetHelmTemplateSetArrayOutput
+}
+
+type GetHelmTemplateSetArray []GetHelmTemplateSetInput
+
+func (GetHelmTemplateSetArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateSet)(nil)).Elem()
+}
+
+func (i GetHelmTemplateSetArray) ToGetHelmTemplateSetArrayOutput() GetHelmTemplateSetArrayOutput {
+	return i.ToGetHelmTemplateSetArrayOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateSetArray) ToGetHelmTemplateSetArrayOutputWithContext(ctx context.Context) GetHelmTemplateSetArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateSetArrayOutput)
+}
+
+type GetHelmTemplateSetOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateSetOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateSet)(nil)).Elem()
+}
+
+func (o GetHelmTemplateSetOutput) ToGetHelmTemplateSetOutput() GetHelmTemplateSetOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetOutput) ToGetHelmTemplateSetOutputWithContext(ctx context.Context) GetHelmTemplateSetOutput {
+	return o
+}
+
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o GetHelmTemplateSetOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplateSet) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+func (o GetHelmTemplateSetOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateSet) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// The value.
+func (o GetHelmTemplateSetOutput) Value() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplateSet) string { return v.Value }).(pulumi.StringOutput)
+}
+
+type GetHelmTemplateSetArrayOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateSetArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateSet)(nil)).Elem()
+}
+
+func (o GetHelmTemplateSetArrayOutput) ToGetHelmTemplateSetArrayOutput() GetHelmTemplateSetArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetArrayOutput) ToGetHelmTemplateSetArrayOutputWithContext(ctx context.Context) GetHelmTemplateSetArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetArrayOutput) Index(i pulumi.IntInput) GetHelmTemplateSetOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetHelmTemplateSet {
+		return vs[0].([]GetHelmTemplateSet)[vs[1].(int)]
+	}).(GetHelmTemplateSetOutput)
+}
+
+type GetHelmTemplateSetSensitive struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type *string `pulumi:"type"`
+	// The value.
+	Value string `pulumi:"value"`
+}
+
+// GetHelmTemplateSetSensitiveInput is an input type that accepts GetHelmTemplateSetSensitiveArgs and GetHelmTemplateSetSensitiveOutput values.
+// You can construct a concrete instance of `GetHelmTemplateSetSensitiveInput` via:
+//
+//	GetHelmTemplateSetSensitiveArgs{...}
+type GetHelmTemplateSetSensitiveInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateSetSensitiveOutput() GetHelmTemplateSetSensitiveOutput
+	ToGetHelmTemplateSetSensitiveOutputWithContext(context.Context) GetHelmTemplateSetSensitiveOutput
+}
+
+type GetHelmTemplateSetSensitiveArgs struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// The value.
+	Value pulumi.StringInput `pulumi:"value"`
+}
+
+func (GetHelmTemplateSetSensitiveArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateSetSensitive)(nil)).Elem()
+}
+
+func (i GetHelmTemplateSetSensitiveArgs) ToGetHelmTemplateSetSensitiveOutput() GetHelmTemplateSetSensitiveOutput {
+	return i.ToGetHelmTemplateSetSensitiveOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateSetSensitiveArgs) ToGetHelmTemplateSetSensitiveOutputWithContext(ctx context.Context) GetHelmTemplateSetSensitiveOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateSetSensitiveOutput)
+}
+
+// GetHelmTemplateSetSensitiveArrayInput is an input type that accepts GetHelmTemplateSetSensitiveArray and GetHelmTemplateSetSensitiveArrayOutput values.
+// You can construct a concrete instance of `GetHelmTemplateSetSensitiveArrayInput` via:
+//
+//	GetHelmTemplateSetSensitiveArray{ GetHelmTemplateSetSensitiveArgs{...} }
+type GetHelmTemplateSetSensitiveArrayInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateSetSensitiveArrayOutput() GetHelmTemplateSetSensitiveArrayOutput
+	ToGetHelmTemplateSetSensitiveArrayOutputWithContext(context.Context) GetHelmTemplateSetSensitiveArrayOutput
+}
+
+type GetHelmTemplateSetSensitiveArray []GetHelmTemplateSetSensitiveInput
+
+func (GetHelmTemplateSetSensitiveArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateSetSensitive)(nil)).Elem()
+}
+
+func (i GetHelmTemplateSetSensitiveArray) ToGetHelmTemplateSetSensitiveArrayOutput() GetHelmTemplateSetSensitiveArrayOutput {
+	return i.ToGetHelmTemplateSetSensitiveArrayOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateSetSensitiveArray) ToGetHelmTemplateSetSensitiveArrayOutputWithContext(ctx context.Context) GetHelmTemplateSetSensitiveArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateSetSensitiveArrayOutput)
+}
+
+type GetHelmTemplateSetSensitiveOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateSetSensitiveOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateSetSensitive)(nil)).Elem()
+}
+
+func (o GetHelmTemplateSetSensitiveOutput) ToGetHelmTemplateSetSensitiveOutput() GetHelmTemplateSetSensitiveOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetSensitiveOutput) ToGetHelmTemplateSetSensitiveOutputWithContext(ctx context.Context) GetHelmTemplateSetSensitiveOutput {
+	return o
+}
+
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o GetHelmTemplateSetSensitiveOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplateSetSensitive) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+func (o GetHelmTemplateSetSensitiveOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateSetSensitive) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// The value.
+func (o GetHelmTemplateSetSensitiveOutput) Value() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplateSetSensitive) string { return v.Value }).(pulumi.StringOutput)
+}
+
+type GetHelmTemplateSetSensitiveArrayOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateSetSensitiveArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateSetSensitive)(nil)).Elem()
+}
+
+func (o GetHelmTemplateSetSensitiveArrayOutput) ToGetHelmTemplateSetSensitiveArrayOutput() GetHelmTemplateSetSensitiveArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetSensitiveArrayOutput) ToGetHelmTemplateSetSensitiveArrayOutputWithContext(ctx context.Context) GetHelmTemplateSetSensitiveArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetSensitiveArrayOutput) Index(i pulumi.IntInput) GetHelmTemplateSetSensitiveOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetHelmTemplateSetSensitive {
+		return vs[0].([]GetHelmTemplateSetSensitive)[vs[1].(int)]
+	}).(GetHelmTemplateSetSensitiveOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionInput)(nil)).Elem(), ClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionPtrInput)(nil)).Elem(), ClusterConnectionArgs{})
@@ -1184,6 +1414,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefPtrInput)(nil)).Elem(), ResourceRefArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForInput)(nil)).Elem(), WaitWaitForArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForPtrInput)(nil)).Elem(), WaitWaitForArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetInput)(nil)).Elem(), GetHelmTemplateSetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetArrayInput)(nil)).Elem(), GetHelmTemplateSetArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveArrayInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArray{})
 	pulumi.RegisterOutputType(ClusterConnectionOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionExecOutput{})
@@ -1194,4 +1428,8 @@ func init() {
 	pulumi.RegisterOutputType(ResourceRefPtrOutput{})
 	pulumi.RegisterOutputType(WaitWaitForOutput{})
 	pulumi.RegisterOutputType(WaitWaitForPtrOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateSetOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateSetArrayOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveArrayOutput{})
 }

@@ -6,6 +6,7 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_helm_template import *
 from .get_object import *
 from .get_yaml_scoped import *
 from .get_yaml_split import *

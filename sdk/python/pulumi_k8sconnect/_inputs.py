@@ -29,6 +29,10 @@ __all__ = [
     'ResourceRefArgsDict',
     'WaitWaitForArgs',
     'WaitWaitForArgsDict',
+    'GetHelmTemplateSetArgs',
+    'GetHelmTemplateSetArgsDict',
+    'GetHelmTemplateSetSensitiveArgs',
+    'GetHelmTemplateSetSensitiveArgsDict',
 ]
 
 class ClusterConnectionArgsDict(TypedDict):
@@ -986,5 +990,139 @@ class WaitWaitForArgs:
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "timeout", value)
+
+
+class GetHelmTemplateSetArgsDict(TypedDict):
+    name: _builtins.str
+    """
+    The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+    """
+    value: _builtins.str
+    """
+    The value.
+    """
+    type: NotRequired[_builtins.str]
+    """
+    How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+    """
+
+@pulumi.input_type
+class GetHelmTemplateSetArgs:
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 value: _builtins.str,
+                 type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param _builtins.str value: The value.
+        :param _builtins.str type: How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: _builtins.str):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.str:
+        """
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @value.setter
+    def value(self, value: _builtins.str):
+        pulumi.set(self, "value", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+
+class GetHelmTemplateSetSensitiveArgsDict(TypedDict):
+    name: _builtins.str
+    """
+    The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+    """
+    value: _builtins.str
+    """
+    The value.
+    """
+    type: NotRequired[_builtins.str]
+    """
+    How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+    """
+
+@pulumi.input_type
+class GetHelmTemplateSetSensitiveArgs:
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 value: _builtins.str,
+                 type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param _builtins.str value: The value.
+        :param _builtins.str type: How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: _builtins.str):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.str:
+        """
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @value.setter
+    def value(self, value: _builtins.str):
+        pulumi.set(self, "value", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "type", value)
 
 

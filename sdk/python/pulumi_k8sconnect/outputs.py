@@ -21,6 +21,8 @@ __all__ = [
     'PatchTarget',
     'ResourceRef',
     'WaitWaitFor',
+    'GetHelmTemplateSetResult',
+    'GetHelmTemplateSetSensitiveResult',
 ]
 
 @pulumi.output_type
@@ -507,5 +509,87 @@ class WaitWaitFor(dict):
         How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
         """
         return pulumi.get(self, "timeout")
+
+
+@pulumi.output_type
+class GetHelmTemplateSetResult(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 value: _builtins.str,
+                 type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param _builtins.str value: The value.
+        :param _builtins.str type: How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.str:
+        """
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class GetHelmTemplateSetSensitiveResult(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 value: _builtins.str,
+                 type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param _builtins.str value: The value.
+        :param _builtins.str type: How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.str:
+        """
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
 
 

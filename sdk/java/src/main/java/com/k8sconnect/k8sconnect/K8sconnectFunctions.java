@@ -4,12 +4,15 @@
 package com.k8sconnect.k8sconnect;
 
 import com.k8sconnect.k8sconnect.Utilities;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateArgs;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplatePlainArgs;
 import com.k8sconnect.k8sconnect.inputs.GetObjectArgs;
 import com.k8sconnect.k8sconnect.inputs.GetObjectPlainArgs;
 import com.k8sconnect.k8sconnect.inputs.GetYamlScopedArgs;
 import com.k8sconnect.k8sconnect.inputs.GetYamlScopedPlainArgs;
 import com.k8sconnect.k8sconnect.inputs.GetYamlSplitArgs;
 import com.k8sconnect.k8sconnect.inputs.GetYamlSplitPlainArgs;
+import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateResult;
 import com.k8sconnect.k8sconnect.outputs.GetObjectResult;
 import com.k8sconnect.k8sconnect.outputs.GetYamlScopedResult;
 import com.k8sconnect.k8sconnect.outputs.GetYamlSplitResult;
@@ -21,6 +24,51 @@ import com.pulumi.deployment.InvokeOutputOptions;
 import java.util.concurrent.CompletableFuture;
 
 public final class K8sconnectFunctions {
+    /**
+     * Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider&#39;s), templates see the cluster&#39;s real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm&#39;s defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
+     * 
+     * ## Example Usage
+     * 
+     */
+    public static Output<GetHelmTemplateResult> getHelmTemplate(GetHelmTemplateArgs args) {
+        return getHelmTemplate(args, InvokeOptions.Empty);
+    }
+    /**
+     * Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider&#39;s), templates see the cluster&#39;s real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm&#39;s defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
+     * 
+     * ## Example Usage
+     * 
+     */
+    public static CompletableFuture<GetHelmTemplateResult> getHelmTemplatePlain(GetHelmTemplatePlainArgs args) {
+        return getHelmTemplatePlain(args, InvokeOptions.Empty);
+    }
+    /**
+     * Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider&#39;s), templates see the cluster&#39;s real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm&#39;s defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
+     * 
+     * ## Example Usage
+     * 
+     */
+    public static Output<GetHelmTemplateResult> getHelmTemplate(GetHelmTemplateArgs args, InvokeOptions options) {
+        return Deployment.getInstance().invoke("k8sconnect:index/getHelmTemplate:getHelmTemplate", TypeShape.of(GetHelmTemplateResult.class), args, Utilities.withVersion(options));
+    }
+    /**
+     * Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider&#39;s), templates see the cluster&#39;s real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm&#39;s defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
+     * 
+     * ## Example Usage
+     * 
+     */
+    public static Output<GetHelmTemplateResult> getHelmTemplate(GetHelmTemplateArgs args, InvokeOutputOptions options) {
+        return Deployment.getInstance().invoke("k8sconnect:index/getHelmTemplate:getHelmTemplate", TypeShape.of(GetHelmTemplateResult.class), args, Utilities.withVersion(options));
+    }
+    /**
+     * Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider&#39;s), templates see the cluster&#39;s real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm&#39;s defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
+     * 
+     * ## Example Usage
+     * 
+     */
+    public static CompletableFuture<GetHelmTemplateResult> getHelmTemplatePlain(GetHelmTemplatePlainArgs args, InvokeOptions options) {
+        return Deployment.getInstance().invokeAsync("k8sconnect:index/getHelmTemplate:getHelmTemplate", TypeShape.of(GetHelmTemplateResult.class), args, Utilities.withVersion(options));
+    }
     /**
      * Reads one object from the cluster. For a Secret, the values of data and stringData are redacted in yamlBody, json and object (so is kubectl&#39;s last-applied-configuration annotation, which copies them) and given, decoded, only in the sensitive secretData.
      * 

@@ -68,6 +68,25 @@ func splitUserinfo(raw string) (clean, user, pass string, ok bool) {
 	return u.String(), user, pass, true
 }
 
+// hideUserinfo is raw, a string that may not parse as a URL, without what
+// sits between its scheme and an "@" before its path: for quoting in an
+// error a URL whose credentials could not be taken out by parsing it.
+func hideUserinfo(raw string) string {
+	scheme := strings.Index(raw, "://")
+	if scheme < 0 {
+		return raw
+	}
+	rest := raw[scheme+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		return raw[:scheme+3] + rest[at+1:]
+	}
+	return raw
+}
+
 // displayURL is u as errors show it: never with userinfo.
 func displayURL(u *url.URL) string {
 	c := *u

@@ -34,8 +34,11 @@ type httpRepository struct {
 
 func openHTTPRepository(src Source) (*httpRepository, error) {
 	u, err := url.Parse(src.Repository)
+	if err != nil && hideUserinfo(src.Repository) != src.Repository {
+		return nil, fmt.Errorf("repository %q does not parse as a URL with the credentials in it: give them as repository_username and repository_password", hideUserinfo(src.Repository))
+	}
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("repository %q is not an http(s):// chart repository URL nor an oci:// registry", src.Repository)
+		return nil, fmt.Errorf("repository %q is not an http(s):// chart repository URL nor an oci:// registry", hideUserinfo(src.Repository))
 	}
 	u.User = nil
 	client, err := newHTTPClient(src, u)

@@ -55,7 +55,7 @@ func openOCI(src Source) (*ociChart, error) {
 	}
 	ref, err := orasregistry.ParseReference(strings.TrimPrefix(raw, "oci://"))
 	if err != nil {
-		return nil, fmt.Errorf("%q is not an OCI chart reference (oci://host/path/name): %w", raw, err)
+		return nil, notOCIReference(raw, err)
 	}
 	origin := &url.URL{Scheme: "https", Host: ref.Registry}
 	client, err := newHTTPClient(src, origin)
@@ -64,7 +64,7 @@ func openOCI(src Source) (*ociChart, error) {
 	}
 	repository, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not an OCI chart reference: %w", raw, err)
+		return nil, notOCIReference(raw, err)
 	}
 	authClient := &auth.Client{Client: client, Cache: auth.NewCache()}
 	authClient.SetUserAgent("k8sconnect (Helm chart loader)")
@@ -79,6 +79,17 @@ func openOCI(src Source) (*ociChart, error) {
 		shown:    "oci://" + ref.Registry + "/" + ref.Repository,
 		sentAuth: sentAuth,
 	}, nil
+}
+
+// notOCIReference explains a reference oras cannot parse. Its reason quotes
+// the reference, so it is left out when the reference holds userinfo that
+// parsing could not take out.
+func notOCIReference(raw string, err error) error {
+	shown := hideUserinfo(raw)
+	if shown != raw {
+		return fmt.Errorf("%q does not parse as an OCI chart reference with the credentials in it: give them as repository_username and repository_password", shown)
+	}
+	return fmt.Errorf("%q is not an OCI chart reference (oci://host/path/name): %w", raw, err)
 }
 
 // loadOCI resolves the version to a tag, fetches the manifest, and loads the

@@ -355,3 +355,19 @@ func TestRepositoryIndexPointsAtAFile(t *testing.T) {
 	repo.AddEntry(t, mustArchive(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{URL: "file:///etc/passwd"})
 	assertContains(t, loadError(t, helmchart.Source{Repository: repo.URL, Chart: "app"}), "bad URL", "not an http(s) URL")
 }
+
+// A URL with credentials that does not parse is quoted without them.
+func TestUnparseableURLWithCredentials(t *testing.T) {
+	isolatedCache(t)
+	for _, src := range []helmchart.Source{
+		{Repository: "https://reader:bad%zzsecret@127.0.0.1/charts", Chart: "app"},
+		{Chart: "oci://reader:bad%zzsecret@127.0.0.1/charts/app"},
+		{Repository: "oci://reader:bad%zzsecret@127.0.0.1/charts", Chart: "app"},
+		{Chart: "oci://reader:bad%zzsecret@127.0.0.1:99999/charts/app"},
+	} {
+		msg := loadError(t, src)
+		if strings.Contains(msg, "zzsecret") || strings.Contains(msg, "reader") {
+			t.Errorf("the error quotes the URL's credentials: %s", msg)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 type Source struct {
 	// Chart is a local directory or packaged .tgz when Repository is empty, a
 	// chart name in the repository otherwise, or a full oci:// reference
-	// (oci://host/path/name, optionally with :tag).
+	// (oci://host/path/name, optionally with :tag or @sha256:digest).
 	Chart string
 	// Repository is an HTTP(S) chart repository URL or an oci:// registry
 	// path; empty for a local chart or a full oci:// Chart.
@@ -21,10 +21,12 @@ type Source struct {
 	// Version is an exact version or a semver constraint; empty means the
 	// latest stable version. Local charts are taken as they are.
 	Version string
-	// Credentials for the repository or registry; never logged or returned in
-	// an error. They are sent only to the repository's own scheme, host and
-	// port: not to a chart URL or a redirect elsewhere, and not to the
-	// repositories a local chart's dependencies name.
+	// Credentials for the repository or registry (basic auth; a registry may
+	// trade them for a token); never logged or returned in an error. They are
+	// sent only to the repository's own scheme, host and port: not to a chart
+	// URL or a redirect elsewhere, and not to the repositories a local
+	// chart's dependencies name. Credentials written in the Repository or
+	// oci:// URL (https://user:pass@host) are moved here first.
 	Username string
 	Password string
 	// CAFile, CertFile and KeyFile are PEM files for the repository's TLS:

@@ -1,15 +1,19 @@
 package helmchart_test
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 )
 
@@ -87,5 +91,58 @@ func TestCacheLocationAndHelmsOwnFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(home, p)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("~/%s exists after a load", p)
 		}
+	}
+}
+
+// Loads running at once (Terraform reads data sources in parallel, and
+// several processes share the cache) all get the chart, and leave one whole
+// archive in the cache and no partial files.
+func TestCacheSharedByConcurrentLoads(t *testing.T) {
+	cacheDir := isolatedCache(t)
+	repo := repositoryWith(t, chartrepo.Options{}, "app", "1.0.0")
+	src := helmchart.Source{Repository: repo.URL, Chart: "app"}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			c, err := helmchart.Load(context.Background(), src)
+			if err == nil && c.Version != "1.0.0" {
+				err = fmt.Errorf("loaded %s", c.Version)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertCacheHolds(t, cacheDir, 1)
+	err := filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".partial-") {
+			t.Errorf("a partial file was left: %s", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A cache that cannot be written costs a download, not the load.
+func TestCacheUnwritable(t *testing.T) {
+	notADirectory := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADirectory, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(helmchart.CacheDirEnv, notADirectory)
+	repo := repositoryWith(t, chartrepo.Options{}, "app", "1.0.0")
+	src := helmchart.Source{Repository: repo.URL, Chart: "app"}
+	mustLoad(t, src)
+	mustLoad(t, src)
+	if got := repo.Count("/charts/app-1.0.0.tgz"); got != 2 {
+		t.Fatalf("downloaded %d times without a cache, want 2", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 
@@ -43,9 +44,19 @@ func sendUnrivalled(ctx context.Context, c *connection.Client, target manifest.I
 	}
 	var result *unstructured.Unstructured
 	first := true
-	err := retry.OnError(targetChanged, func(err error) bool { return changedSince(ctx, c, target, live, err) }, func() error {
+	// A patch whose answer the network lost may have landed. Read the target
+	// and check again before sending it again: our own manager holding the
+	// fields is no rival, and an apply or merge patch sent twice is the same
+	// as once. A JSON Patch is not (a "remove" cannot apply twice), so its
+	// unknown outcome is left to the next run's plan (ADR 0002, ADR 0012).
+	resendable := func(err error) bool {
+		return changedSince(ctx, c, target, live, err) ||
+			(connection.IsNetworkFailure(err) && ct.patchType != ktypes.JSONPatchType)
+	}
+	err := retry.OnError(targetChanged, resendable, func() error {
 		if !first {
-			// The target changed since it was read: read it and check again.
+			// The target changed since it was read, or the last attempt's
+			// fate is unknown: read it and check again.
 			mapping, err := c.Mapping(target.GVK())
 			if err != nil {
 				return err

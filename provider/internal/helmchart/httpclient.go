@@ -25,15 +25,16 @@ const (
 	maxRedirects          = 10
 )
 
-// newHTTPClient is a client with the Source's TLS settings that sends the
-// Authorization header only to credentialOrigin. Go already drops it on a
-// redirect to another domain, but keeps it for the same host on another
-// port, or from https to http; a repository's credentials belong to its
-// scheme, host and port only (as Helm's pass_credentials=false).
+// newHTTPClient is a client with the Source's TLS settings that keeps the
+// Authorization header across a redirect only to credentialOrigin, or to
+// anywhere when passEverywhere. Go already drops it on a redirect to another
+// domain, but keeps it for the same host on another port, or from https to
+// http; a repository's credentials belong to its scheme, host and port only
+// (as Helm's pass_credentials=false).
 //
 // Helm's getter is not used: it ignores the context, has no limit on what it
 // reads, and applies that rule to the first request but not to redirects.
-func newHTTPClient(src Source, credentialOrigin *url.URL) (*http.Client, error) {
+func newHTTPClient(src Source, credentialOrigin *url.URL, passEverywhere bool) (*http.Client, error) {
 	tlsConfig, err := tlsConfigFor(src)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,13 @@ func newHTTPClient(src Source, credentialOrigin *url.URL) (*http.Client, error) 
 			if len(via) >= maxRedirects {
 				return fmt.Errorf("stopped after %d redirects", maxRedirects)
 			}
-			if credentialOrigin == nil || !sameOrigin(req.URL, credentialOrigin) {
+			switch {
+			case passEverywhere:
+				// Go would drop them on a redirect to another domain.
+				if auth := via[0].Header.Get("Authorization"); auth != "" {
+					req.Header.Set("Authorization", auth)
+				}
+			case !sameOrigin(req.URL, credentialOrigin):
 				req.Header.Del("Authorization")
 			}
 			return nil

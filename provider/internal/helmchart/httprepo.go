@@ -30,6 +30,8 @@ type httpRepository struct {
 	client   *http.Client
 	username string
 	password string
+	// passCredentials sends them to every host, not only the repository's.
+	passCredentials bool
 }
 
 func openHTTPRepository(src Source) (*httpRepository, error) {
@@ -41,11 +43,11 @@ func openHTTPRepository(src Source) (*httpRepository, error) {
 		return nil, fmt.Errorf("repository %q is not an http(s):// chart repository URL nor an oci:// registry", hideUserinfo(src.Repository))
 	}
 	u.User = nil
-	client, err := newHTTPClient(src, u)
+	client, err := newHTTPClient(src, u, src.PassCredentials)
 	if err != nil {
 		return nil, err
 	}
-	return &httpRepository{url: u, client: client, username: src.Username, password: src.Password}, nil
+	return &httpRepository{url: u, client: client, username: src.Username, password: src.Password, passCredentials: src.PassCredentials}, nil
 }
 
 // loadFromRepository resolves src.Version against the repository's index,
@@ -113,7 +115,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 	if held.LastModified != "" {
 		req.Header.Set("If-Modified-Since", held.LastModified)
 	}
-	sendCredentials := (r.username != "" || r.password != "") && sameOrigin(u, r.url)
+	sendCredentials := (r.username != "" || r.password != "") && (r.passCredentials || sameOrigin(u, r.url))
 	if sendCredentials {
 		req.SetBasicAuth(r.username, r.password)
 	}
@@ -128,7 +130,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 	case resp.StatusCode != http.StatusOK:
 		// A redirect elsewhere dropped the credentials; a 401 there is not
 		// about them.
-		sent := sendCredentials && sameOrigin(resp.Request.URL, r.url)
+		sent := sendCredentials && (r.passCredentials || sameOrigin(resp.Request.URL, r.url))
 		return nil, fresh, statusError(shown, resp.StatusCode, sent, notFound)
 	}
 	data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))

@@ -58,7 +58,7 @@ func openOCI(src Source) (*ociChart, error) {
 		return nil, notOCIReference(raw, err)
 	}
 	origin := &url.URL{Scheme: "https", Host: ref.Registry}
-	client, err := newHTTPClient(src, origin)
+	client, err := newHTTPClient(src, origin, false)
 	if err != nil {
 		return nil, err
 	}

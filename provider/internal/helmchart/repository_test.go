@@ -3,6 +3,7 @@ package helmchart_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -208,10 +209,21 @@ func TestRepositoryArchiveIsAnotherVersion(t *testing.T) {
 // A chart URL on another host (another port is another origin) gets no
 // credentials, whether the index names it or the repository redirects there.
 func TestRepositoryCredentialsStayOnTheRepositoryHost(t *testing.T) {
+	for _, pass := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pass_credentials=%v", pass), func(t *testing.T) {
+			credentialsAcrossHosts(t, pass)
+		})
+	}
+}
+
+// credentialsAcrossHosts loads a chart listed on another host and one
+// redirected there, and checks the other host gets the credentials only
+// when pass is set.
+func credentialsAcrossHosts(t *testing.T, pass bool) {
 	isolatedCache(t)
 	repo := chartrepo.NewRepository(t, chartrepo.Options{Username: testUser, Password: testPassword})
 	elsewhere := chartrepo.NewRepository(t, chartrepo.Options{})
-	src := helmchart.Source{Repository: repo.URL, Chart: "app", Username: testUser, Password: testPassword}
+	src := helmchart.Source{Repository: repo.URL, Chart: "app", Username: testUser, Password: testPassword, PassCredentials: pass}
 
 	listed := mustArchive(t, chartrepo.Chart("app", "1.0.0"))
 	elsewhere.Serve("mirror/app-1.0.0.tgz", listed)
@@ -232,8 +244,8 @@ func TestRepositoryCredentialsStayOnTheRepositoryHost(t *testing.T) {
 		t.Fatalf("the other host got %d requests, want 2: %+v", len(requests), requests)
 	}
 	for _, r := range requests {
-		if r.Authorization {
-			t.Errorf("the other host got credentials with %s", r.Path)
+		if r.Authorization != pass {
+			t.Errorf("the other host got credentials %v with %s; pass_credentials is %v", r.Authorization, r.Path, pass)
 		}
 	}
 	for _, r := range repo.Requests() {

@@ -29,6 +29,12 @@ type Source struct {
 	// oci:// URL (https://user:pass@host) are moved here first.
 	Username string
 	Password string
+	// PassCredentials sends Username and Password to whatever host an HTTP
+	// repository's index or redirects lead to, as helm's --pass-credentials
+	// (pass_credentials in helm_release), for repositories that keep their
+	// archives on another host behind the same credentials. Registries are
+	// not affected.
+	PassCredentials bool
 	// CAFile, CertFile and KeyFile are PEM files for the repository's TLS:
 	// CAFile is trusted in addition to the system's roots. A local chart's
 	// dependencies are fetched with them too (they grant nothing the server

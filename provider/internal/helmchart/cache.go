@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // CacheDirEnv names the environment variable that moves the chart cache; tests
@@ -42,7 +43,8 @@ const CacheDirEnv = "K8SCONNECT_HELM_CACHE_DIR"
 //	                    them
 //
 // Entries are written to a temporary file and renamed, so processes sharing
-// the cache never read half a file. Failing to write the cache does not fail
+// the cache never read half a file. Entries unused for 90 days are removed
+// (cache_prune.go). Failing to write the cache does not fail
 // a load: the chart is in memory by then.
 type archiveCache struct {
 	dir string
@@ -86,6 +88,7 @@ func (c *archiveCache) verified(hexDigest string) ([]byte, bool) {
 		_ = os.Remove(path)
 		return nil, false
 	}
+	markUsed(path)
 	return data, true
 }
 
@@ -99,8 +102,13 @@ func unverifiedKey(chartURL, name, version string) string {
 }
 
 func (c *archiveCache) unverified(key string) ([]byte, bool) {
-	data, err := os.ReadFile(filepath.Join(c.dir, "unverified", key+".tgz"))
-	return data, err == nil
+	path := filepath.Join(c.dir, "unverified", key+".tgz")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	markUsed(path)
+	return data, true
 }
 
 func (c *archiveCache) storeUnverified(key string, data []byte) {
@@ -124,7 +132,9 @@ func (c *archiveCache) write(path string, data []byte) {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
+		return
 	}
+	c.maybePrune(time.Now())
 }
 
 // indexValidators are what a server said identifies the copy of an index it
@@ -144,10 +154,12 @@ func indexKey(indexURL, username string) string {
 // index returns the cached copy of an index and its validators, or no
 // validators when there is no whole copy.
 func (c *archiveCache) index(key string) (indexValidators, []byte) {
-	raw, err := os.ReadFile(filepath.Join(c.dir, "indexes", key))
+	path := filepath.Join(c.dir, "indexes", key)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return indexValidators{}, nil
 	}
+	markUsed(path)
 	header, data, found := bytes.Cut(raw, []byte("\n"))
 	var v indexValidators
 	if !found || json.Unmarshal(header, &v) != nil {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
@@ -144,5 +146,58 @@ func TestCacheUnwritable(t *testing.T) {
 	mustLoad(t, src)
 	if got := repo.Count("/charts/app-1.0.0.tgz"); got != 2 {
 		t.Fatalf("downloaded %d times without a cache, want 2", got)
+	}
+}
+
+// age sets the modification time of the files to long ago.
+func age(t *testing.T, by time.Duration, paths ...string) {
+	t.Helper()
+	then := time.Now().Add(-by)
+	for _, p := range paths {
+		if err := os.Chtimes(p, then, then); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Entries unused for months, and partial files a dead process left, go at
+// the next download (once a day at most); entries in use stay however old
+// they are.
+func TestCachePrunesWhatIsNotUsed(t *testing.T) {
+	cacheDir := isolatedCache(t)
+	repo := repositoryWith(t, chartrepo.Options{}, "used", "1.0.0")
+	for _, name := range []string{"unused", "fresh", "trigger"} {
+		repo.Add(t, mustArchive(t, chartrepo.Chart(name, "1.0.0")))
+	}
+	load := func(name string) { mustLoad(t, helmchart.Source{Repository: repo.URL, Chart: name}) }
+	load("used")
+	used := cachedArchives(t, cacheDir)
+	load("unused")
+	var unused []string
+	for _, p := range cachedArchives(t, cacheDir) {
+		if !slices.Contains(used, p) {
+			unused = append(unused, p)
+		}
+	}
+	partial := filepath.Join(cacheDir, "sha256", ".partial-123")
+	if err := os.WriteFile(partial, []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	age(t, 200*24*time.Hour, append(used, unused...)...)
+	age(t, 2*time.Hour, partial)
+	load("used") // a use: its entry is young again
+
+	// A prune ran today (the first download made the marker): no prune yet.
+	load("fresh")
+	assertCacheHolds(t, cacheDir, 3)
+
+	age(t, 25*time.Hour, filepath.Join(cacheDir, ".last-pruned"))
+	load("trigger")
+	remaining := cachedArchives(t, cacheDir)
+	if len(remaining) != 3 || slices.Contains(remaining, unused[0]) || !slices.Contains(remaining, used[0]) {
+		t.Fatalf("after pruning the cache holds %v; want used, fresh and trigger, not %v", remaining, unused)
+	}
+	if _, err := os.Stat(partial); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("an old partial file survived the prune")
 	}
 }

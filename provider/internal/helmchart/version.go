@@ -14,7 +14,9 @@ const versionsShown = 5
 // and a registry's tags) the version want names: itself if it is there
 // verbatim, else the newest that satisfies want as a semver constraint
 // (empty: any). Pre-releases match only when devel is set or the constraint
-// names one, as with helm's --devel.
+// names one. Helm's --devel widens only an empty version (to ">0.0.0-0");
+// devel here widens a constraint too, so "^1.2" with devel may pick
+// 1.3.0-rc.1, as Source.Devel says.
 //
 // what names the chart in errors.
 func pickVersion(what string, available []string, want string, devel bool) (string, error) {

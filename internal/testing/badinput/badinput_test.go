@@ -119,6 +119,29 @@ func (e *env) scoped(attrs string) string {
 		attrs, e.Conn)
 }
 
+// helmChart writes a chart into the configuration directory's chart/: its
+// templates render the ConfigMap e.Name (and whatever templates adds), its
+// values.schema.json wants replicas to be an integer, chartYAML is appended
+// to its Chart.yaml.
+func (e *env) helmChart(chartYAML string, templates map[string]string) {
+	e.file("chart/Chart.yaml", "apiVersion: v2\nname: bad\nversion: 0.1.0\n"+chartYAML)
+	e.file("chart/values.yaml", "replicas: 1\n")
+	e.file("chart/values.schema.json", `{"type": "object", "properties": {"replicas": {"type": "integer"}}}`)
+	e.file("chart/templates/configmap.yaml", e.cm("data:\n  replicas: {{ .Values.replicas | quote }}\n"))
+	for name, text := range templates {
+		e.file("chart/templates/"+name, text)
+	}
+}
+
+// helm is a k8sconnect_helm_template "bad" of the chart helmChart wrote,
+// with more attributes, applying its namespaced objects.
+func (e *env) helm(attrs string) string {
+	return fmt.Sprintf("data \"k8sconnect_helm_template\" \"bad\" {\n  name = \"bad\"\n  namespace = %q\n"+
+		"  chart = \"${path.module}/chart\"\n  %s\n  %s\n}\n"+
+		"resource \"k8sconnect_object\" \"each\" {\n  for_each = data.k8sconnect_helm_template.bad.namespaced\n  yaml_body = each.value\n  %s\n}\n",
+		e.NS, attrs, e.Conn, e.Conn)
+}
+
 // file writes a file into the configuration directory and returns its path.
 func (e *env) file(name, content string) string {
 	e.t.Helper()
@@ -575,6 +598,43 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 		{name: "object data source empty name", config: func(e *env) string {
 			return fmt.Sprintf("data \"k8sconnect_object\" \"bad\" {\n  api_version = \"v1\"\n  kind = \"ConfigMap\"\n  name = \"\"\n  namespace = %q\n  %s\n}\n", e.NS, e.Conn)
 		}, want: []string{"name"}},
+		{name: "helm_template template error",
+			setup: func(e *env) {
+				e.helmChart("", map[string]string{"broken.yaml": "# a comment\nkind: {{ .Values.missing.deeper }}\n"})
+			},
+			config: func(e *env) string { return e.helm("") },
+			want:   []string{"Chart not rendered", "bad/templates/broken.yaml:2:", "nil pointer evaluating", "missing.deeper"}},
+		{name: "helm_template values against values.schema.json",
+			setup:  func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string { return e.helm(`set = [{ name = "replicas", value = "many", type = "string" }]`) },
+			want:   []string{"values don't meet the specifications of the schema", "/replicas", "want integer"}},
+		{name: "helm_template chart not found",
+			config: func(e *env) string { return e.helm("") },
+			want:   []string{"Chart not loaded", "not found", "a chart in a repository needs `repository` set"}},
+		{name: "helm_template set type unknown",
+			setup:  func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string { return e.helm(`set = [{ name = "replicas", value = "2", type = "number" }]`) },
+			want:   []string{"set[0].type", "auto", "literal"}},
+		{name: "helm_template values not a map",
+			setup:  func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string { return e.helm(`values = ["- replicas\n- 2\n"]`) },
+			want:   []string{"values[0] is not a YAML map of values"}},
+		{name: "helm_template kubeVersion not met",
+			setup:  func(e *env) { e.helmChart("kubeVersion: \"<1.10.0\"\n", nil) },
+			config: func(e *env) string { return e.helm("") },
+			want:   []string{"chart bad requires kubeVersion <1.10.0, which Kubernetes v1."}},
+		{name: "helm_template renders invalid YAML",
+			setup: func(e *env) {
+				e.helmChart("", map[string]string{"list.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n"})
+			},
+			config: func(e *env) string { return e.helm("") },
+			want:   []string{"bad/templates/list.yaml"}},
+		{name: "helm_template renders one object twice",
+			setup: func(e *env) {
+				e.helmChart("", map[string]string{"again.yaml": e.cm("data: {again: \"yes\"}\n")})
+			},
+			config: func(e *env) string { return e.helm("") },
+			want:   []string{"is defined twice", "bad/templates/again.yaml document 1", "bad/templates/configmap.yaml document 1"}},
 		{name: "object data source kubeconfig_file missing", config: func(e *env) string {
 			return fmt.Sprintf("data \"k8sconnect_object\" \"bad\" {\n  api_version = \"v1\"\n  kind = \"ConfigMap\"\n  name = %q\n  namespace = %q\n  cluster_connection = { kubeconfig_file = \"/nonexistent/kubeconfig\" }\n}\n", e.Name, e.NS)
 		}, want: []string{`kubeconfig_file "/nonexistent/kubeconfig" cannot be read`}},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -95,8 +96,11 @@ func networkFailure(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
+	// An API status is an answer, even one that quotes a network error of
+	// the server's own (a webhook it could not reach).
+	var status apierrors.APIStatus
 	var dns *net.DNSError
-	if errors.As(err, &dns) || untrustedServer(err) {
+	if errors.As(err, &status) || errors.As(err, &dns) || untrustedServer(err) {
 		return false
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||

@@ -49,6 +49,7 @@ func TestNetworkFailureClassifier(t *testing.T) {
 		{"i/o timeout", opErr(timeoutError{}), true},
 		{"500", apierrors.NewInternalError(errors.New("etcd is sad")), false},
 		{"403", apierrors.NewForbidden(cms, "b", errors.New("no")), false},
+		{"500 quoting a webhook's reset", apierrors.NewInternalError(errors.New(`failed calling webhook "v.example.com": read tcp: connection reset by peer`)), false},
 		{"504 timeout answer", apierrors.NewTimeoutError("slow", 1), false},
 		{"context deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), false},
 		{"context canceled", &url.Error{Op: "Get", URL: "https://x/api", Err: context.Canceled}, false},

@@ -60,6 +60,7 @@ type model struct {
 	RepositoryCAFile   types.String `tfsdk:"repository_ca_file"`
 	RepositoryCertFile types.String `tfsdk:"repository_cert_file"`
 	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
+	PassCredentials    types.Bool   `tfsdk:"pass_credentials"`
 	Values             types.List   `tfsdk:"values"`
 	Set                []setting    `tfsdk:"set"`
 	SetSensitive       []setting    `tfsdk:"set_sensitive"`
@@ -144,6 +145,9 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 				Description: "PEM client certificate for the repository."},
 			"repository_key_file": schema.StringAttribute{Optional: true,
 				Description: "PEM key of repository_cert_file."},
+			"pass_credentials": schema.BoolAttribute{Optional: true,
+				Description: "Send repository_username and repository_password to every host the repository's index " +
+					"or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`."},
 			"values": schema.ListAttribute{ElementType: types.StringType, Optional: true,
 				Description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
 					"wins key by key."},
@@ -289,7 +293,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 
 func inputsKnown(m model) bool {
 	for _, v := range []attr.Value{m.Name, m.Namespace, m.Chart, m.Repository, m.Version, m.Devel, m.RepositoryUsername,
-		m.RepositoryPassword, m.RepositoryCAFile, m.RepositoryCertFile, m.RepositoryKeyFile, m.Values, m.ClusterConnection} {
+		m.RepositoryPassword, m.RepositoryCAFile, m.RepositoryCertFile, m.RepositoryKeyFile, m.PassCredentials, m.Values, m.ClusterConnection} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -316,7 +320,8 @@ func source(m model) helmchart.Source {
 	return helmchart.Source{
 		Chart: m.Chart.ValueString(), Repository: m.Repository.ValueString(), Version: m.Version.ValueString(),
 		Devel: m.Devel.ValueBool(), Username: m.RepositoryUsername.ValueString(), Password: m.RepositoryPassword.ValueString(),
-		CAFile: m.RepositoryCAFile.ValueString(), CertFile: m.RepositoryCertFile.ValueString(), KeyFile: m.RepositoryKeyFile.ValueString(),
+		PassCredentials: m.PassCredentials.ValueBool(),
+		CAFile:          m.RepositoryCAFile.ValueString(), CertFile: m.RepositoryCertFile.ValueString(), KeyFile: m.RepositoryKeyFile.ValueString(),
 	}
 }
 

@@ -26,13 +26,14 @@ import * as utilities from "./utilities";
  *     clusterConnection: cluster,
  *     yamlBody: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }),
  * });
+ * // The invoke takes plain values: it reads the same kubeconfig by its path.
  * const chart = await k8sconnect.getHelmTemplate({
- *     clusterConnection: cluster,
+ *     clusterConnection: { kubeconfigFile: kubeconfigPath, context: config.get("context") },
  *     name: "web",
  *     namespace,
  *     chart: config.require("chart"),
  *     values: [JSON.stringify({ replicas: 2 })],
- *     setSensitives: [{ name: "greeting", value: config.require("greeting") }],
+ *     setSensitive: [{ name: "greeting", value: config.require("greeting") }],
  * });
  *
  * const apply = (manifests: { [key: string]: string }, after: pulumi.Resource[]) =>
@@ -58,6 +59,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "devel": args.devel,
         "name": args.name,
         "namespace": args.namespace,
+        "passCredentials": args.passCredentials,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
         "repositoryCertFile": args.repositoryCertFile,
@@ -95,6 +97,10 @@ export interface GetHelmTemplateArgs {
      * The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
      */
     namespace?: string;
+    /**
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     */
+    passCredentials?: boolean;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -194,6 +200,10 @@ export interface GetHelmTemplateResult {
      */
     readonly notes: string;
     /**
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     */
+    readonly passCredentials?: boolean;
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
     readonly repository?: string;
@@ -266,13 +276,14 @@ export interface GetHelmTemplateResult {
  *     clusterConnection: cluster,
  *     yamlBody: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }),
  * });
+ * // The invoke takes plain values: it reads the same kubeconfig by its path.
  * const chart = await k8sconnect.getHelmTemplate({
- *     clusterConnection: cluster,
+ *     clusterConnection: { kubeconfigFile: kubeconfigPath, context: config.get("context") },
  *     name: "web",
  *     namespace,
  *     chart: config.require("chart"),
  *     values: [JSON.stringify({ replicas: 2 })],
- *     setSensitives: [{ name: "greeting", value: config.require("greeting") }],
+ *     setSensitive: [{ name: "greeting", value: config.require("greeting") }],
  * });
  *
  * const apply = (manifests: { [key: string]: string }, after: pulumi.Resource[]) =>
@@ -298,6 +309,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "devel": args.devel,
         "name": args.name,
         "namespace": args.namespace,
+        "passCredentials": args.passCredentials,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
         "repositoryCertFile": args.repositoryCertFile,
@@ -335,6 +347,10 @@ export interface GetHelmTemplateOutputArgs {
      * The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
      */
     namespace?: pulumi.Input<string | undefined>;
+    /**
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     */
+    passCredentials?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */

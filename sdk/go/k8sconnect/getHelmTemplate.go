@@ -14,6 +14,107 @@ import (
 // Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider's), templates see the cluster's real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm's defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
 //
 // ## Example Usage
+// ### Render a chart against the cluster and apply each of its objects
+//
+// ```go
+// cfg := config.New(ctx, "")
+// // By path: the kubeconfig's credentials stay out of the stack. An empty
+// // context is the kubeconfig's current-context.
+// kubeconfigPath, kubeContext := cfg.Require("kubeconfigPath"), cfg.Get("context")
+//
+//	cluster := &k8sconnect.ClusterConnectionArgs{
+//		KubeconfigFile: pulumi.String(kubeconfigPath),
+//		Context:        pulumi.String(kubeContext),
+//	}
+//
+// namespace := cfg.Get("namespace")
+//
+//	if namespace == "" {
+//		namespace = "shop"
+//	}
+//
+// nsBody, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": namespace}})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+//	ns, err := k8sconnect.NewKubernetesObject(ctx, "namespace", &k8sconnect.KubernetesObjectArgs{
+//		ClusterConnection: cluster,
+//		YamlBody:          pulumi.String(string(nsBody)),
+//	})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// values, err := json.Marshal(map[string]any{"replicas": 2})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// // The invoke takes plain values: the same kubeconfig, by its path.
+//
+//	chart, err := k8sconnect.GetHelmTemplate(ctx, &k8sconnect.GetHelmTemplateArgs{
+//		ClusterConnection: &k8sconnect.ClusterConnection{KubeconfigFile: &kubeconfigPath, Context: &kubeContext},
+//		Name:              "web",
+//		Namespace:         &namespace,
+//		Chart:             cfg.Require("chart"),
+//		Values:            []string{string(values)},
+//		SetSensitive:      []k8sconnect.GetHelmTemplateSetSensitive{{Name: "greeting", Value: cfg.Require("greeting")}},
+//	})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+//	apply := func(manifests map[string]string, after []pulumi.Resource) ([]pulumi.Resource, error) {
+//		var objects []pulumi.Resource
+//		for key, yamlBody := range manifests {
+//			args := &k8sconnect.KubernetesObjectArgs{
+//				ClusterConnection: cluster,
+//				YamlBody:          pulumi.String(yamlBody),
+//			}
+//			// Only the objects holding a SetSensitive value outside a
+//			// Secret's data have fields to hide.
+//			if fields, ok := chart.SensitiveFields[key]; ok {
+//				args.SensitiveFields = pulumi.ToStringArray(fields)
+//			}
+//			obj, err := k8sconnect.NewKubernetesObject(ctx, key, args, pulumi.DependsOn(after))
+//			if err != nil {
+//				return nil, err
+//			}
+//			objects = append(objects, obj)
+//		}
+//		return objects, nil
+//	}
+//
+// crds, err := apply(chart.Crds, nil)
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// clusterScoped, err := apply(chart.ClusterScoped, crds)
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// namespaced, err := apply(chart.Namespaced, append(clusterScoped, ns))
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// secret, err := apply(chart.Sensitive, []pulumi.Resource{ns})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
 func GetHelmTemplate(ctx *pulumi.Context, args *GetHelmTemplateArgs, opts ...pulumi.InvokeOption) (*GetHelmTemplateResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetHelmTemplateResult
@@ -36,6 +137,8 @@ type GetHelmTemplateArgs struct {
 	Name string `pulumi:"name"`
 	// The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace *string `pulumi:"namespace"`
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	PassCredentials *bool `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's certificate.
@@ -86,6 +189,8 @@ type GetHelmTemplateResult struct {
 	Namespaced map[string]string `pulumi:"namespaced"`
 	// The chart's rendered NOTES.txt.
 	Notes string `pulumi:"notes"`
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	PassCredentials *bool `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's certificate.
@@ -135,6 +240,8 @@ type GetHelmTemplateOutputArgs struct {
 	Name pulumi.StringInput `pulumi:"name"`
 	// The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	PassCredentials pulumi.BoolPtrInput `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's certificate.
@@ -239,6 +346,11 @@ func (o GetHelmTemplateResultOutput) Namespaced() pulumi.StringMapOutput {
 // The chart's rendered NOTES.txt.
 func (o GetHelmTemplateResultOutput) Notes() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.Notes }).(pulumi.StringOutput)
+}
+
+// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+func (o GetHelmTemplateResultOutput) PassCredentials() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.PassCredentials }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.

@@ -28,7 +28,7 @@ class GetHelmTemplateResult:
     """
     A collection of values returned by getHelmTemplate.
     """
-    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, version=None):
+    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, version=None):
         if app_version and not isinstance(app_version, str):
             raise TypeError("Expected argument 'app_version' to be a str")
         pulumi.set(__self__, "app_version", app_version)
@@ -68,6 +68,9 @@ class GetHelmTemplateResult:
         if notes and not isinstance(notes, str):
             raise TypeError("Expected argument 'notes' to be a str")
         pulumi.set(__self__, "notes", notes)
+        if pass_credentials and not isinstance(pass_credentials, bool):
+            raise TypeError("Expected argument 'pass_credentials' to be a bool")
+        pulumi.set(__self__, "pass_credentials", pass_credentials)
         if repository and not isinstance(repository, str):
             raise TypeError("Expected argument 'repository' to be a str")
         pulumi.set(__self__, "repository", repository)
@@ -213,6 +216,14 @@ class GetHelmTemplateResult:
         return pulumi.get(self, "notes")
 
     @_builtins.property
+    @pulumi.getter(name="passCredentials")
+    def pass_credentials(self) -> Optional[_builtins.bool]:
+        """
+        Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        """
+        return pulumi.get(self, "pass_credentials")
+
+    @_builtins.property
     @pulumi.getter
     def repository(self) -> Optional[_builtins.str]:
         """
@@ -336,6 +347,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             namespace=self.namespace,
             namespaced=self.namespaced,
             notes=self.notes,
+            pass_credentials=self.pass_credentials,
             repository=self.repository,
             repository_ca_file=self.repository_ca_file,
             repository_cert_file=self.repository_cert_file,
@@ -356,6 +368,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
                       devel: Optional[_builtins.bool] = None,
                       name: Optional[_builtins.str] = None,
                       namespace: Optional[_builtins.str] = None,
+                      pass_credentials: Optional[_builtins.bool] = None,
                       repository: Optional[_builtins.str] = None,
                       repository_ca_file: Optional[_builtins.str] = None,
                       repository_cert_file: Optional[_builtins.str] = None,
@@ -371,6 +384,61 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider's), templates see the cluster's real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm's defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
 
     ## Example Usage
+    ### Render a chart against the cluster and apply each of its objects
+
+    ```python
+    config = pulumi.Config()
+    kubeconfig_path = (
+        config.get("kubeconfigPath")
+        or os.environ.get("KUBECONFIG")
+        or os.path.expanduser("~/.kube/config")
+    )
+    with open(kubeconfig_path, encoding="utf-8") as f:
+        cluster = {
+            "kubeconfig": pulumi.Output.secret(f.read()),
+            "context": config.get("context"),
+        }
+    namespace = config.get("namespace") or "shop"
+
+    ns = k8sconnect.KubernetesObject(
+        "namespace",
+        cluster_connection=cluster,
+        yaml_body=json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        ),
+    )
+    # The invoke takes plain values: it reads the same kubeconfig by its path.
+    chart = k8sconnect.get_helm_template(
+        cluster_connection={
+            "kubeconfig_file": kubeconfig_path,
+            "context": config.get("context"),
+        },
+        name="web",
+        namespace=namespace,
+        chart=config.require("chart"),
+        values=[json.dumps({"replicas": 2})],
+        set_sensitive=[{"name": "greeting", "value": config.require("greeting")}],
+    )
+
+
+    def apply(manifests: dict, after: list) -> list:
+        return [
+            k8sconnect.KubernetesObject(
+                key,
+                cluster_connection=cluster,
+                yaml_body=body,
+                sensitive_fields=chart.sensitive_fields.get(key),
+                opts=pulumi.ResourceOptions(depends_on=after),
+            )
+            for key, body in manifests.items()
+        ]
+
+
+    crds = apply(chart.crds, [])
+    cluster_scoped = apply(chart.cluster_scoped, crds)
+    namespaced = apply(chart.namespaced, [*cluster_scoped, ns])
+    secret = apply(chart.sensitive, [ns])
+    ```
 
 
     :param _builtins.str chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
@@ -378,6 +446,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
+    :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's certificate.
     :param _builtins.str repository_cert_file: PEM client certificate for the repository.
@@ -395,6 +464,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__['devel'] = devel
     __args__['name'] = name
     __args__['namespace'] = namespace
+    __args__['passCredentials'] = pass_credentials
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
     __args__['repositoryCertFile'] = repository_cert_file
@@ -422,6 +492,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         namespace=pulumi.get(__ret__, 'namespace'),
         namespaced=pulumi.get(__ret__, 'namespaced'),
         notes=pulumi.get(__ret__, 'notes'),
+        pass_credentials=pulumi.get(__ret__, 'pass_credentials'),
         repository=pulumi.get(__ret__, 'repository'),
         repository_ca_file=pulumi.get(__ret__, 'repository_ca_file'),
         repository_cert_file=pulumi.get(__ret__, 'repository_cert_file'),
@@ -440,6 +511,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
                              devel: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              name: pulumi.Input[Optional[_builtins.str]] = None,
                              namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                             pass_credentials: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              repository: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_ca_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_cert_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
@@ -455,6 +527,61 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     Renders a Helm chart with the Helm v4 SDK and hands out its objects as getYamlScoped does, so each can be applied by a KubernetesObject of its own. With a cluster (clusterConnection, or the provider's), templates see the cluster's real `.Capabilities` and `lookup` reads live objects, as `helm install --dry-run=server`; without one, they see Helm's defaults and `lookup` finds nothing, as `helm template`. Applying the maps with KubernetesObject loses what only a release has: hooks become plain objects applied with the rest (not run in their phase, not deleted by their policy), and no release record is written, so `helm list` shows nothing.
 
     ## Example Usage
+    ### Render a chart against the cluster and apply each of its objects
+
+    ```python
+    config = pulumi.Config()
+    kubeconfig_path = (
+        config.get("kubeconfigPath")
+        or os.environ.get("KUBECONFIG")
+        or os.path.expanduser("~/.kube/config")
+    )
+    with open(kubeconfig_path, encoding="utf-8") as f:
+        cluster = {
+            "kubeconfig": pulumi.Output.secret(f.read()),
+            "context": config.get("context"),
+        }
+    namespace = config.get("namespace") or "shop"
+
+    ns = k8sconnect.KubernetesObject(
+        "namespace",
+        cluster_connection=cluster,
+        yaml_body=json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        ),
+    )
+    # The invoke takes plain values: it reads the same kubeconfig by its path.
+    chart = k8sconnect.get_helm_template(
+        cluster_connection={
+            "kubeconfig_file": kubeconfig_path,
+            "context": config.get("context"),
+        },
+        name="web",
+        namespace=namespace,
+        chart=config.require("chart"),
+        values=[json.dumps({"replicas": 2})],
+        set_sensitive=[{"name": "greeting", "value": config.require("greeting")}],
+    )
+
+
+    def apply(manifests: dict, after: list) -> list:
+        return [
+            k8sconnect.KubernetesObject(
+                key,
+                cluster_connection=cluster,
+                yaml_body=body,
+                sensitive_fields=chart.sensitive_fields.get(key),
+                opts=pulumi.ResourceOptions(depends_on=after),
+            )
+            for key, body in manifests.items()
+        ]
+
+
+    crds = apply(chart.crds, [])
+    cluster_scoped = apply(chart.cluster_scoped, crds)
+    namespaced = apply(chart.namespaced, [*cluster_scoped, ns])
+    secret = apply(chart.sensitive, [ns])
+    ```
 
 
     :param _builtins.str chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
@@ -462,6 +589,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
+    :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's certificate.
     :param _builtins.str repository_cert_file: PEM client certificate for the repository.
@@ -479,6 +607,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__['devel'] = devel
     __args__['name'] = name
     __args__['namespace'] = namespace
+    __args__['passCredentials'] = pass_credentials
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
     __args__['repositoryCertFile'] = repository_cert_file
@@ -505,6 +634,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         namespace=pulumi.get(__response__, 'namespace'),
         namespaced=pulumi.get(__response__, 'namespaced'),
         notes=pulumi.get(__response__, 'notes'),
+        pass_credentials=pulumi.get(__response__, 'pass_credentials'),
         repository=pulumi.get(__response__, 'repository'),
         repository_ca_file=pulumi.get(__response__, 'repository_ca_file'),
         repository_cert_file=pulumi.get(__response__, 'repository_cert_file'),

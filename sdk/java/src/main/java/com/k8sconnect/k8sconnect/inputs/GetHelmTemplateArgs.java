@@ -97,6 +97,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
+     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * 
+     */
+    @Import(name="passCredentials")
+    private @Nullable Output<Boolean> passCredentials;
+
+    /**
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * 
+     */
+    public Optional<Output<Boolean>> passCredentials() {
+        return Optional.ofNullable(this.passCredentials);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -254,6 +269,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         this.devel = $.devel;
         this.name = $.name;
         this.namespace = $.namespace;
+        this.passCredentials = $.passCredentials;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -387,6 +403,27 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
          */
         public Builder namespace(String namespace) {
             return namespace(Output.of(namespace));
+        }
+
+        /**
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder passCredentials(@Nullable Output<Boolean> passCredentials) {
+            $.passCredentials = passCredentials;
+            return this;
+        }
+
+        /**
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder passCredentials(Boolean passCredentials) {
+            return passCredentials(Output.of(passCredentials));
         }
 
         /**

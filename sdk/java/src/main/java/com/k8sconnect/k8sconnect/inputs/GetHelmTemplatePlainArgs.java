@@ -96,6 +96,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * 
+     */
+    @Import(name="passCredentials")
+    private @Nullable Boolean passCredentials;
+
+    /**
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * 
+     */
+    public Optional<Boolean> passCredentials() {
+        return Optional.ofNullable(this.passCredentials);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -253,6 +268,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.devel = $.devel;
         this.name = $.name;
         this.namespace = $.namespace;
+        this.passCredentials = $.passCredentials;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -335,6 +351,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder namespace(@Nullable String namespace) {
             $.namespace = namespace;
+            return this;
+        }
+
+        /**
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder passCredentials(@Nullable Boolean passCredentials) {
+            $.passCredentials = passCredentials;
             return this;
         }
 

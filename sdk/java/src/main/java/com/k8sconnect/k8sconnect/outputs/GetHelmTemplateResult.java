@@ -84,6 +84,11 @@ public final class GetHelmTemplateResult {
      */
     private String notes;
     /**
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * 
+     */
+    private @Nullable Boolean passCredentials;
+    /**
      * @return An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -242,6 +247,13 @@ public final class GetHelmTemplateResult {
         return this.notes;
     }
     /**
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * 
+     */
+    public Optional<Boolean> passCredentials() {
+        return Optional.ofNullable(this.passCredentials);
+    }
+    /**
      * @return An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -355,6 +367,7 @@ public final class GetHelmTemplateResult {
         private String namespace;
         private Map<String,String> namespaced;
         private String notes;
+        private @Nullable Boolean passCredentials;
         private @Nullable String repository;
         private @Nullable String repositoryCaFile;
         private @Nullable String repositoryCertFile;
@@ -384,6 +397,7 @@ public final class GetHelmTemplateResult {
     	      this.namespace = defaults.namespace;
     	      this.namespaced = defaults.namespaced;
     	      this.notes = defaults.notes;
+    	      this.passCredentials = defaults.passCredentials;
     	      this.repository = defaults.repository;
     	      this.repositoryCaFile = defaults.repositoryCaFile;
     	      this.repositoryCertFile = defaults.repositoryCertFile;
@@ -500,6 +514,12 @@ public final class GetHelmTemplateResult {
             return this;
         }
         @CustomType.Setter
+        public Builder passCredentials(@Nullable Boolean passCredentials) {
+
+            this.passCredentials = passCredentials;
+            return this;
+        }
+        @CustomType.Setter
         public Builder repository(@Nullable String repository) {
 
             this.repository = repository;
@@ -610,6 +630,7 @@ public final class GetHelmTemplateResult {
             _resultValue.namespace = namespace;
             _resultValue.namespaced = namespaced;
             _resultValue.notes = notes;
+            _resultValue.passCredentials = passCredentials;
             _resultValue.repository = repository;
             _resultValue.repositoryCaFile = repositoryCaFile;
             _resultValue.repositoryCertFile = repositoryCertFile;

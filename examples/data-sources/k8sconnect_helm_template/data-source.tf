@@ -26,9 +26,15 @@ data "k8sconnect_helm_template" "greeter" {
   set = [{ name = "greeting", value = "hello from terraform" }]
 }
 
-resource "k8sconnect_object" "cluster_scoped" {
-  for_each  = data.k8sconnect_helm_template.greeter.cluster_scoped
+resource "k8sconnect_object" "crds" {
+  for_each  = data.k8sconnect_helm_template.greeter.crds
   yaml_body = each.value
+}
+
+resource "k8sconnect_object" "cluster_scoped" {
+  for_each   = data.k8sconnect_helm_template.greeter.cluster_scoped
+  yaml_body  = each.value
+  depends_on = [k8sconnect_object.crds]
 }
 
 resource "k8sconnect_object" "namespaced" {

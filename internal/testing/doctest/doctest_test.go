@@ -211,7 +211,13 @@ func guideConfigs(t *testing.T, root string) []config {
 		for _, b := range blocks {
 			if b.IsHCL() && b.Marker.Run {
 				runnable++
-				out = append(out, config{name: b.Where(), files: map[string][]byte{"main.tf": []byte(b.Code)}, setups: b.Marker.Setups})
+				files := map[string][]byte{"main.tf": []byte(b.Code)}
+				for _, name := range b.Marker.Setups {
+					if f, ok := setupFiles[name]; ok {
+						copyTree(t, filepath.Join(root, f.from), f.to, files)
+					}
+				}
+				out = append(out, config{name: b.Where(), files: files, setups: b.Marker.Setups})
 			}
 		}
 		if runnable == 0 {
@@ -301,4 +307,21 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// copyTree adds every file under dir to files, named under to.
+func copyTree(t *testing.T, dir, to string, files map[string][]byte) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[to+"/"+filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -35,6 +35,16 @@ var setups = map[string]func(t *testing.T){
 		namespace(t, "storefront")
 		acctest.ApplyAs(t, "helm", deployments, fixtures.HelmDeployment("storefront"))
 	},
+	// The chart of k8sconnect_helm_template's example in the block's
+	// directory, as ./chart (see setupFiles).
+	"greeter-chart": func(*testing.T) {},
+}
+
+// setupFiles are setups that give a block files rather than objects: a
+// directory of the repository, copied into the block's directory under the
+// name given.
+var setupFiles = map[string]struct{ from, to string }{
+	"greeter-chart": {from: "examples/data-sources/k8sconnect_helm_template/chart", to: "chart"},
 }
 
 // exampleSetups are the setups of the example directories under examples/.

@@ -15,6 +15,8 @@
 //   - patch: k8sconnect_patch, a few fields of an object someone else manages.
 //   - wait: k8sconnect_wait, a wait that never taints the object it waits on.
 //   - objectdata, yamlsplit, yamlscoped: the data sources.
+//   - helmtemplate: k8sconnect_helm_template, a Helm chart rendered against
+//     the cluster into yaml_scoped's maps (internal/helmchart renders it).
 //
 // What the resources share lives under internal/, one concern per package:
 // connection (a cluster_connection to a client, and which cluster it

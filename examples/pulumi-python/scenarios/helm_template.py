@@ -33,11 +33,13 @@ ns = k8sconnect.KubernetesObject(
     ),
 )
 # The invoke takes plain values: it reads the same kubeconfig by its path.
+# An Args class, not a dict: an invoke passes a dict's keys as they are, and
+# the provider knows kubeconfigFile, not kubeconfig_file.
 chart = k8sconnect.get_helm_template(
-    cluster_connection={
-        "kubeconfig_file": kubeconfig_path,
-        "context": config.get("context"),
-    },
+    cluster_connection=k8sconnect.ClusterConnectionArgs(
+        kubeconfig_file=kubeconfig_path,
+        context=config.get("context"),
+    ),
     name="web",
     namespace=namespace,
     chart=config.require("chart"),

@@ -11,6 +11,7 @@ package helmtemplate
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -157,7 +158,9 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"set_sensitive": schema.ListNestedAttribute{Optional: true,
 				NestedObject: schema.NestedAttributeObject{Attributes: settingAttributes(true)},
 				Description: "Single values kept out of plain output, applied last. Every rendered object that holds " +
-					"one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps."},
+					"one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; " +
+					"values shorter than 3 characters are not searched for. A value of 8 characters or more in an " +
+					"object's name is an error, since keys are never hidden."},
 			"cluster_connection": connection.DataSourceAttribute(
 				"The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, " +
 					"and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as " +
@@ -271,14 +274,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	config.Namespaced = stringMap(out.namespaced)
 	config.Hooks = stringMap(out.hooks)
 	config.Sensitive = stringMap(out.sensitive)
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range out.sensitive {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	list, diags := types.ListValueFrom(ctx, types.StringType, keys)
+	list, diags := types.ListValueFrom(ctx, types.StringType, slices.Sorted(maps.Keys(out.sensitive)))
 	resp.Diagnostics.Append(diags...)
 	config.SensitiveKeys = list
 	fields, diags := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, out.sensitiveFields)
@@ -385,7 +381,9 @@ func usesLookup(c *helmchart.Chart) bool {
 // notes): Helm's errors may quote a rendered line.
 func scrub(text string, v helmchart.Values) string {
 	for _, s := range v.SensitiveTexts() {
-		text = strings.ReplaceAll(text, s, sensitive.Hidden)
+		if len(s) >= sensitive.MinScrub {
+			text = strings.ReplaceAll(text, s, sensitive.Hidden)
+		}
 	}
 	return text
 }

@@ -199,3 +199,33 @@ func TestSetSensitiveKeepsObjectsApart(t *testing.T) {
 		t.Errorf("schema error %q does not name replicas", msg)
 	}
 }
+
+// A short set_sensitive value found in the chart's own names by chance is no
+// error (the user could not rename the chart's objects); a password-long
+// one in a name was templated there, and keys are never hidden: refused.
+func TestSetSensitiveInANameIsRefusedOnlyWhenItIsOne(t *testing.T) {
+	resp, out := readOffline(t, map[string]tftypes.Value{
+		"name":          str("web"),
+		"chart":         str(chartPath(t, "shop")),
+		"set_sensitive": settings("greeting", "shop"),
+	})
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("a 4-character value that chart names hold by chance was refused: %v", resp.Diagnostics)
+	}
+	if _, ok := stringMap(t, out["sensitive"])["core/ConfigMap/default/web-shop"]; !ok {
+		t.Errorf("the ConfigMap that holds the value is not in sensitive")
+	}
+
+	secret := acctest.NewSecretValue("name")
+	resp, _ = readOffline(t, map[string]tftypes.Value{
+		"name":          str("web"),
+		"chart":         str(chartPath(t, "shop")),
+		"set_sensitive": settings("extraName", secret.Plain),
+	})
+	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "holds a set_sensitive value") {
+		t.Fatalf("an object named by a set_sensitive value was not refused: %v", resp.Diagnostics)
+	}
+	for _, d := range resp.Diagnostics {
+		acctest.ExpectAbsent(t, "the refusal", d.Summary()+d.Detail(), secret)
+	}
+}

@@ -72,13 +72,14 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 		maps.Copy(out.hooks, m)
 	}
 
+	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < sensitive.MinScrub })
 	needles := make([]string, 0, 2*len(secrets))
 	for _, s := range secrets {
 		needles = append(needles, yamldocs.InBody(s), base64.StdEncoding.EncodeToString([]byte(s)))
 	}
 	for _, m := range []map[string]string{out.crds, out.clusterScoped, out.namespaced, out.hooks} {
 		for key, body := range m {
-			if containsAny(key, secrets) {
+			if nameHoldsSecret(key, secrets) {
 				errs = append(errs, fmt.Errorf("the name of an object the chart renders holds a set_sensitive value; "+
 					"keys are never sensitive, so pass that value with set instead, or name the object otherwise"))
 				continue
@@ -176,4 +177,19 @@ func fieldsHolding(body string, secrets []string) ([]string, error) {
 	}
 	walk(obj, nil)
 	return out, nil
+}
+
+// minNameSecret is the shortest set_sensitive value an object's key is
+// refused for holding. A shorter one ("admin", "web") is found in names by
+// chance, and refusing the chart's own names would leave the user no way out;
+// a value this long in a name was put there by the template.
+const minNameSecret = 8
+
+func nameHoldsSecret(key string, secrets []string) bool {
+	for _, s := range secrets {
+		if len(s) >= minNameSecret && strings.Contains(key, s) {
+			return true
+		}
+	}
+	return false
 }

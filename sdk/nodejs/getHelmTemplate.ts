@@ -130,7 +130,7 @@ export interface GetHelmTemplateArgs {
      */
     set?: inputs.GetHelmTemplateSet[];
     /**
-     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
      */
     setSensitive?: inputs.GetHelmTemplateSetSensitive[];
     /**
@@ -244,7 +244,7 @@ export interface GetHelmTemplateResult {
      */
     readonly set?: outputs.GetHelmTemplateSet[];
     /**
-     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
      */
     readonly setSensitive?: outputs.GetHelmTemplateSetSensitive[];
     /**
@@ -380,7 +380,7 @@ export interface GetHelmTemplateOutputArgs {
      */
     set?: pulumi.Input<pulumi.Input<inputs.GetHelmTemplateSetArgs>[] | undefined>;
     /**
-     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.GetHelmTemplateSetSensitiveArgs>[] | undefined>;
     /**

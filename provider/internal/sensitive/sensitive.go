@@ -291,7 +291,7 @@ func collect(v any, out *[]string) {
 // Scrub replaces every sensitive value of the given objects that occurs in
 // text (an API server's error, say) with Hidden. Longer values are replaced
 // first, so a value that contains another is hidden whole. Values shorter than
-// minScrub characters are left: replacing every "a" or "1" would make the text
+// MinScrub characters are left: replacing every "a" or "1" would make the text
 // unreadable while hiding next to nothing.
 func (r Redactor) Scrub(text string, objs ...map[string]any) string {
 	var values []string
@@ -302,11 +302,12 @@ func (r Redactor) Scrub(text string, objs ...map[string]any) string {
 	}
 	sort.Slice(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
 	for _, v := range values {
-		if len(v) >= minScrub {
+		if len(v) >= MinScrub {
 			text = strings.ReplaceAll(text, v, Hidden)
 		}
 	}
 	return text
 }
 
-const minScrub = 3
+// MinScrub is the shortest value searched for and hidden in text.
+const MinScrub = 3

@@ -153,7 +153,7 @@ type GetHelmTemplateArgs struct {
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []GetHelmTemplateSet `pulumi:"set"`
-	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
@@ -211,7 +211,7 @@ type GetHelmTemplateResult struct {
 	SensitiveKeys []string `pulumi:"sensitiveKeys"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []GetHelmTemplateSet `pulumi:"set"`
-	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
@@ -256,7 +256,7 @@ type GetHelmTemplateOutputArgs struct {
 	RepositoryUsername pulumi.StringPtrInput `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set GetHelmTemplateSetArrayInput `pulumi:"set"`
-	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 	SetSensitive GetHelmTemplateSetSensitiveArrayInput `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput `pulumi:"values"`
@@ -403,7 +403,7 @@ func (o GetHelmTemplateResultOutput) Set() GetHelmTemplateSetArrayOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) []GetHelmTemplateSet { return v.Set }).(GetHelmTemplateSetArrayOutput)
 }
 
-// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 func (o GetHelmTemplateResultOutput) SetSensitive() GetHelmTemplateSetSensitiveArrayOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) []GetHelmTemplateSetSensitive { return v.SetSensitive }).(GetHelmTemplateSetSensitiveArrayOutput)
 }

@@ -307,7 +307,7 @@ class GetHelmTemplateResult:
     @pulumi.getter(name="setSensitive")
     def set_sensitive(self) -> Optional[Sequence['outputs.GetHelmTemplateSetSensitiveResult']]:
         """
-        Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+        Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
         """
         return pulumi.get(self, "set_sensitive")
 
@@ -456,7 +456,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.str repository_password: Password or token for the repository or registry.
     :param _builtins.str repository_username: User name for the repository or registry.
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
-    :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+    :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
     :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
     """
@@ -601,7 +601,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str repository_password: Password or token for the repository or registry.
     :param _builtins.str repository_username: User name for the repository or registry.
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
-    :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+    :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
     :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
     """

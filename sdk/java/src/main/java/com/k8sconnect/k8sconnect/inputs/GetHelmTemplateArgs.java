@@ -217,14 +217,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
     @Import(name="setSensitive")
     private @Nullable Output<List<GetHelmTemplateSetSensitiveArgs>> setSensitive;
 
     /**
-     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
     public Optional<Output<List<GetHelmTemplateSetSensitiveArgs>>> setSensitive() {
@@ -584,7 +584,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
          * 
          * @return builder
          * 
@@ -595,7 +595,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
          * 
          * @return builder
          * 
@@ -605,7 +605,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
          * 
          * @return builder
          * 

@@ -216,14 +216,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
     @Import(name="setSensitive")
     private @Nullable List<GetHelmTemplateSetSensitive> setSensitive;
 
     /**
-     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
     public Optional<List<GetHelmTemplateSetSensitive>> setSensitive() {
@@ -453,7 +453,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
          * 
          * @return builder
          * 
@@ -464,7 +464,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+         * @param setSensitive Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
          * 
          * @return builder
          * 

@@ -139,7 +139,7 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable List<GetHelmTemplateSet> set;
     /**
-     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
     private @Nullable List<GetHelmTemplateSetSensitive> setSensitive;
@@ -324,7 +324,7 @@ public final class GetHelmTemplateResult {
         return this.set == null ? List.of() : this.set;
     }
     /**
-     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps.
+     * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
     public List<GetHelmTemplateSetSensitive> setSensitive() {

@@ -10,7 +10,7 @@
 // resources, which apply each object as k8sconnect_object does.
 //
 // It uses Helm's own packages (the chart loader, the template engine, the
-// value coalescing and schema validation, the manifest sorter) rather than
-// helm's action package: the actions apply what they render, and importing
+// value coalescing and schema validation, the hook annotations' names) rather
+// than helm's action package: the actions apply what they render, and importing
 // them would bring Helm's whole Kubernetes client for nothing we call.
 package helmchart

@@ -12,8 +12,6 @@ import (
 	chartvalues "helm.sh/helm/v4/pkg/chart/common/util"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
-	release "helm.sh/helm/v4/pkg/release/v1"
-	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 )
@@ -42,18 +40,15 @@ type File struct {
 	Text string
 }
 
-// Rendered is a chart's output, sorted as Helm sorts it.
+// Rendered is a chart's output.
 type Rendered struct {
 	// CRDs are the files of the crds/ directories of the chart and its
 	// subcharts, which Helm installs before anything else and never renders.
 	CRDs []File
 	// Files are the rendered templates that hold YAML, by path: no partials,
-	// no NOTES.txt, no empty file.
+	// no NOTES.txt, no empty file. RoleOf tells a file's hooks from its
+	// objects, document by document.
 	Files []File
-	// Hooks are the documents annotated helm.sh/hook, by weight and kind.
-	Hooks []*release.Hook
-	// Manifests are the other documents, in Helm's install order.
-	Manifests []releaseutil.Manifest
 	// Notes is the chart's rendered NOTES.txt (not its subcharts').
 	Notes string
 	// Capabilities are what the templates were rendered against.
@@ -108,12 +103,9 @@ func Render(ctx context.Context, c *Chart, vals map[string]any, rel Release, clu
 			delete(files, name)
 		}
 	}
-	out.Hooks, out.Manifests, err = releaseutil.SortManifests(files, caps.APIVersions, releaseutil.InstallOrder)
-	if err != nil {
-		return nil, err
-	}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		// What SortManifests skips: partials, and files that render empty.
+		// Partials, and files that render empty, hold no object (Helm's
+		// manifest sorter skips them too).
 		if strings.HasPrefix(path.Base(name), "_") || strings.TrimSpace(files[name]) == "" {
 			continue
 		}

@@ -1,7 +1,6 @@
 package helmtemplate_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -81,7 +80,7 @@ func TestAccHelmTemplateAppliesPerObjectAndDoesNotChurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var firstUID, firstPassword string
-	secretIs := func(record bool) clusterCheck {
+	secretIs := func(record bool) acctest.ClusterCheck {
 		return func() error {
 			s, err := acctest.Get(t, secrets, ns, "web-shop-auth")
 			if err != nil || s == nil {
@@ -98,7 +97,7 @@ func TestAccHelmTemplateAppliesPerObjectAndDoesNotChurn(t *testing.T) {
 			return nil
 		}
 	}
-	configMapHas := func(key, want string) clusterCheck {
+	configMapHas := func(key, want string) acctest.ClusterCheck {
 		return func() error {
 			cm, err := acctest.Get(t, configMaps, ns, "web-shop")
 			if err != nil || cm == nil {
@@ -147,13 +146,7 @@ func TestAccHelmTemplateAppliesPerObjectAndDoesNotChurn(t *testing.T) {
 	})
 }
 
-type clusterCheck func() error
-
-func (c clusterCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	resp.Error = c()
-}
-
-func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) clusterCheck {
+func exists(t *testing.T, gvr schema.GroupVersionResource, ns, name string) acctest.ClusterCheck {
 	return func() error {
 		obj, err := acctest.Get(t, gvr, ns, name)
 		if err != nil || obj == nil {

@@ -81,7 +81,7 @@ func TestAccHelmTemplateFromRepositoryAndRegistry(t *testing.T) {
 	chartVersion := func(v string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue("data.k8sconnect_helm_template.remote", tfjsonpath.New("chart_version"), knownvalue.StringExact(v))
 	}
-	greeting := func(want string) clusterCheck {
+	greeting := func(want string) acctest.ClusterCheck {
 		return func() error { return acctest.ConfigMapHas(t, ns, "web-greeter", "greeting", want) }
 	}
 	resource.Test(t, resource.TestCase{

@@ -115,16 +115,6 @@ resource "k8sconnect_object" "namespaced" {
 `, conn)
 }
 
-// clusterCheck is a state check that looks at the cluster. Tests with for_each
-// cannot use TestStep.Check: terraform-plugin-testing's legacy state shim
-// rejects for_each instances ("for_each is not supported"), while state checks
-// read the engine's JSON state.
-type clusterCheck func() error
-
-func (c clusterCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	resp.Error = c()
-}
-
 type object struct {
 	gvr      schema.GroupVersionResource
 	ns, name string
@@ -132,7 +122,7 @@ type object struct {
 
 // inCluster checks that each object exists (want true) or is gone (want false).
 // NotFound means gone, as for a custom resource whose CRD was deleted.
-func inCluster(t *testing.T, want bool, objs ...object) clusterCheck {
+func inCluster(t *testing.T, want bool, objs ...object) acctest.ClusterCheck {
 	return func() error {
 		for _, o := range objs {
 			obj, err := acctest.Get(t, o.gvr, o.ns, o.name)

@@ -1,7 +1,6 @@
 package yamlsplit_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,16 +186,6 @@ var (
 	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 )
 
-// clusterCheck is a state check that looks at the cluster. Tests with for_each
-// cannot use TestStep.Check: terraform-plugin-testing's legacy state shim
-// rejects for_each instances ("for_each is not supported"), while state checks
-// read the engine's JSON state.
-type clusterCheck func() error
-
-func (c clusterCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	resp.Error = c()
-}
-
 // A kustomize overlay (a base, a patch and a namePrefix) applied with for_each
 // over the split manifests.
 func TestAccYAMLSplitKustomizeApply(t *testing.T) {
@@ -234,7 +223,7 @@ resource "k8sconnect_object" "app" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(`k8sconnect_object.app["apps/Deployment/yamlsplit-kustomize/prod-web"]`,
 						tfjsonpath.New("id"), knownvalue.NotNull()),
-					clusterCheck(func() error {
+					acctest.ClusterCheck(func() error {
 						d, err := acctest.Get(t, deployments, ns, "prod-web")
 						if err != nil || d == nil {
 							return fmt.Errorf("Deployment %s/prod-web not in the cluster (err=%v)", ns, err)
@@ -254,7 +243,7 @@ resource "k8sconnect_object" "app" {
 				// state the test framework's final read can shim.
 				Config: namespace,
 				ConfigStateChecks: []statecheck.StateCheck{
-					clusterCheck(func() error {
+					acctest.ClusterCheck(func() error {
 						if d, err := acctest.Get(t, deployments, ns, "prod-web"); err != nil || d != nil {
 							return fmt.Errorf("Deployment %s/prod-web still exists after its resource was removed (err=%v)", ns, err)
 						}

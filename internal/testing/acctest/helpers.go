@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,4 +83,15 @@ func ReadDataSource(t testing.TB, ds datasource.DataSource, attrs map[string]tft
 		t.Fatal(err)
 	}
 	return resp, out
+}
+
+// ClusterCheck is a state check that looks at the cluster. Tests with
+// for_each cannot use TestStep.Check: terraform-plugin-testing's legacy state
+// shim rejects for_each instances ("for_each is not supported"), while state
+// checks read the engine's JSON state.
+type ClusterCheck func() error
+
+// CheckState runs the check.
+func (c ClusterCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = c()
 }

@@ -1,6 +1,6 @@
 package bridge_test
 
-// A flaky network under Pulumi (issue 33, docs/adr/0012-network-failures.md):
+// A flaky network under Pulumi (docs/adr/0012-network-failures.md), as users behind one see it:
 // the same case as provider/object's flaky_test.go, with a YAML program of
 // 120 KubernetesObjects run by the pulumi CLI through a proxy that cuts every
 // connection at random moments. The preview must complete; up and destroy,

@@ -220,7 +220,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !inputsKnown(config) {
+	if !inputsKnown(ctx, config) {
 		// Terraform defers the read until the config is known; this covers
 		// callers that read anyway (the Pulumi bridge's preview).
 		config.setUnknown()
@@ -287,7 +287,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
 }
 
-func inputsKnown(m model) bool {
+func inputsKnown(ctx context.Context, m model) bool {
 	for _, v := range []attr.Value{m.Name, m.Namespace, m.Chart, m.Repository, m.Version, m.Devel, m.RepositoryUsername,
 		m.RepositoryPassword, m.RepositoryCAFile, m.RepositoryCertFile, m.RepositoryKeyFile, m.PassCredentials, m.Values, m.ClusterConnection} {
 		if v.IsUnknown() {
@@ -301,7 +301,7 @@ func inputsKnown(m model) bool {
 			}
 		}
 	}
-	if _, known, _ := connection.FromObject(context.Background(), m.ClusterConnection); !m.ClusterConnection.IsNull() && !known {
+	if _, known, _ := connection.FromObject(ctx, m.ClusterConnection); !m.ClusterConnection.IsNull() && !known {
 		return false
 	}
 	for _, s := range slices.Concat(m.Set, m.SetSensitive) {

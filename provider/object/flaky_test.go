@@ -1,6 +1,6 @@
 package object_test
 
-// A flaky network (issue 33): every connection to the API server cut at
+// A flaky network, as users behind one see it: every connection to the API server cut at
 // random moments, about once a second, through internal/testing/faultproxy's
 // Chaos, during the plan, apply and destroy of 120 ConfigMaps. Reads and dry
 // runs are sent again by the provider's transport; writes of unknown outcome

@@ -13,21 +13,18 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
-	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -43,29 +40,11 @@ type DataSource struct {
 // New returns the data source; the provider passes it a client cache in Configure.
 func New() datasource.DataSource { return &DataSource{} }
 
-type setting struct {
-	Name  types.String `tfsdk:"name"`
-	Value types.String `tfsdk:"value"`
-	Type  types.String `tfsdk:"type"`
-}
-
 type model struct {
-	Name               types.String `tfsdk:"name"`
-	Namespace          types.String `tfsdk:"namespace"`
-	Chart              types.String `tfsdk:"chart"`
-	Repository         types.String `tfsdk:"repository"`
-	Version            types.String `tfsdk:"version"`
-	Devel              types.Bool   `tfsdk:"devel"`
-	RepositoryUsername types.String `tfsdk:"repository_username"`
-	RepositoryPassword types.String `tfsdk:"repository_password"`
-	RepositoryCAFile   types.String `tfsdk:"repository_ca_file"`
-	RepositoryCertFile types.String `tfsdk:"repository_cert_file"`
-	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
-	PassCredentials    types.Bool   `tfsdk:"pass_credentials"`
-	Values             types.List   `tfsdk:"values"`
-	Set                []setting    `tfsdk:"set"`
-	SetSensitive       []setting    `tfsdk:"set_sensitive"`
-	ClusterConnection  types.Object `tfsdk:"cluster_connection"`
+	Name      types.String `tfsdk:"name"`
+	Namespace types.String `tfsdk:"namespace"`
+	chartinputs.Inputs
+	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 
 	CRDs            types.Map    `tfsdk:"crds"`
 	ClusterScoped   types.Map    `tfsdk:"cluster_scoped"`
@@ -92,20 +71,6 @@ func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest,
 	resp.TypeName = req.ProviderTypeName + "_helm_template"
 }
 
-func settingAttributes(sensitiveValue bool) map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true,
-			Description: "The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`)."},
-		"value": schema.StringAttribute{Required: true, Sensitive: sensitiveValue,
-			Description: "The value."},
-		"type": schema.StringAttribute{Optional: true,
-			Description: "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
-				"number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as " +
-				"`--set-literal`: the whole text, commas included, as one string).",
-			Validators: []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}},
-	}
-}
-
 func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computedMap := func(description string) schema.Attribute {
 		return schema.MapAttribute{ElementType: types.StringType, Computed: true, Description: description}
@@ -121,46 +86,12 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"as `helm template`. Applying the maps with k8sconnect_object loses what only a release has: hooks " +
 			"become plain objects applied with the rest (not run in their phase, not deleted by their policy), and " +
 			"no release record is written, so `helm list` shows nothing.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: chartinputs.DataSourceAttributes(map[string]schema.Attribute{
 			"name": schema.StringAttribute{Required: true,
 				Description: "The release name templates see as `.Release.Name`."},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true,
 				Description: "The release namespace (`.Release.Namespace`), where objects whose template sets none " +
 					"are placed. Defaults to `default`, as helm does."},
-			"chart": schema.StringAttribute{Required: true,
-				Description: "A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference."},
-			"repository": schema.StringAttribute{Optional: true,
-				Description: "An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to."},
-			"version": schema.StringAttribute{Optional: true,
-				Description: "An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable " +
-					"version when empty. Ignored for a local chart, which is taken as it is."},
-			"devel": schema.BoolAttribute{Optional: true,
-				Description: "Let an empty `version` or a constraint pick pre-release versions."},
-			"repository_username": schema.StringAttribute{Optional: true,
-				Description: "User name for the repository or registry."},
-			"repository_password": schema.StringAttribute{Optional: true, Sensitive: true,
-				Description: "Password or token for the repository or registry."},
-			"repository_ca_file": schema.StringAttribute{Optional: true,
-				Description: "PEM file of the CA that signs the repository's certificate."},
-			"repository_cert_file": schema.StringAttribute{Optional: true,
-				Description: "PEM client certificate for the repository."},
-			"repository_key_file": schema.StringAttribute{Optional: true,
-				Description: "PEM key of repository_cert_file."},
-			"pass_credentials": schema.BoolAttribute{Optional: true,
-				Description: "Send repository_username and repository_password to every host the repository's index " +
-					"or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`."},
-			"values": schema.ListAttribute{ElementType: types.StringType, Optional: true,
-				Description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
-					"wins key by key."},
-			"set": schema.ListNestedAttribute{Optional: true,
-				NestedObject: schema.NestedAttributeObject{Attributes: settingAttributes(false)},
-				Description:  "Single values, applied after `values` as `helm --set` applies them."},
-			"set_sensitive": schema.ListNestedAttribute{Optional: true,
-				NestedObject: schema.NestedAttributeObject{Attributes: settingAttributes(true)},
-				Description: "Single values kept out of plain output, applied last. Every rendered object that holds " +
-					"one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; " +
-					"values shorter than 3 characters are not searched for. A value of 8 characters or more in an " +
-					"object's name is an error, since keys are never hidden."},
 			"cluster_connection": connection.DataSourceAttribute(
 				"The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, " +
 					"and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as " +
@@ -190,9 +121,13 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"app_version":   computedString("The chart's appVersion."),
 			"kube_version": computedString("The Kubernetes version templates saw as `.Capabilities.KubeVersion`: " +
 				"the cluster's, or Helm's default without a cluster."),
-		},
+		}, map[string]string{"set_sensitive": setSensitiveMore}),
 	}
 }
+
+const setSensitiveMore = "Every rendered object that holds one of them (as written or base64-encoded) is handed out in " +
+	"`sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 " +
+	"characters or more in an object's name is an error, since keys are never hidden."
 
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
@@ -231,7 +166,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		config.Namespace = types.StringValue(defaultNamespace)
 	}
 
-	vals := values(ctx, config, &resp.Diagnostics)
+	vals := config.ChartValues(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -244,7 +179,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if !ok {
 		return
 	}
-	chart, err := helmchart.Load(ctx, source(config))
+	chart, err := helmchart.Load(ctx, config.Source())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("chart"), "Chart not loaded", err.Error())
 		return
@@ -252,10 +187,10 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	rendered, err := helmchart.Render(ctx, chart, merged,
 		helmchart.Release{Name: config.Name.ValueString(), Namespace: config.Namespace.ValueString()}, cluster)
 	if err != nil {
-		resp.Diagnostics.AddError("Chart not rendered", scrub(err.Error(), vals))
+		resp.Diagnostics.AddError("Chart not rendered", vals.Scrub(err.Error()))
 		return
 	}
-	if cluster == nil && usesLookup(chart) {
+	if cluster == nil && chart.UsesLookup() {
 		resp.Diagnostics.AddWarning("Chart rendered without a cluster",
 			"The chart's templates call `lookup`, which finds nothing without a cluster, so values they would read "+
 				"back (a generated password, say) are generated anew at every read and every plan shows a change. "+
@@ -265,7 +200,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	out, err := sortObjects(rendered, config.Namespace.ValueString(), finder, vals.SensitiveTexts())
 	if err != nil {
 		for _, e := range yamldocs.Errors(err) {
-			resp.Diagnostics.AddError("Invalid chart output", scrub(e.Error(), vals))
+			resp.Diagnostics.AddError("Invalid chart output", vals.Scrub(e.Error()))
 		}
 		return
 	}
@@ -280,7 +215,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	fields, diags := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, out.sensitiveFields)
 	resp.Diagnostics.Append(diags...)
 	config.SensitiveFields = fields
-	config.Notes = types.StringValue(scrub(rendered.Notes, vals))
+	config.Notes = types.StringValue(vals.Scrub(rendered.Notes))
 	config.ChartVersion = types.StringValue(chart.Version)
 	config.AppVersion = types.StringValue(chart.Metadata.AppVersion)
 	config.KubeVersion = types.StringValue(rendered.Capabilities.KubeVersion.Version)
@@ -288,53 +223,11 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 }
 
 func inputsKnown(ctx context.Context, m model) bool {
-	for _, v := range []attr.Value{m.Name, m.Namespace, m.Chart, m.Repository, m.Version, m.Devel, m.RepositoryUsername,
-		m.RepositoryPassword, m.RepositoryCAFile, m.RepositoryCertFile, m.RepositoryKeyFile, m.PassCredentials, m.Values, m.ClusterConnection} {
-		if v.IsUnknown() {
-			return false
-		}
-	}
-	if !m.Values.IsNull() {
-		for _, v := range m.Values.Elements() {
-			if v.IsUnknown() {
-				return false
-			}
-		}
-	}
-	if _, known, _ := connection.FromObject(ctx, m.ClusterConnection); !m.ClusterConnection.IsNull() && !known {
+	if m.Name.IsUnknown() || m.Namespace.IsUnknown() || m.ClusterConnection.IsUnknown() || !m.Inputs.Known() {
 		return false
 	}
-	for _, s := range slices.Concat(m.Set, m.SetSensitive) {
-		if s.Name.IsUnknown() || s.Value.IsUnknown() || s.Type.IsUnknown() {
-			return false
-		}
-	}
-	return true
-}
-
-func source(m model) helmchart.Source {
-	return helmchart.Source{
-		Chart: m.Chart.ValueString(), Repository: m.Repository.ValueString(), Version: m.Version.ValueString(),
-		Devel: m.Devel.ValueBool(), Username: m.RepositoryUsername.ValueString(), Password: m.RepositoryPassword.ValueString(),
-		PassCredentials: m.PassCredentials.ValueBool(),
-		CAFile:          m.RepositoryCAFile.ValueString(), CertFile: m.RepositoryCertFile.ValueString(), KeyFile: m.RepositoryKeyFile.ValueString(),
-	}
-}
-
-func values(ctx context.Context, m model, diags *diag.Diagnostics) helmchart.Values {
-	var v helmchart.Values
-	if !m.Values.IsNull() {
-		diags.Append(m.Values.ElementsAs(ctx, &v.Documents, false)...)
-	}
-	convert := func(in []setting) []helmchart.Setting {
-		out := make([]helmchart.Setting, 0, len(in))
-		for _, s := range in {
-			out = append(out, helmchart.Setting{Name: s.Name.ValueString(), Value: s.Value.ValueString(), Type: s.Type.ValueString()})
-		}
-		return out
-	}
-	v.Set, v.SetSensitive = convert(m.Set), convert(m.SetSensitive)
-	return v
+	_, known, _ := connection.FromObject(ctx, m.ClusterConnection)
+	return m.ClusterConnection.IsNull() || known
 }
 
 // cluster is the cluster to render against: the data source's connection,
@@ -358,34 +251,6 @@ func (d *DataSource) cluster(ctx context.Context, m model, diags *diag.Diagnosti
 		return nil, nil, false
 	}
 	return &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, c, true
-}
-
-// usesLookup reports whether any template of the chart or its subcharts
-// calls lookup: a cheap text search that may say yes for a comment, which
-// costs a warning, never a wrong render.
-func usesLookup(c *helmchart.Chart) bool {
-	for _, t := range c.Templates {
-		if strings.Contains(string(t.Data), "lookup") {
-			return true
-		}
-	}
-	for _, dep := range c.Dependencies() {
-		if usesLookup(&helmchart.Chart{Chart: dep}) {
-			return true
-		}
-	}
-	return false
-}
-
-// scrub hides set_sensitive values in text meant for the user (errors and
-// notes): Helm's errors may quote a rendered line.
-func scrub(text string, v helmchart.Values) string {
-	for _, s := range v.SensitiveTexts() {
-		if len(s) >= sensitive.MinScrub {
-			text = strings.ReplaceAll(text, s, sensitive.Hidden)
-		}
-	}
-	return text
 }
 
 func stringMap(m map[string]string) types.Map {

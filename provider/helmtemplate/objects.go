@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
-	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
@@ -24,54 +22,16 @@ type objects struct {
 	sensitiveFields map[string][]string
 }
 
-// sortObjects reads every rendered document with the reader the other data
-// sources use (so the bodies and keys are theirs, and an error names the
-// template file, document and line), sorts objects by scope as
-// k8sconnect_yaml_scoped does, keeps lifecycle hooks apart, and moves every
+// sortObjects sorts the chart's output as helmchart.Sort does and moves every
 // Secret and every body that holds one of secrets into the sensitive map.
 func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeFinder, secrets []string) (objects, error) {
-	var objectDocs, hookDocs []yamldocs.Document
+	sorted, err := helmchart.Sort(r, finder, namespace)
+	if err != nil {
+		return objects{}, err
+	}
+	out := objects{crds: sorted.Objects.CRDs, clusterScoped: sorted.Objects.ClusterScoped, namespaced: sorted.Objects.Namespaced,
+		hooks: sorted.Hooks, sensitive: map[string]string{}, sensitiveFields: map[string][]string{}}
 	var errs []error
-	for _, f := range r.CRDs {
-		objectDocs = append(objectDocs, yamldocs.SplitDocuments(f.Path, []byte(f.Text))...)
-	}
-	for _, f := range r.Files {
-		for _, d := range yamldocs.SplitDocuments(f.Path, []byte(f.Text)) {
-			if !yamldocs.HasContent(d.Text) {
-				continue
-			}
-			role, err := helmchart.RoleOf(d.Text)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", d.Where(), err))
-				continue
-			}
-			switch role {
-			case helmchart.Object:
-				objectDocs = append(objectDocs, d)
-			case helmchart.Hook:
-				hookDocs = append(hookDocs, d)
-			case helmchart.TestHook, helmchart.Skipped:
-				// Not part of an install or an upgrade.
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return objects{}, errors.Join(errs...)
-	}
-	release, err := classify(objectDocs, finder, namespace)
-	if err != nil {
-		return objects{}, err
-	}
-	hooks, err := classify(hookDocs, finder, namespace)
-	if err != nil {
-		return objects{}, err
-	}
-	out := objects{crds: release.CRDs, clusterScoped: release.ClusterScoped, namespaced: release.Namespaced,
-		hooks: map[string]string{}, sensitive: map[string]string{}, sensitiveFields: map[string][]string{}}
-	for _, m := range []map[string]string{hooks.CRDs, hooks.ClusterScoped, hooks.Namespaced} {
-		maps.Copy(out.hooks, m)
-	}
-
 	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < sensitive.MinScrub })
 	needles := make([]string, 0, 2*len(secrets))
 	for _, s := range secrets {
@@ -84,7 +44,7 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 					"keys are never sensitive, so pass that value with set instead, or name the object otherwise"))
 				continue
 			}
-			if !isSecret(body) && !containsAny(body, needles) {
+			if !isSecret(body) && !helmchart.ContainsAny(body, needles) {
 				continue
 			}
 			if _, twice := out.sensitive[key]; twice {
@@ -94,7 +54,7 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 			}
 			out.sensitive[key] = body
 			delete(m, key)
-			paths, err := fieldsHolding(body, secrets)
+			paths, err := helmchart.FieldsHolding(body, secrets)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", key, err))
 				continue
@@ -110,23 +70,6 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 	return out, nil
 }
 
-func classify(docs []yamldocs.Document, finder yamldocs.ScopeFinder, namespace string) (yamldocs.Scoped, error) {
-	manifests, err := yamldocs.Split(docs)
-	if err != nil {
-		return yamldocs.Scoped{}, err
-	}
-	return yamldocs.ClassifyInNamespace(manifests, finder, namespace)
-}
-
-func containsAny(s string, needles []string) bool {
-	for _, n := range needles {
-		if n != "" && strings.Contains(s, n) {
-			return true
-		}
-	}
-	return false
-}
-
 func isSecret(body string) bool {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
@@ -136,47 +79,6 @@ func isSecret(body string) bool {
 		return true // unreadable: not shown
 	}
 	return sensitive.IsSecret(head.APIVersion, head.Kind)
-}
-
-// fieldsHolding lists, in the path language of sensitive_fields, every field
-// of body whose value holds one of secrets as written or base64-encoded (a
-// whole config file in a ConfigMap's data counts, as it shows whole).
-func fieldsHolding(body string, secrets []string) ([]string, error) {
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.UseNumber()
-	var obj any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, err
-	}
-	forms := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		forms = append(forms, s, base64.StdEncoding.EncodeToString([]byte(s)))
-	}
-	var out []string
-	var walk func(v any, at objectpath.Path)
-	walk = func(v any, at objectpath.Path) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(v)) {
-				walk(v[k], append(slices.Clip(at), objectpath.Field(k)))
-			}
-		case []any:
-			for i, e := range v {
-				walk(e, append(slices.Clip(at), objectpath.Segment{Index: &i}))
-			}
-		case string:
-			if containsAny(v, forms) {
-				out = append(out, at.String())
-			}
-		case json.Number, bool:
-			// set_sensitive "42" reaches a template as the number 42.
-			if slices.Contains(secrets, fmt.Sprint(v)) {
-				out = append(out, at.String())
-			}
-		}
-	}
-	walk(obj, nil)
-	return out, nil
 }
 
 // minNameSecret is the shortest set_sensitive value an object's key is

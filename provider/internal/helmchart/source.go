@@ -117,3 +117,20 @@ func normalise(src Source) (Source, []string, error) {
 func isOCI(s string) bool {
 	return strings.HasPrefix(s, "oci://")
 }
+
+// UsesLookup reports whether any template of the chart or its subcharts
+// calls lookup: a cheap text search that may say yes for a comment, which
+// costs a warning, never a wrong render.
+func (c *Chart) UsesLookup() bool {
+	for _, t := range c.Templates {
+		if strings.Contains(string(t.Data), "lookup") {
+			return true
+		}
+	}
+	for _, dep := range c.Dependencies() {
+		if (&Chart{Chart: dep}).UsesLookup() {
+			return true
+		}
+	}
+	return false
+}

@@ -2,10 +2,13 @@ package helmchart
 
 import (
 	"fmt"
+	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // Values are the user's values, in the order the helm CLI applies them:
@@ -81,4 +84,16 @@ func (v Values) SensitiveTexts() []string {
 		}
 	}
 	return out
+}
+
+// Scrub hides the set_sensitive values in text meant for the user (errors
+// and notes): Helm's errors may quote a rendered line. Values shorter than
+// sensitive.MinScrub are left, as everywhere else.
+func (v Values) Scrub(text string) string {
+	for _, s := range v.SensitiveTexts() {
+		if len(s) >= sensitive.MinScrub {
+			text = strings.ReplaceAll(text, s, sensitive.Hidden)
+		}
+	}
+	return text
 }

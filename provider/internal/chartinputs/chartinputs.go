@@ -1,0 +1,205 @@
+// Package chartinputs holds the arguments k8sconnect_helm_template and
+// k8sconnect_helm_release share, where the chart is and what values it is
+// rendered with, so the two read them, describe them and check them the same
+// way.
+package chartinputs
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+)
+
+// Inputs are the shared arguments, embedded in each model.
+type Inputs struct {
+	Chart              types.String `tfsdk:"chart"`
+	Repository         types.String `tfsdk:"repository"`
+	Version            types.String `tfsdk:"version"`
+	Devel              types.Bool   `tfsdk:"devel"`
+	RepositoryUsername types.String `tfsdk:"repository_username"`
+	RepositoryPassword types.String `tfsdk:"repository_password"`
+	RepositoryCAFile   types.String `tfsdk:"repository_ca_file"`
+	RepositoryCertFile types.String `tfsdk:"repository_cert_file"`
+	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
+	PassCredentials    types.Bool   `tfsdk:"pass_credentials"`
+	Values             types.List   `tfsdk:"values"`
+	Set                []Setting    `tfsdk:"set"`
+	SetSensitive       []Setting    `tfsdk:"set_sensitive"`
+}
+
+// Setting is one entry of set or set_sensitive.
+type Setting struct {
+	Name  types.String `tfsdk:"name"`
+	Value types.String `tfsdk:"value"`
+	Type  types.String `tfsdk:"type"`
+}
+
+type kind int
+
+const (
+	text kind = iota
+	flag
+	texts
+	settings
+)
+
+// argument is one shared argument; both schemas are made from this table.
+type argument struct {
+	name        string
+	kind        kind
+	required    bool
+	sensitive   bool
+	description string
+}
+
+var arguments = []argument{
+	{name: "chart", kind: text, required: true,
+		description: "A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference."},
+	{name: "repository", kind: text,
+		description: "An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to."},
+	{name: "version", kind: text,
+		description: "An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable " +
+			"version when empty. Ignored for a local chart, which is taken as it is."},
+	{name: "devel", kind: flag, description: "Let an empty `version` or a constraint pick pre-release versions."},
+	{name: "repository_username", kind: text, description: "User name for the repository or registry."},
+	{name: "repository_password", kind: text, sensitive: true, description: "Password or token for the repository or registry."},
+	{name: "repository_ca_file", kind: text, description: "PEM file of the CA that signs the repository's certificate."},
+	{name: "repository_cert_file", kind: text, description: "PEM client certificate for the repository."},
+	{name: "repository_key_file", kind: text, description: "PEM key of repository_cert_file."},
+	{name: "pass_credentials", kind: flag,
+		description: "Send repository_username and repository_password to every host the repository's index " +
+			"or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`."},
+	{name: "values", kind: texts,
+		description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
+			"wins key by key."},
+	{name: "set", kind: settings, description: "Single values, applied after `values` as `helm --set` applies them."},
+	{name: "set_sensitive", kind: settings, sensitive: true,
+		description: "Single values kept out of plain output, applied last."},
+}
+
+var (
+	settingName = "The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, " +
+		"`podLabels.app\\.kubernetes\\.io/name`)."
+	settingType = "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
+		"number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as " +
+		"`--set-literal`: the whole text, commas included, as one string)."
+	settingTypes = []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}
+)
+
+// DataSourceAttributes adds the shared arguments to a data source's
+// attributes; more describes set_sensitive further.
+func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]string) map[string]dschema.Attribute {
+	for _, a := range arguments {
+		desc := join(a.description, more[a.name])
+		opt := !a.required
+		switch a.kind {
+		case text:
+			attrs[a.name] = dschema.StringAttribute{Required: a.required, Optional: opt, Sensitive: a.sensitive, Description: desc}
+		case flag:
+			attrs[a.name] = dschema.BoolAttribute{Optional: true, Description: desc}
+		case texts:
+			attrs[a.name] = dschema.ListAttribute{ElementType: types.StringType, Optional: true, Description: desc}
+		case settings:
+			attrs[a.name] = dschema.ListNestedAttribute{Optional: true, Description: desc,
+				NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
+					"name":  dschema.StringAttribute{Required: true, Description: settingName},
+					"value": dschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
+					"type":  dschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
+				}}}
+		}
+	}
+	return attrs
+}
+
+// ResourceAttributes adds the shared arguments to a resource's attributes;
+// more describes any of them further. A change to any of them is an upgrade,
+// not a replacement.
+func ResourceAttributes(attrs map[string]rschema.Attribute, more map[string]string) map[string]rschema.Attribute {
+	for _, a := range arguments {
+		desc := join(a.description, more[a.name])
+		opt := !a.required
+		switch a.kind {
+		case text:
+			attrs[a.name] = rschema.StringAttribute{Required: a.required, Optional: opt, Sensitive: a.sensitive, Description: desc}
+		case flag:
+			attrs[a.name] = rschema.BoolAttribute{Optional: true, Description: desc}
+		case texts:
+			attrs[a.name] = rschema.ListAttribute{ElementType: types.StringType, Optional: true, Description: desc}
+		case settings:
+			attrs[a.name] = rschema.ListNestedAttribute{Optional: true, Description: desc,
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"name":  rschema.StringAttribute{Required: true, Description: settingName},
+					"value": rschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
+					"type":  rschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
+				}}}
+		}
+	}
+	return attrs
+}
+
+func join(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + " " + b
+}
+
+// Known reports whether every shared argument is known, so the chart can be
+// loaded and rendered now.
+func (in Inputs) Known() bool {
+	for _, v := range []attr.Value{in.Chart, in.Repository, in.Version, in.Devel, in.RepositoryUsername,
+		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.Values} {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	if !in.Values.IsNull() {
+		for _, v := range in.Values.Elements() {
+			if v.IsUnknown() {
+				return false
+			}
+		}
+	}
+	for _, s := range slices.Concat(in.Set, in.SetSensitive) {
+		if s.Name.IsUnknown() || s.Value.IsUnknown() || s.Type.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// Source is where the chart is.
+func (in Inputs) Source() helmchart.Source {
+	return helmchart.Source{
+		Chart: in.Chart.ValueString(), Repository: in.Repository.ValueString(), Version: in.Version.ValueString(),
+		Devel: in.Devel.ValueBool(), Username: in.RepositoryUsername.ValueString(), Password: in.RepositoryPassword.ValueString(),
+		PassCredentials: in.PassCredentials.ValueBool(),
+		CAFile:          in.RepositoryCAFile.ValueString(), CertFile: in.RepositoryCertFile.ValueString(), KeyFile: in.RepositoryKeyFile.ValueString(),
+	}
+}
+
+// ChartValues are the values the chart is rendered with, before merging.
+func (in Inputs) ChartValues(ctx context.Context, diags *diag.Diagnostics) helmchart.Values {
+	var v helmchart.Values
+	if !in.Values.IsNull() {
+		diags.Append(in.Values.ElementsAs(ctx, &v.Documents, false)...)
+	}
+	convert := func(in []Setting) []helmchart.Setting {
+		out := make([]helmchart.Setting, 0, len(in))
+		for _, s := range in {
+			out = append(out, helmchart.Setting{Name: s.Name.ValueString(), Value: s.Value.ValueString(), Type: s.Type.ValueString()})
+		}
+		return out
+	}
+	v.Set, v.SetSensitive = convert(in.Set), convert(in.SetSensitive)
+	return v
+}

@@ -1,5 +1,5 @@
 # k8sconnect developer entry points. Every target builds what it needs; binaries
-# that take minutes (kube-apiserver, etcd, kwok, pulumi, tofu) are built once and
+# that take minutes (kube-apiserver, etcd, kwok, pulumi, tofu, helm) are built once and
 # cached under $(K8SCONNECT_TOOLS_DIR) (default: the user cache dir).
 
 SHELL   := bash
@@ -17,7 +17,7 @@ TEST_TIMEOUT ?= 45m
 
 all: build
 
-## tools: build the pinned toolchain (kube-apiserver, etcd, kwok, pulumi, tofu) once
+## tools: build the pinned toolchain (kube-apiserver, etcd, kwok, pulumi, tofu, helm) once
 tools:
 	$(DEV) tools
 

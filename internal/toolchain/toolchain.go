@@ -1,9 +1,10 @@
 // Package toolchain pins the binaries the project's tests and demos run: the
 // control plane of the embedded cluster (kube-apiserver, kube-controller-manager,
-// kube-scheduler, etcd, kwok), the pulumi CLI with its language hosts, and
-// OpenTofu. Each is built from a small Go module under tools/<dir> of this
-// repository (see the table below) and kept in a per-machine cache, so a fresh
-// clone on the same machine reuses what an earlier clone built:
+// kube-scheduler, etcd, kwok), the pulumi CLI with its language hosts,
+// OpenTofu and the helm CLI. Each is built from a small Go module under
+// tools/<dir> of this repository (see the table below) and kept in a
+// per-machine cache, so a fresh clone on the same machine reuses what an
+// earlier clone built:
 //
 //	$K8SCONNECT_TOOLS_DIR                       (if set), else
 //	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
@@ -147,7 +148,19 @@ var tools = []tool{
 		pkg: "github.com/opentofu/opentofu/cmd/tofu",
 		// Without this tofu reports itself as a "-dev" prerelease.
 		ldflags: []string{"-X", "github.com/opentofu/opentofu/version.dev=no"}},
+	// The version the provider module renders charts with (go.mod requires
+	// helm.sh/helm/v4 at it), so the CLI and the provider agree. Without the
+	// -X, `helm version` reports only "v4.3".
+	{name: Helm, version: helmVersion, toolsDir: "helm", module: "helm.sh/helm/v4",
+		pkg:     "helm.sh/helm/v4/cmd/helm",
+		ldflags: []string{"-X", "helm.sh/helm/v4/internal/version.version=" + helmVersion}},
 }
+
+// Helm is the name of the pinned helm CLI: a test calls Ensure(ctx, Helm) and
+// then Path(Helm).
+const Helm = "helm"
+
+const helmVersion = "v4.3.1"
 
 // ClusterTools are the binaries the embedded cluster runs.
 var ClusterTools = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}

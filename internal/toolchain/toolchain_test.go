@@ -34,6 +34,22 @@ func TestTableMatchesToolModules(t *testing.T) {
 	}
 }
 
+// The helm CLI is the Helm the provider module renders charts with.
+func TestHelmMatchesProviderModule(t *testing.T) {
+	repo, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := lookup(Helm)
+	v, err := requiredVersion(filepath.Join(repo, "go.mod"), h.module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != Version(Helm) {
+		t.Errorf("go.mod requires %s %s, the toolchain pins helm %s: move tools/helm and the table to %s", h.module, v, Version(Helm), v)
+	}
+}
+
 func TestPathLayout(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(EnvToolsDir, dir)

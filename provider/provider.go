@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/k8sconnect/k8sconnect/provider/helmrelease"
 	"github.com/k8sconnect/k8sconnect/provider/helmtemplate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
@@ -109,7 +110,7 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req fwprovider.Confi
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {
-	all := []func() resource.Resource{object.New, patch.New, wait.New}
+	all := []func() resource.Resource{object.New, patch.New, wait.New, helmrelease.New}
 	if p.pulumi == nil {
 		return all
 	}

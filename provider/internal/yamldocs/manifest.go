@@ -344,3 +344,21 @@ func fileLines(err error, doc Document) string {
 		return "line " + strconv.Itoa(doc.Line+n-1)
 	})
 }
+
+// ParseKey reads a key written by Key: its group ("" for the core group),
+// kind, namespace ("" for a cluster-scoped kind) and name.
+func ParseKey(key string) (group, kind, namespace, name string, err error) {
+	parts := strings.Split(key, "/")
+	switch len(parts) {
+	case 3:
+		group, kind, name = parts[0], parts[1], parts[2]
+	case 4:
+		group, kind, namespace, name = parts[0], parts[1], parts[2], parts[3]
+	default:
+		return "", "", "", "", fmt.Errorf("%q is not a key of the form <group>/<Kind>/[<namespace>/]<name>", key)
+	}
+	if group == "core" {
+		group = ""
+	}
+	return group, kind, namespace, name, nil
+}

@@ -1,0 +1,413 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	relutil "helm.sh/helm/v4/pkg/release/v1/util"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+// Create installs the release. When the install fails (a hook, the
+// readiness wait, a rejected object), no state is kept: Terraform would
+// taint it and the next apply would uninstall and install again, losing
+// volumes and data. The release record, marked failed, stays in the cluster
+// instead, and the next apply takes that release up again (records.checkInstall).
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.apply(ctx, &plan, private{}, resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// Update upgrades the release. A failed upgrade keeps the state as it was,
+// with status failed, so the next plan runs the upgrade again.
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	prior, err := loadPrivate(ctx, req.Private)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read private state", err.Error())
+		return
+	}
+	if r.apply(ctx, &plan, prior, resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	state.Status = types.StringValue(string(common.StatusFailed))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// apply installs or upgrades the release in Helm's order and writes its
+// record; it reports whether everything succeeded.
+func (r *Resource) apply(ctx context.Context, plan *model, prior private, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, pathConnection, diags)
+	if !ok {
+		return false
+	}
+	timeout, err := durations.Parse(plan.Timeout.ValueString())
+	if err != nil {
+		diags.AddError("Invalid timeout", err.Error())
+		return false
+	}
+	name, ns := plan.Name.ValueString(), plan.Namespace.ValueString()
+	plan.ID = types.StringValue(releaseID(ns, name))
+	recs := newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
+	if plan.CreateNamespace.ValueBool() {
+		if err := ensureNamespace(ctx, c, ns); err != nil {
+			diags.AddError("Namespace not created", err.Error())
+			return false
+		}
+	}
+	history, err := recs.history(name)
+	if err != nil {
+		diags.AddError("Could not read the release records", err.Error())
+		return false
+	}
+	rel := helmchart.Release{Name: name, Namespace: ns, Revision: 1}
+	for _, h := range history {
+		rel.Revision = h.Version + 1
+		if h.Info != nil && (h.Info.Status == common.StatusDeployed || h.Info.Status == common.StatusSuperseded) {
+			rel.IsUpgrade = true
+		}
+	}
+	version := ""
+	if !plan.ChartVersion.IsUnknown() {
+		version = plan.ChartVersion.ValueString()
+	}
+	rd := render(ctx, c, plan, rel, version, diags)
+	if rd == nil {
+		return false
+	}
+	record, err := newRecord(rd, rel, history)
+	if err == nil {
+		err = recs.create(record)
+	}
+	if err != nil {
+		diags.AddError("Could not write the release record", err.Error())
+		return false
+	}
+	fail := func(summary string, err error) bool {
+		diags.AddError(summary, rd.values.Scrub(recs.fail(record, err).Error()))
+		return false
+	}
+
+	applied := map[string]*unstructured.Unstructured{}
+	for _, p := range rd.crds {
+		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		if err != nil {
+			return fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err))
+		}
+		applied[p.key] = obj
+		if err := waitEstablished(ctx, c, obj, timeout); err != nil {
+			return fail("CRD not established", fmt.Errorf("%s: %w", p.key, err))
+		}
+	}
+	pre, post := release.HookPreInstall, release.HookPostInstall
+	if rel.IsUpgrade {
+		pre, post = release.HookPreUpgrade, release.HookPostUpgrade
+	}
+	if err := runHooks(ctx, c, rd.hooks, pre, timeout, record); err != nil {
+		return fail("Hook failed", err)
+	}
+	if err := applyObjects(ctx, c, rd.objects, applied); err != nil {
+		return fail("Object not applied", err)
+	}
+	if err := deleteRemoved(ctx, c, prior, rd, plan.ID.ValueString(), timeout); err != nil {
+		return fail("Removed object not deleted", err)
+	}
+	if plan.Wait.ValueBool() {
+		if err := waitReady(ctx, c, rd.objects, applied, timeout); err != nil {
+			return fail("Release not ready", err)
+		}
+	}
+	if err := runHooks(ctx, c, rd.hooks, post, timeout, record); err != nil {
+		return fail("Hook failed", err)
+	}
+	description := "Install complete"
+	if rel.IsUpgrade {
+		description = "Upgrade complete"
+	}
+	if err := recs.finish(record, history, description); err != nil {
+		diags.AddError("Could not write the release record", err.Error())
+		return false
+	}
+
+	priv := private{}
+	elems := map[string]attr.Value{}
+	for _, p := range rd.all() {
+		obs, err := observe(applied[p.key], nil, p)
+		if err != nil {
+			diags.AddError("Could not read an applied object", fmt.Sprintf("%s: %v", p.key, err))
+			return false
+		}
+		elems[p.key] = projectionValue(obs.Projection)
+		priv[p.key] = newPrivateObject(p, obs.Owned)
+	}
+	plan.Objects = types.MapValueMust(projectionType, elems)
+	plan.Revision = types.Int64Value(int64(rel.Revision))
+	plan.Status = types.StringValue(statusDeployed)
+	plan.ChartVersion = types.StringValue(rd.chart.Version)
+	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
+	diags.Append(priv.save(ctx, out)...)
+	return !diags.HasError()
+}
+
+// newRecord is the pending record of the revision rel is about to install.
+func newRecord(rd *rendered, rel helmchart.Release, history []*release.Release) (*release.Release, error) {
+	m, err := releaseManifest(rd.all())
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	info := &release.Info{FirstDeployed: now, LastDeployed: now, Status: common.StatusPendingInstall,
+		Description: "Install in progress", Notes: rd.notes}
+	if rel.IsUpgrade {
+		info.Status, info.Description = common.StatusPendingUpgrade, "Upgrade in progress"
+	}
+	if len(history) > 0 && history[0].Info != nil {
+		info.FirstDeployed = history[0].Info.FirstDeployed
+	}
+	out := &release.Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Revision, Chart: rd.chart.Chart,
+		Config: rd.config, Manifest: m, Info: info, ApplyMethod: string(release.ApplyMethodServerSideApply)}
+	for _, h := range rd.hooks {
+		text, err := yaml.Marshal(h.obj.Object)
+		if err != nil {
+			return nil, err
+		}
+		out.Hooks = append(out.Hooks, &release.Hook{Name: h.obj.GetName(), Kind: h.obj.GetKind(), Path: h.key,
+			Manifest: string(text), Events: h.events, Weight: h.weight, DeletePolicies: h.policies})
+	}
+	return out, nil
+}
+
+func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {
+	_, err := c.GetMetadata(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "", name)
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": name}}}
+	_, err = ssa.Apply(ctx, c, ns, ssa.Options{FieldManager: ssa.FieldManager})
+	return err
+}
+
+// applyObjects applies the objects kind by kind in Helm's install order
+// (so a ServiceAccount exists before the Deployment that runs as it), each
+// kind's objects in parallel.
+func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured) error {
+	var mu sync.Mutex
+	for start := 0; start < len(pieces); {
+		end := start + 1
+		for end < len(pieces) && pieces[end].obj.GetKind() == pieces[start].obj.GetKind() {
+			end++
+		}
+		group := pieces[start:end]
+		errs := make([]error, len(group))
+		sem := make(chan struct{}, parallelRequests)
+		var wg sync.WaitGroup
+		for i, p := range group {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+				if err != nil {
+					errs[i] = fmt.Errorf("%s: %w", p.key, err)
+					return
+				}
+				mu.Lock()
+				applied[p.key] = obj
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// deleteRemoved deletes the objects the last apply made that the chart no
+// longer renders, in Helm's uninstall order, keeping those marked
+// helm.sh/resource-policy: keep.
+func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd *rendered, id string, timeout time.Duration) error {
+	keep := map[string]bool{}
+	for _, p := range rd.all() {
+		keep[p.key] = true
+	}
+	var gone []manifest.Identity
+	for key, o := range prior {
+		if keep[key] {
+			continue
+		}
+		ident, err := identityOf(key, o)
+		if err != nil {
+			return err
+		}
+		gone = append(gone, ident)
+	}
+	return deleteObjects(ctx, c, gone, timeout)
+}
+
+// identityOf is the object a key of objects names.
+func identityOf(key string, o privateObject) (manifest.Identity, error) {
+	group, kind, ns, name, err := yamldocs.ParseKey(key)
+	if err != nil {
+		return manifest.Identity{}, err
+	}
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil || gv.Group != group {
+		return manifest.Identity{}, fmt.Errorf("%s: the private state names apiVersion %q for it; refresh and apply again", key, o.APIVersion)
+	}
+	return manifest.Identity{APIVersion: o.APIVersion, Kind: kind, Namespace: ns, Name: name}, nil
+}
+
+// deleteObjects deletes objects in Helm's uninstall order and waits until
+// they are gone, skipping those marked helm.sh/resource-policy: keep.
+func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
+	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
+		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
+	})
+	deadline := time.Now().Add(timeout)
+	for _, id := range ids {
+		live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
+			continue
+		}
+		if err := deleteAndWait(ctx, c, id, live, deadline); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
+	m, err := c.Mapping(id.GVK())
+	if err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	policy := metav1.DeletePropagationBackground
+	uid := live.GetUID()
+	err = c.Resource(m, id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &policy,
+		Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or already replaced by another
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s: %w", id, err)
+	}
+	for {
+		got, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		if apierrors.IsNotFound(err) || (err == nil && got.GetUID() != uid) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, got.GetFinalizers())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// waitEstablished waits until a CRD's kind is served.
+func waitEstablished(ctx context.Context, c *connection.Client, crd *unstructured.Unstructured, timeout time.Duration) error {
+	m, err := c.Mapping(crd.GroupVersionKind())
+	if err != nil {
+		return err
+	}
+	eval := func(obj *unstructured.Unstructured) waiting.State {
+		return waiting.Spec{Condition: "Established"}.Evaluate(obj)
+	}
+	_, err = waiting.Until(ctx, c.Resource(m, ""), crd.GetName(), eval, waiting.Options{Timeout: timeout})
+	return err
+}
+
+// waitReady waits until every object is ready by k8sconnect_wait's `ready`
+// rules. A custom resource whose controller reports no status is taken as
+// ready, as helm --wait takes it: the user did not choose to wait on it, and
+// a kind no controller reconciles would otherwise hold every apply.
+func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured, timeout time.Duration) error {
+	spec := waiting.Spec{Ready: true}
+	eval := func(obj *unstructured.Unstructured) waiting.State {
+		if obj != nil && obj.Object["status"] == nil && !builtin(obj) {
+			return waiting.State{Met: true, Summary: "no status reported"}
+		}
+		return spec.Evaluate(obj)
+	}
+	deadline := time.Now().Add(timeout)
+	errs := make([]error, len(pieces))
+	sem := make(chan struct{}, parallelRequests)
+	var wg sync.WaitGroup
+	for i, p := range pieces {
+		obj := applied[p.key]
+		if obj == nil || eval(obj).Met {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			m, err := c.Mapping(obj.GroupVersionKind())
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			res, err := waiting.Until(ctx, c.Resource(m, obj.GetNamespace()), obj.GetName(), eval,
+				waiting.Options{Timeout: max(time.Until(deadline), time.Second)})
+			if err != nil {
+				pods, _ := waiting.Pods(ctx, c.Dynamic, res.Object)
+				errs[i] = fmt.Errorf("%s is not ready: %w\n%s", p.key, err, waiting.Explain(spec, res, pods))
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func builtin(obj *unstructured.Unstructured) bool {
+	_, known := yamldocs.BuiltinNamespaced(obj.GroupVersionKind().GroupKind())
+	return known
+}

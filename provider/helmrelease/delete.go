@@ -1,0 +1,95 @@
+package helmrelease
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	release "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+)
+
+// Delete uninstalls the release as helm uninstall does: pre-delete hooks,
+// the objects in uninstall order (keeping those marked
+// helm.sh/resource-policy: keep), post-delete hooks, then every record.
+// The hooks are those of the latest record, as helm runs them.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.DeleteProtection.ValueBool() {
+		resp.Diagnostics.AddError("The release is protected from deletion",
+			fmt.Sprintf("delete_protection is set on release %s; set it to false and apply first.", state.ID.ValueString()))
+		return
+	}
+	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, pathConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	timeout, err := durations.Parse(state.Timeout.ValueString())
+	if err != nil {
+		timeout, _ = durations.Parse(DefaultTimeout)
+	}
+	priv, err := loadPrivate(ctx, req.Private)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read private state", err.Error())
+		return
+	}
+	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
+	recs := newRecords(c, ns, 0)
+	history, err := recs.history(name)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the release records", err.Error())
+		return
+	}
+	var hooks []hook
+	if len(history) > 0 {
+		if hooks, err = recordedHooks(history[len(history)-1], state.ID.ValueString()); err != nil {
+			resp.Diagnostics.AddError("Could not read the release's hooks", err.Error())
+			return
+		}
+	}
+	if err := runHooks(ctx, c, hooks, release.HookPreDelete, timeout, nil); err != nil {
+		resp.Diagnostics.AddError("Hook failed", err.Error())
+		return
+	}
+	var ids []manifest.Identity
+	for key, o := range priv {
+		id, err := identityOf(key, o)
+		if err != nil {
+			resp.Diagnostics.AddError("Could not tell which object to delete", err.Error())
+			return
+		}
+		ids = append(ids, id)
+	}
+	if err := deleteObjects(ctx, c, ids, timeout); err != nil {
+		resp.Diagnostics.AddError("Object not deleted", err.Error())
+		return
+	}
+	if err := runHooks(ctx, c, hooks, release.HookPostDelete, timeout, nil); err != nil {
+		resp.Diagnostics.AddError("Hook failed", err.Error())
+		return
+	}
+	if err := recs.removeAll(name); err != nil {
+		resp.Diagnostics.AddError("Could not remove the release records", err.Error())
+	}
+}
+
+// recordedHooks are the hooks a record keeps, ready to run.
+func recordedHooks(rec *release.Release, id string) ([]hook, error) {
+	var out []hook
+	for _, rh := range rec.Hooks {
+		obj, err := manifest.Parse(rh.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("hook %s: %w", rh.Path, err)
+		}
+		out = append(out, hook{piece: piece{key: rh.Path, obj: obj, red: sensitive.New(id, nil)},
+			events: rh.Events, weight: rh.Weight, policies: rh.DeletePolicies})
+	}
+	return out, nil
+}

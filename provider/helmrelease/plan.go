@@ -1,0 +1,267 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// parallelRequests bounds the requests one plan or apply has in flight: a
+// 200-object chart is planned in a few round trips of this width, without
+// crowding the API server's per-client limits.
+const parallelRequests = 8
+
+// ModifyPlan renders the chart against the cluster and dry-runs every object
+// of the release, so objects shows, per object, exactly what the apply will
+// store in the fields k8sconnect owns.
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		var state model
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if state.DeleteProtection.ValueBool() {
+			resp.Diagnostics.AddError("The release is protected from deletion",
+				fmt.Sprintf("delete_protection is set on release %s, so it will not be uninstalled. Set "+
+					"delete_protection = false and apply first, then destroy it or remove it from the configuration.", state.ID.ValueString()))
+		}
+		return
+	}
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	creating := req.State.Raw.IsNull()
+	if !creating {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
+		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
+	}
+	plan.unknownResults()
+	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() {
+		return // rendered when the configuration is known
+	}
+	c, ok := r.planClient(ctx, plan, &resp.Diagnostics)
+	if !ok || c == nil {
+		return
+	}
+	if _, err := c.CheckCluster(ctx, "", plan.ID.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Cannot reach the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	records := newRecords(c, plan.Namespace.ValueString(), 0)
+	if creating {
+		if err := records.checkInstall(plan.Name.ValueString()); err != nil {
+			resp.Diagnostics.AddError("The release already exists", err.Error())
+			return
+		}
+	}
+	rel := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
+		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
+	rd := render(ctx, c, &plan, rel, "", &resp.Diagnostics)
+	if rd == nil {
+		return
+	}
+	plan.ChartVersion = types.StringValue(rd.chart.Version)
+	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
+
+	priv, err := loadPrivate(ctx, req.Private)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read private state", err.Error())
+		return
+	}
+	inState := map[string]bool{}
+	for k := range state.Objects.Elements() {
+		inState[k] = true
+	}
+	objects := dryRunAll(ctx, c, rd, priv, inState, plan.CreateNamespace.ValueBool(), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Objects = objects
+	if !creating && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
+		plan.Revision, plan.Status = state.Revision, state.Status
+		return
+	}
+	plan.Status = types.StringValue(statusDeployed)
+}
+
+func releaseID(namespace, name string) string { return namespace + "/" + name }
+
+func (m *model) unknownResults() {
+	m.Objects = types.MapUnknown(projectionType)
+	m.Revision = types.Int64Unknown()
+	m.Status = types.StringUnknown()
+	m.ChartVersion = types.StringUnknown()
+	m.AppVersion = types.StringUnknown()
+}
+
+// planClient is the client to plan with: nil (and ok) when the connection is
+// known only at apply, and everything is then known after apply too.
+func (r *Resource) planClient(ctx context.Context, m model, diags *diag.Diagnostics) (*connection.Client, bool) {
+	conn, known, d := connection.FromObject(ctx, m.ClusterConnection)
+	diags.Append(d...)
+	if !known || r.clients == nil || diags.HasError() {
+		return nil, !diags.HasError()
+	}
+	c, err := r.clients.Client(ctx, conn)
+	switch {
+	case errors.Is(err, connection.ErrDefaultUnknown):
+		return nil, true
+	case err != nil:
+		// Not bound to cluster_connection: an engine may print the
+		// attribute's configuration under it, credentials and all.
+		diags.AddError("Invalid cluster_connection", err.Error())
+		return nil, false
+	}
+	return c, true
+}
+
+// sameInputs reports whether everything that decides what an apply does,
+// other than the objects, is as in state.
+func sameInputs(plan, state model) bool {
+	for _, p := range [][2]attr.Value{{plan.Wait, state.Wait}, {plan.Timeout, state.Timeout},
+		{plan.MaxHistory, state.MaxHistory}, {plan.ChartVersion, state.ChartVersion}, {plan.Values, state.Values},
+		{plan.Chart, state.Chart}, {plan.Repository, state.Repository}, {plan.Version, state.Version}} {
+		if !p[0].Equal(p[1]) {
+			return false
+		}
+	}
+	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive)
+}
+
+// dryRunAll dry-runs every object of the release and projects the answers.
+// An object whose kind comes with the release (a CRD installed by this very
+// apply) or whose namespace create_namespace makes is known after apply.
+func dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, priv private, inState map[string]bool,
+	createNamespace bool, diags *diag.Diagnostics) types.Map {
+	pieces := rd.all()
+	results := make([]attr.Value, len(pieces))
+	errs := make([]error, len(pieces))
+	sem := make(chan struct{}, parallelRequests)
+	var wg sync.WaitGroup
+	for i, p := range pieces {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i], errs[i] = dryRunOne(ctx, c, p, priv[p.key], inState[p.key], createNamespace)
+		}()
+	}
+	wg.Wait()
+	elems := make(map[string]attr.Value, len(pieces))
+	for i, p := range pieces {
+		if errs[i] != nil {
+			diags.AddAttributeError(pathObjects.AtMapKey(p.key), "Object of the chart not accepted",
+				p.red.Scrub(fmt.Sprintf("%s: %v", p.key, errs[i]), p.obj.Object))
+			continue
+		}
+		elems[p.key] = results[i]
+	}
+	if diags.HasError() {
+		return types.MapUnknown(projectionType)
+	}
+	return types.MapValueMust(projectionType, elems)
+}
+
+func dryRunOne(ctx context.Context, c *connection.Client, p piece, prev privateObject, ours, createNamespace bool) (attr.Value, error) {
+	id := manifest.IdentityOf(p.obj)
+	if !ours {
+		if err := checkNotTaken(ctx, c, p, id); err != nil {
+			return nil, err
+		}
+	}
+	dry, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+	switch {
+	case meta.IsNoMatchError(err):
+		return types.MapUnknown(types.StringType), nil // its CRD comes with the release
+	case apierrors.IsNotFound(err) && createNamespace:
+		return types.MapUnknown(types.StringType), nil // its namespace comes with the apply
+	case err != nil:
+		return nil, err
+	}
+	obs, err := observe(dry, prev.owned(), p)
+	if err != nil {
+		return nil, err
+	}
+	return projectionValue(obs.Projection), nil
+}
+
+// checkNotTaken refuses an object the release would take from someone else:
+// another release, a k8sconnect_object, or anything made outside Helm.
+func checkNotTaken(ctx context.Context, c *connection.Client, p piece, id manifest.Identity) error {
+	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading it: %w", err)
+	}
+	ann := live.GetAnnotations()
+	want := p.obj.GetAnnotations()
+	if ann[annotationReleaseName] == want[annotationReleaseName] && ann[annotationReleaseNS] == want[annotationReleaseNS] {
+		return nil // this release's, from an apply that did not finish
+	}
+	var owner string
+	switch {
+	case ann[annotationReleaseName] != "":
+		owner = fmt.Sprintf("Helm release %s/%s", ann[annotationReleaseNS], ann[annotationReleaseName])
+	case ann[ssa.AnnotationOwnedBy] != "":
+		owner = fmt.Sprintf("the k8sconnect resource %s", ann[ssa.AnnotationOwnedBy])
+	default:
+		owner = "no Helm release (made by " + managers(live) + ")"
+	}
+	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
+		"from the other owner), or delete it first if it is meant to be this release's", owner)
+}
+
+func managers(obj *unstructured.Unstructured) string {
+	var names []string
+	for _, e := range obj.GetManagedFields() {
+		names = append(names, e.Manager)
+	}
+	if len(names) == 0 {
+		return "an unknown client"
+	}
+	return strings.Join(names, ", ")
+}
+
+// observe projects obj onto the fields k8sconnect owns there plus prev,
+// without Helm's marks.
+func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
+	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, nil, p.red)
+}
+
+func projectionValue(p projection.Projection) attr.Value {
+	elems := make(map[string]attr.Value, len(p))
+	for k, v := range p {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func settingsEqual(a, b []chartinputs.Setting) bool {
+	return slices.EqualFunc(a, b, func(x, y chartinputs.Setting) bool {
+		return x.Name.Equal(y.Name) && x.Value.Equal(y.Value) && x.Type.Equal(y.Type)
+	})
+}

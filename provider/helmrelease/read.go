@@ -1,0 +1,114 @@
+package helmrelease
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// Read refreshes objects from the cluster: each object's fields that
+// k8sconnect owned after the last apply, with their live values, so what
+// someone changed (helm upgrade, rollback, kubectl edit) shows in the next
+// plan as drift on our fields; an object deleted outside leaves the map. The
+// revision and status are the latest record's. A release whose records and
+// objects are all gone is removed from state.
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, pathConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	priv, err := loadPrivate(ctx, req.Private)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read private state", err.Error())
+		return
+	}
+	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
+	history, err := newRecords(c, ns, 0).history(name)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the release records", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	keys := make([]string, 0, len(state.Objects.Elements()))
+	for k := range state.Objects.Elements() {
+		keys = append(keys, k)
+	}
+	values := make([]attr.Value, len(keys))
+	errs := make([]error, len(keys))
+	sem := make(chan struct{}, parallelRequests)
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			values[i], errs[i] = readOne(ctx, c, key, priv[key], state.ID.ValueString(), state.Objects.Elements()[key])
+		}()
+	}
+	wg.Wait()
+	elems := map[string]attr.Value{}
+	for i, key := range keys {
+		if errs[i] != nil {
+			resp.Diagnostics.AddError("Could not read an object of the release",
+				fmt.Sprintf("%s: %v\n\n%s", key, errs[i], connection.Remedy(errs[i])))
+			continue
+		}
+		if values[i] != nil {
+			elems[key] = values[i]
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if len(history) == 0 && len(elems) == 0 {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.Objects = types.MapValueMust(projectionType, elems)
+	if len(history) > 0 {
+		last := history[len(history)-1]
+		state.Revision = types.Int64Value(int64(last.Version))
+		if last.Info != nil {
+			state.Status = types.StringValue(last.Info.Status.String())
+		}
+	} else {
+		state.Status = types.StringValue("uninstalled")
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readOne is one object's refreshed projection; nil when it is gone.
+func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, id string, recorded attr.Value) (attr.Value, error) {
+	if o.APIVersion == "" {
+		return recorded, nil // nothing known to read it by (state from an import): left as it is
+	}
+	ident, err := identityOf(key, o)
+	if err != nil {
+		return nil, err
+	}
+	live, err := c.Get(ctx, ident.GVK(), ident.Namespace, ident.Name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, o.owned(), helmMarks, nil, o.redactor(id))
+	if err != nil {
+		return nil, err
+	}
+	return projectionValue(obs.Projection), nil
+}

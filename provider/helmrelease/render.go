@@ -1,0 +1,265 @@
+package helmrelease
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	relutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+// Helm's ownership marks. Helm refuses to upgrade over an object that lacks
+// them or names another release, so every object of the release carries them
+// and `helm upgrade`, `rollback` and `uninstall` accept the release as theirs.
+const (
+	labelManagedBy           = "app.kubernetes.io/managed-by"
+	annotationReleaseName    = "meta.helm.sh/release-name"
+	annotationReleaseNS      = "meta.helm.sh/release-namespace"
+	annotationResourcePolicy = "helm.sh/resource-policy"
+)
+
+// helmMarks are the paths of those marks: never shown in objects (every
+// object has them, they say nothing a user asked for).
+var helmMarks = []objectpath.Path{
+	{objectpath.Field("metadata"), objectpath.Field("labels"), objectpath.Field(labelManagedBy)},
+	{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationReleaseName)},
+	{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationReleaseNS)},
+}
+
+// piece is one object of the release or one hook, ready to apply.
+type piece struct {
+	key string
+	obj *unstructured.Unstructured
+	// red renders its sensitive values: Secret data, and the fields that
+	// hold a set_sensitive value.
+	red sensitive.Redactor
+	// sensitivePaths are those fields, kept in private state so a refresh,
+	// which renders nothing, hides the same ones.
+	sensitivePaths []string
+}
+
+// hook is a lifecycle hook of the release.
+type hook struct {
+	piece
+	events   []release.HookEvent
+	weight   int
+	policies []release.HookDeletePolicy
+}
+
+// rendered is a release's configuration rendered against its cluster.
+type rendered struct {
+	chart  *helmchart.Chart
+	notes  string
+	values helmchart.Values
+	// config are the user-supplied values, merged, as the record keeps them.
+	config map[string]any
+	// crds go first; objects follow in Helm's install order.
+	crds, objects []piece
+	hooks         []hook
+}
+
+// all are the release's objects, CRDs first, in install order.
+func (r *rendered) all() []piece { return slices.Concat(r.crds, r.objects) }
+
+// render loads and renders the chart of m against c. version, when set, pins
+// the chart version the plan resolved, so an apply installs what was planned
+// even if a newer chart matching the constraint appeared since.
+func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.Release, version string, diags *diag.Diagnostics) *rendered {
+	vals := m.ChartValues(ctx, diags)
+	if diags.HasError() {
+		return nil
+	}
+	merged, err := vals.Merge()
+	if err != nil {
+		diags.AddError("Invalid values", vals.Scrub(err.Error()))
+		return nil
+	}
+	src := m.Source()
+	if version != "" && src.Remote() {
+		src.Version = version
+	}
+	chart, err := helmchart.Load(ctx, src)
+	if err != nil {
+		diags.AddAttributeError(pathChart, "Chart not loaded", err.Error())
+		return nil
+	}
+	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
+	if err != nil {
+		diags.AddError("Chart not rendered", vals.Scrub(err.Error()))
+		return nil
+	}
+	sorted, err := helmchart.Sort(out, c, rel.Namespace)
+	if err != nil {
+		for _, e := range yamldocs.Errors(err) {
+			diags.AddError("Invalid chart output", vals.Scrub(e.Error()))
+		}
+		return nil
+	}
+	// The user-supplied values as helm keeps them (merged again: Render's
+	// coalescing writes the chart's defaults into its argument).
+	config, err := vals.Merge()
+	if err != nil {
+		diags.AddError("Invalid values", vals.Scrub(err.Error()))
+		return nil
+	}
+	res := &rendered{chart: chart, notes: vals.Scrub(out.Notes), values: vals, config: config}
+	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
+	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
+	build := func(key, body string) (piece, bool) {
+		p, err := newPiece(id, key, body, secrets)
+		if err != nil {
+			diags.AddError("Invalid chart output", vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
+			return piece{}, false
+		}
+		return p, true
+	}
+	for _, key := range sortedKeys(sorted.Objects.CRDs) {
+		if p, ok := build(key, sorted.Objects.CRDs[key]); ok {
+			res.crds = append(res.crds, p)
+		}
+	}
+	for _, m := range []map[string]string{sorted.Objects.ClusterScoped, sorted.Objects.Namespaced} {
+		for _, key := range sortedKeys(m) {
+			if p, ok := build(key, m[key]); ok {
+				mark(p.obj, rel)
+				res.objects = append(res.objects, p)
+			}
+		}
+	}
+	for _, p := range res.crds {
+		mark(p.obj, rel)
+	}
+	slices.SortStableFunc(res.objects, func(a, b piece) int {
+		return kindRank(relutil.InstallOrder, a.obj.GetKind()) - kindRank(relutil.InstallOrder, b.obj.GetKind())
+	})
+	for _, key := range sortedKeys(sorted.Hooks) {
+		p, ok := build(key, sorted.Hooks[key])
+		if !ok {
+			continue
+		}
+		h, err := newHook(p)
+		if err != nil {
+			diags.AddError("Invalid hook", fmt.Sprintf("%s: %v", key, err))
+			continue
+		}
+		res.hooks = append(res.hooks, h)
+	}
+	if diags.HasError() {
+		return nil
+	}
+	return res
+}
+
+func newPiece(id, key, body string, secrets []string) (piece, error) {
+	var obj unstructured.Unstructured
+	if err := json.Unmarshal([]byte(body), &obj.Object); err != nil {
+		return piece{}, err
+	}
+	var paths []objectpath.Path
+	var texts []string
+	if len(secrets) > 0 {
+		held, err := helmchart.FieldsHolding(body, secrets)
+		if err != nil {
+			return piece{}, err
+		}
+		for _, s := range held {
+			p, err := objectpath.Parse(s)
+			if err != nil {
+				return piece{}, err
+			}
+			paths = append(paths, p)
+		}
+		texts = held
+	}
+	return piece{key: key, obj: &obj, red: sensitive.New(id, paths), sensitivePaths: texts}, nil
+}
+
+func newHook(p piece) (hook, error) {
+	ann := p.obj.GetAnnotations()
+	h := hook{piece: p}
+	for e := range strings.SplitSeq(ann[release.HookAnnotation], ",") {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+			h.events = append(h.events, release.HookEvent(e))
+		}
+	}
+	if w := strings.TrimSpace(ann[release.HookWeightAnnotation]); w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil {
+			return hook{}, fmt.Errorf("%s %q is not a whole number", release.HookWeightAnnotation, w)
+		}
+		h.weight = n
+	}
+	for d := range strings.SplitSeq(ann[release.HookDeleteAnnotation], ",") {
+		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
+			h.policies = append(h.policies, release.HookDeletePolicy(d))
+		}
+	}
+	if len(h.policies) == 0 {
+		// Helm's default since Helm 3: a hook is replaced, not left to
+		// collide with its previous run.
+		h.policies = []release.HookDeletePolicy{release.HookBeforeHookCreation}
+	}
+	return h, nil
+}
+
+// mark gives obj Helm's ownership marks for rel.
+func mark(obj *unstructured.Unstructured, rel helmchart.Release) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[labelManagedBy] = "Helm"
+	obj.SetLabels(labels)
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[annotationReleaseName] = rel.Name
+	ann[annotationReleaseNS] = rel.Namespace
+	obj.SetAnnotations(ann)
+}
+
+// kindRank is a kind's place in order; unknown kinds go last, as Helm puts them.
+func kindRank(order relutil.KindSortOrder, kind string) int {
+	if i := slices.Index(order, kind); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+}
+
+// releaseManifest is the release's objects as helm keeps them in a record: YAML
+// documents, each under a `# Source:` line, in install order.
+func releaseManifest(pieces []piece) (string, error) {
+	var b strings.Builder
+	for _, p := range pieces {
+		y, err := yaml.Marshal(p.obj.Object)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s", p.key, y)
+	}
+	return b.String(), nil
+}

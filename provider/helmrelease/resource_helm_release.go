@@ -1,0 +1,148 @@
+// Package helmrelease is the k8sconnect_helm_release resource (ADR 0013): a
+// Helm chart installed as a real Helm release, whose every object is planned
+// by a server-side dry run, applied by Server-Side Apply under k8sconnect's
+// field manager and checked for drift on the fields it owns, as
+// k8sconnect_object does for one object, with Helm's lifecycle kept: CRDs
+// first, hooks in their phases, readiness, and release records that the helm
+// CLI reads.
+//
+// The files follow an apply: render.go turns the configuration into the
+// release's objects and hooks, plan.go dry-runs them, apply.go applies them
+// in Helm's order, hooks.go runs hooks, records.go writes the release record,
+// read.go refreshes and delete.go uninstalls.
+package helmrelease
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+)
+
+var (
+	_ resource.ResourceWithConfigure  = (*Resource)(nil)
+	_ resource.ResourceWithModifyPlan = (*Resource)(nil)
+)
+
+// Resource implements k8sconnect_helm_release.
+type Resource struct {
+	clients *connection.Cache
+}
+
+// New returns the resource; the provider passes it a client cache in Configure.
+func New() resource.Resource { return &Resource{} }
+
+type model struct {
+	ID                types.String `tfsdk:"id"`
+	Name              types.String `tfsdk:"name"`
+	Namespace         types.String `tfsdk:"namespace"`
+	CreateNamespace   types.Bool   `tfsdk:"create_namespace"`
+	Wait              types.Bool   `tfsdk:"wait"`
+	Timeout           types.String `tfsdk:"timeout"`
+	MaxHistory        types.Int64  `tfsdk:"max_history"`
+	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
+	ClusterConnection types.Object `tfsdk:"cluster_connection"`
+	chartinputs.Inputs
+
+	Objects      types.Map    `tfsdk:"objects"`
+	Revision     types.Int64  `tfsdk:"revision"`
+	Status       types.String `tfsdk:"status"`
+	ChartVersion types.String `tfsdk:"chart_version"`
+	AppVersion   types.String `tfsdk:"app_version"`
+}
+
+// projectionType is the type of one element of objects.
+var projectionType = types.MapType{ElemType: types.StringType}
+
+var (
+	pathObjects    = path.Root("objects")
+	pathConnection = path.Root("cluster_connection")
+	pathChart      = path.Root("chart")
+)
+
+// DefaultTimeout is helm's own default for --timeout.
+const DefaultTimeout = "5m"
+
+// DefaultMaxHistory is the helm CLI's default for --history-max.
+const DefaultMaxHistory = 10
+
+func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_helm_release"
+}
+
+func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		Description: "A Helm chart installed as a Helm release whose every object is planned, applied and checked " +
+			"for drift as k8sconnect_object does it: `objects` holds, per object, the fields k8sconnect owns as a " +
+			"server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) " +
+			"or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks " +
+			"by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then " +
+			"post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, " +
+			"`helm history` and `helm get manifest` show it.",
+		Attributes: chartinputs.ResourceAttributes(map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, Description: "`<namespace>/<name>`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				Description: "The release name (`.Release.Name`); changing it installs a new release."},
+			"namespace": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: replace,
+				Default:     stringdefault.StaticString("default"),
+				Description: "The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does."},
+			"create_namespace": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Create the release namespace if it does not exist, as `helm --create-namespace`. It is " +
+					"not part of the release and is left in place at destroy, as helm leaves it."},
+			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
+					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +
+					"anything; the next apply waits again. Hooks are always awaited."},
+			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
+				Validators:  []validator.String{durations.Validator{}},
+				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},
+			"max_history": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(DefaultMaxHistory),
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				Description: fmt.Sprintf("How many revisions of the release to keep (0: all). Defaults to %d, as the helm "+
+					"CLI's --history-max.", DefaultMaxHistory)},
+			"delete_protection": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Refuse to destroy the release (and so anything that would uninstall it) until this is " +
+					"set to false and applied."},
+			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
+
+			"objects": schema.MapAttribute{ElementType: projectionType, Computed: true,
+				Description: "Every object of the release (CRDs included, hooks not), keyed by " +
+					"`<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as " +
+					"k8sconnect_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as " +
+					"k8sconnect_object's managed_state_projection. Secret data and every field that holds a " +
+					"set_sensitive value show as a keyed hash, never the value."},
+			"revision": schema.Int64Attribute{Computed: true,
+				Description: "The release revision the last apply wrote, as `helm history` lists it."},
+			"status": schema.StringAttribute{Computed: true,
+				Description: "The status of that revision: `deployed`, or `failed` after an apply that did not finish " +
+					"(the next apply then runs again)."},
+			"chart_version": schema.StringAttribute{Computed: true,
+				Description: "The chart's exact version (a constraint in `version` resolved)."},
+			"app_version": schema.StringAttribute{Computed: true, Description: "The chart's appVersion."},
+		}, map[string]string{"set_sensitive": "Every field a value reaches (as written or base64-encoded) shows in " +
+			"`objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for."}),
+	}
+}
+
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.clients = data.Clients
+	}
+}

@@ -1,0 +1,270 @@
+package helmrelease_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+)
+
+func TestMain(m *testing.M) { acctest.Main(m) }
+
+var (
+	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	secrets     = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	jobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	gadgets     = schema.GroupVersionResource{Group: "helmrelease.k8sconnect.test", Version: "v1", Resource: "gadgets"}
+)
+
+func chartPath(t testing.TB, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", "charts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func releaseConfig(t *testing.T, ns, name, extra string) string {
+	return fmt.Sprintf(`
+resource "k8sconnect_helm_release" "app" {
+  name      = %[3]q
+  namespace = %[2]q
+  chart     = %[4]q
+  timeout   = "60s"
+  %[5]s
+  %[1]s
+}
+`, acctest.Connection(t), ns, name, chartPath(t, "lifecycle"), extra)
+}
+
+// configMapData is a cluster check of one ConfigMap key.
+func configMapData(t *testing.T, ns, name, key, want string) acctest.ClusterCheck {
+	return func() error {
+		cm, err := acctest.Get(t, configMaps, ns, name)
+		if err != nil || cm == nil {
+			return fmt.Errorf("configmap %s: %v (present %v)", name, err, cm != nil)
+		}
+		if got, _, _ := unstructured.NestedString(cm.Object, "data", key); got != want {
+			return fmt.Errorf("configmap %s data.%s = %q, want %q", name, key, got, want)
+		}
+		return nil
+	}
+}
+
+func present(t *testing.T, gvr schema.GroupVersionResource, ns, name string, want bool) acctest.ClusterCheck {
+	return func() error {
+		obj, err := acctest.Get(t, gvr, ns, name)
+		if err != nil {
+			return err
+		}
+		if (obj != nil) != want {
+			return fmt.Errorf("%s %s/%s: present %v, want %v", gvr.Resource, ns, name, obj != nil, want)
+		}
+		return nil
+	}
+}
+
+// recordStatuses are the statuses of the release's records by revision, as
+// Helm's Secret driver labels them.
+func recordStatuses(t *testing.T, ns, name string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for i := 1; i <= 10; i++ {
+		s, err := acctest.Get(t, secrets, ns, fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s != nil {
+			if s.GetLabels()["owner"] != "helm" || string(s.Object["type"].(string)) != "helm.sh/release.v1" {
+				t.Errorf("record v%d is not in Helm's format: labels %v, type %v", i, s.GetLabels(), s.Object["type"])
+			}
+			out[fmt.Sprintf("v%d", i)] = s.GetLabels()["status"]
+		}
+	}
+	return out
+}
+
+func records(t *testing.T, ns, name string, want map[string]string) acctest.ClusterCheck {
+	return func() error {
+		got := recordStatuses(t, ns, name)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("release records %v, want %v", got, want)
+		}
+		return nil
+	}
+}
+
+// The lifecycle end to end: install runs the CRD first, the pre-install
+// hooks by weight (the Job deleted once it succeeded), every object, the
+// post-install hook, and writes revision 1; a second plan is empty; a field
+// changed by someone else is drift that the next apply reverts; an upgrade
+// deletes the object that left the chart but keeps the one marked keep,
+// supersedes revision 1; a failing hook fails the run with the pod's own
+// message and a failed record, and the next apply goes through; destroy runs
+// the delete hooks and removes every record.
+func TestAccHelmReleaseLifecycle(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "life"
+	pw := acctest.NewSecretValue("pw")
+	sensitiveSet := fmt.Sprintf(`set_sensitive = [{ name = "password", value = %q }]`, pw.Plain)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy: func(*terraform.State) error {
+			for _, c := range []acctest.ClusterCheck{
+				present(t, configMaps, ns, name+"-settings", false),
+				present(t, deployments, ns, name+"-app", false),
+				present(t, gadgets, ns, name+"-gadget", false),
+				present(t, configMaps, ns, name+"-kept", true), // helm.sh/resource-policy: keep
+				configMapData(t, ns, name+"-uninstalled", "note", "written by the post-delete hook"),
+				records(t, ns, name, map[string]string{}),
+			} {
+				if err := c(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: releaseConfig(t, ns, name, sensitiveSet),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("chart_version"), knownvalue.StringExact("1.2.0")),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
+						tfjsonpath.New("objects").AtMapKey("core/ConfigMap/"+ns+"/"+name+"-settings").AtMapKey("data.greeting"),
+						knownvalue.StringExact("hello")),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
+						tfjsonpath.New("objects").AtMapKey("helmrelease.k8sconnect.test/Gadget/"+ns+"/"+name+"-gadget").AtMapKey("spec.size"),
+						knownvalue.StringExact("large")),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
+						tfjsonpath.New("objects").AtMapKey("core/Secret/"+ns+"/"+name+"-auth").AtMapKey("stringData.password"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^\(sensitive, hmac-sha256:[0-9a-f]{16}\)$`))),
+					configMapData(t, ns, name+"-settings", "greeting", "hello"),
+					configMapData(t, ns, name+"-pre-marker", "revision", "1"),
+					configMapData(t, ns, name+"-pre-marker", "upgrade", "false"),
+					configMapData(t, ns, name+"-post-marker", "revision", "1"),
+					present(t, jobs, ns, name+"-migrate", false), // hook-succeeded
+					present(t, configMaps, ns, name+"-extra", true),
+					records(t, ns, name, map[string]string{"v1": "deployed"}),
+					noSecretInState(t, pw),
+				},
+			},
+			{
+				Config: releaseConfig(t, ns, name, sensitiveSet),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// kubectl edit by someone else: drift on a field we own.
+				PreConfig: func() {
+					acctest.PatchAs(t, "kubectl-edit", configMaps, ns, name+"-settings", `{"data":{"greeting":"edited"}}`)
+				},
+				Config: releaseConfig(t, ns, name, sensitiveSet),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("k8sconnect_helm_release.app",
+							tfjsonpath.New("objects").AtMapKey("core/ConfigMap/"+ns+"/"+name+"-settings").AtMapKey("data.greeting"),
+							knownvalue.StringExact("hello")),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					configMapData(t, ns, name+"-settings", "greeting", "hello"),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+				},
+			},
+			{
+				Config: releaseConfig(t, ns, name, sensitiveSet+`
+  set = [{ name = "greeting", value = "bonjour" }, { name = "extra", value = "false" }, { name = "keep", value = "false" }]`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					configMapData(t, ns, name+"-settings", "greeting", "bonjour"),
+					configMapData(t, ns, name+"-pre-marker", "upgrade", "true"),
+					configMapData(t, ns, name+"-post-marker", "revision", "3"),
+					present(t, configMaps, ns, name+"-extra", false),
+					present(t, configMaps, ns, name+"-kept", true),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
+					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "superseded", "v3": "deployed"}),
+				},
+			},
+			{
+				Config: releaseConfig(t, ns, name, sensitiveSet+`
+  set = [{ name = "greeting", value = "bonjour" }, { name = "extra", value = "false" }, { name = "keep", value = "false" }, { name = "failHook", value = "true" }]`),
+				ExpectError: regexp.MustCompile(`(?s)pre-upgrade\s+hook\s+batch/Job/` + ns + `/` + name +
+					`-migrate\s+failed.*BackoffLimitExceeded.*exit\s+code\s+1.*failed\s+on\s+purpose`),
+			},
+			{
+				Config: releaseConfig(t, ns, name, sensitiveSet+`
+  set = [{ name = "greeting", value = "bonjour" }, { name = "extra", value = "false" }, { name = "keep", value = "false" }, { name = "failHook", value = "true" }]`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true, // the failed upgrade is retried
+			},
+			{
+				Config: releaseConfig(t, ns, name, sensitiveSet+`
+  set = [{ name = "greeting", value = "bonjour" }, { name = "extra", value = "false" }, { name = "keep", value = "false" }]`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(5)),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "superseded", "v3": "superseded", "v4": "failed", "v5": "deployed"}),
+				},
+			},
+		},
+	})
+}
+
+// noSecretInState checks that the set_sensitive value is nowhere in objects,
+// as written or base64-encoded (set_sensitive itself holds it, as Terraform
+// keeps every sensitive argument), and that the search can see the hash that
+// stands in for it.
+func noSecretInState(t *testing.T, v acctest.SecretValue) statecheck.StateCheck {
+	return objectsCheck(func(text string) error {
+		for _, form := range v.Forms() {
+			if strings.Contains(text, form) {
+				return fmt.Errorf("objects holds the set_sensitive value (as %q)", form)
+			}
+		}
+		if !strings.Contains(text, "(sensitive, hmac-sha256:") {
+			return fmt.Errorf("objects holds no hash where the value was: the search is blind:\n%s", text)
+		}
+		return nil
+	})
+}
+
+type objectsCheck func(text string) error
+
+func (c objectsCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
+		resp.Error = fmt.Errorf("no state")
+		return
+	}
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address == "k8sconnect_helm_release.app" {
+			b, err := json.Marshal(r.AttributeValues["objects"])
+			if err != nil {
+				resp.Error = err
+				return
+			}
+			resp.Error = c(string(b))
+			return
+		}
+	}
+	resp.Error = fmt.Errorf("k8sconnect_helm_release.app is not in state")
+}

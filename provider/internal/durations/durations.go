@@ -1,0 +1,42 @@
+// Package durations is the one check of the duration arguments resources
+// take (timeouts), so each says the same thing about a bad one.
+package durations
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+)
+
+// Validator accepts Go durations greater than zero ("90s", "15m").
+type Validator struct{}
+
+var _ validator.String = Validator{}
+
+func (Validator) Description(context.Context) string {
+	return "a positive duration such as 90s or 15m"
+}
+
+func (v Validator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (Validator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := Parse(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", err.Error())
+	}
+}
+
+// Parse reads a positive Go duration.
+func Parse(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration; use a form such as \"90s\", \"15m\" or \"1h\".", s)
+	}
+	return d, nil
+}

@@ -138,14 +138,15 @@ func Provider() sdkbridge.ProviderInfo {
 // set_sensitive, which the bridge would pluralize into sets and
 // setSensitives: users know them as --set.
 func helmNames(info *sdkbridge.ProviderInfo) {
-	for _, tf := range []string{provider.TypeName + "_helm_template"} {
-		ds := info.DataSources[tf]
-		if ds.Fields == nil {
-			ds.Fields = map[string]*sdkbridge.SchemaInfo{}
+	keep := func(fields *map[string]*sdkbridge.SchemaInfo) {
+		if *fields == nil {
+			*fields = map[string]*sdkbridge.SchemaInfo{}
 		}
-		ds.Fields["set"] = &sdkbridge.SchemaInfo{Name: "set"}
-		ds.Fields["set_sensitive"] = &sdkbridge.SchemaInfo{Name: "setSensitive"}
+		(*fields)["set"] = &sdkbridge.SchemaInfo{Name: "set"}
+		(*fields)["set_sensitive"] = &sdkbridge.SchemaInfo{Name: "setSensitive"}
 	}
+	keep(&info.DataSources[provider.TypeName+"_helm_template"].Fields)
+	keep(&info.Resources[provider.TypeName+"_helm_release"].Fields)
 }
 
 // status shows a provider's progress line (a wait's "2/3 replicas ready") in

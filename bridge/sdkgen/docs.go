@@ -94,6 +94,11 @@ var entityDocs = []entityDoc{
 			"which waits on the object.",
 	},
 	{
+		tf: "k8sconnect_helm_release",
+		importDoc: "A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later " +
+			"version. Declare it with a name no release has, and run `pulumi up`.",
+	},
+	{
 		tf: "k8sconnect_object", function: true,
 		examples: []docExample{
 			{"Read the cluster's id: the uid of the kube-system Namespace", "object-read"},
@@ -157,6 +162,7 @@ var pulumiTypeNames = strings.NewReplacer(
 	"k8sconnect_yaml_scoped", "getYamlScoped",
 	"k8sconnect_yaml_split", "getYamlSplit",
 	"k8sconnect_helm_template", "getHelmTemplate",
+	"k8sconnect_helm_release", "HelmRelease",
 	"k8sconnect_object", "KubernetesObject",
 	"k8sconnect_patch", "Patch",
 	"k8sconnect_wait", "Wait",

@@ -25,6 +25,11 @@ export const getYamlSplit: typeof import("./getYamlSplit").getYamlSplit = null a
 export const getYamlSplitOutput: typeof import("./getYamlSplit").getYamlSplitOutput = null as any;
 utilities.lazyLoad(exports, ["getYamlSplit","getYamlSplitOutput"], () => require("./getYamlSplit"));
 
+export { HelmReleaseArgs, HelmReleaseState } from "./helmRelease";
+export type HelmRelease = import("./helmRelease").HelmRelease;
+export const HelmRelease: typeof import("./helmRelease").HelmRelease = null as any;
+utilities.lazyLoad(exports, ["HelmRelease"], () => require("./helmRelease"));
+
 export { KubernetesObjectArgs, KubernetesObjectState } from "./kubernetesObject";
 export type KubernetesObject = import("./kubernetesObject").KubernetesObject;
 export const KubernetesObject: typeof import("./kubernetesObject").KubernetesObject = null as any;
@@ -57,6 +62,8 @@ const _module = {
     version: utilities.getVersion(),
     construct: (name: string, type: string, urn: string): pulumi.Resource => {
         switch (type) {
+            case "k8sconnect:index/helmRelease:HelmRelease":
+                return new HelmRelease(name, <any>undefined, { urn })
             case "k8sconnect:index/kubernetesObject:KubernetesObject":
                 return new KubernetesObject(name, <any>undefined, { urn })
             case "k8sconnect:index/patch:Patch":
@@ -68,6 +75,7 @@ const _module = {
         }
     },
 };
+pulumi.runtime.registerResourceModule("k8sconnect", "index/helmRelease", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/kubernetesObject", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/patch", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/wait", _module)

@@ -171,6 +171,11 @@ func exampleConfigs(t *testing.T, root string) []config {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, name := range c.setups {
+				if f, ok := setupFiles[name]; ok {
+					copyTree(t, filepath.Join(root, f.from), f.to, c.files)
+				}
+			}
 			out = append(out, c)
 		}
 	}

@@ -35,8 +35,8 @@ var setups = map[string]func(t *testing.T){
 		namespace(t, "storefront")
 		acctest.ApplyAs(t, "helm", deployments, fixtures.HelmDeployment("storefront"))
 	},
-	// The chart of k8sconnect_helm_template's example in the block's
-	// directory, as ./chart (see setupFiles).
+	// The chart of k8sconnect_helm_template's example in the block's (or
+	// the example's) directory, as ./chart (see setupFiles).
 	"greeter-chart": func(*testing.T) {},
 }
 
@@ -50,6 +50,8 @@ var setupFiles = map[string]struct{ from, to string }{
 // exampleSetups are the setups of the example directories under examples/.
 var exampleSetups = map[string][]string{
 	"examples/resources/k8sconnect_patch": {"eks-aws-node"},
+	// The release installs the helm_template example's chart (see setupFiles).
+	"examples/resources/k8sconnect_helm_release": {"greeter-chart"},
 }
 
 var (

@@ -21,6 +21,8 @@ func (m *module) Version() semver.Version {
 
 func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi.Resource, err error) {
 	switch typ {
+	case "k8sconnect:index/helmRelease:HelmRelease":
+		r = &HelmRelease{}
 	case "k8sconnect:index/kubernetesObject:KubernetesObject":
 		r = &KubernetesObject{}
 	case "k8sconnect:index/patch:Patch":
@@ -58,6 +60,11 @@ func init() {
 	if err != nil {
 		version = semver.Version{Major: 1}
 	}
+	pulumi.RegisterResourceModule(
+		"k8sconnect",
+		"index/helmRelease",
+		&module{version},
+	)
 	pulumi.RegisterResourceModule(
 		"k8sconnect",
 		"index/kubernetesObject",

@@ -534,6 +534,236 @@ func (o ClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
 	}).(pulumi.StringMapOutput)
 }
 
+type HelmReleaseSet struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type *string `pulumi:"type"`
+	// The value.
+	Value string `pulumi:"value"`
+}
+
+// HelmReleaseSetInput is an input type that accepts HelmReleaseSetArgs and HelmReleaseSetOutput values.
+// You can construct a concrete instance of `HelmReleaseSetInput` via:
+//
+//	HelmReleaseSetArgs{...}
+type HelmReleaseSetInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetOutput() HelmReleaseSetOutput
+	ToHelmReleaseSetOutputWithContext(context.Context) HelmReleaseSetOutput
+}
+
+type HelmReleaseSetArgs struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// The value.
+	Value pulumi.StringInput `pulumi:"value"`
+}
+
+func (HelmReleaseSetArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSet)(nil)).Elem()
+}
+
+func (i HelmReleaseSetArgs) ToHelmReleaseSetOutput() HelmReleaseSetOutput {
+	return i.ToHelmReleaseSetOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetArgs) ToHelmReleaseSetOutputWithContext(ctx context.Context) HelmReleaseSetOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetOutput)
+}
+
+// HelmReleaseSetArrayInput is an input type that accepts HelmReleaseSetArray and HelmReleaseSetArrayOutput values.
+// You can construct a concrete instance of `HelmReleaseSetArrayInput` via:
+//
+//	HelmReleaseSetArray{ HelmReleaseSetArgs{...} }
+type HelmReleaseSetArrayInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetArrayOutput() HelmReleaseSetArrayOutput
+	ToHelmReleaseSetArrayOutputWithContext(context.Context) HelmReleaseSetArrayOutput
+}
+
+type HelmReleaseSetArray []HelmReleaseSetInput
+
+func (HelmReleaseSetArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSet)(nil)).Elem()
+}
+
+func (i HelmReleaseSetArray) ToHelmReleaseSetArrayOutput() HelmReleaseSetArrayOutput {
+	return i.ToHelmReleaseSetArrayOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetArray) ToHelmReleaseSetArrayOutputWithContext(ctx context.Context) HelmReleaseSetArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetArrayOutput)
+}
+
+type HelmReleaseSetOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSet)(nil)).Elem()
+}
+
+func (o HelmReleaseSetOutput) ToHelmReleaseSetOutput() HelmReleaseSetOutput {
+	return o
+}
+
+func (o HelmReleaseSetOutput) ToHelmReleaseSetOutputWithContext(ctx context.Context) HelmReleaseSetOutput {
+	return o
+}
+
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o HelmReleaseSetOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSet) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+func (o HelmReleaseSetOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseSet) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// The value.
+func (o HelmReleaseSetOutput) Value() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSet) string { return v.Value }).(pulumi.StringOutput)
+}
+
+type HelmReleaseSetArrayOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSet)(nil)).Elem()
+}
+
+func (o HelmReleaseSetArrayOutput) ToHelmReleaseSetArrayOutput() HelmReleaseSetArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetArrayOutput) ToHelmReleaseSetArrayOutputWithContext(ctx context.Context) HelmReleaseSetArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetArrayOutput) Index(i pulumi.IntInput) HelmReleaseSetOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseSet {
+		return vs[0].([]HelmReleaseSet)[vs[1].(int)]
+	}).(HelmReleaseSetOutput)
+}
+
+type HelmReleaseSetSensitive struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type *string `pulumi:"type"`
+	// The value.
+	Value string `pulumi:"value"`
+}
+
+// HelmReleaseSetSensitiveInput is an input type that accepts HelmReleaseSetSensitiveArgs and HelmReleaseSetSensitiveOutput values.
+// You can construct a concrete instance of `HelmReleaseSetSensitiveInput` via:
+//
+//	HelmReleaseSetSensitiveArgs{...}
+type HelmReleaseSetSensitiveInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetSensitiveOutput() HelmReleaseSetSensitiveOutput
+	ToHelmReleaseSetSensitiveOutputWithContext(context.Context) HelmReleaseSetSensitiveOutput
+}
+
+type HelmReleaseSetSensitiveArgs struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// The value.
+	Value pulumi.StringInput `pulumi:"value"`
+}
+
+func (HelmReleaseSetSensitiveArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetSensitive)(nil)).Elem()
+}
+
+func (i HelmReleaseSetSensitiveArgs) ToHelmReleaseSetSensitiveOutput() HelmReleaseSetSensitiveOutput {
+	return i.ToHelmReleaseSetSensitiveOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetSensitiveArgs) ToHelmReleaseSetSensitiveOutputWithContext(ctx context.Context) HelmReleaseSetSensitiveOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetSensitiveOutput)
+}
+
+// HelmReleaseSetSensitiveArrayInput is an input type that accepts HelmReleaseSetSensitiveArray and HelmReleaseSetSensitiveArrayOutput values.
+// You can construct a concrete instance of `HelmReleaseSetSensitiveArrayInput` via:
+//
+//	HelmReleaseSetSensitiveArray{ HelmReleaseSetSensitiveArgs{...} }
+type HelmReleaseSetSensitiveArrayInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetSensitiveArrayOutput() HelmReleaseSetSensitiveArrayOutput
+	ToHelmReleaseSetSensitiveArrayOutputWithContext(context.Context) HelmReleaseSetSensitiveArrayOutput
+}
+
+type HelmReleaseSetSensitiveArray []HelmReleaseSetSensitiveInput
+
+func (HelmReleaseSetSensitiveArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetSensitive)(nil)).Elem()
+}
+
+func (i HelmReleaseSetSensitiveArray) ToHelmReleaseSetSensitiveArrayOutput() HelmReleaseSetSensitiveArrayOutput {
+	return i.ToHelmReleaseSetSensitiveArrayOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetSensitiveArray) ToHelmReleaseSetSensitiveArrayOutputWithContext(ctx context.Context) HelmReleaseSetSensitiveArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetSensitiveArrayOutput)
+}
+
+type HelmReleaseSetSensitiveOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetSensitiveOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetSensitive)(nil)).Elem()
+}
+
+func (o HelmReleaseSetSensitiveOutput) ToHelmReleaseSetSensitiveOutput() HelmReleaseSetSensitiveOutput {
+	return o
+}
+
+func (o HelmReleaseSetSensitiveOutput) ToHelmReleaseSetSensitiveOutputWithContext(ctx context.Context) HelmReleaseSetSensitiveOutput {
+	return o
+}
+
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o HelmReleaseSetSensitiveOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetSensitive) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+func (o HelmReleaseSetSensitiveOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseSetSensitive) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// The value.
+func (o HelmReleaseSetSensitiveOutput) Value() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetSensitive) string { return v.Value }).(pulumi.StringOutput)
+}
+
+type HelmReleaseSetSensitiveArrayOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetSensitiveArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetSensitive)(nil)).Elem()
+}
+
+func (o HelmReleaseSetSensitiveArrayOutput) ToHelmReleaseSetSensitiveArrayOutput() HelmReleaseSetSensitiveArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetSensitiveArrayOutput) ToHelmReleaseSetSensitiveArrayOutputWithContext(ctx context.Context) HelmReleaseSetSensitiveArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetSensitiveArrayOutput) Index(i pulumi.IntInput) HelmReleaseSetSensitiveOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseSetSensitive {
+		return vs[0].([]HelmReleaseSetSensitive)[vs[1].(int)]
+	}).(HelmReleaseSetSensitiveOutput)
+}
+
 type PatchTarget struct {
 	// apiVersion, e.g. apps/v1.
 	ApiVersion string `pulumi:"apiVersion"`
@@ -1408,6 +1638,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionPtrInput)(nil)).Elem(), ClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecInput)(nil)).Elem(), ClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecPtrInput)(nil)).Elem(), ClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetInput)(nil)).Elem(), HelmReleaseSetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetArrayInput)(nil)).Elem(), HelmReleaseSetArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveInput)(nil)).Elem(), HelmReleaseSetSensitiveArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveArrayInput)(nil)).Elem(), HelmReleaseSetSensitiveArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetPtrInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefInput)(nil)).Elem(), ResourceRefArgs{})
@@ -1422,6 +1656,10 @@ func init() {
 	pulumi.RegisterOutputType(ClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionExecOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetArrayOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetSensitiveOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetSensitiveArrayOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})
 	pulumi.RegisterOutputType(PatchTargetPtrOutput{})
 	pulumi.RegisterOutputType(ResourceRefOutput{})

@@ -101,6 +101,36 @@ export interface GetHelmTemplateSetSensitive {
     value: string;
 }
 
+export interface HelmReleaseSet {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: string;
+    /**
+     * How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+     */
+    type?: string;
+    /**
+     * The value.
+     */
+    value: string;
+}
+
+export interface HelmReleaseSetSensitive {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: string;
+    /**
+     * How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+     */
+    type?: string;
+    /**
+     * The value.
+     */
+    value: string;
+}
+
 export interface PatchTarget {
     /**
      * apiVersion, e.g. apps/v1.

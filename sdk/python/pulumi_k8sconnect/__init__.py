@@ -10,6 +10,7 @@ from .get_helm_template import *
 from .get_object import *
 from .get_yaml_scoped import *
 from .get_yaml_split import *
+from .helm_release import *
 from .kubernetes_object import *
 from .patch import *
 from .provider import *
@@ -27,6 +28,14 @@ else:
 _utilities.register(
     resource_modules="""
 [
+ {
+  "pkg": "k8sconnect",
+  "mod": "index/helmRelease",
+  "fqn": "pulumi_k8sconnect",
+  "classes": {
+   "k8sconnect:index/helmRelease:HelmRelease": "HelmRelease"
+  }
+ },
  {
   "pkg": "k8sconnect",
   "mod": "index/kubernetesObject",

@@ -1,0 +1,84 @@
+package bridge_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
+)
+
+// HelmRelease under the real Pulumi engine: the lifecycle chart of the
+// Terraform tests installs (its hooks run, revision 1 is recorded in Helm's
+// format), a preview of the same program changes nothing, a changed value
+// upgrades in place to revision 2, and the setSensitive value reaches the
+// cluster but not the engine's output or the stack's state in clear.
+func TestPulumiHelmRelease(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := acctest.Namespace(t)
+	pw := acctest.NewSecretValue("pw")
+	program := func(greeting string) string {
+		t.Helper()
+		b, err := yaml.Marshal(map[string]any{
+			"name": "k8sconnect-helm-release", "runtime": "yaml",
+			"resources": map[string]any{
+				"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
+					"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
+					"name":              "life",
+					"namespace":         ns,
+					"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+					"timeout":           "60s",
+					"set":               []any{map[string]any{"name": "greeting", "value": greeting}},
+					"setSensitive":      []any{map[string]any{"name": "password", "value": pw.Plain}},
+				}},
+			},
+			"outputs": map[string]any{"revision": "${app.revision}", "objects": "${app.objects}"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := pulumitest.NewYAMLProgram(t, program("hello"))
+	up := s.Run(pulumitest.Up, nil)
+	expectChanges(t, up, map[string]int{"create": 2})
+	if got := fmt.Sprint(up.Outputs["revision"]); got != "1" {
+		t.Errorf("revision after install = %s, want 1", got)
+	}
+	for _, c := range []acctest.ClusterCheck{
+		func() error { return acctest.ConfigMapHas(t, ns, "life-settings", "greeting", "hello") },
+		func() error { return acctest.ConfigMapHas(t, ns, "life-post-marker", "revision", "1") },
+	} {
+		if err := c(); err != nil {
+			t.Error(err)
+		}
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+
+	s.WriteYAML(program("bonjour"))
+	up2 := s.Run(pulumitest.Up, nil)
+	expectChanges(t, up2, map[string]int{"update": 1, "same": 1})
+	if got := fmt.Sprint(up2.Outputs["revision"]); got != "2" {
+		t.Errorf("revision after upgrade = %s, want 2", got)
+	}
+	if err := acctest.ConfigMapHas(t, ns, "life-settings", "greeting", "bonjour"); err != nil {
+		t.Error(err)
+	}
+	objects := fmt.Sprint(up2.Outputs["objects"])
+	acctest.ExpectPresent(t, "the objects output", objects, "(sensitive, hmac-sha256:")
+	for where, text := range map[string]string{"up output": up.Log + up2.Log, "objects output": objects,
+		"stack export": s.CLI("stack", "export")} {
+		acctest.ExpectAbsent(t, where, text, pw)
+	}
+}

@@ -21,21 +21,14 @@ import (
 const (
 	flakyObjects = 120
 	flakyReruns  = 5
+	// Ten cuts a second, not the once a second users reported: the
+	// assertions are the same, and at the faster rate every phase meets
+	// dozens of cuts with requests in flight, where the slower one leaves a
+	// preview with a cut or none (see provider/object's flaky_test.go).
+	flakyMeanInterval = 100 * time.Millisecond
 )
 
 func TestPulumiFlakyNetwork(t *testing.T) {
-	for _, c := range []struct {
-		name         string
-		meanInterval time.Duration
-	}{
-		{"a cut a second", time.Second},
-		{"ten cuts a second", 100 * time.Millisecond},
-	} {
-		t.Run(c.name, func(t *testing.T) { pulumiFlaky(t, c.meanInterval) })
-	}
-}
-
-func pulumiFlaky(t *testing.T, meanInterval time.Duration) {
 	e := newPulumiCrash(t)
 	prefix := e.name + "-"
 	resources := map[string]any{}
@@ -53,7 +46,7 @@ func pulumiFlaky(t *testing.T, meanInterval time.Duration) {
 	}
 	e.writeProgram(resources)
 	history := acctest.WatchConfigMaps(t, e.ns, prefix)
-	chaos := acctest.FlakyLink(t, e.proxy, meanInterval)
+	chaos := acctest.FlakyLink(t, e.proxy, flakyMeanInterval)
 
 	timed := func(what string, args ...string) pulumiResult {
 		t.Helper()

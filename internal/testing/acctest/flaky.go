@@ -19,7 +19,7 @@ import (
 )
 
 // Flaky-network tests of every engine share these: a proxy that cuts every
-// connection about once a second, and a record of every ConfigMap the API
+// connection at random moments, and a record of every ConfigMap the API
 // server created or deleted, read straight from the cluster (not through the
 // proxy), so that an object made twice or replaced shows even when it
 // happened and was undone within one run.

@@ -144,7 +144,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, out pr
 	if err := applyObjects(ctx, c, rd.objects, applied); err != nil {
 		return fail("Object not applied", err)
 	}
-	if err := deleteRemoved(ctx, c, prior, rd, plan.ID.ValueString(), timeout); err != nil {
+	if err := deleteRemoved(ctx, c, prior, rd, timeout); err != nil {
 		return fail("Removed object not deleted", err)
 	}
 	if plan.Wait.ValueBool() {
@@ -264,7 +264,7 @@ func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, app
 // deleteRemoved deletes the objects the last apply made that the chart no
 // longer renders, in Helm's uninstall order, keeping those marked
 // helm.sh/resource-policy: keep.
-func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd *rendered, id string, timeout time.Duration) error {
+func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd *rendered, timeout time.Duration) error {
 	keep := map[string]bool{}
 	for _, p := range rd.all() {
 		keep[p.key] = true

@@ -80,7 +80,7 @@ func (r *records) checkInstall(name string) error {
 		status = last.Info.Status.String()
 	}
 	return fmt.Errorf("release %s/%s already exists in the cluster (revision %d, %s); k8sconnect will not install "+
-		"over it. Import it into this resource instead, or uninstall it first (helm uninstall %s -n %s).",
+		"over it. Import it into this resource instead, or uninstall it first (helm uninstall %s -n %s)",
 		last.Namespace, name, last.Version, status, name, last.Namespace)
 }
 

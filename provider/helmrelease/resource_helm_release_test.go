@@ -91,7 +91,7 @@ func recordStatuses(t *testing.T, ns, name string) map[string]string {
 			t.Fatal(err)
 		}
 		if s != nil {
-			if s.GetLabels()["owner"] != "helm" || string(s.Object["type"].(string)) != "helm.sh/release.v1" {
+			if s.GetLabels()["owner"] != "helm" || s.Object["type"].(string) != "helm.sh/release.v1" {
 				t.Errorf("record v%d is not in Helm's format: labels %v, type %v", i, s.GetLabels(), s.Object["type"])
 			}
 			out[fmt.Sprintf("v%d", i)] = s.GetLabels()["status"]

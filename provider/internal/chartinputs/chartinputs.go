@@ -97,6 +97,8 @@ var (
 
 // DataSourceAttributes adds the shared arguments to a data source's
 // attributes; more describes set_sensitive further.
+//
+//nolint:dupl // ResourceAttributes's twin: the framework's data source and resource schemas are separate types of one shape.
 func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]string) map[string]dschema.Attribute {
 	for _, a := range arguments {
 		desc := join(a.description, more[a.name])
@@ -123,6 +125,8 @@ func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]st
 // ResourceAttributes adds the shared arguments to a resource's attributes;
 // more describes any of them further. A change to any of them is an upgrade,
 // not a replacement.
+//
+//nolint:dupl // see DataSourceAttributes.
 func ResourceAttributes(attrs map[string]rschema.Attribute, more map[string]string) map[string]rschema.Attribute {
 	for _, a := range arguments {
 		desc := join(a.description, more[a.name])

@@ -36,7 +36,7 @@ func (Validator) ValidateString(_ context.Context, req validator.StringRequest, 
 func Parse(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%q is not a positive duration; use a form such as \"90s\", \"15m\" or \"1h\".", s)
+		return 0, fmt.Errorf("%q is not a positive duration; use a form such as \"90s\", \"15m\" or \"1h\"", s)
 	}
 	return d, nil
 }

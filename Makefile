@@ -13,13 +13,19 @@ DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools build release cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-unit lint bench
+.PHONY: all tools tools-late build release cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-unit lint bench
 
 all: build
 
 ## tools: build the pinned toolchain (kube-apiserver, etcd, kwok, pulumi, tofu, helm) once
 tools:
 	$(DEV) tools
+
+# LATE_TOOLS are the tools that the bridge's tests do not run: make test builds them after
+# those tests, and CI (.ci/run) builds them in the background while those tests run.
+LATE_TOOLS := helm
+tools-late:
+	$(DEV) tools $(LATE_TOOLS)
 
 ## build: terraform-provider-k8sconnect and pulumi-resource-k8sconnect into bin/
 ## (the bridge is its own Go module: see bridge/README.md)
@@ -193,13 +199,18 @@ demo-down-pulumi:
 	$(DEMO_PREPARE_$(SDK)); \
 	cd examples/pulumi-$(SDK) && "$$pulumi" destroy --yes --stack demo --config-file $(DEMO)/Pulumi.demo.yaml
 
-## test: everything CI runs. -count=1: the Go test cache cannot see the cluster, so a
-## cached pass would be a test that did not run
-test: tools
+## test: everything CI runs: go vet and every test in both modules, the bridge's first, then
+## the acceptance tests again under tofu. Each step's tools are built just before it. The
+## bridge's tests come first because they leave a core idle most of the time, which CI fills
+## with lint and LATE_TOOLS (.ci/run). -count=1: the Go test cache cannot see the cluster,
+## so a cached pass would be a test that did not run
+test:
+	$(DEV) tools $(addprefix -except ,$(LATE_TOOLS))
 	$(GO) vet ./...
 	cd bridge && $(GO) vet ./...
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	cd bridge && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(DEV) tools
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	K8SCONNECT_ENGINE=tofu $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestAcc' ./provider/... ./internal/testing/badinput/ ./internal/testing/exacttest/ ./internal/testing/doctest/
 
 ## lint: golangci-lint (pinned in tools/golangci-lint, configured by .golangci.yml) and a

@@ -1,7 +1,8 @@
 // Command k8sconnect-dev builds the pinned dev toolchain and runs the embedded
 // local cluster for development:
 //
-//	k8sconnect-dev tools [name...]   build missing tools (default: all), print each path
+//	k8sconnect-dev tools [-except name]... [name...]
+//	                                 build missing tools (default: all), print each path
 //	k8sconnect-dev cluster-up        start the dev cluster detached (idempotent);
 //	                                 the last line of stdout is KUBECONFIG=<absolute path>
 //	k8sconnect-dev cluster-status    print the dev cluster's state; exit 1 if it is not running
@@ -17,6 +18,8 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/k8sconnect/k8sconnect/internal/toolchain"
@@ -25,7 +28,9 @@ import (
 const usage = `usage: k8sconnect-dev <command>
 
 commands:
-  tools [name...]   build the pinned tools that are missing (default: all) and print their paths
+  tools [-except name]... [name...]
+                    build the pinned tools that are missing (default: all), less those
+                    -except names, and print their paths
   cluster-up        start the dev cluster in the background (does nothing if it is running);
                     the last line printed is KUBECONFIG=<path>
   cluster-status    show whether the dev cluster is running (exit status 1 if not)
@@ -75,9 +80,10 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-func tools(ctx context.Context, names []string) error {
-	if len(names) == 0 {
-		names = toolchain.Names()
+func tools(ctx context.Context, args []string) error {
+	names, err := toolNames(args)
+	if err != nil || len(names) == 0 { // none left: Ensure() would build them all
+		return err
 	}
 	if err := toolchain.Ensure(ctx, names...); err != nil {
 		return err
@@ -90,4 +96,34 @@ func tools(ctx context.Context, names []string) error {
 		fmt.Printf("%s=%s\n", n, p)
 	}
 	return nil
+}
+
+// toolNames reads the arguments of the tools command: the named tools, or
+// all of them, less those -except names (make test builds what each of its
+// steps runs just before the step).
+func toolNames(args []string) ([]string, error) {
+	var except []string
+	for len(args) > 0 && args[0] == "-except" {
+		if len(args) < 2 {
+			return nil, fmt.Errorf("tools -except needs the name of a tool")
+		}
+		except = append(except, args[1])
+		args = args[2:]
+	}
+	names := args
+	if len(names) == 0 {
+		names = toolchain.Names()
+	}
+	for _, n := range except {
+		if !slices.Contains(toolchain.Names(), n) {
+			return nil, fmt.Errorf("tools -except %s: no such tool (known: %s)", n, strings.Join(toolchain.Names(), ", "))
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(except, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

@@ -42,7 +42,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, private{}, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, private{}, false, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -61,7 +61,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		resp.Diagnostics.AddError("Could not read private state", err.Error())
 		return
 	}
-	if r.apply(ctx, &plan, prior, resp.Private, &resp.Diagnostics) {
+	adopt := adopting(ctx, req.Private)
+	if r.apply(ctx, &plan, prior, adopt, resp.Private, &resp.Diagnostics) {
+		if adopt {
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -71,7 +75,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 
 // apply installs or upgrades the release in Helm's order and writes its
 // record; it reports whether everything succeeded.
-func (r *Resource) apply(ctx context.Context, plan *model, prior private, out privatestate.Writer, diags *diag.Diagnostics) bool {
+//
+// adopt is set for the first apply after an import: the objects are taken
+// over from helm's field managers once applied.
+func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt bool, out privatestate.Writer, diags *diag.Diagnostics) bool {
 	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, pathConnection, diags)
 	if !ok {
 		return false
@@ -110,6 +117,21 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, out pr
 	if rd == nil {
 		return false
 	}
+	if adopt && len(prior) == 0 && len(history) > 0 {
+		// What helm installed last is what this apply replaces.
+		if prior, err = recordedObjects(history[len(history)-1], c); err != nil {
+			diags.AddError("Could not read the imported release's manifest", err.Error())
+			return false
+		}
+	}
+	ours := map[string]bool{}
+	for key := range prior {
+		ours[key] = true
+	}
+	if _, err := dropForeignCRDs(ctx, c, rd, ours); err != nil {
+		diags.AddError("Could not read a CRD of the chart", err.Error())
+		return false
+	}
 	record, err := newRecord(rd, rel, history)
 	if err == nil {
 		err = recs.create(record)
@@ -143,6 +165,11 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, out pr
 	}
 	if err := applyObjects(ctx, c, rd.objects, applied); err != nil {
 		return fail("Object not applied", err)
+	}
+	if adopt {
+		if err := takeOverAll(ctx, c, applied); err != nil {
+			return fail("Object not taken over", err)
+		}
 	}
 	if err := deleteRemoved(ctx, c, prior, rd, timeout); err != nil {
 		return fail("Removed object not deleted", err)
@@ -200,7 +227,14 @@ func newRecord(rd *rendered, rel helmchart.Release, history []*release.Release) 
 		info.FirstDeployed = history[0].Info.FirstDeployed
 	}
 	out := &release.Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Revision, Chart: rd.chart.Chart,
-		Config: rd.config, Manifest: m, Info: info, ApplyMethod: string(release.ApplyMethodServerSideApply)}
+		Config: rd.config, Manifest: m, Info: info,
+		// The objects are applied server-side, but the record says
+		// client-side: helm applies its next upgrade or rollback by the
+		// method the record names, and a server-side apply of it would stop
+		// at a conflict with every field we own. Its three-way patch instead
+		// goes through and takes the fields it changes, which the next plan
+		// shows as drift on them and reverts.
+		ApplyMethod: string(release.ApplyMethodClientSideApply)}
 	for _, h := range rd.hooks {
 		text, err := yaml.Marshal(h.obj.Object)
 		if err != nil {
@@ -271,8 +305,8 @@ func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd 
 	}
 	var gone []manifest.Identity
 	for key, o := range prior {
-		if keep[key] {
-			continue
+		if keep[key] || o.FromCRDsDir {
+			continue // still in the chart, or a CRD of crds/, which helm never deletes
 		}
 		ident, err := identityOf(key, o)
 		if err != nil {

@@ -60,6 +60,9 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	var ids []manifest.Identity
 	for key, o := range priv {
+		if o.FromCRDsDir {
+			continue // as helm uninstall keeps them: every object of the kind would go with them
+		}
 		id, err := identityOf(key, o)
 		if err != nil {
 			resp.Diagnostics.AddError("Could not tell which object to delete", err.Error())

@@ -94,6 +94,17 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	for k := range state.Objects.Elements() {
 		inState[k] = true
 	}
+	warnings, err := dropForeignCRDs(ctx, c, rd, inState)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read a CRD of the chart", err.Error())
+		return
+	}
+	for _, w := range warnings {
+		resp.Diagnostics.AddWarning("A CRD of the chart is left as it is", w)
+	}
+	if !creating && adopting(ctx, req.Private) {
+		resp.Diagnostics.AddWarning("Taking over an imported release", adoptionWarning(plan.ID.ValueString()))
+	}
 	objects := dryRunAll(ctx, c, rd, priv, inState, plan.CreateNamespace.ValueBool(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -185,9 +196,8 @@ func dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, priv pri
 }
 
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, prev privateObject, ours, createNamespace bool) (attr.Value, error) {
-	id := manifest.IdentityOf(p.obj)
 	if !ours {
-		if err := checkNotTaken(ctx, c, p, id); err != nil {
+		if err := checkNotTaken(ctx, c, p); err != nil {
 			return nil, err
 		}
 	}
@@ -207,29 +217,36 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, prev privateO
 	return projectionValue(obs.Projection), nil
 }
 
-// checkNotTaken refuses an object the release would take from someone else:
-// another release, a k8sconnect_object, or anything made outside Helm.
-func checkNotTaken(ctx context.Context, c *connection.Client, p piece, id manifest.Identity) error {
+// takenBy names who else holds the object p would create (another release,
+// a k8sconnect_object, anything made outside Helm); "" when it does not exist
+// or is this release's own, from an apply that did not finish.
+func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error) {
+	id := manifest.IdentityOf(p.obj)
 	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return nil
+		return "", nil
 	case err != nil:
-		return fmt.Errorf("reading it: %w", err)
+		return "", fmt.Errorf("reading it: %w", err)
 	}
 	ann := live.GetAnnotations()
 	want := p.obj.GetAnnotations()
-	if ann[annotationReleaseName] == want[annotationReleaseName] && ann[annotationReleaseNS] == want[annotationReleaseNS] {
-		return nil // this release's, from an apply that did not finish
-	}
-	var owner string
 	switch {
+	case ann[annotationReleaseName] == want[annotationReleaseName] && ann[annotationReleaseNS] == want[annotationReleaseNS]:
+		return "", nil
 	case ann[annotationReleaseName] != "":
-		owner = fmt.Sprintf("Helm release %s/%s", ann[annotationReleaseNS], ann[annotationReleaseName])
+		return fmt.Sprintf("Helm release %s/%s", ann[annotationReleaseNS], ann[annotationReleaseName]), nil
 	case ann[ssa.AnnotationOwnedBy] != "":
-		owner = fmt.Sprintf("the k8sconnect resource %s", ann[ssa.AnnotationOwnedBy])
-	default:
-		owner = "no Helm release (made by " + managers(live) + ")"
+		return fmt.Sprintf("the k8sconnect resource %s", ann[ssa.AnnotationOwnedBy]), nil
+	}
+	return "no Helm release (made by " + managers(live) + ")", nil
+}
+
+// checkNotTaken refuses an object the release would take from someone else.
+func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
+	owner, err := takenBy(ctx, c, p)
+	if err != nil || owner == "" {
+		return err
 	}
 	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
 		"from the other owner), or delete it first if it is meant to be this release's", owner)

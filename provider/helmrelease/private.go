@@ -24,6 +24,8 @@ type privateObject struct {
 	APIVersion string          `json:"apiVersion"`
 	Owned      json.RawMessage `json:"owned,omitempty"`
 	Sensitive  []string        `json:"sensitive,omitempty"`
+	// FromCRDsDir marks a CRD of crds/, never deleted (see piece).
+	FromCRDsDir bool `json:"fromCRDsDir,omitempty"`
 }
 
 type private map[string]privateObject
@@ -64,7 +66,7 @@ func (o privateObject) redactor(id string) sensitive.Redactor {
 }
 
 func newPrivateObject(p piece, owned *fieldpath.Set) privateObject {
-	o := privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths}
+	o := privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths, FromCRDsDir: p.fromCRDsDir}
 	if owned != nil {
 		if b, err := owned.ToJSON(); err == nil {
 			o.Owned = b

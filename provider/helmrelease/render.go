@@ -49,6 +49,9 @@ type piece struct {
 	// sensitivePaths are those fields, kept in private state so a refresh,
 	// which renders nothing, hides the same ones.
 	sensitivePaths []string
+	// fromCRDsDir marks a CRD of a crds/ directory: installed before
+	// anything else and, as Helm does, never deleted (see helmchart.Sorted).
+	fromCRDsDir bool
 }
 
 // hook is a lifecycle hook of the release.
@@ -128,6 +131,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	}
 	for _, key := range sortedKeys(sorted.Objects.CRDs) {
 		if p, ok := build(key, sorted.Objects.CRDs[key]); ok {
+			p.fromCRDsDir = sorted.FromCRDsDir[key]
 			res.crds = append(res.crds, p)
 		}
 	}
@@ -232,6 +236,33 @@ func mark(obj *unstructured.Unstructured, rel helmchart.Release) {
 	obj.SetAnnotations(ann)
 }
 
+// dropForeignCRDs leaves out the CRDs of crds/ that exist already and are
+// not this release's (installed by hand, by another release, by a tool), as
+// helm leaves them: not applied, not in objects, not deleted. ours are the
+// keys the last apply applied. It returns a warning per CRD left out.
+func dropForeignCRDs(ctx context.Context, c *connection.Client, rd *rendered, ours map[string]bool) ([]string, error) {
+	var warnings []string
+	kept := rd.crds[:0]
+	for _, p := range rd.crds {
+		if !p.fromCRDsDir || ours[p.key] {
+			kept = append(kept, p)
+			continue
+		}
+		owner, err := takenBy(ctx, c, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.key, err)
+		}
+		if owner == "" {
+			kept = append(kept, p)
+			continue
+		}
+		warnings = append(warnings, fmt.Sprintf("%s exists already and belongs to %s; as helm does with the CRDs "+
+			"of a chart's crds/ directory, it is left as it is: not applied, not shown in objects, not deleted.", p.key, owner))
+	}
+	rd.crds = kept
+	return warnings, nil
+}
+
 // kindRank is a kind's place in order; unknown kinds go last, as Helm puts them.
 func kindRank(order relutil.KindSortOrder, kind string) int {
 	if i := slices.Index(order, kind); i >= 0 {
@@ -251,10 +282,15 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // releaseManifest is the release's objects as helm keeps them in a record: YAML
-// documents, each under a `# Source:` line, in install order.
+// documents, each under a `# Source:` line, in install order. The CRDs of
+// crds/ are not in it, as they are not in helm's, so that `helm uninstall`
+// keeps them too.
 func releaseManifest(pieces []piece) (string, error) {
 	var b strings.Builder
 	for _, p := range pieces {
+		if p.fromCRDsDir {
+			continue
+		}
 		y, err := yaml.Marshal(p.obj.Object)
 		if err != nil {
 			return "", err

@@ -29,6 +29,7 @@ var (
 	jobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	gadgets     = schema.GroupVersionResource{Group: "helmrelease.k8sconnect.test", Version: "v1", Resource: "gadgets"}
+	crds        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
 func chartPath(t testing.TB, name string) string {
@@ -203,6 +204,7 @@ func TestAccHelmReleaseLifecycle(t *testing.T) {
 					present(t, configMaps, ns, name+"-kept", true),
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
 					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "superseded", "v3": "deployed"}),
+					helmReads(t, ns, name),
 				},
 			},
 			{
@@ -267,4 +269,29 @@ func (c objectsCheck) CheckState(_ context.Context, req statecheck.CheckStateReq
 		}
 	}
 	resp.Error = fmt.Errorf("k8sconnect_helm_release.app is not in state")
+}
+
+// helmReads checks the release as the helm CLI shows it after the upgrade to
+// revision 3: listed as deployed, its manifest holding the chart's objects
+// but not the CRD of crds/ (which helm uninstall must keep), its values the
+// user-supplied ones.
+func helmReads(t *testing.T, ns, name string) acctest.ClusterCheck {
+	return func() error {
+		if out := helmCLI(t, "list", "-n", ns); !regexp.MustCompile(name + `\s+` + ns + `\s+3\s+.*deployed\s+lifecycle-1\.2\.0\s+3\.1`).MatchString(out) {
+			return fmt.Errorf("helm list:\n%s", out)
+		}
+		m := helmCLI(t, "get", "manifest", name, "-n", ns)
+		for _, want := range []string{"name: " + name + "-settings", "greeting: bonjour", "kind: Gadget"} {
+			if !strings.Contains(m, want) {
+				return fmt.Errorf("helm get manifest lacks %q:\n%s", want, m)
+			}
+		}
+		if strings.Contains(m, "CustomResourceDefinition") || strings.Contains(m, name+"-extra") {
+			return fmt.Errorf("helm get manifest holds the crds/ CRD or the removed object:\n%s", m)
+		}
+		if v := helmCLI(t, "get", "values", name, "-n", ns); !strings.Contains(v, "greeting: bonjour") {
+			return fmt.Errorf("helm get values:\n%s", v)
+		}
+		return nil
+	}
 }

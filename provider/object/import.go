@@ -3,8 +3,6 @@ package object
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -42,7 +40,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.AddError("Invalid import id", err.Error())
 		return
 	}
-	conn, useDefault, err := importConnection(r.clients, kubeContext)
+	conn, useDefault, err := r.clients.ForImport(kubeContext)
 	if err != nil {
 		resp.Diagnostics.AddError("No kubeconfig to import with", err.Error())
 		return
@@ -130,33 +128,6 @@ func ParseImportID(s string) (kubeContext string, id manifest.Identity, err erro
 	return kubeContext, id, nil
 }
 
-// importConnection is the connection an import reads through: the provider's
-// default (useDefault) when it has one and no context is named, else the
-// kubeconfig files of $KUBECONFIG, or ~/.kube/config, by path.
-func importConnection(clients *connection.Cache, kubeContext string) (conn connection.Model, useDefault bool, err error) {
-	conn = connection.Model{
-		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
-		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(connection.ExecAttrTypes),
-	}
-	if kubeContext == "" && clients != nil && clients.HasDefault() {
-		return connection.Model{}, true, nil
-	}
-	p := os.Getenv("KUBECONFIG")
-	if p == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return conn, false, err
-		}
-		p = filepath.Join(home, ".kube", "config")
-	}
-	conn.KubeconfigFile = types.StringValue(p)
-	if kubeContext != "" {
-		conn.Context = types.StringValue(kubeContext)
-	}
-	return conn, false, nil
-}
 
 // cleanManifest renders a live object as the yaml_body a user would write:
 // without status, server-set metadata, kubectl's last-applied copy or our own

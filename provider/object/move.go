@@ -13,10 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
@@ -327,54 +324,13 @@ func pendingMove(ctx context.Context, r privatestate.Reader) (movedFrom, bool) {
 	return m, ok && err == nil
 }
 
-// takeOver completes a move after the first apply: every field k8sconnect now
-// owns leaves the old provider's field managers, so it has one owner and a
-// later apply that drops it deletes it. Fields only they own stay theirs (the
-// configuration no longer sets them; nothing deletes them behind the user's
-// back). It returns the object as stored after the change.
+// takeOver completes a move after the first apply (ssa.TakeOver), retried
+// while the connection or a concurrent write gets in the way.
 func takeOver(ctx context.Context, c *connection.Client, applied *unstructured.Unstructured, managers []string) (*unstructured.Unstructured, error) {
-	ident := manifest.IdentityOf(applied)
-	mapping, err := c.Mapping(ident.GVK())
-	if err != nil {
-		return nil, err
-	}
-	ri := c.Resource(mapping, ident.Namespace)
 	var out *unstructured.Unstructured
-	err = retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
-		live, err := ri.Get(ctx, ident.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		out = live
-		if live.GetUID() != applied.GetUID() {
-			return nil
-		}
-		fields, err := managedfields.Of(live)
-		if err != nil {
-			return err
-		}
-		ours := fields.Manager(ssa.FieldManager)
-		entries, total := live.GetManagedFields(), 0
-		for _, m := range managers {
-			if m == ssa.FieldManager {
-				continue
-			}
-			live.SetManagedFields(entries)
-			var released int
-			entries, released, err = managedfields.Release(live, m, func(p fieldpath.Path) bool { return ours.Has(p) })
-			if err != nil {
-				return err
-			}
-			total += released
-		}
-		if total == 0 {
-			return nil
-		}
-		body, err := managedfields.WriteBody(entries, live.GetResourceVersion())
-		if err != nil {
-			return err
-		}
-		out, err = ri.Patch(ctx, ident.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: ssa.FieldManager})
+	err := retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
+		var err error
+		out, err = ssa.TakeOver(ctx, c, applied, managers)
 		return err
 	})
 	return out, err

@@ -18,6 +18,10 @@ type Sorted struct {
 	// Hooks are the lifecycle hooks, keyed and written the same way. A key
 	// may also be in Objects: a chart may declare one object as both.
 	Hooks map[string]string
+	// FromCRDsDir are the keys of the CRDs that come from crds/ directories,
+	// which Helm installs before the release and never deletes: removing a
+	// CRD removes every object of its kind in the cluster, whoever made it.
+	FromCRDsDir map[string]bool
 }
 
 // Sort reads every rendered document with the reader of the other data
@@ -55,7 +59,21 @@ func Sort(r *Rendered, finder yamldocs.ScopeFinder, namespace string) (Sorted, e
 	if len(errs) > 0 {
 		return Sorted{}, errors.Join(errs...)
 	}
-	objects, err := classify(objectDocs, finder, namespace)
+	manifests, err := yamldocs.Split(objectDocs)
+	if err != nil {
+		return Sorted{}, err
+	}
+	crdFiles := map[string]bool{}
+	for _, f := range r.CRDs {
+		crdFiles[f.Path] = true
+	}
+	fromCRDsDir := map[string]bool{}
+	for key, m := range manifests {
+		if crdFiles[m.Source] {
+			fromCRDsDir[key] = true
+		}
+	}
+	objects, err := yamldocs.ClassifyInNamespace(manifests, finder, namespace)
 	if err != nil {
 		return Sorted{}, err
 	}
@@ -63,7 +81,7 @@ func Sort(r *Rendered, finder yamldocs.ScopeFinder, namespace string) (Sorted, e
 	if err != nil {
 		return Sorted{}, err
 	}
-	out := Sorted{Objects: objects, Hooks: map[string]string{}}
+	out := Sorted{Objects: objects, Hooks: map[string]string{}, FromCRDsDir: fromCRDsDir}
 	for _, m := range []map[string]string{hooks.CRDs, hooks.ClusterScoped, hooks.Namespaced} {
 		maps.Copy(out.Hooks, m)
 	}

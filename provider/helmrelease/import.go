@@ -1,0 +1,149 @@
+package helmrelease
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+var _ resource.ResourceWithImportState = (*Resource)(nil)
+
+// privateAdopting marks a release imported from another tool and not yet
+// applied: its first apply takes its objects over in place and then hands
+// over the fields Helm's field manager held, so each has one owner.
+const privateAdopting = "release_adopting"
+
+// helmManagers are the field managers the helm CLI writes under, server-side
+// (Helm 4) and client-side (Helm 3, and Helm 4's --server-side=false).
+var helmManagers = []string{"helm"}
+
+// ImportState takes `[<context>#]<namespace>/<name>` of a release made by
+// helm (3 or 4, client- or server-side apply) or by an earlier configuration.
+// It is read through the provider's connection when it has one and no
+// context is named, else through the kubeconfig of $KUBECONFIG or
+// ~/.kube/config, as k8sconnect_object imports. The first apply adopts its
+// objects.
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	kubeContext, rest := "", req.ID
+	if i := strings.LastIndex(rest, "#"); i >= 0 {
+		kubeContext, rest = rest[:i], rest[i+1:]
+	}
+	ns, name, ok := strings.Cut(rest, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import id",
+			fmt.Sprintf("%q is not [<context>#]<namespace>/<name>: give the release's namespace and name, e.g. "+
+				"monitoring/prometheus.", req.ID))
+		return
+	}
+	conn, useDefault, err := r.clients.ForImport(kubeContext)
+	if err != nil {
+		resp.Diagnostics.AddError("No kubeconfig to import with", err.Error())
+		return
+	}
+	c, err := r.clients.Client(ctx, conn)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot connect for import", err.Error())
+		return
+	}
+	history, err := newRecords(c, ns, 0).history(name)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the release to import", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	if len(history) == 0 {
+		resp.Diagnostics.AddError("Release not found",
+			fmt.Sprintf("No release %s has records in namespace %s (helm list -n %s shows what there is), so there "+
+				"is nothing to import.", name, ns, ns))
+		return
+	}
+	connObj, diags := conn.ToObject(ctx)
+	resp.Diagnostics.Append(diags...)
+	if useDefault {
+		connObj = types.ObjectNull(connection.AttrTypes)
+	}
+	for attr, v := range map[string]any{"id": types.StringValue(releaseID(ns, name)), "name": types.StringValue(name),
+		"namespace": types.StringValue(ns), "objects": types.MapValueMust(projectionType, nil), "cluster_connection": connObj} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+	resp.Diagnostics.Append(privatestate.Save(ctx, resp.Private, privateAdopting, true)...)
+}
+
+func adopting(ctx context.Context, r privatestate.Reader) bool {
+	v, _, _ := privatestate.Load[bool](ctx, r, privateAdopting)
+	return v
+}
+
+// adoptionWarning tells, at plan time, what the first apply after an import does.
+func adoptionWarning(id string) string {
+	return fmt.Sprintf("Release %s was imported. This apply takes its objects over in place: they are updated, "+
+		"not replaced, and keep their UIDs. The fields Helm's field manager set that this chart sets too are handed "+
+		"to k8sconnect, so each has one owner; fields only Helm set are left as they are. The release keeps its "+
+		"history, and this apply writes its next revision.", id)
+}
+
+// takeOverAll hands the fields of helm's managers over to k8sconnect in
+// every applied object, each retried while someone writes in between.
+func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*unstructured.Unstructured) error {
+	for key, obj := range applied {
+		var err error
+		for attempt := 0; attempt < 5; attempt++ {
+			var out *unstructured.Unstructured
+			if out, err = ssa.TakeOver(ctx, c, obj, helmManagers); err == nil {
+				applied[key] = out
+				break
+			}
+			if !apierrors.IsConflict(err) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: handing Helm's fields over: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// recordedObjects are the objects of a release's record, as the private
+// state of an apply would name them: an adopted release's first apply
+// deletes those its chart no longer renders, as an upgrade by helm would.
+func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private, error) {
+	docs := yamldocs.SplitDocuments("the release record's manifest", []byte(rec.Manifest))
+	docs = slices.DeleteFunc(docs, func(d yamldocs.Document) bool { return !yamldocs.HasContent(d.Text) })
+	manifests, err := yamldocs.Split(docs)
+	if err != nil {
+		return nil, err
+	}
+	scoped, err := yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := private{}
+	for _, m := range []map[string]string{scoped.CRDs, scoped.ClusterScoped, scoped.Namespaced} {
+		for key, body := range m {
+			var head struct {
+				APIVersion string `json:"apiVersion"`
+			}
+			if err := json.Unmarshal([]byte(body), &head); err != nil {
+				return nil, err
+			}
+			out[key] = privateObject{APIVersion: head.APIVersion}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,114 @@
+package helmrelease_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
+)
+
+// helmCLI runs the pinned helm against the shared cluster and returns what it printed.
+func helmCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := toolchain.Path(toolchain.Helm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := localcluster.Shared(t)
+	cmd := exec.Command(bin, append(args, "--kubeconfig", cluster.KubeconfigPath, "--kube-context", localcluster.TokenContext)...)
+	cmd.Env = append(cmd.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// A release made by `helm install` (Helm 4, server-side and client-side
+// apply) is imported and taken over in place: the same UIDs, the next
+// revision in the same history, Helm's field manager no longer holding the
+// fields the chart sets, and a clean plan after. The release stays helm's to
+// read: helm history lists both revisions.
+func TestAccHelmReleaseAdoptsAHelmInstall(t *testing.T) {
+	for _, serverSide := range []string{"true", "false"} {
+		t.Run("server-side="+serverSide, func(t *testing.T) {
+			t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+			ns := acctest.Namespace(t)
+			name := "adopt"
+			helmCLI(t, "install", name, chartPath(t, "lifecycle"), "-n", ns, "--set", "greeting=hi",
+				"--set", "keep=false", "--server-side="+serverSide)
+			uid := acctest.UID(t, configMaps, ns, name+"-settings")
+			appUID := acctest.UID(t, deployments, ns, name+"-app")
+			config := fmt.Sprintf(`
+import {
+  to = k8sconnect_helm_release.app
+  id = "%[1]s/%[2]s"
+}
+`, ns, name) + releaseConfig(t, ns, name, `set = [{ name = "greeting", value = "hi" }, { name = "keep", value = "false" }]`)
+			sameUIDs := acctest.ClusterCheck(func() error {
+				if got := acctest.UID(t, configMaps, ns, name+"-settings"); got != uid {
+					return fmt.Errorf("the ConfigMap was replaced: UID %s -> %s", uid, got)
+				}
+				if got := acctest.UID(t, deployments, ns, name+"-app"); got != appUID {
+					return fmt.Errorf("the Deployment was replaced: UID %s -> %s", appUID, got)
+				}
+				return nil
+			})
+			helmLetGo := acctest.ClusterCheck(func() error {
+				cm := acctest.MustGet(t, configMaps, ns, name+"-settings")
+				for _, e := range cm.GetManagedFields() {
+					if e.Manager == "helm" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), "f:greeting") {
+						return fmt.Errorf("helm's field manager still holds data.greeting: %s", e.FieldsV1.Raw)
+					}
+				}
+				if !slices.Contains(acctest.Managers(cm), "k8sconnect") {
+					return fmt.Errorf("k8sconnect does not manage the ConfigMap: %v", acctest.Managers(cm))
+				}
+				return nil
+			})
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.Factories(),
+				Steps: []resource.TestStep{
+					{
+						Config: config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+						}},
+						ConfigStateChecks: []statecheck.StateCheck{
+							sameUIDs, helmLetGo,
+							statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+							records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+							configMapData(t, ns, name+"-settings", "greeting", "hi"),
+							acctest.ClusterCheck(func() error {
+								h := helmCLI(t, "history", name, "-n", ns)
+								if !strings.Contains(h, "Upgrade complete") || strings.Count(strings.TrimSpace(h), "\n") != 2 {
+									return fmt.Errorf("helm history after the adoption:\n%s", h)
+								}
+								return nil
+							}),
+						},
+					},
+					{
+						Config:           config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					},
+				},
+			})
+		})
+	}
+}

@@ -51,7 +51,7 @@ cluster-up:
 cluster-down:
 	$(DEV) cluster-down
 
-## bench: N ConfigMaps (N=200,1000; `make bench N=200` for a quick one) through each of ENGINES
+## bench: N ConfigMaps (default N=200,1000; `make bench N=200` for a quick one) through each of ENGINES
 ## (terraform,tofu,pulumi; also terraform_data, tofu_data and pulumi_data: the engine alone with no
 ## provider; terraform_provider_block, tofu_provider_block and pulumi_provider_block: the connection in
 ## the provider's configuration, not in each resource; pulumi_skip_checkpoints: the stack saved only at
@@ -65,14 +65,20 @@ cluster-down:
 ## 50-830 KB, 73 objects, 4.2 MB of YAML) in its three steps, CRDs, cluster-scoped, namespaced (N does
 ## not apply); its OPS add update-crd, one field deep in its largest CRD. The _data engines measure
 ## ConfigMaps only. E.g. `make bench WORKLOAD=bundle ENGINES=terraform,terraform_http_backend,tofu,pulumi`.
+## WORKLOAD=chart: a chart of N objects (default N=200: ConfigMaps, and five Deployments and Services)
+## as a Helm release, one k8sconnect_helm_release per engine against the pinned helm CLI instead of
+## kubectl (helm upgrade --install --server-side, upgrade --dry-run=server, upgrade, uninstall; no
+## --wait on either side, the resource's wait = false): install, no-change plan, upgrade of the one
+## value one object holds, uninstall, with the targets (1.5x helm, plan 1.0x its dry run, 150 MB RSS)
+## under the table. E.g. `make bench WORKLOAD=chart ENGINES=terraform,tofu,pulumi`.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
-N        ?= 200,1000
+N        ?=
 ENGINES  ?= terraform,tofu,pulumi
 OPS      ?=
 WORKLOAD ?= configmaps
 PROFILE  ?=
 bench: tools
-	$(GO) run ./internal/cmd/k8sconnect-bench -workload $(WORKLOAD) -n $(N) -engines $(ENGINES) $(if $(OPS),-ops $(OPS)) $(if $(filter 1 true yes,$(PROFILE)),-profile)
+	$(GO) run ./internal/cmd/k8sconnect-bench -workload $(WORKLOAD) $(if $(N),-n $(N)) -engines $(ENGINES) $(if $(OPS),-ops $(OPS)) $(if $(filter 1 true yes,$(PROFILE)),-profile)
 
 ## generate: schema/ and the SDKs in sdk/ from the provider (a test fails when they are stale)
 generate:

@@ -154,7 +154,7 @@ func TestTableRows(t *testing.T) {
 		// No kubectl measurement at this N: no ratio.
 		{tool: "terraform", n: 1000, op: opCreate, duration: 50 * time.Second, objects: 1001},
 	}
-	got := tableRows(ms)
+	got := tableRows(ms, "kubectl")
 	want := [][]string{
 		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70", "", ""},
 		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", "75", "30", "1.50"},

@@ -6,12 +6,16 @@
 // vendor's bundle (package bundles: prometheus-operator's ten CRDs of up to
 // 830 KB and some sixty other objects) in the three steps users apply it in,
 // plans, updates one data value in one ConfigMap, then one field deep in the
-// largest CRD, and destroys it. Per operation kubectl runs first and then
+// largest CRD, and destroys it. With -workload chart each tool installs a
+// chart of N objects as a Helm release (one k8sconnect_helm_release for the
+// engines), plans it, upgrades one value (one object changes) and uninstalls
+// it, against the helm CLI instead of kubectl. Per operation kubectl (or
+// helm) runs first and then
 // each engine, back to back, each tool with fresh objects in its own
 // namespace (and, for a bundle, its own CRD group), so the ratios compare
 // runs under the same machine load.
 //
-// Per step it reports seconds, the ratio to kubectl's counterpart, API
+// Per step it reports seconds, the ratio to kubectl's (helm's) counterpart, API
 // requests per object (the provider's K8SCONNECT_REQUEST_LOG; kubectl's -v=6
 // log), the CPU time and peak RSS of the provider plugin processes (sampled
 // from /proc; for kubectl, its own process), discovery and OpenAPI requests,
@@ -58,8 +62,9 @@ type options struct {
 
 func main() {
 	wl := flag.String("workload", string(configMaps), "what each tool applies: configmaps (N ConfigMaps and their namespace) "+
-		"or bundle (a vendor's bundle of CRDs and objects, package bundles)")
-	n := flag.String("n", "200,1000", "numbers of ConfigMaps, comma-separated (the configmaps workload)")
+		"or bundle (a vendor's bundle of CRDs and objects, package bundles) or chart (a chart of N objects as a Helm release, against helm)")
+	n := flag.String("n", "", "numbers of ConfigMaps (the configmaps workload; default 200,1000) or of a chart's objects "+
+		"(the chart workload; default 200), comma-separated")
 	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: "+
 		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider's configuration;"+
 		" pulumi_skip_checkpoints: the stack saved only at the end; _kubernetes_backend: the state in a Secret in the cluster;"+
@@ -76,6 +81,9 @@ func main() {
 	if o.workload, err = parseWorkload(*wl); err == nil {
 		if *ops == "" {
 			*ops = o.workload.defaultOps()
+		}
+		if *n == "" {
+			*n = o.workload.defaultNs()
 		}
 		if o.ns, err = parseNs(*n); err == nil {
 			if o.engines, err = parseEngines(*engines); err == nil {
@@ -234,6 +242,8 @@ type measurement struct {
 	processes  int    // provider plugin processes seen
 	profileDir string // with -profile
 	stateBytes int64  // the engine's state after the operation; 0: none or unknown
+	// requestsUnknown: the tool logs no requests (helm); the column is blank.
+	requestsUnknown bool
 }
 
 type bench struct {
@@ -251,9 +261,12 @@ type bench struct {
 func run(ctx context.Context, o options) error {
 	began := time.Now()
 	load0 := loadAverage()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		return errors.New("kubectl is not on PATH: the bench measures against kubectl (v1.32 was used); install it and run again")
+	var kubectl string
+	if o.workload != chart {
+		var err error
+		if kubectl, err = exec.LookPath("kubectl"); err != nil {
+			return errors.New("kubectl is not on PATH: the bench measures against kubectl (v1.32 was used); install it and run again")
+		}
 	}
 	root, err := toolchain.RepoRoot()
 	if err != nil {
@@ -301,6 +314,8 @@ func run(ctx context.Context, o options) error {
 	for _, t := range b.tools {
 		switch t := t.(type) {
 		case *kubectlTool:
+			t.kubeconfig = cluster.KubeconfigPath
+		case *helmTool:
 			t.kubeconfig = cluster.KubeconfigPath
 		case *terraformTool:
 			t.kubeconfig = cluster.KubeconfigPath
@@ -357,8 +372,12 @@ func (b *bench) runAll(ctx context.Context) error {
 				if err != nil {
 					return fmt.Errorf("%s %s, %s=%d: %w", t.name(), op, size, n, err)
 				}
-				progress("%s=%d %-22s %-23s %6.1f s  %5.2f requests/object  %6.1f CPU ms/object  %4d MiB  state %.2f MiB", size, n, op, t.name(),
-					m.duration.Seconds(), float64(m.requests.total)/float64(m.objects),
+				requests := fmt.Sprintf("%5.2f", float64(m.requests.total)/float64(m.objects))
+				if m.requestsUnknown {
+					requests = "    -"
+				}
+				progress("%s=%d %-22s %-23s %6.1f s  %s requests/object  %6.1f CPU ms/object  %4d MiB  state %.2f MiB", size, n, op, t.name(),
+					m.duration.Seconds(), requests,
 					float64(m.cpu.Microseconds())/1000/float64(m.objects), m.peakKiB/1024, float64(m.stateBytes)/(1<<20))
 				b.results = append(b.results, m)
 			}
@@ -371,10 +390,23 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 }
 
-// makeTools finds the engines and kubectl and builds the plugins they run.
+// makeTools finds the engines and the baseline (kubectl, or helm for a
+// chart) and builds the plugins they run.
 func (b *bench) makeTools(ctx context.Context, root string) error {
-	b.tools = append(b.tools, &kubectlTool{path: b.kubectl, work: b.work, workload: b.o.workload, ops: b.o.ops})
-	b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
+	if b.o.workload == chart {
+		if err := toolchain.Ensure(ctx, toolchain.Helm); err != nil {
+			return err
+		}
+		helm, err := toolchain.Path(toolchain.Helm)
+		if err != nil {
+			return err
+		}
+		b.tools = append(b.tools, &helmTool{path: helm, work: b.work})
+		b.versions = append(b.versions, "helm "+firstLine(helm, "version", "--short")+" (the pinned toolchain's)")
+	} else {
+		b.tools = append(b.tools, &kubectlTool{path: b.kubectl, work: b.work, workload: b.o.workload, ops: b.o.ops})
+		b.versions = append(b.versions, "kubectl "+firstLine(b.kubectl, "version", "--client")+" (one request at a time)")
+	}
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
 		engine, rest, _ := strings.Cut(e, "_")
@@ -509,6 +541,8 @@ func loadAverage() string {
 // commands.
 func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invocation) (measurement, error) {
 	m := measurement{tool: t.name(), n: n, op: op, objects: b.o.workload.objects(n)}
+	// helm logs no requests that the bench could count.
+	_, m.requestsUnknown = t.(*helmTool)
 	env := inv.env
 	if b.o.profile && !t.isKubectl() {
 		m.profileDir = filepath.Join(b.outDir, "profiles", fmt.Sprintf("%s-%d-%s", t.name(), n, slug(op)))
@@ -617,7 +651,7 @@ func (b *bench) printProfiles(ctx context.Context) {
 			continue
 		}
 		ops := []string{opCreate, opPlan}
-		if b.o.workload == bundle {
+		if b.o.workload != configMaps {
 			ops = b.o.ops
 		}
 		for _, op := range ops {
@@ -667,9 +701,10 @@ func nonEmpty(files []string) []string {
 // report is the result table and what follows it, as text and as Markdown.
 type report struct{ text, markdown string }
 
-// tableHeader names the table's columns; the second is the workload's size.
+// tableHeader names the table's columns; the second is the workload's size,
+// the fifth the baseline the engines' times are divided by.
 func tableHeader(w workload) []string {
-	return []string{"tool", w.sizeColumn(), "operation", "seconds", "vs kubectl", "requests/object", "CPU ms/object", "peak RSS MiB",
+	return []string{"tool", w.sizeColumn(), "operation", "seconds", "vs " + w.baseline(), "requests/object", "CPU ms/object", "peak RSS MiB",
 		"anon MiB", "state MiB"}
 }
 
@@ -682,25 +717,37 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 	}
 	fmt.Fprintf(&intro, "k8sconnect bench, %s, %s: %d CPUs, load average %s at the start and %s at the end; took %s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), load0, load1, took.Round(time.Second))
-	if b.o.workload == bundle {
+	switch b.o.workload {
+	case bundle:
 		fmt.Fprintf(&intro, "A vendor's bundle per tool (internal/testing/bundles): %s. Each tool installs its own, fresh, in a namespace and "+
 			"a CRD group of its own; per-object figures divide by the bundle's objects. update: one data value in one ConfigMap; "+
 			"update (CRD field): one int32 property deep in the largest CRD made int64.\n", bundleSummary())
-	} else {
+	case chart:
+		fmt.Fprintf(&intro, "A chart of N objects (%s) per tool, installed fresh as a Helm release in a namespace of its own that the "+
+			"release creates (and leaves at destroy); per-object figures divide by N. The engines apply one k8sconnect_helm_release "+
+			"(wait = false); the baseline is helm: create `helm upgrade --install --server-side=true`, plan (no changes) "+
+			"`helm upgrade --dry-run=server`, update `helm upgrade --server-side=true`, destroy `helm uninstall`, none with --wait "+
+			"(helm's default, hookOnly; the chart has no hooks), so neither side waits for readiness. update: the value only the "+
+			"first ConfigMap holds, one object changed.\n", chartSummary(b.o.ns))
+	default:
 		fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")
 	}
 	intro.WriteString("\n") // blank lines around the list, for Markdown
 	for _, v := range b.versions {
 		fmt.Fprintf(&intro, "- %s\n", v)
 	}
-	intro.WriteString("\nCPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl, its own process. " +
+	intro.WriteString("\nCPU and peak RSS: the provider plugin processes (sampled every 50 ms); for kubectl (helm), its own process. " +
 		"Anon: the largest anonymous part (heap, stacks) of a plugin's RSS sampled; the rest is mostly the binary's own pages. " +
-		"Requests: the provider's request log; kubectl's -v=6 log. Pulumi's create and update include its preview (`pulumi up --yes`); " +
+		"Requests: the provider's request log; kubectl's -v=6 log (helm's are not counted). Pulumi's create and update include its preview (`pulumi up --yes`); " +
 		"update --skip-preview is the same update without it. State: the size of what the engine keeps after the operation: " +
-		"the local state file, the http backend's stored state, Pulumi's stack file (none for kubectl; not measured for the kubernetes backend).\n")
-	rows := tableRows(b.results)
+		"the local state file, the http backend's stored state, Pulumi's stack file (none for kubectl or helm; not measured for the kubernetes backend).\n")
+	rows := tableRows(b.results, b.o.workload.baseline())
 	var notes strings.Builder
-	for _, line := range summaryLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn()) {
+	lines := summaryLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn())
+	if b.o.workload == chart {
+		lines = append(lines, chartTargetLines(b.results, b.o.ns)...)
+	}
+	for _, line := range lines {
 		notes.WriteString(line + "\n")
 	}
 	header := tableHeader(b.o.workload)
@@ -713,13 +760,13 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 }
 
 // tableRows formats the measurements, with each engine's time as a ratio to
-// kubectl's at the same N and operation.
-func tableRows(ms []measurement) [][]string {
+// the baseline's (kubectl's, or helm's) at the same N and operation.
+func tableRows(ms []measurement, baseline string) [][]string {
 	var rows [][]string
 	for _, m := range ms {
 		vs := ""
-		if m.tool != "kubectl" {
-			if k, ok := find(ms, "kubectl", m.n, counterpart(m.op)); ok {
+		if m.tool != baseline {
+			if k, ok := find(ms, baseline, m.n, counterpart(m.op)); ok {
 				vs = fmt.Sprintf("%.2f", m.duration.Seconds()/k.duration.Seconds())
 			}
 		}
@@ -735,11 +782,15 @@ func tableRows(ms []measurement) [][]string {
 		if m.stateBytes > 0 {
 			state = fmt.Sprintf("%.2f", float64(m.stateBytes)/(1<<20))
 		}
+		requests := fmt.Sprintf("%.2f", float64(m.requests.total)/float64(m.objects))
+		if m.requestsUnknown {
+			requests = ""
+		}
 		rows = append(rows, []string{
 			m.tool, strconv.Itoa(m.n), m.op,
 			fmt.Sprintf("%.1f", m.duration.Seconds()),
 			vs,
-			fmt.Sprintf("%.2f", float64(m.requests.total)/float64(m.objects)),
+			requests,
 			fmt.Sprintf("%.1f", float64(m.cpu.Microseconds())/1000/float64(m.objects)),
 			rss, anon, state,
 		})
@@ -803,7 +854,7 @@ func summaryLines(ms []measurement, ns []int, size string) []string {
 			var parts []string
 			var total requestStats
 			for _, op := range operations {
-				if m, ok := find(ms, t, n, op); ok {
+				if m, ok := find(ms, t, n, op); ok && !m.requestsUnknown {
 					total = total.add(m.requests)
 					p := fmt.Sprintf("%s %d", op, m.requests.discovery)
 					if m.processes > 0 {

@@ -219,8 +219,11 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
 	}
-	if t.workload == bundle {
+	switch t.workload {
+	case bundle:
 		return t.setupBundle(n)
+	case chart:
+		return t.setupChart(n)
 	}
 	if t.variant == alone {
 		floor := fmt.Sprintf(`variable "value" {
@@ -466,11 +469,17 @@ func (p *pulumiTool) setup(ctx context.Context, n int) error {
 		}
 	}
 	commands := [][]string{{"stack", "init", p.stack(n), "--non-interactive"}}
-	if p.workload == bundle {
+	switch p.workload {
+	case bundle:
 		if err := p.setupBundle(n); err != nil {
 			return err
 		}
-	} else {
+	case chart:
+		if err := p.setupChart(n); err != nil {
+			return err
+		}
+		commands = append(commands, []string{"config", "set", "value", values[opCreate]})
+	default:
 		program := yamlProgram(n, namespace(p.name(), n), p.plugin, p.kubeconfig, p.variant)
 		if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(program), 0o600); err != nil {
 			return err

@@ -8,21 +8,32 @@ import (
 	"github.com/k8sconnect/k8sconnect/internal/testing/bundles"
 )
 
-// workload is what each tool applies: N ConfigMaps and their namespace, or a
-// vendor's bundle (package bundles).
+// workload is what each tool applies: N ConfigMaps and their namespace, a
+// vendor's bundle (package bundles), or a chart of N objects installed as a
+// Helm release (chart.go).
 type workload string
 
 const (
 	configMaps workload = "configmaps"
 	bundle     workload = "bundle"
+	chart      workload = "chart"
 )
 
 func parseWorkload(s string) (workload, error) {
 	switch w := workload(strings.TrimSpace(s)); w {
-	case configMaps, bundle:
+	case configMaps, bundle, chart:
 		return w, nil
 	}
-	return "", fmt.Errorf("-workload %q: want configmaps or bundle", s)
+	return "", fmt.Errorf("-workload %q: want configmaps, bundle or chart", s)
+}
+
+// baseline is the tool the engines are compared with: helm for a chart,
+// kubectl otherwise.
+func (w workload) baseline() string {
+	if w == chart {
+		return "helm"
+	}
+	return "kubectl"
 }
 
 // defaultOps are the operations measured when -ops is not given: a bundle
@@ -32,6 +43,15 @@ func (w workload) defaultOps() string {
 		return "create,plan,update,update-crd,skip-preview,destroy"
 	}
 	return "create,plan,update,skip-preview,destroy"
+}
+
+// defaultNs is -n when it is not given: a chart's objects are measured at
+// 200, ConfigMaps at 200 and 1,000.
+func (w workload) defaultNs() string {
+	if w == chart {
+		return "200"
+	}
+	return "200,1000"
 }
 
 // sizes are the sizes the workload is measured at: each N of ConfigMaps, or
@@ -44,9 +64,10 @@ func (w workload) sizes(ns []int) []int {
 }
 
 // objects is how many objects a tool makes at size n: the ConfigMaps and
-// their namespace, or the bundle's.
+// their namespace, or the bundle's, or the chart's (its namespace, which
+// every tool creates alike, not counted).
 func (w workload) objects(n int) int {
-	if w == bundle {
+	if w == bundle || w == chart {
 		return n
 	}
 	return n + 1
@@ -60,17 +81,17 @@ func (w workload) sizeColumn() string {
 	return "N"
 }
 
-// checkEngines refuses the configurations a bundle cannot be measured in:
-// the engine alone (_data) has no provider, so nothing to split the bundle's
-// file with.
+// checkEngines refuses the configurations a bundle or a chart cannot be
+// measured in: the engine alone (_data) has no provider, so nothing to split
+// the bundle's file with or to install a chart.
 func (w workload) checkEngines(engines []string) error {
-	if w != bundle {
+	if w == configMaps {
 		return nil
 	}
 	for _, e := range engines {
 		if strings.HasSuffix(e, "_"+string(alone)) {
 			return fmt.Errorf("-engines %s: the _data configurations measure ConfigMaps only: without the provider "+
-				"there is nothing to split a bundle's file with", e)
+				"there is nothing to split a bundle's file with or to install a chart", e)
 		}
 	}
 	return nil

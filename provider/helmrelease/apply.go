@@ -56,6 +56,12 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !plan.Revision.IsUnknown() {
+		// Nothing that is rendered or applied changed (delete_protection, a
+		// timeout, the connection): no new revision.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
 	prior, err := loadPrivate(ctx, req.Private)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not read private state", err.Error())

@@ -148,11 +148,12 @@ func (r *Resource) planClient(ctx context.Context, m model, diags *diag.Diagnost
 	return c, true
 }
 
-// sameInputs reports whether everything that decides what an apply does,
-// other than the objects, is as in state.
+// sameInputs reports whether everything that decides what a revision holds,
+// other than the objects, is as in state. How an apply runs (wait, timeout,
+// max_history), the connection and delete_protection are not: a change to
+// them alone writes no revision.
 func sameInputs(plan, state model) bool {
-	for _, p := range [][2]attr.Value{{plan.Wait, state.Wait}, {plan.Timeout, state.Timeout},
-		{plan.MaxHistory, state.MaxHistory}, {plan.ChartVersion, state.ChartVersion}, {plan.Values, state.Values},
+	for _, p := range [][2]attr.Value{{plan.ChartVersion, state.ChartVersion}, {plan.Values, state.Values},
 		{plan.Chart, state.Chart}, {plan.Repository, state.Repository}, {plan.Version, state.Version}} {
 		if !p[0].Equal(p[1]) {
 			return false

@@ -19,8 +19,8 @@ import (
 // k8sconnect owned after the last apply, with their live values, so what
 // someone changed (helm upgrade, rollback, kubectl edit) shows in the next
 // plan as drift on our fields; an object deleted outside leaves the map. The
-// revision and status are the latest record's. A release whose records and
-// objects are all gone is removed from state.
+// revision and status are the latest record's. A release without records is
+// gone (uninstalled) and leaves the state.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -73,19 +73,19 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(history) == 0 && len(elems) == 0 {
+	if len(history) == 0 {
+		// Uninstalled (helm uninstall, or its records deleted): what it
+		// kept (helm.sh/resource-policy: keep, crds/) stays in the cluster,
+		// marked as this release's, and the next apply installs again
+		// over it.
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	state.Objects = types.MapValueMust(projectionType, elems)
-	if len(history) > 0 {
-		last := history[len(history)-1]
-		state.Revision = types.Int64Value(int64(last.Version))
-		if last.Info != nil {
-			state.Status = types.StringValue(last.Info.Status.String())
-		}
-	} else {
-		state.Status = types.StringValue("uninstalled")
+	last := history[len(history)-1]
+	state.Revision = types.Int64Value(int64(last.Version))
+	if last.Info != nil {
+		state.Status = types.StringValue(last.Info.Status.String())
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -1,0 +1,164 @@
+package helmrelease_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+)
+
+// An install whose readiness wait times out fails the run but taints
+// nothing: no state is kept, the failed record stays, and the next apply
+// takes the same release up again (revision 2), with the same objects, same
+// UIDs, instead of uninstalling and installing.
+func TestAccHelmReleaseFailedInstallIsResumedNotRecreated(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "resume"
+	var uid string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: strings.Replace(releaseConfig(t, ns, name, `set = [{ name = "holdPods", value = "true" }]`),
+					`timeout   = "60s"`, `timeout   = "5s"`, 1),
+				ExpectError: regexp.MustCompile(`(?s)Release not ready.*apps/Deployment/` + ns + `/` + name + `-app\s+is\s+not\s+ready`),
+			},
+			{
+				PreConfig: func() {
+					uid = acctest.UID(t, deployments, ns, name+"-app")
+					if got := recordStatuses(t, ns, name); fmt.Sprint(got) != fmt.Sprint(map[string]string{"v1": "failed"}) {
+						t.Errorf("records after the failed install: %v, want v1 failed", got)
+					}
+				},
+				Config: releaseConfig(t, ns, name, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+					records(t, ns, name, map[string]string{"v1": "failed", "v2": "deployed"}),
+					acctest.ClusterCheck(func() error {
+						if got := acctest.UID(t, deployments, ns, name+"-app"); got != uid {
+							return fmt.Errorf("the Deployment was recreated: UID %s -> %s", uid, got)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}
+
+// What helm does to the release is seen: a rollback by helm is drift on
+// the fields it changed, shown per object and reverted by the next apply; an
+// uninstall by helm leaves nothing, so the next plan installs again.
+func TestAccHelmReleaseSeesWhatHelmDid(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "seen"
+	greeting := func(g string) string {
+		return releaseConfig(t, ns, name, fmt.Sprintf(`set = [{ name = "greeting", value = %q }]`, g))
+	}
+	key := "core/ConfigMap/" + ns + "/" + name + "-settings"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{Config: greeting("hello")},
+			{Config: greeting("bonjour")},
+			{
+				PreConfig: func() { helmCLI(t, "rollback", name, "1", "-n", ns) },
+				Config:    greeting("bonjour"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("objects").AtMapKey(key).AtMapKey("data.greeting"),
+						knownvalue.StringExact("bonjour")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					configMapData(t, ns, name+"-settings", "greeting", "bonjour"),
+					// 1 and 2 ours, 3 helm's rollback, 4 ours again.
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(4)),
+				},
+			},
+			{
+				PreConfig: func() { helmCLI(t, "uninstall", name, "-n", ns) },
+				Config:    greeting("bonjour"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					configMapData(t, ns, name+"-settings", "greeting", "bonjour"),
+					records(t, ns, name, map[string]string{"v1": "deployed"}),
+				},
+			},
+		},
+	})
+}
+
+// Objects that are someone else's are refused at plan, naming the owner,
+// with nothing applied: one made with kubectl, and one of another release.
+func TestAccHelmReleaseRefusesObjectsItDoesNotOwn(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "careful"
+	acctest.ApplyAs(t, "kubectl", configMaps, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-settings, namespace: %s}\ndata: {greeting: mine}\n", name, ns))
+	acctest.ApplyAs(t, "helm", configMaps, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-extra, namespace: %s, annotations: {meta.helm.sh/release-name: other, meta.helm.sh/release-namespace: %s}, labels: {app.kubernetes.io/managed-by: Helm}}\ndata: {note: theirs}\n", name, ns, ns))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: releaseConfig(t, ns, name, ""),
+				// Both, each named with its owner.
+				ExpectError: regexp.MustCompile(`(?s)(core/ConfigMap/` + ns + `/` + name + `-extra.*belongs\s+to\s+Helm\s+release\s+` + ns +
+					`/other.*core/ConfigMap/` + ns + `/` + name + `-settings.*belongs\s+to\s+no\s+Helm\s+release\s+\(made\s+by\s+kubectl\)|` +
+					`core/ConfigMap/` + ns + `/` + name + `-settings.*belongs\s+to\s+no\s+Helm\s+release\s+\(made\s+by\s+kubectl\).*` +
+					`core/ConfigMap/` + ns + `/` + name + `-extra.*belongs\s+to\s+Helm\s+release\s+` + ns + `/other)`),
+			},
+		},
+	})
+	if err := configMapData(t, ns, name+"-settings", "greeting", "mine")(); err != nil {
+		t.Error(err)
+	}
+	if got := recordStatuses(t, ns, name); len(got) != 0 {
+		t.Errorf("a refused plan wrote release records: %v", got)
+	}
+}
+
+// delete_protection refuses a destroy until it is switched off; bad input
+// (a template's own error, a missing chart) is a plan-time error that names
+// the template, with nothing applied.
+func TestAccHelmReleaseGuards(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "guarded"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:      releaseConfig(t, ns, name, `set = [{ name = "greeting", value = "" }]`),
+				ExpectError: regexp.MustCompile(`(?s)Chart\s+not\s+rendered.*lifecycle/templates/objects\.yaml.*set\s+a\s+greeting:\s+the\s+settings\s+need\s+one`),
+			},
+			{
+				Config:      strings.Replace(releaseConfig(t, ns, name, ""), chartPath(t, "lifecycle"), chartPath(t, "missing"), 1),
+				ExpectError: regexp.MustCompile(`(?s)Chart\s+not\s+loaded`),
+			},
+			{
+				PreConfig: func() {
+					if got := recordStatuses(t, ns, name); len(got) != 0 {
+						t.Errorf("a refused plan wrote release records: %v", got)
+					}
+				},
+				Config: releaseConfig(t, ns, name, `delete_protection = true`),
+			},
+			{
+				Config:      fmt.Sprintf("# the release left the configuration\n%s", `terraform {}`),
+				ExpectError: regexp.MustCompile(`(?s)protected\s+from\s+deletion.*delete_protection\s+=\s+false`),
+			},
+			{Config: releaseConfig(t, ns, name, `delete_protection = false`)},
+		},
+	})
+}

@@ -95,6 +95,9 @@ var entityDocs = []entityDoc{
 	},
 	{
 		tf: "k8sconnect_helm_release",
+		examples: []docExample{
+			{"Install a chart as a Helm release, planned per object", "helm-release"},
+		},
 		importDoc: "A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later " +
 			"version. Declare it with a name no release has, and run `pulumi up`.",
 	},

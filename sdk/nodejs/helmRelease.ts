@@ -9,6 +9,30 @@ import * as utilities from "./utilities";
 /**
  * A Helm chart installed as a Helm release whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, `helm history` and `helm get manifest` show it.
  *
+ * ## Example Usage
+ * ### Install a chart as a Helm release, planned per object
+ *
+ * ```typescript
+ * const config = new pulumi.Config();
+ * const kubeconfigPath =
+ *     config.get("kubeconfigPath") ?? process.env.KUBECONFIG ?? path.join(os.homedir(), ".kube", "config");
+ * // By path: the kubeconfig's credentials stay out of the stack.
+ * const cluster = { kubeconfigFile: kubeconfigPath, context: config.get("context") };
+ *
+ * const greeter = new k8sconnect.HelmRelease("greeter", {
+ *     clusterConnection: cluster,
+ *     name: "greeter",
+ *     namespace: config.get("namespace") ?? "greeter",
+ *     createNamespace: true,
+ *     // A chart directory; a repository or an oci:// registry works the same way.
+ *     chart: config.require("chart"),
+ *     // YAML documents (JSON is YAML), merged in order as `helm -f` merges files.
+ *     values: [JSON.stringify({ replicas: 2 })],
+ *     set: [{ name: "greeting", value: config.get("greeting") ?? "hello from a release" }],
+ *     timeout: "2m",
+ * });
+ * ```
+ *
  * ## Import
  *
  * A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.

@@ -7,6 +7,7 @@ import "github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 // Programs are the scenarios by name.
 var Programs = map[string]pulumi.RunFunc{
+	"helm-release":         HelmRelease,
 	"helm-template":        HelmTemplate,
 	"json-and-merge-patch": JSONAndMergePatch,
 	"manifests":            Manifests,

@@ -14,6 +14,58 @@ import (
 
 // A Helm chart installed as a Helm release whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, `helm history` and `helm get manifest` show it.
 //
+// ## Example Usage
+// ### Install a chart as a Helm release, planned per object
+//
+// ```go
+// cfg := config.New(ctx, "")
+// // By path: the kubeconfig's credentials stay out of the stack. An empty
+// // context is the kubeconfig's current-context.
+//
+//	cluster := &k8sconnect.ClusterConnectionArgs{
+//		KubeconfigFile: pulumi.String(cfg.Require("kubeconfigPath")),
+//		Context:        pulumi.String(cfg.Get("context")),
+//	}
+//
+// namespace := cfg.Get("namespace")
+//
+//	if namespace == "" {
+//		namespace = "greeter"
+//	}
+//
+// greeting := cfg.Get("greeting")
+//
+//	if greeting == "" {
+//		greeting = "hello from a release"
+//	}
+//
+// // YAML documents (JSON is YAML), merged in order as `helm -f` merges files.
+// values, err := json.Marshal(map[string]any{"replicas": 2})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+//	greeter, err := k8sconnect.NewHelmRelease(ctx, "greeter", &k8sconnect.HelmReleaseArgs{
+//		ClusterConnection: cluster,
+//		Name:              pulumi.String("greeter"),
+//		Namespace:         pulumi.String(namespace),
+//		CreateNamespace:   pulumi.Bool(true),
+//		// A chart directory; a repository or an oci:// registry works the same way.
+//		Chart:  pulumi.String(cfg.Require("chart")),
+//		Values: pulumi.StringArray{pulumi.String(string(values))},
+//		Set: k8sconnect.HelmReleaseSetArray{
+//			k8sconnect.HelmReleaseSetArgs{Name: pulumi.String("greeting"), Value: pulumi.String(greeting)},
+//		},
+//		Timeout: pulumi.String("2m"),
+//	})
+//
+//	if err != nil {
+//		return err
+//	}
+//
+// ```
+//
 // ## Import
 //
 // A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.

@@ -817,6 +817,34 @@ class HelmRelease(pulumi.CustomResource):
         """
         A Helm chart installed as a Helm release whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, `helm history` and `helm get manifest` show it.
 
+        ## Example Usage
+        ### Install a chart as a Helm release, planned per object
+
+        ```python
+        config = pulumi.Config()
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        # By path: the kubeconfig's credentials stay out of the stack.
+        cluster = {"kubeconfig_file": kubeconfig_path, "context": config.get("context")}
+
+        greeter = k8sconnect.HelmRelease(
+            "greeter",
+            cluster_connection=cluster,
+            name="greeter",
+            namespace=config.get("namespace") or "greeter",
+            create_namespace=True,
+            # A chart directory; a repository or an oci:// registry works the same way.
+            chart=config.require("chart"),
+            # YAML documents (JSON is YAML), merged in order as `helm -f` merges files.
+            values=[json.dumps({"replicas": 2})],
+            set=[{"name": "greeting", "value": config.get("greeting") or "hello from a release"}],
+            timeout="2m",
+        )
+        ```
+
         ## Import
 
         A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.
@@ -854,6 +882,34 @@ class HelmRelease(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A Helm chart installed as a Helm release whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, `helm history` and `helm get manifest` show it.
+
+        ## Example Usage
+        ### Install a chart as a Helm release, planned per object
+
+        ```python
+        config = pulumi.Config()
+        kubeconfig_path = (
+            config.get("kubeconfigPath")
+            or os.environ.get("KUBECONFIG")
+            or os.path.expanduser("~/.kube/config")
+        )
+        # By path: the kubeconfig's credentials stay out of the stack.
+        cluster = {"kubeconfig_file": kubeconfig_path, "context": config.get("context")}
+
+        greeter = k8sconnect.HelmRelease(
+            "greeter",
+            cluster_connection=cluster,
+            name="greeter",
+            namespace=config.get("namespace") or "greeter",
+            create_namespace=True,
+            # A chart directory; a repository or an oci:// registry works the same way.
+            chart=config.require("chart"),
+            # YAML documents (JSON is YAML), merged in order as `helm -f` merges files.
+            values=[json.dumps({"replicas": 2})],
+            set=[{"name": "greeting", "value": config.get("greeting") or "hello from a release"}],
+            timeout="2m",
+        )
+        ```
 
         ## Import
 

@@ -24,6 +24,33 @@ import javax.annotation.Nullable;
 /**
  * A Helm chart installed as a Helm release whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Applies keep Helm&#39;s lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then post hooks; each successful apply writes a release revision in Helm&#39;s own format, so `helm list`, `helm history` and `helm get manifest` show it.
  * 
+ * ## Example Usage
+ * ### Install a chart as a Helm release, planned per object
+ * 
+ * <pre>
+ * {@code
+ * var config = ctx.config();
+ * // By path: the kubeconfig's credentials stay out of the stack.
+ * var cluster = Cluster.connection(config);
+ * 
+ * var greeter = new HelmRelease("greeter", HelmReleaseArgs.builder()
+ *     .clusterConnection(cluster)
+ *     .name("greeter")
+ *     .namespace(config.get("namespace").orElse("greeter"))
+ *     .createNamespace(true)
+ *     // A chart directory; a repository or an oci:// registry works the same way.
+ *     .chart(config.require("chart"))
+ *     // YAML documents (JSON is YAML), merged in order as `helm -f` merges files.
+ *     .values(new Gson().toJson(Map.of("replicas", 2)))
+ *     .set(HelmReleaseSetArgs.builder()
+ *         .name("greeting")
+ *         .value(config.get("greeting").orElse("hello from a release"))
+ *         .build())
+ *     .timeout("2m")
+ *     .build());
+ * }
+ * </pre>
+ * 
  * ## Import
  * 
  * A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.

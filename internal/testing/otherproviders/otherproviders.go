@@ -134,8 +134,77 @@ var upstreamCluster = map[string]attr.Type{
 	}},
 }
 
+// Helm is hashicorp/helm (3.x, on the plugin framework) and its helm_release,
+// at state schema version 2: metadata and postrender are single nested
+// attributes there (blocks, at version 1, in 2.x), timeouts an attribute. The
+// write-only set_wo is never in a state and is left out.
+var Helm = Source{
+	Address: "registry.terraform.io/hashicorp/helm", Type: "helm", Resource: "helm_release", Version: 2,
+	schema: schema.Schema{Attributes: helmReleaseAttributes()},
+}
+
+func helmReleaseAttributes() map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"id":                  schema.StringAttribute{Computed: true},
+		"name":                schema.StringAttribute{Required: true},
+		"chart":               schema.StringAttribute{Required: true},
+		"manifest":            schema.StringAttribute{Computed: true},
+		"status":              schema.StringAttribute{Computed: true},
+		"resources":           schema.MapAttribute{ElementType: types.StringType, Computed: true},
+		"values":              schema.ListAttribute{ElementType: types.StringType, Optional: true},
+		"repository_password": schema.StringAttribute{Optional: true, Sensitive: true},
+		"max_history":         schema.Int64Attribute{Optional: true, Computed: true},
+		"timeout":             schema.Int64Attribute{Optional: true, Computed: true},
+		"set_wo_revision":     schema.Int64Attribute{Optional: true},
+		"metadata": schema.SingleNestedAttribute{Computed: true, Attributes: map[string]schema.Attribute{
+			"app_version": schema.StringAttribute{Computed: true}, "chart": schema.StringAttribute{Computed: true},
+			"first_deployed": schema.Int64Attribute{Computed: true}, "last_deployed": schema.Int64Attribute{Computed: true},
+			"name": schema.StringAttribute{Computed: true}, "namespace": schema.StringAttribute{Computed: true},
+			"notes": schema.StringAttribute{Computed: true}, "revision": schema.Int64Attribute{Computed: true},
+			"values": schema.StringAttribute{Computed: true}, "version": schema.StringAttribute{Computed: true},
+		}},
+		"postrender": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+			"args":        schema.ListAttribute{ElementType: types.StringType, Optional: true},
+			"binary_path": schema.StringAttribute{Required: true},
+		}},
+		"timeouts": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+			"create": schema.StringAttribute{Optional: true}, "read": schema.StringAttribute{Optional: true},
+			"update": schema.StringAttribute{Optional: true}, "delete": schema.StringAttribute{Optional: true},
+		}},
+		"set":           helmSet(schema.StringAttribute{Optional: true}, true),
+		"set_sensitive": helmSet(schema.StringAttribute{Required: true, Sensitive: true}, false),
+		"set_list": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name":  schema.StringAttribute{Required: true},
+			"value": schema.ListAttribute{ElementType: types.StringType, Required: true},
+		}}},
+	}
+	for _, s := range []string{"namespace", "description", "version"} {
+		attrs[s] = schema.StringAttribute{Optional: true, Computed: true}
+	}
+	for _, s := range []string{"keyring", "repository", "repository_ca_file", "repository_cert_file", "repository_key_file", "repository_username"} {
+		attrs[s] = schema.StringAttribute{Optional: true}
+	}
+	attrs["devel"] = schema.BoolAttribute{Optional: true}
+	for _, b := range []string{"atomic", "cleanup_on_fail", "create_namespace", "dependency_update", "disable_crd_hooks",
+		"disable_openapi_validation", "disable_webhooks", "force_update", "lint", "pass_credentials", "recreate_pods",
+		"render_subchart_notes", "replace", "reset_values", "reuse_values", "skip_crds", "take_ownership", "upgrade_install",
+		"verify", "wait", "wait_for_jobs"} {
+		attrs[b] = schema.BoolAttribute{Optional: true, Computed: true}
+	}
+	return attrs
+}
+
+// helmSet is the element of helm_release's set and set_sensitive lists.
+func helmSet(value schema.StringAttribute, typeComputed bool) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		"name":  schema.StringAttribute{Required: true},
+		"value": value,
+		"type":  schema.StringAttribute{Optional: true, Computed: typeComputed},
+	}}}
+}
+
 // All lists every stand-in.
-var All = []Source{Kubernetes, Kubectl, Upstream}
+var All = []Source{Kubernetes, Kubectl, Upstream, Helm}
 
 // ByType is the stand-in whose provider type is typ.
 func ByType(typ string) (Source, bool) {

@@ -128,16 +128,8 @@ func testHelmReleaseScenario(t *testing.T, lang pulumitest.Language) {
 	if obj, err := acctest.Get(t, secSecrets, ns, record); err != nil || obj != nil {
 		t.Errorf("the release record after destroy: err %v, still there %v", err, obj != nil)
 	}
-	// Known bug: the Pulumi bridge (pulumi-terraform-bridge's pf Delete)
-	// passes no private state to a delete, and HelmRelease's Delete finds
-	// the objects to uninstall in its private state only: it removes the
-	// release records and leaves every object. Until that is fixed the test
-	// says so as a skip (after every other check has run); once it is, the
-	// checks below run.
-	if obj, _ := acctest.Get(t, patchConfigMaps, ns, "greeter"); obj != nil && !t.Failed() {
-		t.Skip("KNOWN BUG: pulumi destroy of a HelmRelease removed its records but left its objects " +
-			"(ConfigMap greeter and the others): the bridge's delete carries no private state")
-	}
+	// The bridge passes no private state to a delete: the objects to delete
+	// are found from the state's objects and the release record.
 	for _, gone := range []struct {
 		what string
 		get  func() (*unstructured.Unstructured, error)
@@ -149,6 +141,10 @@ func testHelmReleaseScenario(t *testing.T, lang pulumitest.Language) {
 		if obj, err := gone.get(); err != nil || obj != nil {
 			t.Errorf("%s after destroy: err %v, still there %v", gone.what, err, obj != nil)
 		}
+	}
+	// The chart's CRD comes from crds/, which helm uninstall keeps too.
+	if obj, err := acctest.Get(t, helmCRDs, "", crd); err != nil || obj == nil {
+		t.Errorf("CRD %s after destroy: err %v, present %v; a CRD of crds/ must outlive the release", crd, err, obj != nil)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
@@ -206,7 +207,13 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt 
 			return false
 		}
 		elems[p.key] = projectionValue(obs.Projection)
-		priv[p.key] = newPrivateObject(p, obs.Owned)
+		priv[p.key] = newPrivateObject(p)
+		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: p.key}, obs, obs.Projection)...)
+	}
+	for key := range prior {
+		if _, still := priv[key]; !still {
+			diags.Append(forget(ctx, out, key)...)
+		}
 	}
 	plan.Objects = types.MapValueMust(projectionType, elems)
 	plan.Revision = types.Int64Value(int64(rel.Revision))

@@ -6,10 +6,14 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	release "helm.sh/helm/v4/pkg/release/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // Delete uninstalls the release as helm uninstall does: pre-delete hooks,
@@ -58,17 +62,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.AddError("Hook failed", err.Error())
 		return
 	}
-	var ids []manifest.Identity
-	for key, o := range priv {
-		if o.FromCRDsDir {
-			continue // as helm uninstall keeps them: every object of the kind would go with them
-		}
-		id, err := identityOf(key, o)
-		if err != nil {
-			resp.Diagnostics.AddError("Could not tell which object to delete", err.Error())
-			return
-		}
-		ids = append(ids, id)
+	ids, err := objectsToDelete(c, state, priv, history)
+	if err != nil {
+		resp.Diagnostics.AddError("Could not tell which object to delete", err.Error())
+		return
 	}
 	if err := deleteObjects(ctx, c, ids, timeout); err != nil {
 		resp.Diagnostics.AddError("Object not deleted", err.Error())
@@ -96,3 +93,62 @@ func recordedHooks(rec *release.Release, id string) ([]hook, error) {
 	}
 	return out, nil
 }
+
+// objectsToDelete are the release's objects a destroy deletes: every key of
+// objects, named as the private state of the last apply names it. Where there
+// is none (the Pulumi bridge passes no private state to a delete), the latest
+// record's manifest gives the apiVersion, and failing that the kind's
+// preferred version; a CRD the record does not hold came from crds/, and is
+// kept as helm keeps it.
+func objectsToDelete(c *connection.Client, state model, priv private, history []*release.Release) ([]manifest.Identity, error) {
+	var recorded private
+	if len(history) > 0 {
+		var err error
+		if recorded, err = recordedObjects(history[len(history)-1], c); err != nil {
+			recorded = nil // an unreadable manifest: the preferred versions serve
+		}
+	}
+	keys := map[string]bool{}
+	for key := range state.Objects.Elements() {
+		keys[key] = true
+	}
+	for key := range priv {
+		keys[key] = true
+	}
+	var ids []manifest.Identity
+	for key := range keys {
+		o, ok := priv[key]
+		if !ok {
+			o, ok = recorded[key]
+		}
+		if !ok {
+			group, kind, _, _, err := yamldocs.ParseKey(key)
+			if err != nil {
+				return nil, err
+			}
+			gk := schema.GroupKind{Group: group, Kind: kind}
+			if gk == crdGroupKind {
+				continue // from crds/: kept
+			}
+			m, err := c.Mapping(gk.WithVersion(""))
+			if meta.IsNoMatchError(err) {
+				continue // its kind is gone, and every object of it
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			o = privateObject{APIVersion: m.GroupVersionKind.GroupVersion().String()}
+		}
+		if o.FromCRDsDir {
+			continue // as helm uninstall keeps them: every object of the kind would go with them
+		}
+		id, err := identityOf(key, o)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}

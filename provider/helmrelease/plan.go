@@ -21,6 +21,8 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -85,11 +87,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 
-	priv, err := loadPrivate(ctx, req.Private)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read private state", err.Error())
-		return
-	}
 	inState := map[string]bool{}
 	for k := range state.Objects.Elements() {
 		inState[k] = true
@@ -105,7 +102,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over an imported release", adoptionWarning(plan.ID.ValueString()))
 	}
-	objects := dryRunAll(ctx, c, rd, priv, inState, plan.CreateNamespace.ValueBool(), &resp.Diagnostics)
+	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.CreateNamespace.ValueBool())
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -162,25 +159,40 @@ func sameInputs(plan, state model) bool {
 	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive)
 }
 
+// planned is one object's plan: its projection and, for an object of the
+// last apply, the live object the projection is explained against.
+type planned struct {
+	value      attr.Value
+	projection projection.Projection
+	live       *unstructured.Unstructured
+}
+
 // dryRunAll dry-runs every object of the release and projects the answers.
 // An object whose kind comes with the release (a CRD installed by this very
 // apply) or whose namespace create_namespace makes is known after apply.
-func dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, priv private, inState map[string]bool,
-	createNamespace bool, diags *diag.Diagnostics) types.Map {
+// The ownership of every object of the last apply is then explained as
+// k8sconnect_object explains its one (ADR 0008), each with its own private
+// state.
+func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
+	resp *resource.ModifyPlanResponse, state model, createNamespace bool) types.Map {
 	pieces := rd.all()
-	results := make([]attr.Value, len(pieces))
+	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
+	inState := state.Objects.Elements()
 	sem := make(chan struct{}, parallelRequests)
 	var wg sync.WaitGroup
 	for i, p := range pieces {
+		_, ours := inState[p.key]
+		owned := ownedAtApply(ctx, req.Private, p.key)
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = dryRunOne(ctx, c, p, priv[p.key], inState[p.key], createNamespace)
+			results[i], errs[i] = dryRunOne(ctx, c, p, owned, ours, createNamespace)
 		}()
 	}
 	wg.Wait()
+	diags := &resp.Diagnostics
 	elems := make(map[string]attr.Value, len(pieces))
 	for i, p := range pieces {
 		if errs[i] != nil {
@@ -188,7 +200,13 @@ func dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, priv pri
 				p.red.Scrub(fmt.Sprintf("%s: %v", p.key, errs[i]), p.obj.Object))
 			continue
 		}
-		elems[p.key] = results[i]
+		elems[p.key] = results[i].value
+		if results[i].live != nil {
+			stored := ownership.StateProjection(ctx, mapOf(inState[p.key]))
+			ownership.Explain(ctx, p.key, ssa.FieldManager, results[i].live, results[i].projection, stored,
+				privatestate.Of{R: req.Private, W: resp.Private, Object: p.key}, r.verbosity, diags, ownership.Redacting(p.red),
+				ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]"))
+		}
 	}
 	if diags.HasError() {
 		return types.MapUnknown(projectionType)
@@ -196,26 +214,35 @@ func dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, priv pri
 	return types.MapValueMust(projectionType, elems)
 }
 
-func dryRunOne(ctx context.Context, c *connection.Client, p piece, prev privateObject, ours, createNamespace bool) (attr.Value, error) {
-	if !ours {
-		if err := checkNotTaken(ctx, c, p); err != nil {
-			return nil, err
+func dryRunOne(ctx context.Context, c *connection.Client, p piece, owned *fieldpath.Set, ours, createNamespace bool) (planned, error) {
+	var live *unstructured.Unstructured
+	if ours {
+		id := manifest.IdentityOf(p.obj)
+		var err error
+		live, err = c.Get(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+		switch {
+		case apierrors.IsNotFound(err):
+			live = nil // deleted outside: created again
+		case err != nil:
+			return planned{}, fmt.Errorf("reading it: %w", err)
 		}
+	} else if err := checkNotTaken(ctx, c, p); err != nil {
+		return planned{}, err
 	}
 	dry, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
 	switch {
 	case meta.IsNoMatchError(err):
-		return types.MapUnknown(types.StringType), nil // its CRD comes with the release
+		return planned{value: types.MapUnknown(types.StringType)}, nil // its CRD comes with the release
 	case apierrors.IsNotFound(err) && createNamespace:
-		return types.MapUnknown(types.StringType), nil // its namespace comes with the apply
+		return planned{value: types.MapUnknown(types.StringType)}, nil // its namespace comes with the apply
 	case err != nil:
-		return nil, err
+		return planned{}, err
 	}
-	obs, err := observe(dry, prev.owned(), p)
+	obs, err := observe(dry, owned, p)
 	if err != nil {
-		return nil, err
+		return planned{}, err
 	}
-	return projectionValue(obs.Projection), nil
+	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live}, nil
 }
 
 // takenBy names who else holds the object p would create (another release,

@@ -1,9 +1,7 @@
 package helmrelease
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -14,16 +12,16 @@ import (
 )
 
 // privateKey holds, per object key, what a refresh needs and the plan does
-// not show: the object's apiVersion (the key has only its group), the fields
-// k8sconnect owned after the last apply (ADR 0004: a field another manager
-// took since still shows, with its new value) and the fields that hold
-// set_sensitive values (a refresh renders nothing, yet must hide the same).
+// not show: the object's apiVersion (the key has only its group) and the
+// fields that hold set_sensitive values (a refresh renders nothing, yet must
+// hide the same). What k8sconnect_object keeps of its one object (the fields
+// owned after the last apply, the values applied, revert streaks: ADR 0004
+// and 0008) is kept per object under privatestate.Of.
 const privateKey = "release_objects"
 
 type privateObject struct {
-	APIVersion string          `json:"apiVersion"`
-	Owned      json.RawMessage `json:"owned,omitempty"`
-	Sensitive  []string        `json:"sensitive,omitempty"`
+	APIVersion string   `json:"apiVersion"`
+	Sensitive  []string `json:"sensitive,omitempty"`
 	// FromCRDsDir marks a CRD of crds/, never deleted (see piece).
 	FromCRDsDir bool `json:"fromCRDsDir,omitempty"`
 }
@@ -42,16 +40,23 @@ func (p private) save(ctx context.Context, w privatestate.Writer) diag.Diagnosti
 	return privatestate.Save(ctx, w, privateKey, p)
 }
 
-// owned is the field set of the last apply, nil if none was kept.
-func (o privateObject) owned() *fieldpath.Set {
-	if len(o.Owned) == 0 {
-		return nil
-	}
-	s := &fieldpath.Set{}
-	if err := s.FromJSON(bytes.NewReader(o.Owned)); err != nil {
+// ownedAtApply is the field set k8sconnect owned in the object after the
+// last apply; nil when none is kept.
+func ownedAtApply(ctx context.Context, r privatestate.Reader, key string) *fieldpath.Set {
+	s, err := privatestate.LoadFieldSet(ctx, privatestate.Of{R: r, Object: key}, privatestate.OwnedFields)
+	if err != nil {
 		return nil
 	}
 	return s
+}
+
+// forget drops what is kept of an object that left the release.
+func forget(ctx context.Context, w privatestate.Writer, key string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, k := range []string{privatestate.OwnedFields, privatestate.AppliedProjection, privatestate.RevertStreaks} {
+		diags.Append(privatestate.Of{W: w, Object: key}.SetKey(ctx, k, nil)...)
+	}
+	return diags
 }
 
 // redactor renders the object's sensitive values as its last apply did.
@@ -65,12 +70,6 @@ func (o privateObject) redactor(id string) sensitive.Redactor {
 	return sensitive.New(id, paths)
 }
 
-func newPrivateObject(p piece, owned *fieldpath.Set) privateObject {
-	o := privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths, FromCRDsDir: p.fromCRDsDir}
-	if owned != nil {
-		if b, err := owned.ToJSON(); err == nil {
-			o.Owned = b
-		}
-	}
-	return o
+func newPrivateObject(p piece) privateObject {
+	return privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths, FromCRDsDir: p.fromCRDsDir}
 }

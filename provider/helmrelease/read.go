@@ -9,8 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -55,7 +58,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			values[i], errs[i] = readOne(ctx, c, key, priv[key], state.ID.ValueString(), state.Objects.Elements()[key])
+			values[i], errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), state.ID.ValueString(),
+				state.Objects.Elements()[key])
 		}()
 	}
 	wg.Wait()
@@ -66,9 +70,13 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 				fmt.Sprintf("%s: %v\n\n%s", key, errs[i], connection.Remedy(errs[i])))
 			continue
 		}
-		if values[i] != nil {
-			elems[key] = values[i]
+		if values[i] == nil {
+			continue
 		}
+		elems[key] = values[i]
+		before := ownership.StateProjection(ctx, mapOf(state.Objects.Elements()[key]))
+		after := ownership.StateProjection(ctx, mapOf(values[i]))
+		resp.Diagnostics.Append(ownership.Refreshed(ctx, privatestate.Of{R: req.Private, W: resp.Private, Object: key}, before, after)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -91,7 +99,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 }
 
 // readOne is one object's refreshed projection; nil when it is gone.
-func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, id string, recorded attr.Value) (attr.Value, error) {
+func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, owned *fieldpath.Set, id string, recorded attr.Value) (attr.Value, error) {
 	if o.APIVersion == "" {
 		return recorded, nil // nothing known to read it by (state from an import): left as it is
 	}
@@ -106,9 +114,17 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 	if err != nil {
 		return nil, err
 	}
-	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, o.owned(), helmMarks, nil, o.redactor(id))
+	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, owned, helmMarks, nil, o.redactor(id))
 	if err != nil {
 		return nil, err
 	}
 	return projectionValue(obs.Projection), nil
+}
+
+// mapOf is one element of objects as a map value (null when it is not one).
+func mapOf(v attr.Value) types.Map {
+	if m, ok := v.(types.Map); ok {
+		return m
+	}
+	return types.MapNull(types.StringType)
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 )
 
@@ -41,7 +42,8 @@ var (
 
 // Resource implements k8sconnect_helm_release.
 type Resource struct {
-	clients *connection.Cache
+	clients   *connection.Cache
+	verbosity ownership.Verbosity
 }
 
 // New returns the resource; the provider passes it a client cache in Configure.
@@ -143,6 +145,6 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients = data.Clients
+		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 	}
 }

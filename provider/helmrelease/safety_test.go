@@ -162,3 +162,38 @@ func TestAccHelmReleaseGuards(t *testing.T) {
 		},
 	})
 }
+
+// Drift on an object of the release is explained as for any
+// k8sconnect_object (ADR 0008's classifier): the plan after kubectl edits a
+// field names the object, the field, the new value and who changed it; a
+// second revert of the same manager's change says it keeps coming back.
+func TestAccHelmReleaseExplainsDriftPerObject(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "explained"
+	w := acctest.NewWorkdir(t)
+	w.Write(releaseConfig(t, ns, name, ""))
+	w.MustApply()
+	w.Cleanup()
+	subject := "core/ConfigMap/" + ns + "/" + name + "-settings"
+	for round := 1; round <= 2; round++ {
+		acctest.PatchAs(t, "kubectl-edit", configMaps, ns, name+"-settings", `{"data":{"greeting":"edited"}}`)
+		r := w.Plan()
+		if r.Err != nil {
+			t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+		}
+		var found bool
+		for _, d := range r.Warnings() {
+			if strings.Contains(d.Detail, subject) && strings.Contains(d.Detail, "data.greeting") &&
+				strings.Contains(d.Detail, "kubectl-edit") && strings.Contains(d.Detail, "chart's values") {
+				found = true
+				if round == 2 && !strings.Contains(d.Summary, "Persistent ownership conflict") {
+					t.Errorf("the second revert is not called persistent: %+v", d)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("round %d: no warning explains the drift on %s data.greeting by kubectl-edit: %+v", round, subject, r.Warnings())
+		}
+		w.MustApply()
+	}
+}

@@ -114,3 +114,20 @@ func (p Plan) GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 func (p Plan) SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics {
 	return p.Resp.Private.SetKey(ctx, key, value)
 }
+
+// Of is the private state of one object of a resource that holds many (a
+// Helm release's): every key prefixed with the object's, so each object keeps
+// the entries above apart. R or W may be nil where only one side is used.
+type Of struct {
+	R      Reader
+	W      Writer
+	Object string
+}
+
+func (o Of) GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics) {
+	return o.R.GetKey(ctx, o.Object+"|"+key)
+}
+
+func (o Of) SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics {
+	return o.W.SetKey(ctx, o.Object+"|"+key, value)
+}

@@ -344,28 +344,51 @@ func identityOf(key string, o privateObject) (manifest.Identity, error) {
 }
 
 // deleteObjects deletes objects in Helm's uninstall order and waits until
-// they are gone, skipping those marked helm.sh/resource-policy: keep.
+// they are gone, skipping those marked helm.sh/resource-policy: keep. The
+// objects of one kind go in parallel, as applyObjects applies them.
 func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
 	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
 		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
 	})
 	deadline := time.Now().Add(timeout)
-	for _, id := range ids {
-		live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-		if apierrors.IsNotFound(err) {
-			continue
+	for start := 0; start < len(ids); {
+		end := start + 1
+		for end < len(ids) && ids[end].Kind == ids[start].Kind {
+			end++
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", id, err)
+		group := ids[start:end]
+		errs := make([]error, len(group))
+		sem := make(chan struct{}, parallelRequests)
+		var wg sync.WaitGroup
+		for i, id := range group {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				errs[i] = deleteOne(ctx, c, id, deadline)
+			}()
 		}
-		if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
-			continue
-		}
-		if err := deleteAndWait(ctx, c, id, live, deadline); err != nil {
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			return err
 		}
+		start = end
 	}
 	return nil
+}
+
+func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, deadline time.Time) error {
+	live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
+		return nil
+	}
+	return deleteAndWait(ctx, c, id, live, deadline)
 }
 
 func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {

@@ -72,8 +72,8 @@ import {
 			helmLetGo := acctest.ClusterCheck(func() error {
 				cm := acctest.MustGet(t, configMaps, ns, name+"-settings")
 				for _, e := range cm.GetManagedFields() {
-					if e.Manager == "helm" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), "f:greeting") {
-						return fmt.Errorf("helm's field manager still holds data.greeting: %s", e.FieldsV1.Raw)
+					if e.Manager == "helm" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.GetRawBytes()), "f:greeting") {
+						return fmt.Errorf("helm's field manager still holds data.greeting: %s", e.FieldsV1.GetRawBytes())
 					}
 				}
 				if !slices.Contains(acctest.Managers(cm), "k8sconnect") {

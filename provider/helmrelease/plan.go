@@ -30,7 +30,7 @@ import (
 // parallelRequests bounds the requests one plan or apply has in flight: a
 // 200-object chart is planned in a few round trips of this width, without
 // crowding the API server's per-client limits.
-const parallelRequests = 8
+const parallelRequests = 32
 
 // ModifyPlan renders the chart against the cluster and dry-runs every object
 // of the release, so objects shows, per object, exactly what the apply will
@@ -102,7 +102,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over an imported release", adoptionWarning(plan.ID.ValueString()))
 	}
-	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.CreateNamespace.ValueBool())
+	objects := r.dryRunAll(ctx, c, rd, req, resp, state, !creating && sameInputs(plan, state), plan.CreateNamespace.ValueBool())
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -165,30 +165,40 @@ type planned struct {
 	value      attr.Value
 	projection projection.Projection
 	live       *unstructured.Unstructured
+	// unchanged: as the last apply left it, so there is nothing to explain.
+	unchanged bool
 }
 
-// dryRunAll dry-runs every object of the release and projects the answers.
+// dryRunAll dry-runs every object of the release and projects the answers;
+// same says the inputs that decide a revision are those of the state.
 // An object whose kind comes with the release (a CRD installed by this very
 // apply) or whose namespace create_namespace makes is known after apply.
 // The ownership of every object of the last apply is then explained as
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, createNamespace bool) types.Map {
+	resp *resource.ModifyPlanResponse, state model, same, createNamespace bool) types.Map {
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
 	inState := state.Objects.Elements()
+	priv, err := loadPrivate(ctx, req.Private)
+	if err != nil {
+		priv = private{} // every object is dry-run
+	}
 	sem := make(chan struct{}, parallelRequests)
 	var wg sync.WaitGroup
 	for i, p := range pieces {
-		_, ours := inState[p.key]
-		owned := ownedAtApply(ctx, req.Private, p.key)
+		var last *lastApply
+		if v, ours := inState[p.key]; ours {
+			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, mapOf(v)),
+				body: priv[p.key].Body, live: recall(c, state.ID.ValueString(), p.key)}
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = dryRunOne(ctx, c, p, owned, ours, createNamespace)
+			results[i], errs[i] = dryRunOne(ctx, c, p, last, same, createNamespace)
 		}()
 	}
 	wg.Wait()
@@ -201,7 +211,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			continue
 		}
 		elems[p.key] = results[i].value
-		if results[i].live != nil {
+		if results[i].live != nil && !results[i].unchanged {
 			stored := ownership.StateProjection(ctx, mapOf(inState[p.key]))
 			ownership.Explain(ctx, p.key, ssa.FieldManager, results[i].live, results[i].projection, stored,
 				privatestate.Of{R: req.Private, W: resp.Private, Object: p.key}, r.verbosity, diags, ownership.Redacting(p.red),
@@ -214,20 +224,41 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	return types.MapValueMust(projectionType, elems)
 }
 
-func dryRunOne(ctx context.Context, c *connection.Client, p piece, owned *fieldpath.Set, ours, createNamespace bool) (planned, error) {
+// lastApply is what is known of an object the last apply made.
+type lastApply struct {
+	private privatestate.Reader        // its own private state (privatestate.Of)
+	stored  projection.Projection      // its projection in state
+	body    string                     // the hash of the body it was applied with
+	live    *unstructured.Unstructured // as the refresh just read it, if it did
+}
+
+// dryRunOne plans one object. An object the last apply made, rendered as
+// then (same body) and untouched since (same values, same owners), is not
+// dry-run: the apply would store what it stored then (ADR 0011), so a
+// no-change plan of a chart asks nothing but the refresh's reads. An object
+// new to the release is read for its owner only when its dry run shows it
+// exists already.
+func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, sameInputs, createNamespace bool) (planned, error) {
 	var live *unstructured.Unstructured
-	if ours {
-		id := manifest.IdentityOf(p.obj)
-		var err error
-		live, err = c.Get(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
-		switch {
-		case apierrors.IsNotFound(err):
-			live = nil // deleted outside: created again
-		case err != nil:
-			return planned{}, fmt.Errorf("reading it: %w", err)
+	if last != nil {
+		live = last.live
+		if live == nil {
+			id := manifest.IdentityOf(p.obj)
+			var err error
+			live, err = c.Get(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+			switch {
+			case apierrors.IsNotFound(err):
+				live = nil // deleted outside: created again
+			case err != nil:
+				return planned{}, fmt.Errorf("reading it: %w", err)
+			}
 		}
-	} else if err := checkNotTaken(ctx, c, p); err != nil {
-		return planned{}, err
+		if live != nil && sameInputs && last.body != "" && last.body == bodyHash(p) {
+			now, unchanged := ownership.UnchangedSinceApply(ctx, last.private, live, ssa.FieldManager, helmMarks, nil, last.stored, p.red)
+			if unchanged {
+				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, nil
+			}
+		}
 	}
 	dry, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
 	switch {
@@ -238,11 +269,27 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, owned *fieldp
 	case err != nil:
 		return planned{}, err
 	}
+	if last == nil && existedBefore(dry) {
+		if err := checkNotTaken(ctx, c, p); err != nil {
+			return planned{}, err
+		}
+	}
+	var owned *fieldpath.Set
+	if last != nil {
+		owned, _ = privatestate.LoadFieldSet(ctx, last.private, privatestate.OwnedFields)
+	}
 	obs, err := observe(dry, owned, p)
 	if err != nil {
 		return planned{}, err
 	}
 	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live}, nil
+}
+
+// existedBefore tells from a dry run's answer whether the object was there
+// before: the server gives a dry-run create no resourceVersion, as it
+// stores nothing.
+func existedBefore(dry *unstructured.Unstructured) bool {
+	return dry.GetResourceVersion() != ""
 }
 
 // takenBy names who else holds the object p would create (another release,

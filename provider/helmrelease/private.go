@@ -2,6 +2,7 @@ package helmrelease
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -22,6 +23,9 @@ const privateKey = "release_objects"
 type privateObject struct {
 	APIVersion string   `json:"apiVersion"`
 	Sensitive  []string `json:"sensitive,omitempty"`
+	// Body is a hash of the body the last apply sent: a plan that renders
+	// the same body for an object untouched since needs no dry run.
+	Body string `json:"body,omitempty"`
 	// FromCRDsDir marks a CRD of crds/, never deleted (see piece).
 	FromCRDsDir bool `json:"fromCRDsDir,omitempty"`
 }
@@ -71,5 +75,16 @@ func (o privateObject) redactor(id string) sensitive.Redactor {
 }
 
 func newPrivateObject(p piece) privateObject {
-	return privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths, FromCRDsDir: p.fromCRDsDir}
+	return privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths, FromCRDsDir: p.fromCRDsDir,
+		Body: bodyHash(p)}
+}
+
+// bodyHash is a hash of the body applied for p, keyed as the projection's
+// sensitive values are (a body may hold a Secret's data).
+func bodyHash(p piece) string {
+	b, err := json.Marshal(p.obj.Object)
+	if err != nil {
+		return ""
+	}
+	return p.red.Hash("body", string(b))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -58,8 +59,12 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			values[i], errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), state.ID.ValueString(),
+			var live *unstructured.Unstructured
+			values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), state.ID.ValueString(),
 				state.Objects.Elements()[key])
+			if live != nil {
+				remember(c, state.ID.ValueString(), key, live)
+			}
 		}()
 	}
 	wg.Wait()
@@ -99,26 +104,27 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 }
 
 // readOne is one object's refreshed projection; nil when it is gone.
-func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, owned *fieldpath.Set, id string, recorded attr.Value) (attr.Value, error) {
+func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, owned *fieldpath.Set, id string,
+	recorded attr.Value) (attr.Value, *unstructured.Unstructured, error) {
 	if o.APIVersion == "" {
-		return recorded, nil // nothing known to read it by (state from an import): left as it is
+		return recorded, nil, nil // nothing known to read it by (state from an import): left as it is
 	}
 	ident, err := identityOf(key, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	live, err := c.Get(ctx, ident.GVK(), ident.Namespace, ident.Name)
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, owned, helmMarks, nil, o.redactor(id))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return projectionValue(obs.Projection), nil
+	return projectionValue(obs.Projection), live, nil
 }
 
 // mapOf is one element of objects as a map value (null when it is not one).

@@ -131,7 +131,8 @@ func TestAccHelmReleaseLifecycle(t *testing.T) {
 				present(t, configMaps, ns, name+"-settings", false),
 				present(t, deployments, ns, name+"-app", false),
 				present(t, gadgets, ns, name+"-gadget", false),
-				present(t, configMaps, ns, name+"-kept", true), // helm.sh/resource-policy: keep
+				present(t, configMaps, ns, name+"-kept", true),                    // helm.sh/resource-policy: keep
+				present(t, crds, "", "gadgets.helmrelease.k8sconnect.test", true), // crds/ outlives the release
 				configMapData(t, ns, name+"-uninstalled", "note", "written by the post-delete hook"),
 				records(t, ns, name, map[string]string{}),
 			} {

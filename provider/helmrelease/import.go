@@ -28,9 +28,13 @@ var _ resource.ResourceWithImportState = (*Resource)(nil)
 // over the fields Helm's field manager held, so each has one owner.
 const privateAdopting = "release_adopting"
 
-// helmManagers are the field managers the helm CLI writes under, server-side
-// (Helm 4) and client-side (Helm 3, and Helm 4's --server-side=false).
-var helmManagers = []string{"helm"}
+// helmManager tells the field managers Helm writes under: "helm" for the
+// helm CLI (Helm 3 and 4, either apply method), and, where the program sets
+// no name, the base name of the binary that links Helm's library, which for
+// hashicorp/helm is terraform-provider-helm_v<version>_x5.
+func helmManager(name string) bool {
+	return name == "helm" || strings.HasPrefix(name, "terraform-provider-helm")
+}
 
 // ImportState takes `[<context>#]<namespace>/<name>` of a release made by
 // helm (3 or 4, client- or server-side apply) or by an earlier configuration.
@@ -90,7 +94,7 @@ func adopting(ctx context.Context, r privatestate.Reader) bool {
 
 // adoptionWarning tells, at plan time, what the first apply after an import does.
 func adoptionWarning(id string) string {
-	return fmt.Sprintf("Release %s was imported. This apply takes its objects over in place: they are updated, "+
+	return fmt.Sprintf("Release %s was imported or moved in. This apply takes its objects over in place: they are updated, "+
 		"not replaced, and keep their UIDs. The fields Helm's field manager set that this chart sets too are handed "+
 		"to k8sconnect, so each has one owner; fields only Helm set are left as they are. The release keeps its "+
 		"history, and this apply writes its next revision.", id)
@@ -100,10 +104,19 @@ func adoptionWarning(id string) string {
 // every applied object, each retried while someone writes in between.
 func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*unstructured.Unstructured) error {
 	for key, obj := range applied {
+		var managers []string
+		for _, e := range obj.GetManagedFields() {
+			if helmManager(e.Manager) && !slices.Contains(managers, e.Manager) {
+				managers = append(managers, e.Manager)
+			}
+		}
+		if len(managers) == 0 {
+			continue
+		}
 		var err error
 		for attempt := 0; attempt < 5; attempt++ {
 			var out *unstructured.Unstructured
-			if out, err = ssa.TakeOver(ctx, c, obj, helmManagers); err == nil {
+			if out, err = ssa.TakeOver(ctx, c, obj, managers); err == nil {
 				applied[key] = out
 				break
 			}

@@ -94,7 +94,7 @@ resource "k8sconnect_helm_release" "app" {
 	}
 	warned := false
 	for _, d := range plan.Warnings() {
-		warned = warned || (d.Summary == "Taking over an imported release" && strings.Contains(d.Detail, ns+"/"+name))
+		warned = warned || (d.Summary == "Taking over a release made elsewhere" && strings.Contains(d.Detail, ns+"/"+name))
 	}
 	if !warned {
 		t.Errorf("the plan does not warn that it takes the release over\n%s", plan.Output)

@@ -100,7 +100,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddWarning("A CRD of the chart is left as it is", w)
 	}
 	if !creating && adopting(ctx, req.Private) {
-		resp.Diagnostics.AddWarning("Taking over an imported release", adoptionWarning(plan.ID.ValueString()))
+		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
 	objects := r.dryRunAll(ctx, c, rd, req, resp, state, !creating && sameInputs(plan, state), plan.CreateNamespace.ValueBool())
 	if resp.Diagnostics.HasError() {

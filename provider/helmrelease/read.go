@@ -31,6 +31,11 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state.ClusterConnection.IsNull() && adopting(ctx, req.Private) && (r.clients == nil || !r.clients.HasDefault()) {
+		// Moved from hashicorp/helm, whose connection was its own provider's:
+		// the plan reads the release through this configuration's.
+		return
+	}
 	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, pathConnection, &resp.Diagnostics)
 	if !ok {
 		return

@@ -39,7 +39,7 @@ func recall(c *connection.Client, id, key string) *unstructured.Unstructured {
 	if !ok {
 		return nil
 	}
-	if r := v.(recentRead); time.Since(r.seen) < recentTTL {
+	if r, ok := v.(recentRead); ok && time.Since(r.seen) < recentTTL {
 		return r.obj
 	}
 	return nil

@@ -98,8 +98,8 @@ var entityDocs = []entityDoc{
 		examples: []docExample{
 			{"Install a chart as a Helm release, planned per object", "helm-release"},
 		},
-		importDoc: "A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later " +
-			"version. Declare it with a name no release has, and run `pulumi up`.",
+		importDoc: "A release made by `helm install` is adopted by importing `<namespace>/<name>`; the Pulumi import " +
+			"of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.",
 	},
 	{
 		tf: "k8sconnect_object", function: true,

@@ -128,7 +128,6 @@ func ParseImportID(s string) (kubeContext string, id manifest.Identity, err erro
 	return kubeContext, id, nil
 }
 
-
 // cleanManifest renders a live object as the yaml_body a user would write:
 // without status, server-set metadata, kubectl's last-applied copy or our own
 // bookkeeping annotations.

@@ -35,7 +35,7 @@ import * as utilities from "./utilities";
  *
  * ## Import
  *
- * A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.
+ * A release made by `helm install` is adopted by importing `<namespace>/<name>`; the Pulumi import of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.
  */
 export class HelmRelease extends pulumi.CustomResource {
     /**

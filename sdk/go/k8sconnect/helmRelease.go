@@ -68,7 +68,7 @@ import (
 //
 // ## Import
 //
-// A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.
+// A release made by `helm install` is adopted by importing `<namespace>/<name>`; the Pulumi import of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.
 type HelmRelease struct {
 	pulumi.CustomResourceState
 

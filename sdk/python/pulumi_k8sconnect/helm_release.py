@@ -847,7 +847,7 @@ class HelmRelease(pulumi.CustomResource):
 
         ## Import
 
-        A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.
+        A release made by `helm install` is adopted by importing `<namespace>/<name>`; the Pulumi import of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.
 
 
         :param str resource_name: The name of the resource.
@@ -913,7 +913,7 @@ class HelmRelease(pulumi.CustomResource):
 
         ## Import
 
-        A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.
+        A release made by `helm install` is adopted by importing `<namespace>/<name>`; the Pulumi import of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.
 
 
         :param str resource_name: The name of the resource.

@@ -53,7 +53,7 @@ import javax.annotation.Nullable;
  * 
  * ## Import
  * 
- * A HelmRelease is not imported yet: adopting a release made by `helm install` comes in a later version. Declare it with a name no release has, and run `pulumi up`.
+ * A release made by `helm install` is adopted by importing `&lt;namespace&gt;/&lt;name&gt;`; the Pulumi import of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.
  * 
  */
 @ResourceType(type="k8sconnect:index/helmRelease:HelmRelease")

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
@@ -200,15 +201,28 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt 
 
 	priv := private{}
 	elems := map[string]attr.Value{}
+	var planned map[string]attr.Value
+	if !plan.Objects.IsUnknown() && !plan.Objects.IsNull() {
+		planned = plan.Objects.Elements()
+	}
 	for _, p := range rd.all() {
 		obs, err := observe(applied[p.key], nil, p)
 		if err != nil {
 			diags.AddError("Could not read an applied object", fmt.Sprintf("%s: %v", p.key, err))
 			return false
 		}
-		elems[p.key] = projectionValue(obs.Projection)
+		value, stored := projectionValue(obs.Projection), obs.Projection
+		if pv, ok := planned[p.key]; ok && known(pv) && !pv.Equal(value) {
+			// The server stored other than its dry run said (a webhook that
+			// is not deterministic, a field another manager shares): the
+			// engines require the planned value, and the next refresh
+			// shows the difference as drift, as for k8sconnect_object.
+			tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": p.key})
+			value, stored = pv, ownership.StateProjection(ctx, mapOf(pv))
+		}
+		elems[p.key] = value
 		priv[p.key] = newPrivateObject(p)
-		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: p.key}, obs, obs.Projection)...)
+		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: p.key}, obs, stored)...)
 	}
 	for key := range prior {
 		if _, still := priv[key]; !still {
@@ -480,4 +494,18 @@ func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applie
 func builtin(obj *unstructured.Unstructured) bool {
 	_, known := yamldocs.BuiltinNamespaced(obj.GroupVersionKind().GroupKind())
 	return known
+}
+
+// known reports whether an element of objects is known through and through.
+func known(v attr.Value) bool {
+	m, ok := v.(types.Map)
+	if !ok || m.IsUnknown() || m.IsNull() {
+		return false
+	}
+	for _, e := range m.Elements() {
+		if e.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }

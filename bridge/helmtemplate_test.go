@@ -2,7 +2,6 @@ package bridge_test
 
 import (
 	"encoding/base64"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,28 +175,7 @@ func shopChart(t *testing.T, dir, group string) string {
 	if group == shopGroup {
 		return dir
 	}
-	out := filepath.Join(t.TempDir(), "shop")
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(out, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(out, rel), []byte(strings.ReplaceAll(string(b), shopGroup, group)), 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return renamedChart(t, dir, shopGroup, group)
 }
 
 // stateReader keeps the state of a stack that the Automation API runs in a

@@ -44,7 +44,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, private{}, false, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, private{}, false, nil, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -70,7 +70,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	adopt := adopting(ctx, req.Private)
-	if r.apply(ctx, &plan, prior, adopt, resp.Private, &resp.Diagnostics) {
+	var as *renderedAs
+	if sameValues(plan, state) {
+		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
+	}
+	if r.apply(ctx, &plan, prior, adopt, as, resp.Private, &resp.Diagnostics) {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
 		}
@@ -86,7 +90,12 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 //
 // adopt is set for the first apply after an import: the objects are taken
 // over from helm's field managers once applied.
-func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt bool, out privatestate.Writer, diags *diag.Diagnostics) bool {
+//
+// as, when set, is how templates see the release (.Release.Revision and
+// .Release.IsUpgrade): the last apply's, for an apply whose values did not
+// change, as the plan rendered it.
+func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
+	diags *diag.Diagnostics) bool {
 	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, pathConnection, diags)
 	if !ok {
 		return false
@@ -121,7 +130,11 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt 
 	if !plan.ChartVersion.IsUnknown() {
 		version = plan.ChartVersion.ValueString()
 	}
-	rd := render(ctx, c, plan, rel, version, diags)
+	seen := rel
+	if as != nil {
+		seen.Revision, seen.IsUpgrade = as.Revision, as.IsUpgrade
+	}
+	rd := render(ctx, c, plan, seen, version, diags)
 	if rd == nil {
 		return false
 	}
@@ -235,6 +248,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt 
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 	diags.Append(priv.save(ctx, out)...)
+	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: seen.Revision, IsUpgrade: seen.IsUpgrade})...)
 	return !diags.HasError()
 }
 

@@ -80,6 +80,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	rel := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
 		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
+	if as := lastRender(ctx, req.Private); !creating && as != nil && sameValues(plan, state) {
+		rel.Revision, rel.IsUpgrade = as.Revision, as.IsUpgrade
+	}
 	rd := render(ctx, c, &plan, rel, "", &resp.Diagnostics)
 	if rd == nil {
 		return
@@ -150,8 +153,14 @@ func (r *Resource) planClient(ctx context.Context, m model, diags *diag.Diagnost
 // max_history), the connection and delete_protection are not: a change to
 // them alone writes no revision.
 func sameInputs(plan, state model) bool {
-	for _, p := range [][2]attr.Value{{plan.ChartVersion, state.ChartVersion}, {plan.Values, state.Values},
-		{plan.Chart, state.Chart}, {plan.Repository, state.Repository}, {plan.Version, state.Version}} {
+	return plan.ChartVersion.Equal(state.ChartVersion) && sameValues(plan, state)
+}
+
+// sameValues reports whether the chart's source and values are as in state
+// (the resolved chart version aside: it is known only once rendered).
+func sameValues(plan, state model) bool {
+	for _, p := range [][2]attr.Value{{plan.Values, state.Values}, {plan.Chart, state.Chart},
+		{plan.Repository, state.Repository}, {plan.Version, state.Version}} {
 		if !p[0].Equal(p[1]) {
 			return false
 		}
@@ -199,6 +208,10 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			results[i], errs[i] = dryRunOne(ctx, c, p, last, same, createNamespace)
+			if errs[i] == nil && rd.varies[p.key] {
+				// Rendered otherwise at every render: known after apply.
+				results[i] = planned{value: types.MapUnknown(types.StringType)}
+			}
 		}()
 	}
 	wg.Wait()

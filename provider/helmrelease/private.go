@@ -88,3 +88,26 @@ func bodyHash(p piece) string {
 	}
 	return p.red.Hash("body", string(b))
 }
+
+// privateRenderedAs is how the last apply rendered the chart: the revision
+// and install-or-upgrade that templates saw as .Release.Revision and
+// .Release.IsUpgrade. A plan whose values did not change renders as that
+// apply did, so a chart that writes either into an object (an annotation
+// with the revision, a ConfigMap that says whether it was installed) plans
+// no change when nothing changed; only a real upgrade renders as the next
+// revision.
+const privateRenderedAs = "release_rendered_as"
+
+type renderedAs struct {
+	Revision  int  `json:"revision"`
+	IsUpgrade bool `json:"isUpgrade"`
+}
+
+// lastRender is how the last apply rendered, if it was kept.
+func lastRender(ctx context.Context, r privatestate.Reader) *renderedAs {
+	as, ok, err := privatestate.Load[renderedAs](ctx, r, privateRenderedAs)
+	if err != nil || !ok {
+		return nil
+	}
+	return &as
+}

@@ -72,6 +72,11 @@ type rendered struct {
 	// crds go first; objects follow in Helm's install order.
 	crds, objects []piece
 	hooks         []hook
+	// varies are the keys of the objects a second render of the same
+	// inputs rendered otherwise (a password generated anew because its
+	// Secret does not exist yet, a timestamp): what the apply stores in
+	// them is known only after it.
+	varies map[string]bool
 }
 
 // all are the release's objects, CRDs first, in install order.
@@ -118,7 +123,14 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		diags.AddError("Invalid values", vals.Scrub(err.Error()))
 		return nil
 	}
-	res := &rendered{chart: chart, notes: vals.Scrub(out.Notes), values: vals, config: config}
+	var varies map[string]bool
+	if chart.MayVary() {
+		if varies, err = varying(ctx, c, src, vals, rel, sorted); err != nil {
+			diags.AddError("Chart not rendered", vals.Scrub(err.Error()))
+			return nil
+		}
+	}
+	res := &rendered{chart: chart, notes: vals.Scrub(out.Notes), values: vals, config: config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	build := func(key, body string) (piece, bool) {
@@ -298,4 +310,41 @@ func releaseManifest(pieces []piece) (string, error) {
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s", p.key, y)
 	}
 	return b.String(), nil
+}
+
+// varying renders the chart a second time with the same inputs and returns
+// the keys of the objects that came out otherwise than in first, or that
+// only one of the two renders has.
+func varying(ctx context.Context, c *connection.Client, src helmchart.Source, vals helmchart.Values, rel helmchart.Release,
+	first helmchart.Sorted) (map[string]bool, error) {
+	merged, err := vals.Merge()
+	if err != nil {
+		return nil, err
+	}
+	chart, err := helmchart.Load(ctx, src) // Render trims the chart it is given
+	if err != nil {
+		return nil, err
+	}
+	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
+	if err != nil {
+		return nil, err
+	}
+	second, err := helmchart.Sort(out, c, rel.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	varies := map[string]bool{}
+	compare := func(a, b map[string]string) {
+		for key, body := range a {
+			if other, ok := b[key]; !ok || other != body {
+				varies[key] = true
+			}
+		}
+	}
+	for _, pair := range [][2]map[string]string{{first.Objects.CRDs, second.Objects.CRDs},
+		{first.Objects.ClusterScoped, second.Objects.ClusterScoped}, {first.Objects.Namespaced, second.Objects.Namespaced}} {
+		compare(pair[0], pair[1])
+		compare(pair[1], pair[0])
+	}
+	return varies, nil
 }

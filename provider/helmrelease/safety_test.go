@@ -2,6 +2,7 @@ package helmrelease_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
@@ -196,4 +198,64 @@ func TestAccHelmReleaseExplainsDriftPerObject(t *testing.T) {
 		}
 		w.MustApply()
 	}
+}
+
+// A chart that generates a password once and reads it back with lookup, with
+// a subchart and a values.schema.json: installed, the next plan is empty
+// (rendered against the cluster, lookup finds the Secret, so nothing churns)
+// and the Secret keeps its UID and value; values the schema refuses fail the
+// plan, with nothing applied.
+func TestAccHelmReleaseLookupSubchartAndSchema(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "shop"
+	shop, err := filepath.Abs(filepath.Join("..", "helmtemplate", "testdata", "charts", "shop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(set string) string {
+		return strings.Replace(releaseConfig(t, ns, name, set), chartPath(t, "lifecycle"), shop, 1)
+	}
+	secretsGVR := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	var uid, password string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config(`set = [{ name = "audit.enabled", value = "true" }]`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.ClusterCheck(func() error {
+						s := acctest.MustGet(t, secretsGVR, ns, name+"-shop-auth")
+						uid, password = string(s.GetUID()), fmt.Sprint(s.Object["data"])
+						return nil
+					}),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
+						tfjsonpath.New("objects").AtMapKey("core/Secret/"+ns+"/"+name+"-shop-auth").AtMapKey("data.password"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^\(sensitive, hmac-sha256:[0-9a-f]{16}\)$`))),
+				},
+			},
+			{
+				Config: config(`set = [{ name = "audit.enabled", value = "true" }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{acctest.ClusterCheck(func() error {
+					s := acctest.MustGet(t, secretsGVR, ns, name+"-shop-auth")
+					if string(s.GetUID()) != uid || fmt.Sprint(s.Object["data"]) != password {
+						return fmt.Errorf("the looked-up Secret changed: UID %s -> %s, password changed %v",
+							uid, s.GetUID(), fmt.Sprint(s.Object["data"]) != password)
+					}
+					return nil
+				})},
+			},
+			{
+				Config:      config(`set = [{ name = "audit.enabled", value = "true" }, { name = "replicas", value = "-1" }]`),
+				ExpectError: regexp.MustCompile(`(?s)Chart\s+not\s+rendered.*replicas.*minimum`),
+			},
+			{
+				Config: config(`set = [{ name = "audit.enabled", value = "true" }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
+				},
+			},
+		},
+	})
 }

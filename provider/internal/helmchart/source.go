@@ -3,6 +3,7 @@ package helmchart
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -129,6 +130,30 @@ func (c *Chart) UsesLookup() bool {
 	}
 	for _, dep := range c.Dependencies() {
 		if (&Chart{Chart: dep}).UsesLookup() {
+			return true
+		}
+	}
+	return false
+}
+
+// varying matches the template functions whose output changes from one
+// render to the next: random values, the time, generated keys and
+// certificates, salted hashes.
+var varying = regexp.MustCompile(`\b(rand[A-Za-z]*|uuidv4|now|genCA[A-Za-z]*|genPrivateKey|genSelfSignedCert[A-Za-z]*|genSignedCert[A-Za-z]*|htpasswd|bcrypt|shuffle)\b`)
+
+// MayVary reports whether any template of the chart or its subcharts calls a
+// function whose output changes between renders (randAlphaNum, now,
+// genCA...): such a chart renders other objects at the apply than at the
+// plan, unless a lookup reads a value back. A cheap text search, which may
+// say yes for a comment; that costs a second render.
+func (c *Chart) MayVary() bool {
+	for _, t := range c.Templates {
+		if varying.Match(t.Data) {
+			return true
+		}
+	}
+	for _, dep := range c.Dependencies() {
+		if (&Chart{Chart: dep}).MayVary() {
 			return true
 		}
 	}

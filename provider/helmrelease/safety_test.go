@@ -234,7 +234,7 @@ func TestAccHelmReleaseLookupSubchartAndSchema(t *testing.T) {
 				},
 			},
 			{
-				Config: config(`set = [{ name = "audit.enabled", value = "true" }]`),
+				Config:           config(`set = [{ name = "audit.enabled", value = "true" }]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{acctest.ClusterCheck(func() error {
 					s := acctest.MustGet(t, secretsGVR, ns, name+"-shop-auth")
@@ -250,7 +250,7 @@ func TestAccHelmReleaseLookupSubchartAndSchema(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Chart\s+not\s+rendered.*replicas.*minimum`),
 			},
 			{
-				Config: config(`set = [{ name = "audit.enabled", value = "true" }]`),
+				Config:           config(`set = [{ name = "audit.enabled", value = "true" }]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),

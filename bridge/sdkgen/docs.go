@@ -98,8 +98,10 @@ var entityDocs = []entityDoc{
 		examples: []docExample{
 			{"Install a chart as a Helm release, planned per object", "helm-release"},
 		},
-		importDoc: "A release made by `helm install` is adopted by importing `<namespace>/<name>`; the Pulumi import " +
-			"of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.",
+		importDoc: "A release made by `helm install` is adopted by an id of the form `%[1]s`, e.g. with\n\n" +
+			"```sh\n$ %[2]s\n```\n\n" +
+			"The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of " +
+			"the same history. Under Pulumi this import is not tested yet.",
 	},
 	{
 		tf: "k8sconnect_object", function: true,

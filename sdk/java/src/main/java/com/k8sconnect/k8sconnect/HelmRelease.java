@@ -53,7 +53,13 @@ import javax.annotation.Nullable;
  * 
  * ## Import
  * 
- * A release made by `helm install` is adopted by importing `&lt;namespace&gt;/&lt;name&gt;`; the Pulumi import of it is not tested yet, so declare a HelmRelease with a name no release has, and run `pulumi up`.
+ * A release made by `helm install` is adopted by an id of the form `[&lt;context&gt;#]&lt;namespace&gt;/&lt;name&gt;`, e.g. with
+ * 
+ * ```sh
+ * $ pulumi import k8sconnect:index/helmRelease:HelmRelease greeter greeter/greeter
+ * ```
+ * 
+ * The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history. Under Pulumi this import is not tested yet.
  * 
  */
 @ResourceType(type="k8sconnect:index/helmRelease:HelmRelease")

@@ -303,37 +303,16 @@ func ensureNamespace(ctx context.Context, c *connection.Client, name string) err
 // kind's objects in parallel.
 func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured) error {
 	var mu sync.Mutex
-	for start := 0; start < len(pieces); {
-		end := start + 1
-		for end < len(pieces) && pieces[end].obj.GetKind() == pieces[start].obj.GetKind() {
-			end++
+	return kindByKind(pieces, func(p piece) string { return p.obj.GetKind() }, func(p piece) error {
+		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.key, err)
 		}
-		group := pieces[start:end]
-		errs := make([]error, len(group))
-		sem := make(chan struct{}, parallelRequests)
-		var wg sync.WaitGroup
-		for i, p := range group {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: %w", p.key, err)
-					return
-				}
-				mu.Lock()
-				applied[p.key] = obj
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-		start = end
-	}
-	return nil
+		mu.Lock()
+		applied[p.key] = obj
+		mu.Unlock()
+		return nil
+	})
 }
 
 // deleteRemoved deletes the objects the last apply made that the chart no
@@ -379,30 +358,9 @@ func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Ide
 		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
 	})
 	deadline := time.Now().Add(timeout)
-	for start := 0; start < len(ids); {
-		end := start + 1
-		for end < len(ids) && ids[end].Kind == ids[start].Kind {
-			end++
-		}
-		group := ids[start:end]
-		errs := make([]error, len(group))
-		sem := make(chan struct{}, parallelRequests)
-		var wg sync.WaitGroup
-		for i, id := range group {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				errs[i] = deleteOne(ctx, c, id, deadline)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-		start = end
-	}
-	return nil
+	return kindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
+		return deleteOne(ctx, c, id, deadline)
+	})
 }
 
 func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, deadline time.Time) error {
@@ -477,31 +435,24 @@ func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applie
 	}
 	deadline := time.Now().Add(timeout)
 	errs := make([]error, len(pieces))
-	sem := make(chan struct{}, parallelRequests)
-	var wg sync.WaitGroup
-	for i, p := range pieces {
+	inParallel(len(pieces), func(i int) {
+		p := pieces[i]
 		obj := applied[p.key]
 		if obj == nil || eval(obj).Met {
-			continue
+			return
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			m, err := c.Mapping(obj.GroupVersionKind())
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			res, err := waiting.Until(ctx, c.Resource(m, obj.GetNamespace()), obj.GetName(), eval,
-				waiting.Options{Timeout: max(time.Until(deadline), time.Second)})
-			if err != nil {
-				pods, _ := waiting.Pods(ctx, c.Dynamic, res.Object)
-				errs[i] = fmt.Errorf("%s is not ready: %w\n%s", p.key, err, waiting.Explain(spec, res, pods))
-			}
-		}()
-	}
-	wg.Wait()
+		m, err := c.Mapping(obj.GroupVersionKind())
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		res, err := waiting.Until(ctx, c.Resource(m, obj.GetNamespace()), obj.GetName(), eval,
+			waiting.Options{Timeout: max(time.Until(deadline), time.Second)})
+		if err != nil {
+			pods, _ := waiting.Pods(ctx, c.Dynamic, res.Object)
+			errs[i] = fmt.Errorf("%s is not ready: %w\n%s", p.key, err, waiting.Explain(spec, res, pods))
+		}
+	})
 	return errors.Join(errs...)
 }
 

@@ -10,9 +10,7 @@ import (
 
 	release "helm.sh/helm/v4/pkg/release/v1"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -154,37 +152,21 @@ func podDone(obj *unstructured.Unstructured) waiting.State {
 	return waiting.State{Summary: "phase " + cmp.Or(phase, "Pending")}
 }
 
-// podMessages are the termination messages of a hook's pods (the pod itself,
-// or a Job's), which say why it failed in the container's own words.
+// podMessages say, pod by pod, why a hook's pods (the pod itself, or a
+// Job's) did not succeed, in the words k8sconnect_wait uses: each
+// container's state, exit code and termination message.
 func podMessages(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured) string {
 	if obj == nil {
 		return ""
 	}
-	var pods []unstructured.Unstructured
-	switch obj.GetKind() {
-	case "Pod":
-		pods = []unstructured.Unstructured{*obj}
-	case "Job":
-		list, err := c.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).
-			Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/controller-uid=" + string(obj.GetUID())})
-		if err == nil {
-			pods = list.Items
-		}
+	pods := []unstructured.Unstructured{*obj}
+	if obj.GetKind() != "Pod" {
+		pods, _ = waiting.Pods(ctx, c.Dynamic, obj)
 	}
 	var lines []string
 	for _, p := range pods {
-		statuses, _, _ := unstructured.NestedSlice(p.Object, "status", "containerStatuses")
-		for _, s := range statuses {
-			cs, _ := s.(map[string]any)
-			term, found, _ := unstructured.NestedMap(cs, "state", "terminated")
-			if !found {
-				continue
-			}
-			name, _ := cs["name"].(string)
-			code, _, _ := unstructured.NestedInt64(term, "exitCode")
-			reason, _ := term["reason"].(string)
-			msg, _ := term["message"].(string)
-			lines = append(lines, fmt.Sprintf("pod %s, container %s: exit code %d (%s) %s", p.GetName(), name, code, reason, strings.TrimSpace(msg)))
+		if problem, ok := waiting.PodProblem(&p); ok {
+			lines = append(lines, fmt.Sprintf("pod %s: %s", p.GetName(), problem))
 		}
 	}
 	if len(lines) == 0 {

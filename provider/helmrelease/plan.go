@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -26,11 +25,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
-
-// parallelRequests bounds the requests one plan or apply has in flight: a
-// 200-object chart is planned in a few round trips of this width, without
-// crowding the API server's per-client limits.
-const parallelRequests = 32
 
 // ModifyPlan renders the chart against the cluster and dry-runs every object
 // of the release, so objects shows, per object, exactly what the apply will
@@ -195,26 +189,19 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	if err != nil {
 		priv = private{} // every object is dry-run
 	}
-	sem := make(chan struct{}, parallelRequests)
-	var wg sync.WaitGroup
-	for i, p := range pieces {
+	inParallel(len(pieces), func(i int) {
+		p := pieces[i]
 		var last *lastApply
 		if v, ours := inState[p.key]; ours {
 			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, mapOf(v)),
 				body: priv[p.key].Body, live: recall(c, state.ID.ValueString(), p.key)}
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = dryRunOne(ctx, c, p, last, same, createNamespace)
-			if errs[i] == nil && rd.varies[p.key] {
-				// Rendered otherwise at every render: known after apply.
-				results[i] = planned{value: types.MapUnknown(types.StringType)}
-			}
-		}()
-	}
-	wg.Wait()
+		results[i], errs[i] = dryRunOne(ctx, c, p, last, same, createNamespace)
+		if errs[i] == nil && rd.varies[p.key] {
+			// Rendered otherwise at every render: known after apply.
+			results[i] = planned{value: types.MapUnknown(types.StringType)}
+		}
+	})
 	diags := &resp.Diagnostics
 	elems := make(map[string]attr.Value, len(pieces))
 	for i, p := range pieces {

@@ -3,7 +3,6 @@ package helmrelease
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -57,22 +56,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	values := make([]attr.Value, len(keys))
 	errs := make([]error, len(keys))
-	sem := make(chan struct{}, parallelRequests)
-	var wg sync.WaitGroup
-	for i, key := range keys {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			var live *unstructured.Unstructured
-			values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), state.ID.ValueString(),
-				state.Objects.Elements()[key])
-			if live != nil {
-				remember(c, state.ID.ValueString(), key, live)
-			}
-		}()
-	}
-	wg.Wait()
+	inParallel(len(keys), func(i int) {
+		key := keys[i]
+		var live *unstructured.Unstructured
+		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), state.ID.ValueString(),
+			state.Objects.Elements()[key])
+		if live != nil {
+			remember(c, state.ID.ValueString(), key, live)
+		}
+	})
 	elems := map[string]attr.Value{}
 	for i, key := range keys {
 		if errs[i] != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,14 +142,14 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		}
 		return p, true
 	}
-	for _, key := range sortedKeys(sorted.Objects.CRDs) {
+	for _, key := range slices.Sorted(maps.Keys(sorted.Objects.CRDs)) {
 		if p, ok := build(key, sorted.Objects.CRDs[key]); ok {
 			p.fromCRDsDir = sorted.FromCRDsDir[key]
 			res.crds = append(res.crds, p)
 		}
 	}
 	for _, m := range []map[string]string{sorted.Objects.ClusterScoped, sorted.Objects.Namespaced} {
-		for _, key := range sortedKeys(m) {
+		for _, key := range slices.Sorted(maps.Keys(m)) {
 			if p, ok := build(key, m[key]); ok {
 				mark(p.obj, rel)
 				res.objects = append(res.objects, p)
@@ -161,7 +162,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	slices.SortStableFunc(res.objects, func(a, b piece) int {
 		return kindRank(relutil.InstallOrder, a.obj.GetKind()) - kindRank(relutil.InstallOrder, b.obj.GetKind())
 	})
-	for _, key := range sortedKeys(sorted.Hooks) {
+	for _, key := range slices.Sorted(maps.Keys(sorted.Hooks)) {
 		p, ok := build(key, sorted.Hooks[key])
 		if !ok {
 			continue
@@ -281,16 +282,6 @@ func kindRank(order relutil.KindSortOrder, kind string) int {
 		return i
 	}
 	return len(order)
-}
-
-func sortedKeys(m map[string]string) []string {
-	return slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
 }
 
 // releaseManifest is the release's objects as helm keeps them in a record: YAML

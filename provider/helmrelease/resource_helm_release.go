@@ -9,7 +9,10 @@
 // The files follow an apply: render.go turns the configuration into the
 // release's objects and hooks, plan.go dry-runs them, apply.go applies them
 // in Helm's order, hooks.go runs hooks, records.go writes the release record,
-// read.go refreshes and delete.go uninstalls.
+// read.go refreshes and delete.go uninstalls. import.go and move.go adopt a
+// release made elsewhere; private.go, recent.go and parallel.go hold what
+// the others share (private state, the refresh's reads handed to the plan,
+// bounded parallel requests).
 package helmrelease
 
 import (

@@ -212,7 +212,7 @@ func TestAccHelmReleaseLifecycle(t *testing.T) {
 				Config: releaseConfig(t, ns, name, sensitiveSet+`
   set = [{ name = "greeting", value = "bonjour" }, { name = "extra", value = "false" }, { name = "keep", value = "false" }, { name = "failHook", value = "true" }]`),
 				ExpectError: regexp.MustCompile(`(?s)pre-upgrade\s+hook\s+batch/Job/` + ns + `/` + name +
-					`-migrate\s+failed.*BackoffLimitExceeded.*exit\s+code\s+1.*failed\s+on\s+purpose`),
+					`-migrate\s+failed.*BackoffLimitExceeded.*failed\s+on\s+purpose.*exit\s+code\s+1`),
 			},
 			{
 				Config: releaseConfig(t, ns, name, sensitiveSet+`

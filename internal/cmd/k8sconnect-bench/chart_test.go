@@ -27,12 +27,19 @@ func TestChartShape(t *testing.T) {
 	}
 }
 
-// TestWriteChart renders the chart with the pinned helm CLI, when it is
-// built: N objects, and the value reaches the first ConfigMap only.
+// TestWriteChart renders the chart with the pinned helm CLI (built if it is
+// not yet; make test builds it before this package runs): N objects, and the
+// value reaches the first ConfigMap only.
 func TestWriteChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the helm CLI, which may have to be built: not in -short")
+	}
+	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
+		t.Fatal(err)
+	}
 	helm, err := toolchain.Path(toolchain.Helm)
 	if err != nil {
-		t.Skipf("helm is not built (make tools-late): %v", err)
+		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "chart")
 	if err := writeChart(dir, 200); err != nil {

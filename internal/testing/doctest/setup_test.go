@@ -36,8 +36,19 @@ var setups = map[string]func(t *testing.T){
 		acctest.ApplyAs(t, "helm", deployments, fixtures.HelmDeployment("storefront"))
 	},
 	// The chart of k8sconnect_helm_template's example in the block's (or
-	// the example's) directory, as ./chart (see setupFiles).
-	"greeter-chart": func(*testing.T) {},
+	// the example's) directory, as ./chart (see setupFiles). Every user of
+	// the chart makes its CRD, which is cluster-scoped, so they run one at a
+	// time; and a release's destroy leaves the CRD of crds/ and the namespace
+	// create_namespace made, as Helm's uninstall does, so the next user would
+	// find them taken: the cleanup removes them.
+	"greeter-chart": func(t *testing.T) {
+		t.Cleanup(func() {
+			deleteAndWait(t, crds, "", "greetings.greeter.example.com")
+			for _, ns := range []string{"greeter", "greeter-release"} {
+				deleteAndWait(t, namespaces, "", ns)
+			}
+		})
+	},
 }
 
 // setupFiles are setups that give a block files rather than objects: a
@@ -50,6 +61,8 @@ var setupFiles = map[string]struct{ from, to string }{
 // exampleSetups are the setups of the example directories under examples/.
 var exampleSetups = map[string][]string{
 	"examples/resources/k8sconnect_patch": {"eks-aws-node"},
+	// Its own chart is the greeter chart; the setup only takes the lock.
+	"examples/data-sources/k8sconnect_helm_template": {"greeter-chart"},
 	// The release installs the helm_template example's chart (see setupFiles).
 	"examples/resources/k8sconnect_helm_release": {"greeter-chart"},
 }
@@ -58,6 +71,7 @@ var (
 	daemonSets  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
 	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	namespaces  = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	crds        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
 // setupLocks serialize the blocks that use one setup.

@@ -422,17 +422,12 @@ func waitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 }
 
 // waitReady waits until every object is ready by k8sconnect_wait's `ready`
-// rules. A custom resource whose controller reports no status is taken as
-// ready, as helm --wait takes it: the user did not choose to wait on it, and
-// a kind no controller reconciles would otherwise hold every apply.
+// rules, except that a custom resource without status is ready, as helm
+// --wait takes it: the user did not choose to wait on it, and a kind whose
+// controller is not installed yet would otherwise hold every apply.
 func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured, timeout time.Duration) error {
-	spec := waiting.Spec{Ready: true}
-	eval := func(obj *unstructured.Unstructured) waiting.State {
-		if obj != nil && obj.Object["status"] == nil && !builtin(obj) {
-			return waiting.State{Met: true, Summary: "no status reported"}
-		}
-		return spec.Evaluate(obj)
-	}
+	spec := waiting.Spec{Ready: true, NoStatusIsReady: true}
+	eval := spec.Evaluate
 	deadline := time.Now().Add(timeout)
 	errs := make([]error, len(pieces))
 	inParallel(len(pieces), func(i int) {
@@ -454,11 +449,6 @@ func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applie
 		}
 	})
 	return errors.Join(errs...)
-}
-
-func builtin(obj *unstructured.Unstructured) bool {
-	_, known := yamldocs.BuiltinNamespaced(obj.GroupVersionKind().GroupKind())
-	return known
 }
 
 // known reports whether an element of objects is known through and through.

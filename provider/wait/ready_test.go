@@ -15,10 +15,10 @@ import (
 
 // ready = true works for any kind: a Deployment that rolls out, a Job that
 // completes, and a custom resource whose controller (a test actor here) sets
-// its Ready condition. The dependent of each wait is created only after it
-// is met. A custom resource that reports Stalled ends its wait at once, well
-// before the timeout, with the controller's message and without tainting or
-// touching the object.
+// its Ready condition through the status subresource its CRD declares. The
+// dependent of each wait is created only after it is met. A custom resource
+// that reports Stalled ends its wait at once, well before the timeout, with
+// the controller's message and without tainting or touching the object.
 func TestAccWait_readyForAnyKind(t *testing.T) {
 	ns := acctest.Namespace(t)
 	conn := acctest.Connection(t)
@@ -28,6 +28,7 @@ func TestAccWait_readyForAnyKind(t *testing.T) {
             status:
               type: object
               x-kubernetes-preserve-unknown-fields: true
+      subresources: {status: {}}
 `
 	job := fmt.Sprintf("apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate, namespace: %s}\n"+
 		"spec: {template: {spec: {restartPolicy: Never, containers: [{name: m, image: busybox}]}}}\n", ns)
@@ -51,7 +52,7 @@ resource "k8sconnect_wait" %[1]q {
 	releaseLater(t, ns, "app=web", 3*time.Second)
 	acctest.Later(t, databases, ns, "orders", 2*time.Minute, func(*unstructured.Unstructured) error {
 		time.Sleep(2 * time.Second) // a controller takes a moment to provision
-		acctest.PatchAs(t, "database-controller", databases, ns, "orders",
+		acctest.PatchStatusAs(t, "database-controller", databases, ns, "orders",
 			`{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Provisioned"}]}}`)
 		return nil
 	})
@@ -67,7 +68,7 @@ resource "k8sconnect_wait" %[1]q {
 	// A stalled custom resource: the wait fails at once, naming why.
 	config += object("broken", conn, db("broken"), "k8sconnect_object.crd") + wait("broken", "5m")
 	acctest.Later(t, databases, ns, "broken", 2*time.Minute, func(*unstructured.Unstructured) error {
-		acctest.PatchAs(t, "database-controller", databases, ns, "broken",
+		acctest.PatchStatusAs(t, "database-controller", databases, ns, "broken",
 			`{"status":{"conditions":[{"type":"Stalled","status":"True","reason":"QuotaExceeded","message":"no quota left in the region"}]}}`)
 		return nil
 	})
@@ -85,4 +86,58 @@ resource "k8sconnect_wait" %[1]q {
 		t.Errorf("a failed wait must not taint anything:\n%s", r.Output)
 	}
 	acctest.MustGet(t, databases, ns, "broken")
+}
+
+// A custom resource with no status: ready at once when its CRD declares no
+// status subresource (nothing will ever report on it, and kstatus calls it
+// Current), but waited for when it declares one, since its controller has
+// simply not reported yet; that wait's timeout names the controller as what
+// to check. Either way the object stays as it is, untainted.
+func TestAccWait_readyForCustomResourcesWithoutStatus(t *testing.T) {
+	ns := acctest.Namespace(t)
+	conn := acctest.Connection(t)
+	group := acctest.Name("g") + ".nostatus.k8sconnect.test"
+	settings := fixtures.CRD(group, "Setting", "value: {type: string}")
+	queues := fixtures.CRD(group, "Queue", "size: {type: integer}") + `
+            status:
+              type: object
+              x-kubernetes-preserve-unknown-fields: true
+      subresources: {status: {}}
+`
+	setting := fmt.Sprintf("apiVersion: %s/v1\nkind: Setting\nmetadata: {name: mode, namespace: %s}\nspec: {value: fast}\n", group, ns)
+	queue := fmt.Sprintf("apiVersion: %s/v1\nkind: Queue\nmetadata: {name: jobs, namespace: %s}\nspec: {size: 3}\n", group, ns)
+	config := object("settings", conn, settings) + object("queues", conn, queues) +
+		object("mode", conn, setting, "k8sconnect_object.settings") + `
+resource "k8sconnect_wait" "mode" {
+  resource_ref = k8sconnect_object.mode.resource_ref
+  wait_for     = { ready = true, timeout = "2m" }
+}
+`
+	w := acctest.NewWorkdir(t)
+	w.Write(config)
+	w.Cleanup()
+	start := time.Now()
+	w.MustApply()
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("a kind nothing reports on should be ready at once, but the apply took %s", took)
+	}
+
+	config += object("jobs", conn, queue, "k8sconnect_object.queues") + `
+resource "k8sconnect_wait" "jobs" {
+  resource_ref = k8sconnect_object.jobs.resource_ref
+  wait_for     = { ready = true, timeout = "6s" }
+}
+`
+	w.Write(config)
+	r := w.Apply()
+	w.MustFail(r, "apply waiting on a custom resource whose controller never reports")
+	for _, want := range []string{"has not reported a status yet", "declares a status subresource", "operator"} {
+		if !strings.Contains(r.Output, want) {
+			t.Errorf("the timeout should say %q:\n%s", want, r.Output)
+		}
+	}
+	if strings.Contains(r.Output, "tainted") {
+		t.Errorf("a failed wait must not taint anything:\n%s", r.Output)
+	}
+	acctest.MustGet(t, schema.GroupVersionResource{Group: group, Version: "v1", Resource: "queues"}, ns, "jobs")
 }

@@ -138,7 +138,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 							"status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and " +
 							"DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services " +
 							"with an address, and custom resources by observedGeneration and their Ready, Reconciling " +
-							"and Stalled conditions. A failed Job or a stalled resource ends the wait at once.",
+							"and Stalled conditions. A custom resource with no status yet is waited for when its CRD " +
+							"declares a status subresource (its controller has not reported yet), and ready at once " +
+							"when it declares none (nothing will report on it). A failed Job or a stalled resource " +
+							"ends the wait at once.",
 						Optional: true,
 					},
 					"timeout": schema.StringAttribute{
@@ -371,6 +374,13 @@ func (r *Resource) await(ctx context.Context, c *connection.Client, id manifest.
 		return waiting.Result{}, false
 	}
 	fields := map[string]any{"object": id.String(), "waiting_for": spec.Describe()}
+	if spec.Ready {
+		// A kind with no status subresource has no controller expected to
+		// report on it: without status it is ready, as kstatus judges it. When
+		// discovery fails, the object waits for a report, the safer guess.
+		reported, err := c.StatusReported(mapping)
+		spec.NoStatusIsReady = err == nil && !reported
+	}
 	tflog.Info(ctx, fmt.Sprintf("%s: waiting up to %s for %s", id.Name, timeout, spec.Describe()), fields)
 	res, err := waiting.Until(ctx, c.Resource(mapping, namespaceFor(mapping, id)), id.Name, spec.Evaluate, waiting.Options{
 		Timeout: time.Until(deadline),

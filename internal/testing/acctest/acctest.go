@@ -201,12 +201,25 @@ func ApplyAs(t testing.TB, manager string, gvr schema.GroupVersionResource, mani
 // the way `kubectl edit` or `kubectl scale` would (an Update, not an Apply).
 func PatchAs(t testing.TB, manager string, gvr schema.GroupVersionResource, namespace, name, mergePatch string) {
 	t.Helper()
+	patchAs(t, manager, gvr, namespace, name, mergePatch)
+}
+
+// PatchStatusAs is PatchAs on the status subresource, as a controller reports
+// on an object whose kind has one (where a patch of the object itself would
+// leave status alone).
+func PatchStatusAs(t testing.TB, manager string, gvr schema.GroupVersionResource, namespace, name, mergePatch string) {
+	t.Helper()
+	patchAs(t, manager, gvr, namespace, name, mergePatch, "status")
+}
+
+func patchAs(t testing.TB, manager string, gvr schema.GroupVersionResource, namespace, name, mergePatch string, subresource ...string) {
+	t.Helper()
 	var ri dynamic.ResourceInterface = Dynamic(t).Resource(gvr)
 	if namespace != "" {
 		ri = Dynamic(t).Resource(gvr).Namespace(namespace)
 	}
-	if _, err := ri.Patch(context.Background(), name, ktypes.MergePatchType, []byte(mergePatch), metav1.PatchOptions{FieldManager: manager}); err != nil {
-		t.Fatalf("PatchAs %s: %v", manager, err)
+	if _, err := ri.Patch(context.Background(), name, ktypes.MergePatchType, []byte(mergePatch), metav1.PatchOptions{FieldManager: manager}, subresource...); err != nil {
+		t.Fatalf("patching %s as %s: %v", strings.Join(append([]string{name}, subresource...), "/"), manager, err)
 	}
 }
 

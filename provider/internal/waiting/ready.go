@@ -1,10 +1,10 @@
 package waiting
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // readyState judges any kind by the Kubernetes community's status conventions
@@ -14,7 +14,15 @@ import (
 // everything else by observedGeneration and the Ready / Reconciling / Stalled
 // conditions. For rollout kinds the summary is the rollout's own progress
 // line, which says more than kstatus's message.
-func readyState(obj *unstructured.Unstructured) State {
+//
+// kstatus calls a custom resource with no status at all Current. That is right
+// for a kind no controller reports on, and a guess for one whose controller
+// has not looked at the object yet (just created, or its operator still
+// starting): "ready" then would end the wait before anything happened. So a
+// custom resource without status is ready only when noStatusIsReady says no
+// report is coming; any status its controller writes is then judged by
+// kstatus as it stands.
+func readyState(obj *unstructured.Unstructured, noStatusIsReady bool) State {
 	if st, ok := loadBalancerState(obj); ok {
 		return st
 	}
@@ -34,11 +42,13 @@ func readyState(obj *unstructured.Unstructured) State {
 	switch res.Status {
 	case kstatus.CurrentStatus:
 		if customResource(obj) && !reported(obj) {
-			// kstatus calls a resource without conditions Current; a custom
-			// resource just created has none only because its controller has
-			// not looked at it yet, and "ready" then would be a guess.
-			return State{Summary: "not ready: its controller has not reported a status yet (no Ready condition and " +
-				"no status.observedGeneration); a kind that no controller reconciles is never ready, so wait for a field instead"}
+			if noStatusIsReady {
+				return State{Met: true, Summary: "ready: no status, and none is expected (Current, as kstatus judges it)"}
+			}
+			return State{Summary: "not ready: its controller has not reported a status yet (the object has no status, " +
+				"and its CustomResourceDefinition declares a status subresource, so a controller is expected to " +
+				"write one). Check that the controller (operator) of this kind is installed and running; to wait " +
+				"for something else, use condition, field or field_value instead"}
 		}
 		return State{Met: true, Summary: "ready: " + summary}
 	case kstatus.FailedStatus:
@@ -70,23 +80,17 @@ func loadBalancerState(obj *unstructured.Unstructured) (State, bool) {
 	return State{Met: true, Summary: "ready: the load balancer has an address"}, true
 }
 
-// customResource reports a kind from a CRD: its group has a dot and is not one
-// of Kubernetes' own (*.k8s.io, reserved for the project's APIs).
+// customResource reports a kind the API server does not serve by itself (one
+// from a CRD or an aggregated API), by the table of built-in kinds: a group
+// name is no guide, since CRDs such as the Gateway API's live in *.k8s.io.
 func customResource(obj *unstructured.Unstructured) bool {
-	g := obj.GroupVersionKind().Group
-	return strings.Contains(g, ".") && !strings.HasSuffix(g, ".k8s.io") && g != "k8s.io"
+	_, builtin := yamldocs.BuiltinNamespaced(obj.GroupVersionKind().GroupKind())
+	return !builtin
 }
 
-// reported tells whether a controller has written status for obj: a Ready
-// condition, or the generation it observed.
+// reported tells whether anything has written status for obj: a status
+// that is not empty.
 func reported(obj *unstructured.Unstructured) bool {
-	if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "observedGeneration"); ok {
-		return true
-	}
-	for _, c := range Conditions(obj) {
-		if c.Type == "Ready" {
-			return true
-		}
-	}
-	return false
+	st, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "status")
+	return st != nil && !IsEmpty(st)
 }

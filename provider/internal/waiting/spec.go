@@ -32,6 +32,12 @@ type Spec struct {
 	Rollout bool
 	// Ready: any kind is ready by the community's status conventions (kstatus).
 	Ready bool
+	// NoStatusIsReady, for Ready: a custom resource that carries no status at
+	// all is ready, Current as kstatus judges it. Right when no controller is
+	// expected to report one (its CRD declares no status subresource), and
+	// for a Helm release, whose --wait judges so; otherwise the object waits
+	// until its controller reports (see readyState).
+	NoStatusIsReady bool
 	// Redactor renders the waited values in summaries and explanations, so a
 	// wait on a Secret's data never prints the value; APIVersion and Kind name
 	// the waited object's kind for Describe, which has no object at hand.
@@ -113,7 +119,7 @@ func (s Spec) Evaluate(obj *unstructured.Unstructured) State {
 	case s.Rollout:
 		st = rolloutState(obj)
 	case s.Ready:
-		st = readyState(obj)
+		st = readyState(obj, s.NoStatusIsReady)
 	default:
 		return State{Summary: "nothing to wait for", Stuck: true}
 	}

@@ -44,7 +44,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, private{}, false, nil, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, true, private{}, false, nil, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -74,7 +74,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if sameValues(plan, state) {
 		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
 	}
-	if r.apply(ctx, &plan, prior, adopt, as, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, false, prior, adopt, as, resp.Private, &resp.Diagnostics) {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
 		}
@@ -85,8 +85,8 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// apply installs or upgrades the release in Helm's order and writes its
-// record; it reports whether everything succeeded.
+// apply installs (for a Create) or upgrades the release in Helm's order and
+// writes its record; it reports whether everything succeeded.
 //
 // adopt is set for the first apply after an import: the objects are taken
 // over from helm's field managers once applied.
@@ -94,7 +94,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // as, when set, is how templates see the release (.Release.Revision and
 // .Release.IsUpgrade): the last apply's, for an apply whose values did not
 // change, as the plan rendered it.
-func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
+func (r *Resource) apply(ctx context.Context, plan *model, installing bool, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
 	diags *diag.Diagnostics) bool {
 	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, pathConnection, diags)
 	if !ok {
@@ -117,6 +117,20 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt 
 	history, err := recs.history(name)
 	if err != nil {
 		diags.AddError("Could not read the release records", err.Error())
+		return false
+	}
+	// The plan's checks again, now that the apply is about to write: another
+	// run may have installed or begun to change the release since.
+	if installing {
+		err = recs.checkInstall(name)
+	} else {
+		err = recs.checkUpgrade(history)
+	}
+	if err == nil {
+		err = recs.abandon(history)
+	}
+	if err != nil {
+		diags.AddError("The release cannot be changed", err.Error())
 		return false
 	}
 	rel := helmchart.Release{Name: name, Namespace: ns, Revision: 1}
@@ -161,6 +175,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, prior private, adopt 
 		diags.AddError("Could not write the release record", err.Error())
 		return false
 	}
+	defer recs.hold(ctx, record)()
 	fail := func(summary string, err error) bool {
 		diags.AddError(summary, rd.values.Scrub(recs.fail(record, err).Error()))
 		return false

@@ -68,7 +68,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	records := newRecords(c, plan.Namespace.ValueString(), 0)
 	if creating {
 		if err := records.checkInstall(plan.Name.ValueString()); err != nil {
-			resp.Diagnostics.AddError("The release already exists", err.Error())
+			resp.Diagnostics.AddError("The release cannot be installed", err.Error())
 			return
 		}
 	}

@@ -3,7 +3,6 @@ package object
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
@@ -38,10 +38,7 @@ const createOnlyVersion = "18446744073709551615"
 // run that was killed. K8SCONNECT_CREATE_PENDING_LEASE overrides it (a Go
 // duration), for API servers slow enough to need longer, and for tests.
 func pendingLease() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("K8SCONNECT_CREATE_PENDING_LEASE")); err == nil && d > 0 {
-		return d
-	}
-	return 2 * orderingTimeout
+	return durations.PendingLease(2 * orderingTimeout)
 }
 
 // claimedError is the refusal of a create whose object belongs to someone else.

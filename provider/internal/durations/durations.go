@@ -5,6 +5,7 @@ package durations
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -39,4 +40,18 @@ func Parse(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a positive duration; use a form such as \"90s\", \"15m\" or \"1h\"", s)
 	}
 	return d, nil
+}
+
+// PendingLeaseEnv overrides how long an unfinished create protects what it
+// is creating from being taken over (a Go duration): for API servers slow
+// enough to need longer, and for tests that need shorter.
+const PendingLeaseEnv = "K8SCONNECT_CREATE_PENDING_LEASE"
+
+// PendingLease is the lease of an unfinished create: def, unless
+// PendingLeaseEnv holds a positive duration.
+func PendingLease(def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(PendingLeaseEnv)); err == nil && d > 0 {
+		return d
+	}
+	return def
 }

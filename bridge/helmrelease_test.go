@@ -3,8 +3,10 @@ package bridge_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
@@ -81,4 +83,65 @@ func TestPulumiHelmRelease(t *testing.T) {
 		"stack export": s.CLI("stack", "export")} {
 		acctest.ExpectAbsent(t, where, text, pw)
 	}
+}
+
+// The same release declared twice in one program: the engine creates both at
+// once. Exactly one gets the release; the other fails saying why and writes
+// nothing (no second revision, no value of its own in the cluster, nothing
+// in the stack). With one declaration left, a preview changes nothing.
+func TestPulumiHelmReleaseDeclaredTwice(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := acctest.Namespace(t)
+	program := func(decls ...string) string {
+		t.Helper()
+		resources := map[string]any{}
+		for _, d := range decls {
+			resources[d] = map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
+				"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
+				"name":              "twice",
+				"namespace":         ns,
+				"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+				"timeout":           "90s",
+				"set":               []any{map[string]any{"name": "greeting", "value": "from-" + d}},
+			}}
+		}
+		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-helm-twice", "runtime": "yaml", "resources": resources})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := pulumitest.NewYAMLProgram(t, program("first", "second"))
+	up, err := s.Try(pulumitest.Up, nil)
+	if err == nil {
+		t.Fatalf("pulumi up of one release declared twice succeeded:\n%s", up.Log)
+	}
+	if text := err.Error() + up.Log; !strings.Contains(text, "Two declarations of one release") &&
+		!strings.Contains(text, "already exists in the cluster") {
+		t.Errorf("the loser's error should say that the release is declared twice or already exists:\n%s", text)
+	}
+	resources, _ := s.Resources()
+	if len(resources) != 1 {
+		t.Fatalf("exactly one declaration should hold the release, the stack has %v", resources)
+	}
+	winner := resources[0][strings.LastIndex(resources[0], " ")+1:]
+	if err := acctest.ConfigMapHas(t, ns, "twice-settings", "greeting", "from-"+winner); err != nil {
+		t.Errorf("the loser changed the winner's objects: %v", err)
+	}
+	records := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	if v1, err := acctest.Get(t, records, ns, "sh.helm.release.v1.twice.v1"); err != nil || v1 == nil ||
+		v1.GetLabels()["status"] != "deployed" {
+		t.Errorf("revision 1 should be deployed: %v %v", v1, err)
+	}
+	if v2, err := acctest.Get(t, records, ns, "sh.helm.release.v1.twice.v2"); err != nil || v2 != nil {
+		t.Errorf("the loser wrote a revision 2 (%v)", err)
+	}
+	s.WriteYAML(program(winner))
+	s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
 }

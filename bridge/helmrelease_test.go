@@ -145,3 +145,50 @@ func TestPulumiHelmReleaseDeclaredTwice(t *testing.T) {
 	s.WriteYAML(program(winner))
 	s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
 }
+
+// ignoreFields under the Pulumi engine: a field k8sconnect owned alone and
+// newly ignores keeps its value (handed over, not deleted), and an HPA's
+// scaling of an ignored spec.replicas is no change for a refreshing preview.
+func TestPulumiHelmReleaseIgnoreFields(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := acctest.Namespace(t)
+	program := func(ignore map[string]any) string {
+		t.Helper()
+		props := map[string]any{
+			"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
+			"name":              "scaled",
+			"namespace":         ns,
+			"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+			"timeout":           "90s",
+		}
+		if ignore != nil {
+			props["ignoreFields"] = ignore
+		}
+		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-helm-ignore", "runtime": "yaml",
+			"resources": map[string]any{"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": props}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := pulumitest.NewYAMLProgram(t, program(nil))
+	s.Run(pulumitest.Up, nil)
+
+	s.WriteYAML(program(map[string]any{
+		"apps/Deployment/*/*":              []any{"spec.replicas"},
+		"core/ConfigMap/*/scaled-settings": []any{"data.greeting"},
+	}))
+	s.Run(pulumitest.Up, nil)
+	if err := acctest.ConfigMapHas(t, ns, "scaled-settings", "greeting", "hello"); err != nil {
+		t.Errorf("a newly ignored field k8sconnect owned alone should keep its value: %v", err)
+	}
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	acctest.PatchAs(t, "horizontal-pod-autoscaler", deployments, ns, "scaled-app", `{"spec":{"replicas":4}}`)
+	s.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst, pulumitest.ExpectNoChanges)
+}

@@ -44,7 +44,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, true, private{}, false, nil, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, nil, private{}, false, nil, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -74,7 +74,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if sameValues(plan, state) {
 		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
 	}
-	if r.apply(ctx, &plan, false, prior, adopt, as, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, &state, prior, adopt, as, resp.Private, &resp.Diagnostics) {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
 		}
@@ -85,8 +85,8 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// apply installs (for a Create) or upgrades the release in Helm's order and
-// writes its record; it reports whether everything succeeded.
+// apply installs (for a Create, state nil) or upgrades the release in Helm's
+// order and writes its record; it reports whether everything succeeded.
 //
 // adopt is set for the first apply after an import: the objects are taken
 // over from helm's field managers once applied.
@@ -94,7 +94,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // as, when set, is how templates see the release (.Release.Revision and
 // .Release.IsUpgrade): the last apply's, for an apply whose values did not
 // change, as the plan rendered it.
-func (r *Resource) apply(ctx context.Context, plan *model, installing bool, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
+func (r *Resource) apply(ctx context.Context, plan, state *model, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
 	diags *diag.Diagnostics) bool {
 	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, pathConnection, diags)
 	if !ok {
@@ -121,7 +121,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, installing bool, prio
 	}
 	// The plan's checks again, now that the apply is about to write: another
 	// run may have installed or begun to change the release since.
-	if installing {
+	if state == nil {
 		err = recs.checkInstall(name)
 	} else {
 		err = recs.checkUpgrade(history)
@@ -181,6 +181,14 @@ func (r *Resource) apply(ctx context.Context, plan *model, installing bool, prio
 		return false
 	}
 
+	if state != nil {
+		// The fields ignore_fields newly lists keep their values.
+		before, _ := ignoreRulesOf(ctx, state.IgnoreFields, diags)
+		after, _ := ignoreRulesOf(ctx, plan.IgnoreFields, diags)
+		if err := handOverIgnored(ctx, c, rd, before, after); err != nil {
+			return fail("Ignored field not handed over", err)
+		}
+	}
 	applied := map[string]*unstructured.Unstructured{}
 	for _, p := range rd.crds {
 		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})

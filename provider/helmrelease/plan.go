@@ -81,6 +81,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if rd == nil {
 		return
 	}
+	for _, pattern := range rd.unmatchedIgnores {
+		example := "apps/Deployment/<namespace>/<name>"
+		if all := rd.all(); len(all) > 0 {
+			example = all[0].key
+		}
+		resp.Diagnostics.AddAttributeWarning(pathIgnoreFields.AtMapKey(pattern), "ignore_fields key matches no object",
+			fmt.Sprintf("%q matches no object of the chart as rendered now, so it leaves no field to other managers. "+
+				"Keys are those of objects (such as %s), where * matches any one part.", pattern, example))
+	}
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 
@@ -341,7 +350,7 @@ func managers(obj *unstructured.Unstructured) string {
 // observe projects obj onto the fields k8sconnect owns there plus prev,
 // without Helm's marks.
 func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
-	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, nil, p.red)
+	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
 }
 
 func projectionValue(p projection.Projection) attr.Value {

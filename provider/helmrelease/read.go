@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -54,13 +55,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	for k := range state.Objects.Elements() {
 		keys = append(keys, k)
 	}
+	ignores, _ := ignoreRulesOf(ctx, state.IgnoreFields, &resp.Diagnostics)
 	values := make([]attr.Value, len(keys))
 	errs := make([]error, len(keys))
 	inParallel(len(keys), func(i int) {
 		key := keys[i]
 		var live *unstructured.Unstructured
-		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), state.ID.ValueString(),
-			state.Objects.Elements()[key])
+		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), ignores.fieldsOf(key),
+			state.ID.ValueString(), state.Objects.Elements()[key])
 		if live != nil {
 			remember(c, state.ID.ValueString(), key, live)
 		}
@@ -101,8 +103,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 }
 
 // readOne is one object's refreshed projection; nil when it is gone.
-func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, owned *fieldpath.Set, id string,
-	recorded attr.Value) (attr.Value, *unstructured.Unstructured, error) {
+func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, owned *fieldpath.Set,
+	ignored []objectpath.Path, id string, recorded attr.Value) (attr.Value, *unstructured.Unstructured, error) {
 	if o.APIVersion == "" {
 		return recorded, nil, nil // nothing known to read it by (state from an import): left as it is
 	}
@@ -117,7 +119,7 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 	if err != nil {
 		return nil, nil, err
 	}
-	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, owned, helmMarks, nil, o.redactor(id))
+	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, owned, helmMarks, ignored, o.redactor(id))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
@@ -111,7 +111,7 @@ func (r *records) hold(ctx context.Context, rel *release.Release) (stop func()) 
 				// A failed renewal is retried at the next tick; a lease lost
 				// to a long outage is the safe side (another run may take
 				// the release up, and this one's record write then fails).
-				_, _ = r.secrets.Patch(ctx, key, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+				_, _ = r.secrets.Patch(ctx, key, ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{})
 			}
 		}
 	}()

@@ -53,6 +53,9 @@ type piece struct {
 	// fromCRDsDir marks a CRD of a crds/ directory: installed before
 	// anything else and, as Helm does, never deleted (see helmchart.Sorted).
 	fromCRDsDir bool
+	// ignored are the fields ignore_fields leaves to other managers: not
+	// applied, not projected.
+	ignored []objectpath.Path
 }
 
 // hook is a lifecycle hook of the release.
@@ -78,6 +81,8 @@ type rendered struct {
 	// Secret does not exist yet, a timestamp): what the apply stores in
 	// them is known only after it.
 	varies map[string]bool
+	// unmatchedIgnores are the ignore_fields keys no object matched.
+	unmatchedIgnores []string
 }
 
 // all are the release's objects, CRDs first, in install order.
@@ -90,6 +95,10 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	vals := m.ChartValues(ctx, diags)
 	if diags.HasError() {
 		return nil
+	}
+	ignores, ok := ignoreRulesOf(ctx, m.IgnoreFields, diags)
+	if !ok {
+		return nil // invalid (in diags), or known only later
 	}
 	merged, err := vals.Merge()
 	if err != nil {
@@ -177,6 +186,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	if diags.HasError() {
 		return nil
 	}
+	res.ignore(ignores)
 	return res
 }
 

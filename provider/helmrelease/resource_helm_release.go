@@ -62,6 +62,7 @@ type model struct {
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
 	ClusterConnection types.Object `tfsdk:"cluster_connection"`
+	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
 	chartinputs.Inputs
 
 	Objects      types.Map    `tfsdk:"objects"`
@@ -75,9 +76,10 @@ type model struct {
 var projectionType = types.MapType{ElemType: types.StringType}
 
 var (
-	pathObjects    = path.Root("objects")
-	pathConnection = path.Root("cluster_connection")
-	pathChart      = path.Root("chart")
+	pathObjects      = path.Root("objects")
+	pathConnection   = path.Root("cluster_connection")
+	pathChart        = path.Root("chart")
+	pathIgnoreFields = path.Root("ignore_fields")
 )
 
 // DefaultTimeout is helm's own default for --timeout.
@@ -126,6 +128,14 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Refuse to destroy the release (and so anything that would uninstall it) until this is " +
 					"set to false and applied."},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
+			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
+				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +
+					"a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches " +
+					"any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in " +
+					"k8sconnect_object's ignore_fields path language (`spec.template.spec.containers[name=app].image`). " +
+					"They are left out of the apply, the release record's manifest and drift detection; a field newly " +
+					"listed is handed over with its current value, not reset. A key that matches no object of the " +
+					"chart is warned about at plan."},
 
 			"objects": schema.MapAttribute{ElementType: projectionType, Computed: true,
 				Description: "Every object of the release (CRDs included, hooks not), keyed by " +

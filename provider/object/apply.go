@@ -11,13 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -192,42 +189,14 @@ func newlyIgnored(ctx context.Context, prior, plan *model) []objectpath.Path {
 }
 
 // handOver releases our ownership of fields newly listed in ignore_fields
-// before the apply that leaves them out. Server-Side Apply deletes a field
-// that its only manager stops applying; released first, the field keeps its
-// value and belongs to no one until another manager (an HPA, kubectl) writes it.
+// before the apply that leaves them out (ssa.HandOver), retrying conflicts.
 func handOver(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, uid string, paths []objectpath.Path) error {
-	if len(paths) == 0 {
-		return nil
-	}
 	ident := manifest.IdentityOf(desired)
-	mapping, err := c.Mapping(ident.GVK())
-	if err != nil {
-		return err
-	}
-	ri := c.Resource(mapping, ident.Namespace)
 	return retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
-		live, err := ri.Get(ctx, ident.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil // the apply that follows says what happened
+		released, err := ssa.HandOver(ctx, c, ident, uid, paths)
+		if released > 0 && err == nil {
+			tflog.Info(ctx, "handing over newly ignored fields", map[string]any{"object": ident.String(), "fields": released})
 		}
-		if err != nil {
-			return err
-		}
-		if uid != "" && string(live.GetUID()) != uid {
-			return nil
-		}
-		entries, released, err := managedfields.Release(live, ssa.FieldManager, func(fp fieldpath.Path) bool {
-			return objectpath.FromFieldPath(fp).UnderAny(paths)
-		})
-		if err != nil || released == 0 {
-			return err
-		}
-		body, err := managedfields.WriteBody(entries, live.GetResourceVersion())
-		if err != nil {
-			return err
-		}
-		tflog.Info(ctx, "handing over newly ignored fields", map[string]any{"object": ident.String(), "fields": released})
-		_, err = ri.Patch(ctx, ident.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: ssa.FieldManager})
 		return err
 	})
 }

@@ -25,18 +25,12 @@ func desiredFromConfig(ctx context.Context, m model, diags *diag.Diagnostics) (*
 		return nil, ignore
 	}
 	for i, p := range ignore {
-		if len(p) > 0 && p[0].Field != nil && (*p[0].Field == "apiVersion" || *p[0].Field == "kind" ||
-			(len(p) > 1 && *p[0].Field == "metadata" && p[1].Field != nil && (*p[1].Field == "name" || *p[1].Field == "namespace"))) {
+		if p.Identifies() {
 			diags.AddAttributeError(path.Root("ignore_fields").AtListIndex(i), "Invalid ignore_fields entry",
 				fmt.Sprintf("%s identifies the object and cannot be ignored.", p))
 			continue
 		}
-		// Last first: removing a list element must not shift the indices of
-		// the [*] matches still to remove.
-		all := p.Expand(obj.Object)
-		for j := len(all) - 1; j >= 0; j-- {
-			all[j].Remove(obj.Object)
-		}
+		p.RemoveEvery(obj.Object)
 	}
 	return obj, ignore
 }

@@ -100,6 +100,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
     /**
+     * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     */
+    declare public readonly ignoreFields: pulumi.Output<{[key: string]: string[]} | undefined>;
+    /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
     declare public readonly maxHistory: pulumi.Output<number>;
@@ -196,6 +200,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = state?.createNamespace;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["devel"] = state?.devel;
+            resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["maxHistory"] = state?.maxHistory;
             resourceInputs["name"] = state?.name;
             resourceInputs["namespace"] = state?.namespace;
@@ -228,6 +233,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = args?.createNamespace;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["devel"] = args?.devel;
+            resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["maxHistory"] = args?.maxHistory;
             resourceInputs["name"] = args?.name;
             resourceInputs["namespace"] = args?.namespace;
@@ -289,6 +295,10 @@ export interface HelmReleaseState {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     */
+    ignoreFields?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
@@ -391,6 +401,10 @@ export interface HelmReleaseArgs {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     */
+    ignoreFields?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */

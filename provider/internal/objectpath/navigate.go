@@ -267,3 +267,29 @@ func (p Path) Set(obj map[string]any, v any) bool {
 	}
 	return false
 }
+
+// Identifies reports a path to the object's identity (apiVersion, kind,
+// metadata.name or metadata.namespace), which no field list may leave out.
+func (p Path) Identifies() bool {
+	if len(p) == 0 || p[0].Field == nil {
+		return false
+	}
+	switch *p[0].Field {
+	case "apiVersion", "kind":
+		return true
+	case "metadata":
+		return len(p) > 1 && p[1].Field != nil && (*p[1].Field == "name" || *p[1].Field == "namespace")
+	}
+	return false
+}
+
+// RemoveEvery removes from obj every field p matches ([*] and selectors
+// may match several).
+func (p Path) RemoveEvery(obj map[string]any) {
+	// Last first: removing a list element must not shift the indices of
+	// the matches still to remove.
+	all := p.Expand(obj)
+	for j := len(all) - 1; j >= 0; j-- {
+		all[j].Remove(obj)
+	}
+}

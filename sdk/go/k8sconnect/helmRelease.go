@@ -92,6 +92,8 @@ type HelmRelease struct {
 	DeleteProtection pulumi.BoolOutput `pulumi:"deleteProtection"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrOutput `pulumi:"devel"`
+	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+	IgnoreFields pulumi.StringArrayMapOutput `pulumi:"ignoreFields"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntOutput `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -189,6 +191,8 @@ type helmReleaseState struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory *int `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -244,6 +248,8 @@ type HelmReleaseState struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput
+	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+	IgnoreFields pulumi.StringArrayMapInput
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntPtrInput
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -299,6 +305,8 @@ type helmReleaseArgs struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory *int `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -345,6 +353,8 @@ type HelmReleaseArgs struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput
+	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+	IgnoreFields pulumi.StringArrayMapInput
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntPtrInput
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -499,6 +509,11 @@ func (o HelmReleaseOutput) DeleteProtection() pulumi.BoolOutput {
 // Let an empty `version` or a constraint pick pre-release versions.
 func (o HelmReleaseOutput) Devel() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Devel }).(pulumi.BoolPtrOutput)
+}
+
+// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+func (o HelmReleaseOutput) IgnoreFields() pulumi.StringArrayMapOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringArrayMapOutput { return v.IgnoreFields }).(pulumi.StringArrayMapOutput)
 }
 
 // How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.

@@ -27,6 +27,7 @@ class HelmReleaseArgs:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -51,6 +52,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
@@ -77,6 +79,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if ignore_fields is not None:
+            pulumi.set(__self__, "ignore_fields", ignore_fields)
         if max_history is not None:
             pulumi.set(__self__, "max_history", max_history)
         if namespace is not None:
@@ -179,6 +183,18 @@ class HelmReleaseArgs:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="ignoreFields")
+    def ignore_fields(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
+        """
+        Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        """
+        return pulumi.get(self, "ignore_fields")
+
+    @ignore_fields.setter
+    def ignore_fields(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
+        pulumi.set(self, "ignore_fields", value)
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -371,6 +387,7 @@ class _HelmReleaseState:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -400,6 +417,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -434,6 +452,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if ignore_fields is not None:
+            pulumi.set(__self__, "ignore_fields", ignore_fields)
         if max_history is not None:
             pulumi.set(__self__, "max_history", max_history)
         if name is not None:
@@ -556,6 +576,18 @@ class _HelmReleaseState:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="ignoreFields")
+    def ignore_fields(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
+        """
+        Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        """
+        return pulumi.get(self, "ignore_fields")
+
+    @ignore_fields.setter
+    def ignore_fields(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
+        pulumi.set(self, "ignore_fields", value)
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -797,6 +829,7 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -863,6 +896,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -948,6 +982,7 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -980,6 +1015,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["create_namespace"] = create_namespace
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["devel"] = devel
+            __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["max_history"] = max_history
             if name is None and not opts.urn:
                 raise TypeError("Missing required property 'name'")
@@ -1022,6 +1058,7 @@ class HelmRelease(pulumi.CustomResource):
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
+            ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             max_history: pulumi.Input[Optional[_builtins.int]] = None,
             name: pulumi.Input[Optional[_builtins.str]] = None,
             namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1055,6 +1092,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -1086,6 +1124,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["create_namespace"] = create_namespace
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["devel"] = devel
+        __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["max_history"] = max_history
         __props__.__dict__["name"] = name
         __props__.__dict__["namespace"] = namespace
@@ -1162,6 +1201,14 @@ class HelmRelease(pulumi.CustomResource):
         Let an empty `version` or a constraint pick pre-release versions.
         """
         return pulumi.get(self, "devel")
+
+    @_builtins.property
+    @pulumi.getter(name="ignoreFields")
+    def ignore_fields(self) -> pulumi.Output[Optional[Mapping[str, Sequence[_builtins.str]]]]:
+        """
+        Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        """
+        return pulumi.get(self, "ignore_fields")
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")

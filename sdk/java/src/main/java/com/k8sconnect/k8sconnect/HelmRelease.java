@@ -163,6 +163,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.devel);
     }
     /**
+     * Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     * 
+     */
+    @Export(name="ignoreFields", refs={Map.class,String.class,List.class}, tree="[0,1,[2,1]]")
+    private Output</* @Nullable */ Map<String,List<String>>> ignoreFields;
+
+    /**
+     * @return Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     * 
+     */
+    public Output<Optional<Map<String,List<String>>>> ignoreFields() {
+        return Codegen.optional(this.ignoreFields);
+    }
+    /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI&#39;s --history-max.
      * 
      */

@@ -128,6 +128,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     * 
+     */
+    @Import(name="ignoreFields")
+    private @Nullable Output<Map<String,List<String>>> ignoreFields;
+
+    /**
+     * @return Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+     * 
+     */
+    public Optional<Output<Map<String,List<String>>>> ignoreFields() {
+        return Optional.ofNullable(this.ignoreFields);
+    }
+
+    /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI&#39;s --history-max.
      * 
      */
@@ -422,6 +437,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.createNamespace = $.createNamespace;
         this.deleteProtection = $.deleteProtection;
         this.devel = $.devel;
+        this.ignoreFields = $.ignoreFields;
         this.maxHistory = $.maxHistory;
         this.name = $.name;
         this.namespace = $.namespace;
@@ -606,6 +622,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder devel(Boolean devel) {
             return devel(Output.of(devel));
+        }
+
+        /**
+         * @param ignoreFields Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder ignoreFields(@Nullable Output<Map<String,List<String>>> ignoreFields) {
+            $.ignoreFields = ignoreFields;
+            return this;
+        }
+
+        /**
+         * @param ignoreFields Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder ignoreFields(Map<String,List<String>> ignoreFields) {
+            return ignoreFields(Output.of(ignoreFields));
         }
 
         /**

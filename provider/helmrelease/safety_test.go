@@ -59,9 +59,10 @@ func TestAccHelmReleaseFailedInstallIsResumedNotRecreated(t *testing.T) {
 	})
 }
 
-// What helm does to the release is seen: a rollback by helm is drift on
-// the fields it changed, shown per object and reverted by the next apply; an
-// uninstall by helm leaves nothing, so the next plan installs again.
+// What helm does to the release is seen: a rollback or an upgrade by helm is
+// drift on the fields it changed, shown per object and reverted by the next
+// apply, whose revision helm status then shows deployed; an uninstall by helm
+// leaves nothing, so the next plan installs again.
 func TestAccHelmReleaseSeesWhatHelmDid(t *testing.T) {
 	ns := acctest.Namespace(t)
 	name := "seen"
@@ -86,6 +87,30 @@ func TestAccHelmReleaseSeesWhatHelmDid(t *testing.T) {
 					configMapData(t, ns, name+"-settings", "greeting", "bonjour"),
 					// 1 and 2 ours, 3 helm's rollback, 4 ours again.
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(4)),
+				},
+			},
+			{
+				// An upgrade by someone else, reusing our values but one.
+				PreConfig: func() {
+					helmCLI(t, "upgrade", name, chartPath(t, "lifecycle"), "-n", ns, "--reuse-values", "--set", "greeting=hola")
+				},
+				Config: greeting("bonjour"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("objects").AtMapKey(key).AtMapKey("data.greeting"),
+						knownvalue.StringExact("bonjour")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					configMapData(t, ns, name+"-settings", "greeting", "bonjour"),
+					// 5 helm's upgrade, 6 ours.
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(6)),
+					acctest.ClusterCheck(func() error {
+						out := helmCLI(t, "status", name, "-n", ns)
+						if !regexp.MustCompile(`STATUS: deployed`).MatchString(out) || !regexp.MustCompile(`REVISION: 6\b`).MatchString(out) {
+							return fmt.Errorf("helm status should show revision 6 deployed:\n%s", out)
+						}
+						return nil
+					}),
 				},
 			},
 			{

@@ -20,9 +20,12 @@ import (
 
 // runHooks runs the hooks of event as helm does: by weight, then kind in
 // install order, then name; each applied and awaited (a Job until it
-// completes, a Pod until it succeeds) before the next, and deleted by its
-// delete policies. The first failure stops the run. rec, when set, records
-// each run in the release record's hooks.
+// completes, a Pod until it succeeds) before the next. The first failure
+// stops the run. Those whose policy is hook-succeeded are deleted only once
+// every hook of the event has succeeded, last first: a chart's hook Job runs
+// under a ServiceAccount and RBAC that are hooks of the same event with the
+// same policy (ingress-nginx's admission Jobs), which must outlive it. rec,
+// when set, records each run in the release record's hooks.
 func runHooks(ctx context.Context, c *connection.Client, hooks []hook, event release.HookEvent, timeout time.Duration, rec *release.Release) error {
 	var now []hook
 	for _, h := range hooks {
@@ -39,6 +42,15 @@ func runHooks(ctx context.Context, c *connection.Client, hooks []hook, event rel
 		run := recordedRun(rec, h)
 		if err := runHook(ctx, c, h, event, timeout, run); err != nil {
 			return err
+		}
+	}
+	for i := len(now) - 1; i >= 0; i-- {
+		h := now[i]
+		if !h.has(release.HookSucceeded) {
+			continue
+		}
+		if err := deleteObjects(ctx, c, []manifest.Identity{manifest.IdentityOf(h.obj)}, max(timeout, 10*time.Second)); err != nil {
+			return fmt.Errorf("%s hook %s succeeded but was not deleted: %w", event, h.key, err)
 		}
 	}
 	return nil
@@ -78,11 +90,6 @@ func runHook(ctx context.Context, c *connection.Client, h hook, event release.Ho
 		return fmt.Errorf("%s hook %s failed: %w", event, h.key, err)
 	}
 	run.Phase = release.HookPhaseSucceeded
-	if h.has(release.HookSucceeded) {
-		if err := deleteObjects(ctx, c, []manifest.Identity{id}, max(time.Until(deadline), 10*time.Second)); err != nil {
-			return fmt.Errorf("%s hook %s succeeded but was not deleted: %w", event, h.key, err)
-		}
-	}
 	return nil
 }
 
@@ -110,7 +117,11 @@ func awaitHook(ctx context.Context, c *connection.Client, obj *unstructured.Unst
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s%s", res.State.Summary, podMessages(ctx, c, res.Object))
+	why := res.State.Summary
+	if w := waiting.LastWarning(ctx, c.Dynamic, res.Object); w != "" {
+		why += "; the " + gvk.Kind + "'s last warning: " + w
+	}
+	return fmt.Errorf("%s%s", why, podMessages(ctx, c, res.Object))
 }
 
 // jobDone judges a Job by its Complete and Failed conditions, as helm does:

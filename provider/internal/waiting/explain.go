@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -54,6 +55,36 @@ func Pods(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstruct
 		return nil, err
 	}
 	return list.Items, nil
+}
+
+var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+
+// LastWarning is the latest Warning event about obj ("" when there is none or
+// events cannot be read): what a controller could not do for it, such as a
+// Job whose pods cannot be created (FailedCreate: its ServiceAccount is
+// missing), which nothing else in the object says.
+func LastWarning(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) string {
+	if obj == nil || obj.GetUID() == "" {
+		return ""
+	}
+	list, err := dyn.Resource(eventsResource).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.uid=" + string(obj.GetUID()) + ",type=Warning"})
+	if err != nil || len(list.Items) == 0 {
+		return ""
+	}
+	latest, when := list.Items[0], ""
+	for _, e := range list.Items {
+		t, _, _ := unstructured.NestedString(e.Object, "lastTimestamp")
+		if t == "" {
+			t = e.GetCreationTimestamp().UTC().Format(time.RFC3339)
+		}
+		if t >= when {
+			latest, when = e, t
+		}
+	}
+	reason, _, _ := unstructured.NestedString(latest.Object, "reason")
+	message, _, _ := unstructured.NestedString(latest.Object, "message")
+	return reason + ": " + message
 }
 
 // Explain is the body of a failed wait's error: where the object stands, in the

@@ -3,7 +3,6 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // helmInstall installs chart as release name the way `helm install` does
@@ -51,44 +47,26 @@ func helmInstall(t *testing.T, kubeconfig, ns, name, chart string, values map[st
 // under the Pulumi engine: the same UIDs, helm's revision 1 superseded by
 // ours, 2, with the program's value applied; a preview then changes nothing.
 func TestPulumiHelmReleaseImport(t *testing.T) {
-	skipShort(t)
-	t.Parallel()
-	cluster := localcluster.Shared(t)
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := acctest.Namespace(t)
-	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle")
-	helmInstall(t, cluster.KubeconfigPath, ns, "adopted", chart, map[string]any{"greeting": "hi", "keep": false})
+	kubeconfig, ns, chart := lifecycleRelease(t)
+	helmInstall(t, kubeconfig, ns, "adopted", chart, map[string]any{"greeting": "hi", "keep": false})
 	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	uid := acctest.UID(t, configMaps, ns, "adopted-settings")
 	appUID := acctest.UID(t, deployments, ns, "adopted-app")
 
-	b, err := yaml.Marshal(map[string]any{
-		"name": "k8sconnect-helm-import", "runtime": "yaml",
-		"resources": map[string]any{"app": map[string]any{
-			"type": "k8sconnect:HelmRelease",
-			"properties": map[string]any{
-				"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
-				"name":              "adopted",
-				"namespace":         ns,
-				"chart":             chart,
-				"timeout":           "90s",
-				"set": []any{map[string]any{"name": "greeting", "value": "bonjour"},
-					map[string]any{"name": "keep", "value": "false"}},
-			},
-			"options": map[string]any{"import": ns + "/adopted"},
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := pulumitest.NewYAMLProgram(t, string(b))
+	program := releaseProgram(t, "k8sconnect-helm-import", map[string]map[string]any{"app": {
+		"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+		"name":              "adopted",
+		"namespace":         ns,
+		"chart":             chart,
+		"timeout":           "90s",
+		"set": []any{map[string]any{"name": "greeting", "value": "bonjour"},
+			map[string]any{"name": "keep", "value": "false"}},
+	}}, map[string]map[string]any{"app": {"import": ns + "/adopted"}})
+	s := pulumitest.NewYAMLProgram(t, program)
 	// The import reads the release through $KUBECONFIG, as terraform import does.
-	s.SetEnv("KUBECONFIG", cluster.KubeconfigPath)
+	s.SetEnv("KUBECONFIG", kubeconfig)
 	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"create": 1, "import": 1, "update": 1})
 
 	if got := acctest.UID(t, configMaps, ns, "adopted-settings"); got != uid {

@@ -15,20 +15,47 @@ import (
 	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
+// lifecycleRelease starts a HelmRelease test: in parallel with the others,
+// on the shared cluster (its kubeconfig), in a namespace of its own, with the
+// lifecycle chart of the Terraform tests.
+func lifecycleRelease(t *testing.T) (kubeconfig, ns, chart string) {
+	t.Helper()
+	skipShort(t)
+	t.Parallel()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t),
+		filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle")
+}
+
+// releaseProgram is a YAML program of HelmReleases, name -> properties, each
+// with the resource options of options[name] if any.
+func releaseProgram(t *testing.T, project string, releases map[string]map[string]any, options map[string]map[string]any) string {
+	t.Helper()
+	resources := map[string]any{}
+	for name, props := range releases {
+		r := map[string]any{"type": "k8sconnect:HelmRelease", "properties": props}
+		if o, ok := options[name]; ok {
+			r["options"] = o
+		}
+		resources[name] = r
+	}
+	b, err := yaml.Marshal(map[string]any{"name": project, "runtime": "yaml", "resources": resources})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // HelmRelease under the real Pulumi engine: the lifecycle chart of the
 // Terraform tests installs (its hooks run, revision 1 is recorded in Helm's
 // format), a preview of the same program changes nothing, a changed value
 // upgrades in place to revision 2, and the setSensitive value reaches the
 // cluster but not the engine's output or the stack's state in clear.
 func TestPulumiHelmRelease(t *testing.T) {
-	skipShort(t)
-	t.Parallel()
-	cluster := localcluster.Shared(t)
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := acctest.Namespace(t)
+	kubeconfig, ns, chart := lifecycleRelease(t)
 	pw := acctest.NewSecretValue("pw")
 	program := func(greeting string) string {
 		t.Helper()
@@ -36,10 +63,10 @@ func TestPulumiHelmRelease(t *testing.T) {
 			"name": "k8sconnect-helm-release", "runtime": "yaml",
 			"resources": map[string]any{
 				"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
-					"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
+					"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
 					"name":              "life",
 					"namespace":         ns,
-					"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+					"chart":             chart,
 					"timeout":           "60s",
 					"set":               []any{map[string]any{"name": "greeting", "value": greeting}},
 					"setSensitive":      []any{map[string]any{"name": "password", "value": pw.Plain}},
@@ -90,32 +117,21 @@ func TestPulumiHelmRelease(t *testing.T) {
 // nothing (no second revision, no value of its own in the cluster, nothing
 // in the stack). With one declaration left, a preview changes nothing.
 func TestPulumiHelmReleaseDeclaredTwice(t *testing.T) {
-	skipShort(t)
-	t.Parallel()
-	cluster := localcluster.Shared(t)
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := acctest.Namespace(t)
+	kubeconfig, ns, chart := lifecycleRelease(t)
 	program := func(decls ...string) string {
 		t.Helper()
-		resources := map[string]any{}
+		releases := map[string]map[string]any{}
 		for _, d := range decls {
-			resources[d] = map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
-				"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
+			releases[d] = map[string]any{
+				"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
 				"name":              "twice",
 				"namespace":         ns,
-				"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+				"chart":             chart,
 				"timeout":           "90s",
 				"set":               []any{map[string]any{"name": "greeting", "value": "from-" + d}},
-			}}
+			}
 		}
-		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-helm-twice", "runtime": "yaml", "resources": resources})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return releaseProgram(t, "k8sconnect-helm-twice", releases, nil)
 	}
 	s := pulumitest.NewYAMLProgram(t, program("first", "second"))
 	up, err := s.Try(pulumitest.Up, nil)
@@ -150,32 +166,20 @@ func TestPulumiHelmReleaseDeclaredTwice(t *testing.T) {
 // newly ignores keeps its value (handed over, not deleted), and an HPA's
 // scaling of an ignored spec.replicas is no change for a refreshing preview.
 func TestPulumiHelmReleaseIgnoreFields(t *testing.T) {
-	skipShort(t)
-	t.Parallel()
-	cluster := localcluster.Shared(t)
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := acctest.Namespace(t)
+	kubeconfig, ns, chart := lifecycleRelease(t)
 	program := func(ignore map[string]any) string {
 		t.Helper()
 		props := map[string]any{
-			"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath},
+			"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
 			"name":              "scaled",
 			"namespace":         ns,
-			"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+			"chart":             chart,
 			"timeout":           "90s",
 		}
 		if ignore != nil {
 			props["ignoreFields"] = ignore
 		}
-		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-helm-ignore", "runtime": "yaml",
-			"resources": map[string]any{"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": props}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return releaseProgram(t, "k8sconnect-helm-ignore", map[string]map[string]any{"app": props}, nil)
 	}
 	s := pulumitest.NewYAMLProgram(t, program(nil))
 	s.Run(pulumitest.Up, nil)

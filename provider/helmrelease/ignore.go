@@ -7,11 +7,9 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -154,13 +152,10 @@ func handOverIgnored(ctx context.Context, c *connection.Client, rd *rendered, be
 		if len(fields) == 0 {
 			continue
 		}
-		var err error
-		for attempt := 0; attempt < 5; attempt++ {
-			if _, err = ssa.HandOver(ctx, c, manifest.IdentityOf(p.obj), "", fields); !apierrors.IsConflict(err) {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		err := retryConflicts(func() error {
+			_, err := ssa.HandOver(ctx, c, manifest.IdentityOf(p.obj), "", fields)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("%s: handing over the fields ignore_fields now lists: %w", p.key, err)
 		}

@@ -113,23 +113,31 @@ func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*
 		if len(managers) == 0 {
 			continue
 		}
-		var err error
-		for attempt := 0; attempt < 5; attempt++ {
-			var out *unstructured.Unstructured
-			if out, err = ssa.TakeOver(ctx, c, obj, managers); err == nil {
+		err := retryConflicts(func() error {
+			out, err := ssa.TakeOver(ctx, c, obj, managers)
+			if err == nil {
 				applied[key] = out
-				break
 			}
-			if !apierrors.IsConflict(err) {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("%s: handing Helm's fields over: %w", key, err)
 		}
 	}
 	return nil
+}
+
+// retryConflicts runs a read-modify-write of managedFields (ssa.TakeOver,
+// ssa.HandOver) again when someone wrote the object in between (409), a few
+// times: the object is ours, so the writes that race with us are a
+// controller's status updates, which do not last.
+func retryConflicts(f func() error) error {
+	err := f()
+	for attempt := 1; attempt < 5 && apierrors.IsConflict(err); attempt++ {
+		time.Sleep(200 * time.Millisecond)
+		err = f()
+	}
+	return err
 }
 
 // recordedObjects are the objects of a release's record, as the private

@@ -58,9 +58,20 @@ resource "k8sconnect_wait" "mode" {
 		}
 		return r.Output
 	}
-	acctest.ExpectAbsent(t, "plan output", human("plan"), token)
-	acctest.ExpectAbsent(t, "apply output", human("apply", "-auto-approve"), token)
+	plan := human("plan")
+	acctest.ExpectPresent(t, "plan output", plan, "k8sconnect_object.settings will be created")
+	acctest.ExpectAbsent(t, "plan output", plan, token)
+	apply := human("apply", "-auto-approve")
+	acctest.ExpectPresent(t, "apply output", apply, "Apply complete!")
+	acctest.ExpectAbsent(t, "apply output", apply, token)
 	acctest.MustGet(t, configMaps, ns, "settings")
+	// The state file holds the token in clear (sensitive hides, it does
+	// not encrypt): proof that the searches above can see it.
+	state, err := os.ReadFile(filepath.Join(w.Dir(), "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctest.ExpectPresent(t, "the state file", string(state), c.Token)
 
 	show := w.Run("show", "-no-color")
 	if show.Err != nil {

@@ -13,11 +13,22 @@ import (
 // plural resource ("configmaps") and name, in the order they were sent.
 // Discovery and the cluster's identity are read once per process and do not
 // touch the object.
+//
+// A log that is missing or holds no request at all fails the test: every run
+// the tests count reads the cluster, so the provider did not log (the
+// variable did not reach its process), and a count of nothing would prove
+// nothing.
 func RequestsTo(t testing.TB, log, resource, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile(log)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		t.Fatalf("the request log %s is missing or empty: the provider logged no request at all (did "+
+			"K8SCONNECT_REQUEST_LOG reach its process?), so counting the requests to %s %s would prove nothing",
+			log, resource, name)
+		return nil
 	}
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {

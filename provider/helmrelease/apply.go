@@ -107,6 +107,20 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	}
 	name, ns := plan.Name.ValueString(), plan.Namespace.ValueString()
 	plan.ID = types.StringValue(releaseID(ns, name))
+	// The plan recorded the identity it saw (state's, for an upgrade): the
+	// apply must reach the same cluster.
+	recorded := ""
+	if !plan.ClusterUID.IsUnknown() {
+		recorded = plan.ClusterUID.ValueString()
+	}
+	cluster, err := c.CheckCluster(ctx, recorded, "release "+plan.ID.ValueString(), ns)
+	if err != nil {
+		diags.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return false
+	}
+	if plan.ClusterUID.IsUnknown() {
+		plan.ClusterUID = types.StringValue(cluster.Identity)
+	}
 	recs := newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
 	if plan.CreateNamespace.ValueBool() {
 		if err := ensureNamespace(ctx, c, ns); err != nil {

@@ -45,6 +45,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
+	if _, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+state.ID.ValueString(), ns); err != nil {
+		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
 	recs := newRecords(c, ns, 0)
 	history, err := recs.history(name)
 	if err != nil {

@@ -61,9 +61,18 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !ok || c == nil {
 		return
 	}
-	if _, err := c.CheckCluster(ctx, "", plan.ID.ValueString()); err != nil {
-		resp.Diagnostics.AddError("Cannot reach the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+plan.ID.ValueString(), plan.Namespace.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
+	}
+	cluster.Warn(&resp.Diagnostics)
+	if creating {
+		plan.ClusterUID = types.StringValue(cluster.Identity)
+	} else {
+		// A release installed before the identity was recorded gets it at
+		// its next refresh, not as a change in every plan.
+		plan.ClusterUID = state.ClusterUID
 	}
 	records := newRecords(c, plan.Namespace.ValueString(), 0)
 	if creating {

@@ -46,6 +46,16 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
+	// Before the records are read: in another cluster they are missing, and
+	// a missing release leaves state and is installed again, there.
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+state.ID.ValueString(), ns)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		return
+	}
+	if state.ClusterUID.ValueString() == "" {
+		state.ClusterUID = types.StringValue(cluster.Identity)
+	}
 	history, err := newRecords(c, ns, 0).history(name)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not read the release records", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))

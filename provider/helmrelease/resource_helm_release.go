@@ -70,6 +70,7 @@ type model struct {
 	Status       types.String `tfsdk:"status"`
 	ChartVersion types.String `tfsdk:"chart_version"`
 	AppVersion   types.String `tfsdk:"app_version"`
+	ClusterUID   types.String `tfsdk:"cluster_uid"`
 }
 
 // projectionType is the type of one element of objects.
@@ -151,6 +152,9 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"chart_version": schema.StringAttribute{Computed: true,
 				Description: "The chart's exact version (a constraint in `version` resolved)."},
 			"app_version": schema.StringAttribute{Computed: true, Description: "The chart's appVersion."},
+			"cluster_uid": schema.StringAttribute{Computed: true,
+				Description: connection.IdentityDescription("the release was installed in") + " A release " +
+					"installed by an earlier version records it at its next refresh."},
 		}, map[string]string{"set_sensitive": "Every field a value reaches (as written or base64-encoded) shows in " +
 			"`objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for."}),
 	}

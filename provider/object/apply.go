@@ -41,7 +41,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	if prior != nil {
 		recorded = prior.ClusterUID.ValueString()
 	}
-	cluster, err := c.CheckCluster(ctx, recorded, ident.String())
+	cluster, err := c.CheckCluster(ctx, recorded, ident.String(), ident.Namespace)
 	if err != nil {
 		diags.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
@@ -112,7 +112,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, priva
 	}
 	plan.UID = types.StringValue(string(applied.GetUID()))
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
-		plan.ClusterUID = types.StringValue(cluster)
+		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	ref, d := resourceref.Value(ctx, manifest.IdentityOf(desired), types.StringValue(desired.GetNamespace()), plan.ClusterConnection)
 	diags.Append(d...)

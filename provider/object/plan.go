@@ -109,14 +109,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	desired.SetNamespace(namespace.ValueString())
 	id.Namespace = namespace.ValueString()
 
-	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String())
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String(), id.Namespace)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}
+	cluster.Warn(&resp.Diagnostics)
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
-		plan.ClusterUID = types.StringValue(cluster)
+		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 
 	// The id is generated at apply (Terraform plans again during apply and

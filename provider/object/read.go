@@ -91,7 +91,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	resp.Diagnostics.Append(ownership.Refreshed(ctx, resp.Private, ownership.StateProjection(ctx, state.ManagedStateProjection), obs.Projection)...)
 	resp.Diagnostics.Append(into(ctx, obs, &state)...)
 	state.UID = types.StringValue(string(live.GetUID()))
-	if state.ClusterUID.IsNull() || state.ClusterUID.IsUnknown() {
+	if state.ClusterUID.ValueString() == "" {
 		state.ClusterUID = types.StringValue(got.Cluster)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -108,10 +108,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"cluster_uid": schema.StringAttribute{
-				Description: "The UID of the kube-system namespace of the cluster the object was created in: the " +
-					"cluster's identity. When cluster_connection later reaches another cluster (a switched context, " +
-					"an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. " +
-					"Empty when the credentials may not read kube-system.",
+				Description:   connection.IdentityDescription("the object was created in"),
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},

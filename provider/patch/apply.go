@@ -67,14 +67,14 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 	if !ok {
 		return false
 	}
-	cluster, err := c.CheckCluster(ctx, recordedCluster, target.String())
+	cluster, err := c.CheckCluster(ctx, recordedCluster, target.String(), target.Namespace)
 	if err != nil {
 		diags.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return false
 	}
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
-		plan.ClusterUID = types.StringValue(cluster)
+		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	live, err := c.Get(ctx, target.GVK(), target.Namespace, target.Name)
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {

@@ -82,14 +82,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddError("Invalid cluster_connection", err.Error())
 		return
 	}
-	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String())
+	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String(), target.Namespace)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}
+	cluster.Warn(&resp.Diagnostics)
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
-		plan.ClusterUID = types.StringValue(cluster)
+		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	if err := c.MissingCoreKind(target.GVK()); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind", err.Error())

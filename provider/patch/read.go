@@ -33,7 +33,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	live := got.Live
-	if state.ClusterUID.IsNull() || state.ClusterUID.IsUnknown() {
+	if state.ClusterUID.ValueString() == "" {
 		state.ClusterUID = types.StringValue(got.Cluster)
 	}
 	prev, err := privatestate.LoadFieldSet(ctx, req.Private, privatestate.OwnedFields)

@@ -129,10 +129,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Computed:    true,
 			},
 			"cluster_uid": schema.StringAttribute{
-				Description: "The UID of the kube-system namespace of the cluster the target was patched in: the " +
-					"cluster's identity. When cluster_connection later reaches another cluster (a switched context, " +
-					"an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other " +
-					"cluster's object. Empty when the credentials may not read kube-system.",
+				Description:   connection.IdentityDescription("the target was patched in"),
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},

@@ -2,10 +2,14 @@ package acctest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/pem"
 	"testing"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -112,4 +116,74 @@ func (s ShortLivedToken) Revoke(t testing.TB) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// NamespaceAccount creates ServiceAccount name in namespace ns of cluster c
+// (the namespace too, if c lacks it), bound by a Role of the same name to
+// rules in that namespace only, as a CI pipeline's account usually is, and
+// returns a token for it from the TokenRequest API (valid for an hour).
+//
+// It checks that the token really may not read namespace kube-system (403),
+// so a test of what such an account cannot see cannot pass vacuously.
+func NamespaceAccount(t testing.TB, c *localcluster.Cluster, ns, name string, rules ...rbacv1.PolicyRule) string {
+	t.Helper()
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(c.RESTConfig())
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}}
+	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ttl := int64(3600)
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := tr.Status.Token
+	as := kubernetes.NewForConfigOrDie(&rest.Config{Host: c.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: c.CAPEM}})
+	if _, err := as.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("ServiceAccount %s/%s: reading namespace kube-system gave %v, want 403 Forbidden", ns, name, err)
+	}
+	// The authorizer sees a new binding a moment later; wait until the
+	// first rule is granted, so a refusal in the test is the binding's
+	// scope and never its absence.
+	r := rules[0]
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: r.Verbs[0], Group: r.APIGroups[0], Resource: r.Resources[0]}}}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		got, err := as.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err == nil && got.Status.Allowed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ServiceAccount %s/%s: its Role is not in effect after 30s (%v)", ns, name, err)
+		}
+	}
+	return token
+}
+
+// CAFingerprint is the lower-case hex SHA-256 of the first certificate in a
+// PEM bundle, as a cluster identity taken from a CA records it.
+func CAFingerprint(t testing.TB, bundle []byte) string {
+	t.Helper()
+	block, _ := pem.Decode(bundle)
+	if block == nil {
+		t.Fatal("CAFingerprint: no PEM block")
+	}
+	sum := sha256.Sum256(block.Bytes)
+	return hex.EncodeToString(sum[:])
 }

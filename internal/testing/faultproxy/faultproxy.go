@@ -349,18 +349,56 @@ func (r Request) String() string {
 	return s
 }
 
-// servingCert makes a throwaway CA and a loopback certificate it signs; it
-// returns the certificate and the CA's PEM, which clients of the proxy trust.
-func servingCert() (tls.Certificate, []byte, error) {
-	ca, err := pki.NewCA("k8sconnect faultproxy CA")
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
+// newCA makes a throwaway CA for the proxy's serving certificates; clients
+// of the proxy trust its PEM.
+func newCA() (*pki.KeyPair, error) { return pki.NewCA("k8sconnect faultproxy CA") }
+
+// servingCert is a loopback certificate that ca signs.
+func servingCert(ca *pki.KeyPair) (tls.Certificate, error) {
 	leaf, err := ca.Loopback("127.0.0.1")
 	if err != nil {
-		return tls.Certificate{}, nil, err
+		return tls.Certificate{}, err
 	}
-	return leaf.TLS(), ca.CertPEM, nil
+	return leaf.TLS(), nil
+}
+
+// RotateServingCert replaces the proxy's serving certificate with a new one
+// from the same CA, as a cluster renews its API server's certificate: the
+// next handshakes present it, CAPEM is unchanged.
+func (p *Proxy) RotateServingCert() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cert, err := servingCert(p.ca)
+	if err != nil {
+		return err
+	}
+	p.cert = cert
+	return nil
+}
+
+// RotateCA replaces the proxy's CA and its serving certificate, as a cluster
+// whose CA is rotated: clients must trust the returned PEM (also in CAPEM
+// from now on) to connect.
+func (p *Proxy) RotateCA() ([]byte, error) {
+	ca, err := newCA()
+	if err != nil {
+		return nil, err
+	}
+	cert, err := servingCert(ca)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ca, p.cert, p.CAPEM = ca, cert, ca.CertPEM
+	return ca.CertPEM, nil
+}
+
+func (p *Proxy) servingCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.cert
+	return &c, nil
 }
 
 // Proxy is a running fault-injecting proxy.
@@ -371,6 +409,9 @@ type Proxy struct {
 	CAPEM []byte
 	// Upstream is the API server the proxy forwards to.
 	Upstream string
+
+	ca   *pki.KeyPair    // signs cert; guarded by mu
+	cert tls.Certificate // what handshakes present; guarded by mu
 
 	upstream *url.URL
 	ln       net.Listener
@@ -407,7 +448,11 @@ func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
 	if !pool.AppendCertsFromPEM(upstreamCAPEM) {
 		return nil, errors.New("faultproxy: no certificate in the upstream CA PEM")
 	}
-	cert, caPEM, err := servingCert()
+	ca, err := newCA()
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: %w", err)
+	}
+	cert, err := servingCert(ca)
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: %w", err)
 	}
@@ -418,7 +463,9 @@ func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
 	}
 	p := &Proxy{
 		URL:      "https://" + ln.Addr().String(),
-		CAPEM:    caPEM,
+		CAPEM:    ca.CertPEM,
+		ca:       ca,
+		cert:     cert,
 		Upstream: upstream,
 		upstream: &url.URL{Scheme: u.Scheme, Host: u.Host},
 		ln:       ln,
@@ -463,9 +510,9 @@ func Start(upstream string, upstreamCAPEM []byte) (*Proxy, error) {
 	p.srv = &http.Server{
 		Handler: p,
 		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{cert},
-			NextProtos:   []string{"http/1.1"},
-			MinVersion:   tls.VersionTLS12,
+			GetCertificate: p.servingCertificate,
+			NextProtos:     []string{"http/1.1"},
+			MinVersion:     tls.VersionTLS12,
 		},
 		// A non-nil, empty map turns HTTP/2 off: connections can be hijacked.
 		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){},

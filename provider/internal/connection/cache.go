@@ -224,6 +224,10 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	handshake, noCA := handshakeFor(cfg)
+	if handshake != nil {
+		cfg.Wrap(handshake.wrap)
+	}
 	if c.WrapTransport != nil {
 		cfg.Wrap(c.WrapTransport)
 	}
@@ -238,6 +242,7 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	cl.identity.handshake, cl.identity.why = handshake, noCA
 	c.clients[key] = cl
 	return cl, nil
 }

@@ -1,58 +1,255 @@
 package connection
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 )
 
-var namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+var (
+	namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
 
-// clusterIdentity caches the answer of ClusterUID for the life of a Client.
-type clusterIdentity struct {
-	mu  sync.Mutex
-	uid string
-	ok  bool
+// A cluster identity is recorded in state (cluster_uid) as one string whose
+// form says where it came from (docs/adr/0014-cluster-identity.md):
+//
+//   - a bare UID: the UID of namespace kube-system, as every earlier version
+//     recorded it, so that existing states compare unchanged;
+//   - tlsCAPrefix + the SHA-256 of the CA certificate, from the connection's
+//     own CA bundle, that verified the API server's certificate in the TLS
+//     handshake;
+//   - rootCAPrefix + the SHA-256 of the first certificate of ConfigMap
+//     kube-root-ca.crt, which the cluster publishes in every namespace.
+//
+// They are tried in that order for a new object: only the UID tells apart two
+// clusters that share a CA.
+const (
+	tlsCAPrefix  = "tls-ca-sha256:"
+	rootCAPrefix = "kube-root-ca-sha256:"
+
+	rootCAConfigMap = "kube-root-ca.crt"
+)
+
+// source is where an identity came from.
+type source int
+
+const (
+	noIdentity source = iota
+	fromKubeSystem
+	fromTLSCA
+	fromRootCA
+)
+
+func sourceOf(identity string) source {
+	switch {
+	case identity == "":
+		return noIdentity
+	case strings.HasPrefix(identity, tlsCAPrefix):
+		return fromTLSCA
+	case strings.HasPrefix(identity, rootCAPrefix):
+		return fromRootCA
+	}
+	return fromKubeSystem
 }
 
-// ClusterUID names the cluster this client reaches: the UID of its kube-system
-// namespace, which is created once with the cluster and never changes. A
-// kubeconfig can point at another cluster under the same server name (a new
-// cluster behind an old DNS name, a switched context), so the server address
-// cannot tell clusters apart; this UID can.
-//
-// When the credentials may not read kube-system (403), the cluster cannot be
-// named and ClusterUID returns "" without an error: callers then skip the
-// comparison rather than refuse every plan. Any other failure is an error and
-// is not cached, so a later call tries again.
-func (c *Client) ClusterUID(ctx context.Context) (string, error) {
+// fingerprint is the lower-case hex SHA-256 of a certificate's DER bytes, as
+// `openssl x509 -fingerprint -sha256` prints it without the colons.
+func fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:])
+}
+
+// handshakeCAs records, from every response of a client, the CAs that
+// verified the server's certificate: the last certificate of each verified
+// chain. It sees only what the connection itself did, so it needs no
+// permission. A connection without a CA bundle of its own (insecure, plain
+// HTTP, or the system's trusted roots) has no handshakeCAs: an unverified
+// certificate names nothing, and a public root CA is shared by countless
+// servers.
+type handshakeCAs struct {
+	mu      sync.Mutex
+	anchors []string // fingerprints, of the last response that had any
+}
+
+func (h *handshakeCAs) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if resp != nil && resp.TLS != nil && len(resp.TLS.VerifiedChains) > 0 {
+			var seen []string
+			for _, chain := range resp.TLS.VerifiedChains {
+				if len(chain) == 0 {
+					continue
+				}
+				if fp := fingerprint(chain[len(chain)-1].Raw); !slices.Contains(seen, fp) {
+					seen = append(seen, fp)
+				}
+			}
+			h.mu.Lock()
+			h.anchors = seen
+			h.mu.Unlock()
+		}
+		return resp, err
+	})
+}
+
+func (h *handshakeCAs) get() []string {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.anchors
+}
+
+// handshakeFor is the recorder of a connection's handshake CAs; nil, with
+// the reason, when the connection has no CA bundle of its own to name the
+// cluster by.
+func handshakeFor(cfg *rest.Config) (*handshakeCAs, string) {
+	switch {
+	case cfg.Insecure:
+		return nil, "the connection is insecure (insecure = true), so the server's certificate is not verified " +
+			"and names nothing"
+	case strings.HasPrefix(strings.ToLower(cfg.Host), "http://"):
+		return nil, "the connection is plain HTTP, without a certificate"
+	case len(cfg.CAData) == 0 && cfg.CAFile == "":
+		return nil, "the connection trusts the system's CAs (no cluster_ca_certificate or certificate-authority), " +
+			"which many unrelated servers share"
+	}
+	return &handshakeCAs{}, ""
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// clusterIdentity caches what a Client learned of its cluster's identity.
+type clusterIdentity struct {
+	mu sync.Mutex
+	// kube-system's UID; "" when the credentials may not read it.
+	uid      string
+	uidKnown bool
+	// The fingerprints of kube-root-ca.crt, once read in some namespace
+	// (every namespace has the same), and the namespaces it could not be
+	// read in.
+	rootCA        []string
+	rootCAMissing map[string]bool
+	// handshake is nil when the connection has no CA bundle of its own;
+	// why says which, for messages.
+	handshake *handshakeCAs
+	why       string
+}
+
+// observed is what the cluster shows of itself now, to this connection.
+type observed struct {
+	uid     string   // kube-system's UID, or ""
+	anchors []string // handshake CA fingerprints
+	rootCA  []string // kube-root-ca.crt fingerprints
+	rootNS  string   // the namespace kube-root-ca.crt was looked for in
+	noCA    string   // why there are no handshake CAs
+}
+
+// preferred is the identity to record for a new object.
+func (o observed) preferred() string {
+	switch {
+	case o.uid != "":
+		return o.uid
+	case len(o.anchors) > 0:
+		return tlsCAPrefix + o.anchors[0]
+	case len(o.rootCA) > 0:
+		return rootCAPrefix + o.rootCA[0]
+	}
+	return ""
+}
+
+// kubeSystemUID reads (once per Client) the UID of namespace kube-system: ""
+// when the credentials may not read it. Any other failure is an error and is
+// not cached, so a later call tries again.
+func (c *Client) kubeSystemUID(ctx context.Context) (string, error) {
 	c.identity.mu.Lock()
 	defer c.identity.mu.Unlock()
-	if c.identity.ok {
+	if c.identity.uidKnown {
 		return c.identity.uid, nil
 	}
 	ns, err := c.Dynamic.Resource(namespaces).Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
 	switch {
 	case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
-		c.identity.uid, c.identity.ok = "", true
+		c.identity.uid, c.identity.uidKnown = "", true
 	case err != nil:
 		return "", fmt.Errorf("identifying the cluster (reading namespace kube-system): %w", err)
 	default:
-		c.identity.uid, c.identity.ok = string(ns.GetUID()), true
+		c.identity.uid, c.identity.uidKnown = string(ns.GetUID()), true
 	}
 	return c.identity.uid, nil
+}
+
+// rootCA reads the certificates of ConfigMap kube-root-ca.crt in namespace
+// (default when it is ""): nil when the credentials may not read it or it is
+// not there (a cluster whose controller manager does not publish it).
+func (c *Client) rootCA(ctx context.Context, namespace string) ([]string, string, error) {
+	if namespace == "" {
+		namespace = metav1.NamespaceDefault
+	}
+	c.identity.mu.Lock()
+	defer c.identity.mu.Unlock()
+	if c.identity.rootCAMissing == nil {
+		c.identity.rootCAMissing = map[string]bool{}
+	}
+	if c.identity.rootCA != nil || c.identity.rootCAMissing[namespace] {
+		return c.identity.rootCA, namespace, nil
+	}
+	cm, err := c.Dynamic.Resource(configMaps).Namespace(namespace).Get(ctx, rootCAConfigMap, metav1.GetOptions{})
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+		c.identity.rootCAMissing[namespace] = true
+		return nil, namespace, nil
+	case err != nil:
+		return nil, namespace, fmt.Errorf("identifying the cluster (reading ConfigMap %s in namespace %s): %w", rootCAConfigMap, namespace, err)
+	}
+	bundle, _, _ := unstructured.NestedString(cm.Object, "data", "ca.crt")
+	c.identity.rootCA = pemFingerprints([]byte(bundle))
+	if c.identity.rootCA == nil {
+		c.identity.rootCAMissing[namespace] = true // published empty: nothing to name the cluster by
+	}
+	return c.identity.rootCA, namespace, nil
+}
+
+// pemFingerprints are the fingerprints of the certificates in a PEM bundle,
+// in order; nil when it holds none.
+func pemFingerprints(bundle []byte) []string {
+	var fps []string
+	for {
+		var block *pem.Block
+		block, bundle = pem.Decode(bundle)
+		if block == nil {
+			return fps
+		}
+		if block.Type == "CERTIFICATE" {
+			if _, err := x509.ParseCertificate(block.Bytes); err == nil {
+				fps = append(fps, fingerprint(block.Bytes))
+			}
+		}
+	}
 }
 
 // Unreachable reports an error that says nothing about whether an object
@@ -164,6 +361,149 @@ func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
 		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)
 }
 
+// observe gathers the identities the cluster shows now. kube-root-ca.crt is
+// read only when asked for (withRootCA), as it costs a request.
+func (c *Client) observe(ctx context.Context, namespace string, withRootCA bool) (observed, error) {
+	var o observed
+	var err error
+	if o.uid, err = c.kubeSystemUID(ctx); err != nil {
+		return o, err
+	}
+	o.anchors, o.noCA = c.identity.handshake.get(), c.identity.why
+	if withRootCA {
+		if o.rootCA, o.rootNS, err = c.rootCA(ctx, namespace); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// ClusterCheck is what CheckCluster concluded.
+type ClusterCheck struct {
+	// Identity names the cluster the connection reaches, in the form
+	// recorded in state: what to record for an object created now. "" when
+	// no identity could be established.
+	Identity string
+	// Unconfirmed, when not empty, says that the check could not be made and
+	// what the user loses: a plan shows it as a warning. The check never
+	// passes silently.
+	Unconfirmed string
+}
+
+// CheckCluster compares the cluster c reaches with recorded, the identity
+// stored when the object was created ("" when none was). object names the
+// object for messages; namespace is where kube-root-ca.crt is looked for
+// when it is needed (the object's namespace; "" for default).
+//
+// It refuses (an *OtherClusterError) only when the source recorded is
+// available now and names another cluster. A fingerprint found in any of the
+// CAs the cluster shows now confirms it: during a CA rotation the handshake
+// may already use the new CA while kube-root-ca.crt still lists the old one.
+// When the recorded source is not available now (credentials that may no
+// longer read kube-system, a connection switched to insecure), nothing is
+// compared and Unconfirmed says so.
+func (c *Client) CheckCluster(ctx context.Context, recorded, object, namespace string) (ClusterCheck, error) {
+	src := sourceOf(recorded)
+	switch src {
+	case noIdentity:
+		o, err := c.observe(ctx, namespace, false)
+		if err != nil {
+			return ClusterCheck{}, err
+		}
+		if id := o.preferred(); id != "" {
+			return ClusterCheck{Identity: id}, nil
+		}
+		if o, err = c.observe(ctx, namespace, true); err != nil {
+			return ClusterCheck{}, err
+		}
+		if id := o.preferred(); id != "" {
+			return ClusterCheck{Identity: id}, nil
+		}
+		return ClusterCheck{Unconfirmed: noIdentityWarning(object, o)}, nil
+	case fromKubeSystem:
+		o, err := c.observe(ctx, namespace, false)
+		switch {
+		case err != nil:
+			return ClusterCheck{}, err
+		case o.uid == recorded:
+			return ClusterCheck{Identity: recorded}, nil
+		case o.uid != "":
+			return ClusterCheck{}, &OtherClusterError{Object: object, Recorded: recorded, Reaching: o.uid, Host: c.Host}
+		}
+		return ClusterCheck{Identity: recorded, Unconfirmed: unconfirmedWarning(object, recorded, o)}, nil
+	}
+	fp := strings.TrimPrefix(strings.TrimPrefix(recorded, tlsCAPrefix), rootCAPrefix)
+	o, err := c.observe(ctx, namespace, false)
+	if err != nil {
+		return ClusterCheck{}, err
+	}
+	if slices.Contains(o.anchors, fp) {
+		return ClusterCheck{Identity: recorded}, nil
+	}
+	if o, err = c.observe(ctx, namespace, true); err != nil {
+		return ClusterCheck{}, err
+	}
+	if slices.Contains(o.rootCA, fp) {
+		return ClusterCheck{Identity: recorded}, nil
+	}
+	switch {
+	case src == fromTLSCA && len(o.anchors) > 0:
+		return ClusterCheck{}, &OtherClusterError{Object: object, Recorded: recorded, Reaching: tlsCAPrefix + o.anchors[0], Host: c.Host}
+	case src == fromRootCA && len(o.rootCA) > 0:
+		return ClusterCheck{}, &OtherClusterError{Object: object, Recorded: recorded, Reaching: rootCAPrefix + o.rootCA[0], Host: c.Host}
+	}
+	return ClusterCheck{Identity: recorded, Unconfirmed: unconfirmedWarning(object, recorded, o)}, nil
+}
+
+// describe says in words what an identity is.
+func describe(identity string) string {
+	switch sourceOf(identity) {
+	case fromTLSCA:
+		return "the cluster whose API server certificate is signed by the CA with SHA-256 fingerprint " +
+			strings.TrimPrefix(identity, tlsCAPrefix)
+	case fromRootCA:
+		return "the cluster whose ConfigMap kube-root-ca.crt holds the CA with SHA-256 fingerprint " +
+			strings.TrimPrefix(identity, rootCAPrefix)
+	}
+	return "the cluster whose kube-system namespace has UID " + identity
+}
+
+// unavailable says why each source of identity is missing now.
+func unavailable(o observed) string {
+	var why []string
+	if o.uid == "" {
+		why = append(why, "the credentials may not read namespace kube-system")
+	}
+	if len(o.anchors) == 0 {
+		why = append(why, cmp.Or(o.noCA, "the TLS handshake verified no CA of the connection's own"))
+	}
+	if o.rootNS != "" && len(o.rootCA) == 0 {
+		why = append(why, fmt.Sprintf("ConfigMap %s cannot be read in namespace %s", rootCAConfigMap, o.rootNS))
+	}
+	return strings.Join(why, "; ")
+}
+
+// whatIsLost is the same in every warning: it is why the check exists.
+const whatIsLost = "Without an identity to compare, a connection that later reaches another cluster (a switched kubeconfig context, an " +
+	"edited kubeconfig file) is not noticed: the object would read as deleted there, leave state, and be " +
+	"created in the other cluster."
+
+// howToIdentify lists what lets the provider name the cluster.
+const howToIdentify = "Any one of these restores the check: let the credentials get namespace kube-system; set " +
+	"cluster_connection.cluster_ca_certificate (or the kubeconfig's certificate-authority-data) instead of " +
+	"insecure or plain HTTP; or let them get ConfigMap " + rootCAConfigMap + " in the object's namespace."
+
+func noIdentityWarning(object string, o observed) string {
+	return fmt.Sprintf("k8sconnect could not establish which cluster the connection reaches for %s, so none is "+
+		"recorded: %s. %s %s", object, unavailable(o), whatIsLost, howToIdentify)
+}
+
+func unconfirmedWarning(object, recorded string, o observed) string {
+	return fmt.Sprintf("%s was recorded in %s, but that cannot be compared with what the connection reaches "+
+		"now: %s. The plan goes on unchecked. %s Restore the credentials or connection it was created "+
+		"with, or let the current ones read what identified it.", object, describe(recorded), unavailable(o), whatIsLost)
+}
+
 // OtherClusterError is a connection that now reaches a different cluster from
 // the one an object was created in.
 type OtherClusterError struct {
@@ -173,24 +513,44 @@ type OtherClusterError struct {
 }
 
 func (e *OtherClusterError) Error() string {
-	return fmt.Sprintf("cluster_connection now reaches a different cluster. %s was created in the cluster whose "+
-		"kube-system namespace has UID %s, but the connection (server %s) reaches the cluster whose kube-system "+
-		"namespace has UID %s. k8sconnect neither forgets the object nor plans a create in the other cluster. "+
-		"If the kubeconfig context or file was switched by mistake, switch it back. If the object really lives "+
-		"in the new cluster now, remove it from state (terraform state rm, tofu state rm or pulumi state delete) "+
-		"and import it there.", e.Object, e.Recorded, e.Host, e.Reaching)
+	msg := fmt.Sprintf("cluster_connection now reaches a different cluster. %s was created in %s, but the "+
+		"connection (server %s) reaches %s. k8sconnect neither forgets the object nor plans a create in the "+
+		"other cluster. If the kubeconfig context or file was switched by mistake, switch it back.",
+		e.Object, describe(e.Recorded), e.Host, describe(e.Reaching))
+	if sourceOf(e.Recorded) == fromKubeSystem {
+		return msg + " If the object really lives in the new cluster now, remove it from state (terraform " +
+			"state rm, tofu state rm or pulumi state delete) and import it there."
+	}
+	return msg + " The identity was recorded from the cluster's CA because the credentials could not read " +
+		"namespace kube-system, so a rotated CA reads the same as another cluster. If this is the same " +
+		"cluster and its CA was rotated, or the object really lives in the new cluster now, accept the new " +
+		"identity: remove the resource from state (terraform state rm, tofu state rm or pulumi state delete), " +
+		"then import it again (k8sconnect_object, k8sconnect_helm_release) or apply again (k8sconnect_patch " +
+		"takes its fields again); the new identity is recorded then."
 }
 
-// CheckCluster compares the cluster c reaches with recorded, the identity
-// stored when the object was created. It returns the identity c reaches
-// ("" when it cannot be read), and an *OtherClusterError when they differ.
-func (c *Client) CheckCluster(ctx context.Context, recorded, object string) (string, error) {
-	now, err := c.ClusterUID(ctx)
-	if err != nil {
-		return "", err
+// Warn adds Unconfirmed, if any, to diags as a warning. Plans call it; a
+// refresh or an apply that follows the plan does not repeat it.
+func (k ClusterCheck) Warn(diags *diag.Diagnostics) {
+	switch {
+	case k.Unconfirmed == "":
+	case k.Identity == "":
+		diags.AddWarning("No cluster identity: a switched context would go unnoticed", k.Unconfirmed)
+	default:
+		diags.AddWarning("The cluster could not be confirmed", k.Unconfirmed)
 	}
-	if recorded != "" && now != "" && recorded != now {
-		return now, &OtherClusterError{Object: object, Recorded: recorded, Reaching: now, Host: c.Host}
-	}
-	return now, nil
+}
+
+// IdentityDescription is the description of the cluster_uid attribute of
+// every resource that records the cluster it acts in; acted says what the
+// resource did there ("the object was created in").
+func IdentityDescription(acted string) string {
+	return "The identity of the cluster " + acted + ", recorded at create: the UID of its kube-system namespace " +
+		"when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's " +
+		"own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections " +
+		"have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap " +
+		"kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched " +
+		"context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the " +
+		"other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also " +
+		"changes when the cluster's CA is rotated; the error then says how to record the new one."
 }

@@ -54,7 +54,10 @@ type Result struct {
 	// Live is the object, when Outcome is Found.
 	Live *unstructured.Unstructured
 	// Cluster is the identity of the cluster the connection reaches (see
-	// connection.Client.CheckCluster), once the check has passed.
+	// connection.Client.CheckCluster), once the check has passed: the one
+	// recorded, or, when none was, the one to record ("" when none can be
+	// established). The plan warns when it is unconfirmed; a refresh does not
+	// repeat it.
 	Cluster string
 	// Seen is when the object was asked for.
 	Seen time.Time
@@ -74,7 +77,7 @@ func Object(ctx context.Context, c *connection.Client, recorded string, id manif
 		r.Live, r.Outcome = nil, Kept
 		return r
 	}
-	cluster, err := c.CheckCluster(ctx, recorded, id.String())
+	cluster, err := c.CheckCluster(ctx, recorded, id.String(), id.Namespace)
 	var other *connection.OtherClusterError
 	switch {
 	case errors.As(err, &other):
@@ -85,7 +88,7 @@ func Object(ctx context.Context, c *connection.Client, recorded string, id manif
 	case err != nil:
 		return keep(err)
 	}
-	r.Cluster, r.Seen, r.Asked = cluster, time.Now(), true
+	r.Cluster, r.Seen, r.Asked = cluster.Identity, time.Now(), true
 	r.Live, err = c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 	switch {
 	case err == nil:

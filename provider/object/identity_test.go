@@ -1,0 +1,295 @@
+package object_test
+
+// Cluster identity for credentials that may not read kube-system: a CI
+// ServiceAccount bound to one namespace. Each test plays what such a user
+// does, or suffers, and checks what they would check: the exit code, the
+// message, the state, and where the object is.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+)
+
+// configMapRules let an account manage the ConfigMaps of its namespace, and
+// so read kube-root-ca.crt there too.
+var configMapRules = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"},
+	Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
+
+// objectAndPatch is a ConfigMap k8sconnect_object creates and a
+// k8sconnect_patch of another ConfigMap, both through conn.
+func objectAndPatch(conn, ns, name, target string) string {
+	return configMapConfig(conn, ns, name, "hello") + fmt.Sprintf(`
+resource "k8sconnect_patch" "p" {
+  target = { api_version = "v1", kind = "ConfigMap", name = %q, namespace = %q }
+  patch  = <<-YAML
+    data:
+      patched-by: k8sconnect
+  YAML
+  take_ownership = true
+  %s
+}
+`, target, ns, conn)
+}
+
+// A namespace-bound ServiceAccount, whose token gets 403 on kube-system,
+// creates an object and patches another. The identity recorded is the CA
+// that verified the API server in the TLS handshake. The kubeconfig context
+// is then switched to a second cluster, where the same account exists (and
+// the object does not): the plan fails naming both CAs, keeps both
+// resources in state and creates nothing there. Before this identity, the
+// check was skipped for such an account: the refresh read NotFound, dropped
+// both from state and planned a create in the second cluster.
+func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
+	t.Parallel()
+	first := localcluster.Shared(t)
+	second, err := localcluster.Start(context.Background(), localcluster.Options{})
+	if err != nil {
+		t.Fatalf("starting a second cluster: %v", err)
+	}
+	t.Cleanup(func() { _ = second.Stop() })
+	ns := acctest.Namespace(t)
+	firstToken := acctest.NamespaceAccount(t, first, ns, "ci", configMapRules)
+	secondToken := acctest.NamespaceAccount(t, second, ns, "ci", configMapRules)
+	name, target := acctest.Name("ci-owned"), acctest.Name("ci-patched")
+	acctest.ApplyAs(t, "someone-else", configMaps, fmt.Sprintf(
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
+		"first": {Cluster: first, Token: firstToken}, "second": {Cluster: second, Token: secondToken}})
+	conn := func(context string) string {
+		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    context = %q\n  }", kubeconfig, context)
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(objectAndPatch(conn("first"), ns, name, target))
+	w.Cleanup()
+	if r := w.MustApply(); len(identityWarnings(r)) != 0 {
+		t.Fatalf("an account whose connection verifies the cluster's CA was warned about identity: %+v", identityWarnings(r))
+	}
+	firstCA, secondCA := acctest.CAFingerprint(t, first.CAPEM), acctest.CAFingerprint(t, second.CAPEM)
+	for _, address := range []string{"k8sconnect_object.cm", "k8sconnect_patch.p"} {
+		if got := w.StateAttribute(address, "cluster_uid"); got != "tls-ca-sha256:"+firstCA {
+			t.Fatalf("%s: cluster_uid = %q, want the first cluster's CA, tls-ca-sha256:%s", address, got, firstCA)
+		}
+	}
+
+	w.Write(objectAndPatch(conn("second"), ns, name, target))
+	r := w.Plan()
+	w.MustFail(r, "plan after switching the context to the second cluster")
+	if !r.HasError("different cluster", firstCA, secondCA) {
+		t.Fatalf("the error does not name both CAs (%s, %s): %+v", firstCA, secondCA, r.Errors())
+	}
+	if got := w.StateList(); len(got) != 2 {
+		t.Fatalf("state lost a resource: %q", got)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object was created in the second cluster")
+	}
+	for _, token := range []string{firstToken, secondToken} {
+		if strings.Contains(r.Output, token) {
+			t.Fatal("the plan's output holds a ServiceAccount token")
+		}
+	}
+	w.Write(objectAndPatch(conn("first"), ns, name, target))
+	w.MustPlanNoChanges()
+}
+
+// An object created with credentials that read kube-system records its UID,
+// as before. Later runs use a namespace-bound account (a pipeline's): the UID
+// cannot be compared, so the plan warns what is lost, and changes nothing;
+// it is the same cluster, and refusing would be wrong.
+func TestAccIdentity_credentialsThatCannotReadTheRecordedSourceWarn(t *testing.T) {
+	t.Parallel()
+	c := localcluster.Shared(t)
+	ns, name := acctest.Namespace(t), acctest.Name("admin-made")
+	token := acctest.NamespaceAccount(t, c, ns, "ci", configMapRules)
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	writeToken := func(token string) {
+		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
+	}
+	writeToken("") // the admin's
+	w := acctest.NewWorkdir(t)
+	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))
+	w.Cleanup()
+	w.MustApply()
+	uid := kubeSystemUID(t, c)
+	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != uid {
+		t.Fatalf("cluster_uid = %q, want kube-system's UID %s", got, uid)
+	}
+	writeToken(token)
+	r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode")
+	if add, change, remove := r.Changes(); add != 0 || change != 0 || remove != 0 {
+		t.Fatalf("plan with the namespace account: want no resource changes, have +%d ~%d -%d\n%s", add, change, remove, r.Output)
+	}
+	if !hasWarning(r, "could not be confirmed", uid, "may not read namespace kube-system", "not noticed") {
+		t.Fatalf("the plan should warn that the recorded kube-system UID cannot be compared, and what is lost: %+v", r.Warnings())
+	}
+	if strings.Contains(r.Output, token) {
+		t.Fatal("the plan's output holds the ServiceAccount token")
+	}
+}
+
+// The API server's certificate is renewed by the same CA: the identity holds
+// and nothing changes. The CA itself is then replaced: the plan refuses, as
+// for another cluster, and says how to accept the new identity; doing so
+// (state rm and import) records it, and the next plan is clean. The cluster
+// sits behind a TLS-terminating proxy whose certificates the test rotates.
+func TestAccIdentity_servingCertificateAndCARotation(t *testing.T) {
+	t.Parallel()
+	c := localcluster.Shared(t)
+	proxy := faultproxy.New(t, c.Host, c.CAPEM)
+	ns, name := acctest.Namespace(t), acctest.Name("rotated")
+	token := acctest.NamespaceAccount(t, c, ns, "ci", configMapRules)
+	// The kubeconfig a user refreshes when the cluster's CA changes; import
+	// reads it through $KUBECONFIG.
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	writeKubeconfig := func() {
+		acctest.WriteKubeconfig(t, kubeconfig, "proxied", map[string]acctest.KubeContext{
+			"proxied": {Cluster: &localcluster.Cluster{Host: proxy.URL, CAPEM: proxy.CAPEM}, Token: token}})
+	}
+	writeKubeconfig()
+	w := acctest.NewWorkdir(t)
+	w.SetEnv("KUBECONFIG", kubeconfig)
+	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))
+	w.Cleanup()
+	w.MustApply()
+	oldCA := acctest.CAFingerprint(t, proxy.CAPEM)
+	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != "tls-ca-sha256:"+oldCA {
+		t.Fatalf("cluster_uid = %q, want the proxy's CA tls-ca-sha256:%s", got, oldCA)
+	}
+	uid := acctest.UID(t, configMaps, ns, name)
+
+	if err := proxy.RotateServingCert(); err != nil {
+		t.Fatal(err)
+	}
+	w.MustPlanNoChanges()
+
+	newPEM, err := proxy.RotateCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCA := acctest.CAFingerprint(t, newPEM)
+	writeKubeconfig() // the user trusts the new CA
+	r := w.Plan()
+	w.MustFail(r, "plan after the CA was rotated")
+	if !r.HasError("different cluster", oldCA, newCA, "CA was rotated", "state rm", "import") {
+		t.Fatalf("the refusal should name both CAs and say how to accept the new identity: %+v", r.Errors())
+	}
+	if strings.Contains(r.Output, token) {
+		t.Fatal("the plan's output holds the ServiceAccount token")
+	}
+	if got := w.StateList(); len(got) != 1 {
+		t.Fatalf("state lost the object: %q", got)
+	}
+
+	// Accept the new identity, as the message says.
+	if r := w.Run("state", "rm", "k8sconnect_object.cm"); r.Err != nil {
+		t.Fatalf("state rm: %v\n%s", r.Err, r.Output)
+	}
+	if r := w.Run("import", "-input=false", "k8sconnect_object.cm", "v1/ConfigMap/"+ns+"/"+name); r.Err != nil {
+		t.Fatalf("import: %v\n%s", r.Err, r.Output)
+	}
+	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != "tls-ca-sha256:"+newCA {
+		t.Fatalf("after the import cluster_uid = %q, want the new CA tls-ca-sha256:%s", got, newCA)
+	}
+	w.MustApply()
+	w.MustPlanNoChanges()
+	if got := acctest.UID(t, configMaps, ns, name); got != uid {
+		t.Fatalf("accepting the new identity replaced the object: UID %s, was %s", got, uid)
+	}
+}
+
+// Without a CA of its own (insecure = true), the connection falls back to
+// ConfigMap kube-root-ca.crt in the object's namespace. An account that may
+// read neither that nor kube-system gets no identity at all: the plan says
+// so and what the user loses, and still applies.
+func TestAccIdentity_insecureFallsBackToKubeRootCAThenWarns(t *testing.T) {
+	t.Parallel()
+	c := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	insecure := func(token string) string {
+		return fmt.Sprintf("cluster_connection = {\n    host = %q\n    insecure = true\n    token = %q\n  }", c.Host, token)
+	}
+
+	cmToken := acctest.NamespaceAccount(t, c, ns, "ci-configmaps", configMapRules)
+	name := acctest.Name("root-ca")
+	w := acctest.NewWorkdir(t)
+	w.Write(configMapConfig(insecure(cmToken), ns, name, "hello"))
+	w.Cleanup()
+	w.MustApply()
+	root := acctest.MustGet(t, configMaps, ns, "kube-root-ca.crt")
+	bundle, _ := root.Object["data"].(map[string]any)["ca.crt"].(string)
+	want := "kube-root-ca-sha256:" + acctest.CAFingerprint(t, []byte(bundle))
+	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != want {
+		t.Fatalf("cluster_uid = %q, want %s", got, want)
+	}
+	w.MustPlanNoChanges()
+
+	secretToken := acctest.NamespaceAccount(t, c, ns, "ci-secrets", rbacv1.PolicyRule{APIGroups: []string{""},
+		Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
+	secret := acctest.Name("no-identity")
+	w2 := acctest.NewWorkdir(t)
+	w2.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "s" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: %s, namespace: %s}
+    stringData: {greeting: hello}
+  YAML
+  %s
+}
+`, secret, ns, insecure(secretToken)))
+	w2.Cleanup()
+	r := w2.Plan()
+	if r.Err != nil {
+		t.Fatalf("plan without any identity must not fail: %v\n%s", r.Err, r.Output)
+	}
+	if !hasWarning(r, "No cluster identity", "may not read namespace kube-system", "insecure",
+		"kube-root-ca.crt cannot be read in namespace "+ns, "not noticed", "cluster_ca_certificate") {
+		t.Fatalf("the plan should say that no identity could be established, why, and what is lost: %+v", r.Warnings())
+	}
+	if strings.Contains(r.Output, secretToken) {
+		t.Fatal("the plan's output holds the ServiceAccount token")
+	}
+	w2.MustApply()
+	if got := w2.StateAttribute("k8sconnect_object.s", "cluster_uid"); got != "" {
+		t.Fatalf("cluster_uid = %q, want empty: nothing could name the cluster", got)
+	}
+}
+
+func identityWarnings(r acctest.Result) []acctest.Diagnostic {
+	var out []acctest.Diagnostic
+	for _, d := range r.Warnings() {
+		if strings.Contains(d.Summary, "cluster identity") || strings.Contains(d.Summary, "could not be confirmed") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// hasWarning reports a warning whose summary or detail contains every part.
+func hasWarning(r acctest.Result, parts ...string) bool {
+	for _, d := range r.Warnings() {
+		text := d.Summary + "\n" + d.Detail
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(text, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}

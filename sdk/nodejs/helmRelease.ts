@@ -88,6 +88,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
+     * The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+     */
+    declare public /*out*/ readonly clusterUid: pulumi.Output<string>;
+    /**
      * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
      */
     declare public readonly createNamespace: pulumi.Output<boolean>;
@@ -197,6 +201,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["chart"] = state?.chart;
             resourceInputs["chartVersion"] = state?.chartVersion;
             resourceInputs["clusterConnection"] = state?.clusterConnection;
+            resourceInputs["clusterUid"] = state?.clusterUid;
             resourceInputs["createNamespace"] = state?.createNamespace;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["devel"] = state?.devel;
@@ -252,6 +257,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["wait"] = args?.wait;
             resourceInputs["appVersion"] = undefined /*out*/;
             resourceInputs["chartVersion"] = undefined /*out*/;
+            resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["objects"] = undefined /*out*/;
             resourceInputs["revision"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
@@ -283,6 +289,10 @@ export interface HelmReleaseState {
      * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
+    /**
+     * The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+     */
+    clusterUid?: pulumi.Input<string | undefined>;
     /**
      * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
      */

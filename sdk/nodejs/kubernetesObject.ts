@@ -93,7 +93,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
-     * The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+     * The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
      */
     declare public /*out*/ readonly clusterUid: pulumi.Output<string>;
     /**
@@ -194,7 +194,7 @@ export interface KubernetesObjectState {
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
-     * The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+     * The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
      */
     clusterUid?: pulumi.Input<string | undefined>;
     /**

@@ -90,7 +90,7 @@ export class Patch extends pulumi.CustomResource {
      */
     declare public readonly clusterConnection: pulumi.Output<outputs.ClusterConnection | undefined>;
     /**
-     * The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+     * The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
      */
     declare public /*out*/ readonly clusterUid: pulumi.Output<string>;
     /**
@@ -182,7 +182,7 @@ export interface PatchState {
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
-     * The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+     * The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
      */
     clusterUid?: pulumi.Input<string | undefined>;
     /**

@@ -86,6 +86,8 @@ type HelmRelease struct {
 	ChartVersion pulumi.StringOutput `pulumi:"chartVersion"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
+	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
 	CreateNamespace pulumi.BoolOutput `pulumi:"createNamespace"`
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -185,6 +187,8 @@ type helmReleaseState struct {
 	ChartVersion *string `pulumi:"chartVersion"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+	ClusterUid *string `pulumi:"clusterUid"`
 	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
 	CreateNamespace *bool `pulumi:"createNamespace"`
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -242,6 +246,8 @@ type HelmReleaseState struct {
 	ChartVersion pulumi.StringPtrInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
+	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+	ClusterUid pulumi.StringPtrInput
 	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
 	CreateNamespace pulumi.BoolPtrInput
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -494,6 +500,11 @@ func (o HelmReleaseOutput) ChartVersion() pulumi.StringOutput {
 // How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 func (o HelmReleaseOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
+}
+
+// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+func (o HelmReleaseOutput) ClusterUid() pulumi.StringOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.ClusterUid }).(pulumi.StringOutput)
 }
 
 // Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.

@@ -96,7 +96,7 @@ type KubernetesObject struct {
 
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
-	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+	// The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrOutput `pulumi:"deleteProtection"`
@@ -155,7 +155,7 @@ func GetKubernetesObject(ctx *pulumi.Context,
 type kubernetesObjectState struct {
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+	// The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 	ClusterUid *string `pulumi:"clusterUid"`
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
@@ -182,7 +182,7 @@ type kubernetesObjectState struct {
 type KubernetesObjectState struct {
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
-	// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+	// The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 	ClusterUid pulumi.StringPtrInput
 	// Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
 	DeleteProtection pulumi.BoolPtrInput
@@ -337,7 +337,7 @@ func (o KubernetesObjectOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v *KubernetesObject) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
-// The UID of the kube-system namespace of the cluster the object was created in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+// The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 func (o KubernetesObjectOutput) ClusterUid() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.ClusterUid }).(pulumi.StringOutput)
 }

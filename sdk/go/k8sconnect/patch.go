@@ -100,7 +100,7 @@ type Patch struct {
 
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
-	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+	// The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
@@ -158,7 +158,7 @@ func GetPatch(ctx *pulumi.Context,
 type patchState struct {
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+	// The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 	ClusterUid *string `pulumi:"clusterUid"`
 	// For each patched field, every manager that owns it now.
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
@@ -181,7 +181,7 @@ type patchState struct {
 type PatchState struct {
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
-	// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+	// The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 	ClusterUid pulumi.StringPtrInput
 	// For each patched field, every manager that owns it now.
 	FieldOwnership pulumi.StringArrayMapInput
@@ -328,7 +328,7 @@ func (o PatchOutput) ClusterConnection() ClusterConnectionPtrOutput {
 	return o.ApplyT(func(v *Patch) ClusterConnectionPtrOutput { return v.ClusterConnection }).(ClusterConnectionPtrOutput)
 }
 
-// The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+// The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
 func (o PatchOutput) ClusterUid() pulumi.StringOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringOutput { return v.ClusterUid }).(pulumi.StringOutput)
 }

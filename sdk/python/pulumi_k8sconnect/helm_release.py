@@ -384,6 +384,7 @@ class _HelmReleaseState:
                  chart: pulumi.Input[Optional[_builtins.str]] = None,
                  chart_version: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
+                 cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -414,6 +415,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
@@ -446,6 +448,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "chart_version", chart_version)
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
+        if cluster_uid is not None:
+            pulumi.set(__self__, "cluster_uid", cluster_uid)
         if create_namespace is not None:
             pulumi.set(__self__, "create_namespace", create_namespace)
         if delete_protection is not None:
@@ -540,6 +544,18 @@ class _HelmReleaseState:
     @cluster_connection.setter
     def cluster_connection(self, value: pulumi.Input[Optional['ClusterConnectionArgs']]):
         pulumi.set(self, "cluster_connection", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterUid")
+    def cluster_uid(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+        """
+        return pulumi.get(self, "cluster_uid")
+
+    @cluster_uid.setter
+    def cluster_uid(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cluster_uid", value)
 
     @_builtins.property
     @pulumi.getter(name="createNamespace")
@@ -1036,6 +1052,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["wait"] = wait
             __props__.__dict__["app_version"] = None
             __props__.__dict__["chart_version"] = None
+            __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["objects"] = None
             __props__.__dict__["revision"] = None
             __props__.__dict__["status"] = None
@@ -1055,6 +1072,7 @@ class HelmRelease(pulumi.CustomResource):
             chart: pulumi.Input[Optional[_builtins.str]] = None,
             chart_version: pulumi.Input[Optional[_builtins.str]] = None,
             cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
+            cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1089,6 +1107,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
+        :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
@@ -1121,6 +1140,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["chart"] = chart
         __props__.__dict__["chart_version"] = chart_version
         __props__.__dict__["cluster_connection"] = cluster_connection
+        __props__.__dict__["cluster_uid"] = cluster_uid
         __props__.__dict__["create_namespace"] = create_namespace
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["devel"] = devel
@@ -1177,6 +1197,14 @@ class HelmRelease(pulumi.CustomResource):
         How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         """
         return pulumi.get(self, "cluster_connection")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterUid")
+    def cluster_uid(self) -> pulumi.Output[_builtins.str]:
+        """
+        The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+        """
+        return pulumi.get(self, "cluster_uid")
 
     @_builtins.property
     @pulumi.getter(name="createNamespace")

@@ -138,7 +138,7 @@ class _PatchState:
         Input properties used for looking up and filtering Patch resources.
 
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
-        :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+        :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
@@ -185,7 +185,7 @@ class _PatchState:
     @pulumi.getter(name="clusterUid")
     def cluster_uid(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+        The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         """
         return pulumi.get(self, "cluster_uid")
 
@@ -498,7 +498,7 @@ class Patch(pulumi.CustomResource):
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
-        :param pulumi.Input[_builtins.str] cluster_uid: The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+        :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
@@ -536,7 +536,7 @@ class Patch(pulumi.CustomResource):
     @pulumi.getter(name="clusterUid")
     def cluster_uid(self) -> pulumi.Output[_builtins.str]:
         """
-        The UID of the kube-system namespace of the cluster the target was patched in: the cluster's identity. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both, instead of patching the other cluster's object. Empty when the credentials may not read kube-system.
+        The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         """
         return pulumi.get(self, "cluster_uid")
 

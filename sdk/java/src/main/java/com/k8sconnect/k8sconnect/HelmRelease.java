@@ -121,6 +121,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.clusterConnection);
     }
     /**
+     * The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+     * 
+     */
+    @Export(name="clusterUid", refs={String.class}, tree="[0]")
+    private Output<String> clusterUid;
+
+    /**
+     * @return The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+     * 
+     */
+    public Output<String> clusterUid() {
+        return this.clusterUid;
+    }
+    /**
      * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
      * 
      */

@@ -89,14 +89,14 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.clusterConnection);
     }
     /**
-     * The UID of the kube-system namespace of the cluster the object was created in: the cluster&#39;s identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+     * The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one.
      * 
      */
     @Export(name="clusterUid", refs={String.class}, tree="[0]")
     private Output<String> clusterUid;
 
     /**
-     * @return The UID of the kube-system namespace of the cluster the object was created in: the cluster&#39;s identity. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan and refresh fail naming both instead of planning a create there. Empty when the credentials may not read kube-system.
+     * @return The identity of the cluster the object was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one.
      * 
      */
     public Output<String> clusterUid() {

@@ -83,6 +83,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+     * 
+     */
+    @Import(name="clusterUid")
+    private @Nullable Output<String> clusterUid;
+
+    /**
+     * @return The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+     * 
+     */
+    public Optional<Output<String>> clusterUid() {
+        return Optional.ofNullable(this.clusterUid);
+    }
+
+    /**
      * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
      * 
      */
@@ -434,6 +449,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.chart = $.chart;
         this.chartVersion = $.chartVersion;
         this.clusterConnection = $.clusterConnection;
+        this.clusterUid = $.clusterUid;
         this.createNamespace = $.createNamespace;
         this.deleteProtection = $.deleteProtection;
         this.devel = $.devel;
@@ -559,6 +575,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder clusterConnection(ClusterConnectionArgs clusterConnection) {
             return clusterConnection(Output.of(clusterConnection));
+        }
+
+        /**
+         * @param clusterUid The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder clusterUid(@Nullable Output<String> clusterUid) {
+            $.clusterUid = clusterUid;
+            return this;
+        }
+
+        /**
+         * @param clusterUid The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:&lt;fingerprint&gt;`, the CA from the connection&#39;s own CA bundle that verified the API server&#39;s certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:&lt;fingerprint&gt;`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster&#39;s CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder clusterUid(String clusterUid) {
+            return clusterUid(Output.of(clusterUid));
         }
 
         /**

@@ -1,0 +1,152 @@
+package bridge_test
+
+// Cluster identity as a Pulumi user with a namespace-bound ServiceAccount
+// (a pipeline's) meets it. Run with:
+// go test ./bridge -run TestPulumiIdentity -v
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
+)
+
+// An account that gets 403 on kube-system creates an object, patches
+// another and installs a release; each records the CA of the TLS handshake.
+// The stack's kubeconfig context is switched to a second cluster where the
+// same account exists: preview and refresh are refused naming both CAs, the
+// stack keeps all three, and nothing reaches the second cluster. Switched
+// back, a preview has nothing to do.
+func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	first := localcluster.Shared(t)
+	second, err := localcluster.Start(context.Background(), localcluster.Options{})
+	if err != nil {
+		t.Fatalf("starting a second cluster: %v", err)
+	}
+	t.Cleanup(func() { _ = second.Stop() })
+	ns := acctest.Namespace(t)
+	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
+	firstToken := acctest.NamespaceAccount(t, first, ns, "ci", rules)
+	secondToken := acctest.NamespaceAccount(t, second, ns, "ci", rules)
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
+		"first": {Cluster: first, Token: firstToken}, "second": {Cluster: second, Token: secondToken}})
+	name, target := acctest.Name("ci-owned"), acctest.Name("ci-patched")
+	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
+	program := func(context string) string {
+		conn := map[string]any{"kubeconfigFile": kubeconfig, "context": context}
+		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-identity", "runtime": "yaml", "resources": map[string]any{
+			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+				"clusterConnection": conn,
+				"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
+			}},
+			"p": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
+				"clusterConnection": conn,
+				"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": target},
+				"patch":             "data: {patched-by: k8sconnect}",
+				"takeOwnership":     true,
+			}},
+			"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
+				"clusterConnection": conn, "name": "ci", "namespace": ns, "chart": chart, "timeout": "60s",
+			}},
+		}, "outputs": map[string]any{"cm": "${cm.clusterUid}", "p": "${p.clusterUid}", "app": "${app.clusterUid}"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stack := pulumitest.NewYAMLProgram(t, program("first"))
+	up := stack.Run(pulumitest.Up, nil)
+	firstCA, secondCA := acctest.CAFingerprint(t, first.CAPEM), acctest.CAFingerprint(t, second.CAPEM)
+	for _, out := range []string{"cm", "p", "app"} {
+		if got := fmt.Sprint(up.Outputs[out]); got != "tls-ca-sha256:"+firstCA {
+			t.Fatalf("%s.clusterUid = %q, want the first cluster's CA tls-ca-sha256:%s", out, got, firstCA)
+		}
+	}
+
+	stack.WriteYAML(program("second"))
+	for _, op := range []pulumitest.Operation{pulumitest.Preview, pulumitest.Refresh} {
+		res, refusal := stack.Try(op, nil)
+		if refusal == nil || !strings.Contains(refusal.Error(), "different cluster") ||
+			!strings.Contains(refusal.Error(), firstCA) || !strings.Contains(refusal.Error(), secondCA) {
+			t.Fatalf("pulumi %s after switching the context: want a refusal naming both CAs, got %v\n%s", op, refusal, res.Log)
+		}
+		for _, token := range []string{firstToken, secondToken} {
+			if strings.Contains(res.Log, token) || strings.Contains(refusal.Error(), token) {
+				t.Fatalf("pulumi %s: the output holds a ServiceAccount token", op)
+			}
+		}
+	}
+	resources, _ := stack.Resources()
+	kept := 0
+	for _, r := range resources {
+		if strings.HasPrefix(r, "k8sconnect:") {
+			kept++
+		}
+	}
+	if kept != 3 {
+		t.Fatalf("the stack lost resources: %q", resources)
+	}
+	cs := kubernetes.NewForConfigOrDie(second.RESTConfig())
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object was created in the second cluster")
+	}
+	if records, err := cs.CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "owner=helm"}); err != nil || len(records.Items) != 0 {
+		t.Fatalf("release records in the second cluster (err %v)", err)
+	}
+
+	stack.WriteYAML(program("first"))
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 4})
+}
+
+// An account that may read neither kube-system nor kube-root-ca.crt, over an
+// insecure connection: nothing names the cluster. The preview says so and
+// what is lost, and the object is still created.
+func TestPulumiIdentity_noIdentityWarns(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	c := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	token := acctest.NamespaceAccount(t, c, ns, "ci-secrets", rbacv1.PolicyRule{APIGroups: []string{""},
+		Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
+	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-no-identity", "runtime": "yaml", "resources": map[string]any{
+		"s": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+			"clusterConnection": map[string]any{"host": c.Host, "insecure": true, "token": map[string]any{"fn::secret": token}},
+			"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: %s, namespace: %s}\nstringData: {greeting: hello}\n", acctest.Name("s"), ns),
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := pulumitest.NewYAMLProgram(t, string(b))
+	preview := stack.Run(pulumitest.Preview, nil)
+	for _, want := range []string{"No cluster identity", "may not read namespace kube-system", "insecure", "not noticed"} {
+		if !strings.Contains(preview.Log, want) {
+			t.Fatalf("the preview should warn that no identity could be established (%q missing):\n%s", want, preview.Log)
+		}
+	}
+	if strings.Contains(preview.Log, token) {
+		t.Fatal("the preview's output holds the ServiceAccount token")
+	}
+	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+}

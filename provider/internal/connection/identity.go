@@ -32,7 +32,7 @@ var (
 )
 
 // A cluster identity is recorded in state (cluster_uid) as one string whose
-// form says where it came from (docs/adr/0014-cluster-identity.md):
+// form says where it came from (docs/adr/0001-crash-safe-create.md, "Cluster identity"):
 //
 //   - a bare UID: the UID of namespace kube-system, as every earlier version
 //     recorded it, so that existing states compare unchanged;

@@ -25,7 +25,7 @@ import (
 // An account that gets 403 on kube-system creates an object, patches
 // another and installs a release; each records the CA of the TLS handshake.
 // The stack's kubeconfig context is switched to a second cluster where the
-// same account exists: preview and refresh are refused naming both CAs, the
+// same account exists: preview and up are refused naming both CAs, the
 // stack keeps all three, and nothing reaches the second cluster. Switched
 // back, a preview has nothing to do.
 func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
@@ -85,7 +85,9 @@ func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
 	}
 
 	stack.WriteYAML(program("second"))
-	for _, op := range []pulumitest.Operation{pulumitest.Preview, pulumitest.Refresh} {
+	// (pulumi refresh reads with the inputs in the stack, the first
+	// context's, so it is not the step that meets the second cluster.)
+	for _, op := range []pulumitest.Operation{pulumitest.Preview, pulumitest.Up} {
 		res, refusal := stack.Try(op, nil)
 		if refusal == nil || !strings.Contains(refusal.Error(), "different cluster") ||
 			!strings.Contains(refusal.Error(), firstCA) || !strings.Contains(refusal.Error(), secondCA) {

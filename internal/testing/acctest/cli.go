@@ -189,16 +189,45 @@ func (w *Workdir) UseStandIn(src otherproviders.Source) {
 // resource instance, as the provider at address would have recorded it.
 func (w *Workdir) WriteState(address, resourceType, name string, schemaVersion int64, attributes map[string]any) {
 	w.t.Helper()
+	w.WriteStates(address, schemaVersion, StateResource{Type: resourceType, Name: name,
+		Instances: []StateInstance{{Attributes: attributes}}})
+}
+
+// StateResource is one resource of a state WriteStates writes: its
+// instances, one per for_each key (Key "") or the single one (no Key).
+type StateResource struct {
+	Type, Name string
+	Instances  []StateInstance
+}
+
+// StateInstance is one instance of a StateResource.
+type StateInstance struct {
+	Key        string // the for_each key; "" for a resource without for_each
+	Attributes map[string]any
+}
+
+// WriteStates is WriteState for several resources of one provider, some with
+// for_each instances, as a configuration of many objects leaves its state.
+func (w *Workdir) WriteStates(address string, schemaVersion int64, resources ...StateResource) {
+	w.t.Helper()
+	var rs []any
+	for _, r := range resources {
+		var instances []any
+		for _, in := range r.Instances {
+			i := map[string]any{"schema_version": schemaVersion, "attributes": in.Attributes, "sensitive_attributes": []any{}}
+			if in.Key != "" {
+				i["index_key"] = in.Key
+			}
+			instances = append(instances, i)
+		}
+		rs = append(rs, map[string]any{
+			"mode": "managed", "type": r.Type, "name": r.Name,
+			"provider": fmt.Sprintf("provider[%q]", address), "instances": instances,
+		})
+	}
 	state := map[string]any{
-		"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "00000000-0000-4000-8000-" + fmt.Sprintf("%012d", len(name)),
-		"outputs": map[string]any{},
-		"resources": []any{map[string]any{
-			"mode": "managed", "type": resourceType, "name": name,
-			"provider": fmt.Sprintf("provider[%q]", address),
-			"instances": []any{map[string]any{
-				"schema_version": schemaVersion, "attributes": attributes, "sensitive_attributes": []any{},
-			}},
-		}},
+		"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "00000000-0000-4000-8000-" + fmt.Sprintf("%012d", len(rs)),
+		"outputs": map[string]any{}, "resources": rs,
 	}
 	b, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {

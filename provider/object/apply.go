@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,10 +24,12 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
-// applyAndRecord applies plan's object and fills the computed attributes from
+// applyAndRecord applies the configuration's object and fills the computed attributes from
 // what the server stored. prior is the state before an update, nil on create.
-func (r *Resource) applyAndRecord(ctx context.Context, plan, prior *model, private privatestate.ReadWriter, diags *diag.Diagnostics) {
-	desired, ignore := desiredFromConfig(ctx, *plan, diags)
+func (r *Resource) applyAndRecord(ctx context.Context, config tfsdk.Config, plan, prior *model, private privatestate.ReadWriter, diags *diag.Diagnostics) {
+	// Every apply sends the whole body, yaml_body_wo's too: Server-Side
+	// Apply drops a field that its only manager leaves out.
+	desired, ignore := desiredFromConfig(ctx, withWriteOnly(ctx, *plan, config, diags), diags)
 	if diags.HasError() {
 		return
 	}
@@ -211,7 +214,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if plan.ID.IsUnknown() {
 		plan.ID = types.StringValue(newID())
 	}
-	r.applyAndRecord(ctx, &plan, nil, resp.Private, &resp.Diagnostics)
+	r.applyAndRecord(ctx, req.Config, &plan, nil, resp.Private, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -226,7 +229,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	if _, moving := pendingMove(ctx, req.Private); moving || !onlyConnectionChanged(ctx, plan, prior) || !r.readOwnership(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics) {
-		r.applyAndRecord(ctx, &plan, &prior, resp.Private, &resp.Diagnostics)
+		r.applyAndRecord(ctx, req.Config, &plan, &prior, resp.Private, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -67,9 +67,9 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	if sensitive.IsSecret(id.APIVersion, id.Kind) {
 		resp.Diagnostics.AddWarning("The Secret's values were not imported",
 			fmt.Sprintf("yaml_body of %s holds the placeholder %q in place of every value of data and stringData, "+
-				"so none reaches state or a file written by -generate-config-out. Put the real values in the "+
-				"configuration (wrapped in sensitive(), from a variable or a secret store) before you apply: a plan "+
-				"with a placeholder left is refused.", id, SecretPlaceholder))
+				"so none reaches state or a file written by -generate-config-out. Give the Secret with its real "+
+				"values (from a variable or a secret store) as yaml_body_wo, which is kept out of state and plans, "+
+				"before you apply: a plan with a placeholder left is refused.", id, SecretPlaceholder))
 	}
 	connObj, diags := conn.ToObject(ctx)
 	if useDefault {

@@ -49,7 +49,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
 	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
 
-	desired, ignore := desiredFromConfig(ctx, plan, &resp.Diagnostics)
+	configured := withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
+	desired, ignore := desiredFromConfig(ctx, configured, &resp.Diagnostics)
+	_, at := configured.body()
 	if desired == nil {
 		plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
 		return
@@ -76,7 +78,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if c != nil {
 		if err := c.MissingCoreKind(id.GVK()); err != nil {
-			resp.Diagnostics.AddAttributeError(pathYAMLBody, "Unknown kind", err.Error())
+			resp.Diagnostics.AddAttributeError(at, "Unknown kind", err.Error())
 			plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
 			return
 		}
@@ -97,7 +99,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 		if identityChanged(prevID, id, namespace) {
 			// Terraform plans the replacement again as a create.
-			resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
+			resp.RequiresReplace = append(resp.RequiresReplace, replacedFor(at))
 			resp.Diagnostics.AddWarning("The object will be replaced", replacementWarning(prevID, id, "its identity changed"))
 			return
 		}
@@ -125,7 +127,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	// placeholder gives the same dry-run result.
 	setOwnedBy(desired, idOrPlaceholder(plan.ID))
 	if creating {
-		r.checkCreate(ctx, c, desired, id, resp)
+		r.checkCreate(ctx, c, desired, id, at, resp)
 		return // what the create stores, and its owners, are known after apply
 	}
 	recent, err := recallOrGet(ctx, c, id)
@@ -151,7 +153,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// up): the apply creates it again, under a new UID.
 		plan.UID = types.StringUnknown()
 	case foreign != "":
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "The object in the cluster is not this resource's",
+		resp.Diagnostics.AddAttributeError(at, "The object in the cluster is not this resource's",
 			foreign+" Nothing will be changed. Refresh "+
 				"(terraform apply -refresh-only, or pulumi refresh) to see it in state, then remove one of the "+
 				"two declarations.")
@@ -179,7 +181,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !unchanged {
 		dry, err := r.dryRun(ctx, c, desired, live, recent)
 		if err != nil {
-			r.explainDryRunError(err, id, false, resp)
+			r.explainDryRunError(err, id, false, at, resp)
 			return
 		}
 		if obs, err = observe(dry, nil, ignore, red); err != nil {
@@ -233,7 +235,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 // (docs/adr/0001-crash-safe-create.md). So a create costs three requests: this
 // dry run and the create's two steps.
 func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured,
-	id manifest.Identity, resp *resource.ModifyPlanResponse) {
+	id manifest.Identity, at path.Path, resp *resource.ModifyPlanResponse) {
 	if r.phase.Replanning() {
 		return
 	}
@@ -244,7 +246,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 	case err == nil:
 		return
 	case !apierrors.IsConflict(err):
-		r.explainDryRunError(err, id, true, resp)
+		r.explainDryRunError(err, id, true, at, resp)
 		return
 	}
 	// Taken: look at what holds the name.
@@ -264,13 +266,13 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 		// Certainly not ours. An object carrying a k8sconnect id may be ours
 		// and about to be replaced (Terraform plans a replacement as a create
 		// while the old object still exists); Create checks it again then.
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
+		resp.Diagnostics.AddAttributeError(at, "Object already exists", adoptionError(live, id).Error())
 	case createPending(live):
 		// An unfinished create (ours, cut short, or another's in flight):
 		// Create decides whether it may take it over. Check the
 		// configuration against it as the takeover would apply it.
 		if _, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true}); err != nil {
-			r.explainDryRunError(err, id, true, resp)
+			r.explainDryRunError(err, id, true, at, resp)
 		}
 	case knownInState(c, id) == owner:
 		// A replacement: the old object is still there until the apply
@@ -278,7 +280,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 	default:
 		// Another resource's finished object (in this state or another):
 		// refused now, as Create would refuse it.
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Object already exists", adoptionError(live, id).Error())
+		resp.Diagnostics.AddAttributeError(at, "Object already exists", adoptionError(live, id).Error())
 	}
 }
 
@@ -315,9 +317,10 @@ func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, li
 
 // sameConfiguration reports whether the configuration that decides what is
 // applied (the body and the fields ignored or hidden) is the one in state.
+// A write-only body is never known to be the same: state does not hold it.
 func sameConfiguration(plan, state model) bool {
 	same := func(a, b attr.Value) bool { return !a.IsUnknown() && a.Equal(b) }
-	return same(plan.YAMLBody, state.YAMLBody) && same(plan.IgnoreFields, state.IgnoreFields) &&
+	return !plan.writeOnly() && same(plan.YAMLBody, state.YAMLBody) && same(plan.IgnoreFields, state.IgnoreFields) &&
 		same(plan.SensitiveFields, state.SensitiveFields)
 }
 
@@ -386,35 +389,35 @@ func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error 
 }
 
 // explainDryRunError turns a dry-run rejection into a plan-time diagnostic.
-func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating bool, resp *resource.ModifyPlanResponse) {
+func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating bool, at path.Path, resp *resource.ModifyPlanResponse) {
 	if waitsForOrdering(err) {
 		return // a CRD or namespace created in this run: checked again at apply
 	}
 	if connection.IsNetworkFailure(err) {
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, connection.NoAnswer,
+		resp.Diagnostics.AddAttributeError(at, connection.NoAnswer,
 			fmt.Sprintf("The plan's server-side dry run of %s got no answer, so nothing was applied and nothing was "+
 				"decided about the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	if field, ok := immutableField(err); ok && !creating {
-		resp.RequiresReplace = append(resp.RequiresReplace, pathYAMLBody)
+		resp.RequiresReplace = append(resp.RequiresReplace, replacedFor(at))
 		resp.Diagnostics.AddWarning("Immutable field changed: the object will be replaced",
 			replacementWarning(id, id, fmt.Sprintf("the API server does not allow %s to change in place", field)))
 		return
 	}
 	if field, ok := undeclaredField(err); ok {
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Unknown field in yaml_body",
-			fmt.Sprintf("yaml_body has an unknown field %q: %s (apiVersion %s) has no such field. Check its spelling, "+
-				"its indentation and the apiVersion. Nothing was applied.", field, id.Kind, id.APIVersion))
+		resp.Diagnostics.AddAttributeError(at, "Unknown field in "+at.String(),
+			fmt.Sprintf("%s has an unknown field %q: %s (apiVersion %s) has no such field. Check its spelling, "+
+				"its indentation and the apiVersion. Nothing was applied.", at, field, id.Kind, id.APIVersion))
 		return
 	}
 	if field, want, ok := wrongType(err); ok {
-		resp.Diagnostics.AddAttributeError(pathYAMLBody, "Wrong type in yaml_body",
-			fmt.Sprintf("yaml_body field %q must be a %s in %s (apiVersion %s). Check its value and its indentation. "+
-				"Nothing was applied.\n\n%v", field, want, id.Kind, id.APIVersion, err))
+		resp.Diagnostics.AddAttributeError(at, "Wrong type in "+at.String(),
+			fmt.Sprintf("%s field %q must be a %s in %s (apiVersion %s). Check its value and its indentation. "+
+				"Nothing was applied.\n\n%v", at, field, want, id.Kind, id.APIVersion, err))
 		return
 	}
-	resp.Diagnostics.AddAttributeError(pathYAMLBody, "The API server rejected the object",
+	resp.Diagnostics.AddAttributeError(at, "The API server rejected the object",
 		fmt.Sprintf("A server-side dry run of %s failed, so nothing was applied:\n\n%v", id, err))
 }
 
@@ -467,6 +470,17 @@ func immutableField(err error) (string, bool) {
 		return "a field", true
 	}
 	return "", false
+}
+
+// replacedFor is the attribute a replacement is charged to. Terraform and
+// OpenTofu replace only when the value at that path differs between state and
+// plan: yaml_body_wo is null in both, so a replacement of an object given by
+// it names managed_state_projection, which such a plan leaves unknown.
+func replacedFor(at path.Path) path.Path {
+	if at.Equal(pathYAMLBodyWO) {
+		return pathProjection
+	}
+	return at
 }
 
 func idOrPlaceholder(id types.String) string {

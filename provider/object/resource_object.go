@@ -3,6 +3,8 @@ package object
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -41,6 +43,8 @@ func New() resource.Resource { return &Resource{} }
 type model struct {
 	ID                     types.String `tfsdk:"id"`
 	YAMLBody               types.String `tfsdk:"yaml_body"`
+	YAMLBodyWO             types.String `tfsdk:"yaml_body_wo"`
+	YAMLBodyWORevision     types.Int64  `tfsdk:"yaml_body_wo_revision"`
 	IgnoreFields           types.List   `tfsdk:"ignore_fields"`
 	SensitiveFields        types.List   `tfsdk:"sensitive_fields"`
 	ClusterConnection      types.Object `tfsdk:"cluster_connection"`
@@ -70,9 +74,30 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"yaml_body": schema.StringAttribute{
 				Description: "The object as YAML: exactly one document with apiVersion, kind and metadata.name. " +
-					"A change of apiVersion, kind, name or namespace replaces the object. For a Secret, wrap it in " +
-					"sensitive() so plans hide it.",
-				Required: true,
+					"A change of apiVersion, kind, name or namespace replaces the object. Kept in state and shown in " +
+					"plans: for a Secret, or anything else that holds a credential, use yaml_body_wo instead. " +
+					"Exactly one of yaml_body and yaml_body_wo.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("yaml_body_wo"))},
+			},
+			"yaml_body_wo": schema.StringAttribute{
+				Description: "The object as YAML, as yaml_body, but write-only: never kept in state and never " +
+					"shown in a plan (Terraform 1.11 or OpenTofu 1.11 and later; under Pulumi an input kept " +
+					"encrypted as a secret). Every plan still dry-runs it, so a changed value shows as a changed " +
+					"`(sensitive, hmac-sha256:...)` entry of managed_state_projection, and so does drift; every " +
+					"apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a " +
+					"Secret: a Secret given by yaml_body gets a warning at plan time.",
+				Optional:  true,
+				WriteOnly: true,
+				Sensitive: true,
+			},
+			"yaml_body_wo_revision": schema.Int64Attribute{
+				Description: "Any number, kept in state beside yaml_body_wo. A change of yaml_body_wo is planned " +
+					"whenever the server would store something else, revision or not; changing the revision " +
+					"plans an apply of yaml_body_wo even when nothing would change (to take back fields that " +
+					"another manager took over, say), and records in state that a new body was applied.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("yaml_body_wo"))},
 			},
 			"ignore_fields": schema.ListAttribute{
 				Description: "Fields to leave to other managers, e.g. `spec.replicas` for an HPA or " +
@@ -139,6 +164,10 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 }
 
 var pathYAMLBody = path.Root("yaml_body")
+
+var pathYAMLBodyWO = path.Root("yaml_body_wo")
+
+var pathProjection = path.Root("managed_state_projection")
 
 var pathConnection = path.Root("cluster_connection")
 

@@ -19,14 +19,15 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 	refusePlaceholders(cfg, &resp.Diagnostics)
 }
 
-// refusePlaceholders fails validation while an imported Secret's yaml_body
-// still holds SecretPlaceholder.
+// refusePlaceholders fails validation while an imported Secret's body still
+// holds SecretPlaceholder.
 func refusePlaceholders(m model, diags *diag.Diagnostics) {
-	if m.YAMLBody.IsUnknown() || m.YAMLBody.IsNull() || !strings.Contains(m.YAMLBody.ValueString(), SecretPlaceholder) {
+	body, at := m.body()
+	if body.IsUnknown() || body.IsNull() || !strings.Contains(body.ValueString(), SecretPlaceholder) {
 		return
 	}
-	diags.AddAttributeError(pathYAMLBody, "Secret value placeholder left in yaml_body",
-		"yaml_body still holds the placeholder that import writes in place of a Secret's values ("+SecretPlaceholder+"). "+
-			"Replace each one with the real value, for example yaml_body = sensitive(templatefile(...)) fed from a "+
+	diags.AddAttributeError(at, "Secret value placeholder left in "+at.String(),
+		at.String()+" still holds the placeholder that import writes in place of a Secret's values ("+SecretPlaceholder+"). "+
+			"Replace each one with the real value, for example yaml_body_wo = templatefile(...) fed from a "+
 			"variable or a secret store, then plan again.")
 }

@@ -11,8 +11,6 @@ package helmtemplate
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -86,7 +84,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"as `helm template`. Applying the maps with k8sconnect_object loses what only a release has: hooks " +
 			"become plain objects applied with the rest (not run in their phase, not deleted by their policy), and " +
 			"no release record is written, so `helm list` shows nothing.",
-		Attributes: chartinputs.DataSourceAttributes(map[string]schema.Attribute{
+		Attributes: chartinputs.DataSourceAttributes(yamldocs.SecretAttributes(map[string]schema.Attribute{
 			"name": schema.StringAttribute{Required: true,
 				Description: "The release name templates see as `.Release.Name`."},
 			"namespace": schema.StringAttribute{Optional: true, Computed: true,
@@ -105,13 +103,6 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 				"rollback and delete, " + keyFormat + ". A key here may also be in another map: a chart may declare " +
 				"one object as a hook and as part of the release. `helm test` hooks are left out, as " +
 				"`helm install` leaves them."),
-			"sensitive": schema.MapAttribute{ElementType: types.StringType, Computed: true, Sensitive: true,
-				Description: "Secrets, and every object that holds a value of set_sensitive, keyed and written like the " +
-					"other maps and left out of them, so their contents never print in a plan. Apply them by the keys " +
-					"of sensitive_keys, each with its sensitive_fields."},
-			"sensitive_keys": schema.ListAttribute{ElementType: types.StringType, Computed: true,
-				Description: "The keys of sensitive, sorted, in the clear: a resource per key can be made from them " +
-					"while sensitive itself stays hidden."},
 			"sensitive_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Computed: true,
 				Description: "For each key of sensitive whose object holds a value of set_sensitive outside a Secret's " +
 					"data, the fields that hold it, for that k8sconnect_object's sensitive_fields: hiding yaml_body " +
@@ -121,7 +112,8 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"app_version":   computedString("The chart's appVersion."),
 			"kube_version": computedString("The Kubernetes version templates saw as `.Capabilities.KubeVersion`: " +
 				"the cluster's, or Helm's default without a cluster."),
-		}, map[string]string{"set_sensitive": setSensitiveMore}),
+		}, "Secrets, and every object that holds a value of set_sensitive (with its sensitive_fields)"),
+			map[string]string{"set_sensitive": setSensitiveMore}),
 	}
 }
 
@@ -208,10 +200,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	config.ClusterScoped = stringMap(out.clusterScoped)
 	config.Namespaced = stringMap(out.namespaced)
 	config.Hooks = stringMap(out.hooks)
-	config.Sensitive = stringMap(out.sensitive)
-	list, diags := types.ListValueFrom(ctx, types.StringType, slices.Sorted(maps.Keys(out.sensitive)))
-	resp.Diagnostics.Append(diags...)
-	config.SensitiveKeys = list
+	config.Sensitive, config.SensitiveKeys = yamldocs.SecretValues(ctx, out.sensitive, &resp.Diagnostics)
 	fields, diags := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, out.sensitiveFields)
 	resp.Diagnostics.Append(diags...)
 	config.SensitiveFields = fields

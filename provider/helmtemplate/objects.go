@@ -2,7 +2,6 @@ package helmtemplate
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -44,7 +43,7 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 					"keys are never sensitive, so pass that value with set instead, or name the object otherwise"))
 				continue
 			}
-			if !isSecret(body) && !helmchart.ContainsAny(body, needles) {
+			if !yamldocs.IsSecretBody(body) && !helmchart.ContainsAny(body, needles) {
 				continue
 			}
 			if _, twice := out.sensitive[key]; twice {
@@ -68,17 +67,6 @@ func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeF
 		return objects{}, errors.Join(errs...)
 	}
 	return out, nil
-}
-
-func isSecret(body string) bool {
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	if err := json.Unmarshal([]byte(body), &head); err != nil {
-		return true // unreadable: not shown
-	}
-	return sensitive.IsSecret(head.APIVersion, head.Kind)
 }
 
 // minNameSecret is the shortest set_sensitive value an object's key is

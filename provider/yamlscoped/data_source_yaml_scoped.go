@@ -38,6 +38,8 @@ type model struct {
 	CRDs              types.Map    `tfsdk:"crds"`
 	ClusterScoped     types.Map    `tfsdk:"cluster_scoped"`
 	Namespaced        types.Map    `tfsdk:"namespaced"`
+	Sensitive         types.Map    `tfsdk:"sensitive"`
+	SensitiveKeys     types.List   `tfsdk:"sensitive_keys"`
 }
 
 func (m model) inputs() yamldocs.Inputs {
@@ -60,7 +62,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"objects (chain the three `for_each` resources with `depends_on`). A kind's scope comes from a " +
 			"CustomResourceDefinition for it in the same input, else from the cluster when cluster_connection " +
 			"is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.",
-		Attributes: yamldocs.InputAttributes(map[string]schema.Attribute{
+		Attributes: yamldocs.InputAttributes(yamldocs.SecretAttributes(map[string]schema.Attribute{
 			"cluster_connection": connection.DataSourceAttribute(
 				"Optional. The cluster whose API discovery tells the scope of kinds that are neither built into " +
 					"Kubernetes nor defined by a CRD in the input."),
@@ -75,9 +77,9 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			},
 			"namespaced": schema.MapAttribute{
 				ElementType: types.StringType, Computed: true,
-				Description: "Namespaced objects, " + keyFormat + ".",
+				Description: "Namespaced objects other than Secrets, " + keyFormat + ".",
 			},
-		}),
+		}, "Secrets (core v1; namespaced, so apply them with the namespaced objects)")),
 	}
 }
 
@@ -115,6 +117,8 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		config.CRDs = types.MapUnknown(types.StringType)
 		config.ClusterScoped = types.MapUnknown(types.StringType)
 		config.Namespaced = types.MapUnknown(types.StringType)
+		config.Sensitive = types.MapUnknown(types.StringType)
+		config.SensitiveKeys = types.ListUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
 		return
 	}
@@ -147,6 +151,8 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		yamldocs.AddErrors(&resp.Diagnostics, p, "Unknown scope", err)
 		return
 	}
+	secrets := yamldocs.SecretsApart(scoped.CRDs, scoped.ClusterScoped, scoped.Namespaced)
+	config.Sensitive, config.SensitiveKeys = yamldocs.SecretValues(ctx, secrets, &resp.Diagnostics)
 	config.CRDs = stringMap(scoped.CRDs)
 	config.ClusterScoped = stringMap(scoped.ClusterScoped)
 	config.Namespaced = stringMap(scoped.Namespaced)

@@ -6,7 +6,6 @@ package yamlsplit
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -27,6 +26,8 @@ type model struct {
 	Pattern       types.String `tfsdk:"pattern"`
 	KustomizePath types.String `tfsdk:"kustomize_path"`
 	Manifests     types.Map    `tfsdk:"manifests"`
+	Sensitive     types.Map    `tfsdk:"sensitive"`
+	SensitiveKeys types.List   `tfsdk:"sensitive_keys"`
 }
 
 func (m model) inputs() yamldocs.Inputs {
@@ -43,7 +44,7 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"one manifest per Kubernetes object, for `for_each` over `k8sconnect_object`. Set exactly one of " +
 			"content, pattern or kustomize_path. To apply CRDs and Namespaces before what needs them, use " +
 			"k8sconnect_yaml_scoped instead.",
-		Attributes: yamldocs.InputAttributes(map[string]schema.Attribute{
+		Attributes: yamldocs.InputAttributes(yamldocs.SecretAttributes(map[string]schema.Attribute{
 			"manifests": schema.MapAttribute{
 				ElementType: types.StringType,
 				Computed:    true,
@@ -54,9 +55,10 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 					"`<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the " +
 					"core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, " +
 					"`core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering " +
-					"documents plans no change. An object defined twice is an error.",
+					"documents plans no change. An object defined twice is an error. Secrets are not here but " +
+					"in sensitive.",
 			},
-		}),
+		}, "Secrets (core v1)")),
 	}
 }
 
@@ -80,6 +82,8 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		// Terraform itself defers reading until the input is known; this covers
 		// callers that read anyway (deferred actions, the Pulumi bridge's preview).
 		config.Manifests = types.MapUnknown(types.StringType)
+		config.Sensitive = types.MapUnknown(types.StringType)
+		config.SensitiveKeys = types.ListUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
 		return
 	}
@@ -92,10 +96,14 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		yamldocs.AddErrors(&resp.Diagnostics, p, "Invalid manifest", err)
 		return
 	}
-	elems := make(map[string]attr.Value, len(manifests))
+	bodies := make(map[string]string, len(manifests))
 	for key, m := range manifests {
-		elems[key] = types.StringValue(m.Body)
+		bodies[key] = m.Body
 	}
-	config.Manifests = types.MapValueMust(types.StringType, elems)
+	secrets := yamldocs.SecretsApart(bodies)
+	config.Sensitive, config.SensitiveKeys = yamldocs.SecretValues(ctx, secrets, &resp.Diagnostics)
+	manifestsValue, diags := types.MapValueFrom(ctx, types.StringType, bodies)
+	resp.Diagnostics.Append(diags...)
+	config.Manifests = manifestsValue
 	resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
 }

@@ -140,8 +140,13 @@ var entityDocs = []entityDoc{
 // that an entry no longer matches, generation fails twice over: the entry
 // matched nothing (describe), and the Terraform words stay (checkPulumiText).
 var pulumiTerms = []struct{ tf, pulumi string }{
-	{"For a Secret, wrap it in sensitive() so plans hide it.",
-		"Pulumi marks a Secret's yamlBody secret by itself."},
+	// The sentence goes on with yaml_body_wo, which the bridge has made a
+	// name span by now.
+	{"Kept in state and shown in plans: for a Secret, or anything else that holds a credential, use",
+		"Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of " +
+			"the outputs as well, use"},
+	{"Needs Terraform 1.11 or OpenTofu 1.11 or later.",
+		"Pulumi keeps it in the stack's inputs only, encrypted as a secret."},
 	// The bridge returns a function's result in plain (pulumi/pulumi#12710);
 	// the engine makes a whole result secret when an argument is.
 	{"For a Secret: its data (decoded) and stringData, by key. Null for other kinds.",

@@ -59,6 +59,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	red := redactor(ctx, plan, &resp.Diagnostics)
 	defer red.ScrubDiagnostics(&resp.Diagnostics, desired.DeepCopy().Object)
 	id := manifest.IdentityOf(desired)
+	if creating || !plan.YAMLBody.Equal(state.YAMLBody) {
+		r.warnSecretInYAMLBody(plan, id, &resp.Diagnostics)
+	}
 	ctx, serverWarnings := connection.CollectWarnings(ctx)
 	defer func() { connection.AddWarnings(&resp.Diagnostics, id.String(), serverWarnings()) }()
 	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)

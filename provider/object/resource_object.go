@@ -74,22 +74,22 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"yaml_body": schema.StringAttribute{
 				Description: "The object as YAML: exactly one document with apiVersion, kind and metadata.name. " +
-					"A change of apiVersion, kind, name or namespace replaces the object. Kept in state and shown in " +
-					"plans: for a Secret, or anything else that holds a credential, use yaml_body_wo instead. " +
-					"Exactly one of yaml_body and yaml_body_wo.",
+					"A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body " +
+					"and yaml_body_wo. " + yamlBodyInState,
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("yaml_body_wo"))},
 			},
 			"yaml_body_wo": schema.StringAttribute{
-				Description: "The object as YAML, as yaml_body, but write-only: never kept in state and never " +
-					"shown in a plan (Terraform 1.11 or OpenTofu 1.11 and later; under Pulumi an input kept " +
-					"encrypted as a secret). Every plan still dry-runs it, so a changed value shows as a changed " +
-					"`(sensitive, hmac-sha256:...)` entry of managed_state_projection, and so does drift; every " +
-					"apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a " +
+				Description: "The object as YAML, as yaml_body, but write-only: never kept in state, never shown in " +
+					"a plan. " + writeOnlyEngines + " Every plan still dry-runs it, so a changed value shows as a " +
+					"changed `(sensitive, hmac-sha256:...)` entry of managed_state_projection, and so does drift; " +
+					"every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a " +
 					"Secret: a Secret given by yaml_body gets a warning at plan time.",
 				Optional:  true,
 				WriteOnly: true,
-				Sensitive: true,
+				// Not Sensitive too: engines print a write-only value nowhere,
+				// and a sensitive attribute costs an entry in every
+				// instance's state (see connection.CopyAttribute).
 			},
 			"yaml_body_wo_revision": schema.Int64Attribute{
 				Description: "Any number, kept in state beside yaml_body_wo. A change of yaml_body_wo is planned " +
@@ -162,6 +162,13 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 		r.clients, r.verbosity, r.phase, r.handOnPlans = data.Clients, data.OwnershipMessages, data.Phase, data.PlansRepeat
 	}
 }
+
+// yamlBodyInState and writeOnlyEngines are sentences the Pulumi docs replace
+// with their own (bridge/sdkgen's pulumiTerms).
+const (
+	yamlBodyInState  = "Kept in state and shown in plans: for a Secret, or anything else that holds a credential, use yaml_body_wo instead."
+	writeOnlyEngines = "Needs Terraform 1.11 or OpenTofu 1.11 or later."
+)
 
 var pathYAMLBody = path.Root("yaml_body")
 

@@ -14,9 +14,24 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	refuseOldEngines(cfg, req.ClientCapabilities, &resp.Diagnostics)
 	_, _ = desiredFromConfig(ctx, cfg, &resp.Diagnostics)
 	_ = redactor(ctx, cfg, &resp.Diagnostics)
 	refusePlaceholders(cfg, &resp.Diagnostics)
+}
+
+// refuseOldEngines names the versions that take yaml_body_wo when the engine
+// does not say it can: an engine that cannot would store a write-only value
+// in state or fail on the null the provider returns for it. The framework
+// refuses it too, naming Terraform alone.
+func refuseOldEngines(m model, caps resource.ValidateConfigClientCapabilities, diags *diag.Diagnostics) {
+	if caps.WriteOnlyAttributesAllowed || m.YAMLBodyWO.IsNull() {
+		return
+	}
+	diags.AddAttributeError(pathYAMLBodyWO, "yaml_body_wo needs Terraform 1.11 or OpenTofu 1.11",
+		"yaml_body_wo is a write-only attribute, which this engine does not support: it needs Terraform 1.11 or "+
+			"later, or OpenTofu 1.11 or later. Upgrade the engine, or give the object by yaml_body (wrapped in "+
+			"sensitive() for a Secret), which is kept in state.")
 }
 
 // refusePlaceholders fails validation while an imported Secret's body still

@@ -259,3 +259,75 @@ resource "k8sconnect_object" "x" {
 	}
 	acctest.MustNotExist(t, configMaps, ns, "choice")
 }
+
+// A Secret given by yaml_body warns, naming yaml_body_wo, on the plans that
+// create or change it, and only those: a user who chose yaml_body (wrapped in
+// sensitive(), which the provider cannot see) is not told again at every
+// plan. A ConfigMap, and a Secret given by yaml_body_wo, are not warned about.
+func TestAccObject_secretInYAMLBodyWarns(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	pw := acctest.NewSecretValue("warnpw")
+	w := acctest.NewWorkdir(t)
+	config := func(value string) string {
+		return fmt.Sprintf(`
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %[1]q }
+}
+resource "k8sconnect_object" "plain" {
+  yaml_body = sensitive(<<-EOT
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: plain, namespace: %[2]s}
+    stringData: {password: %[3]s}
+  EOT
+  )
+}
+resource "k8sconnect_object" "wo" {
+  yaml_body_wo = <<-EOT
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: wo, namespace: %[2]s}
+    stringData: {password: %[3]s}
+  EOT
+}
+resource "k8sconnect_object" "settings" {
+  yaml_body = <<-EOT
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: %[2]s}
+    data: {mode: fast}
+  EOT
+}
+`, c.KubeconfigPath, ns, value)
+	}
+	warned := func(r acctest.Result) []acctest.Diagnostic {
+		t.Helper()
+		if r.Err != nil {
+			t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+		}
+		acctest.ExpectAbsent(t, "plan -json", r.Output, pw)
+		var out []acctest.Diagnostic
+		for _, d := range r.Warnings() {
+			if d.Summary == "A Secret in yaml_body is kept in state" {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	w.Write(config(pw.Plain))
+	w.Cleanup()
+	got := warned(w.Plan())
+	if len(got) != 1 || !strings.Contains(got[0].Detail, "Secret "+ns+"/plain") ||
+		!strings.Contains(got[0].Detail, "yaml_body_wo") || !strings.Contains(got[0].Detail, "OpenTofu 1.11") {
+		t.Fatalf("want one warning, about the Secret given by yaml_body, naming yaml_body_wo: %+v", got)
+	}
+	w.MustApply()
+	if got := warned(w.Plan()); len(got) != 0 {
+		t.Errorf("a plan that changes nothing should not warn again: %+v", got)
+	}
+	w.Write(config(pw.Plain + "-2"))
+	if got := warned(w.Plan()); len(got) != 1 {
+		t.Errorf("a plan that changes the Secret's yaml_body should warn once: %+v", got)
+	}
+}

@@ -228,7 +228,7 @@ export interface GetHelmTemplateResult {
      */
     readonly repositoryUsername?: string;
     /**
-     * Secrets, and every object that holds a value of setSensitive, keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with its sensitiveFields.
+     * Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
      */
     readonly sensitive: {[key: string]: string};
     /**

@@ -91,13 +91,21 @@ export interface GetYamlScopedResult {
      */
     readonly kustomizePath?: string;
     /**
-     * Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+     * Namespaced objects other than Secrets, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
      */
     readonly namespaced: {[key: string]: string};
     /**
      * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
      */
     readonly pattern?: string;
+    /**
+     * Secrets (core v1; namespaced, so apply them with the namespaced objects), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+     */
+    readonly sensitive: {[key: string]: string};
+    /**
+     * The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+     */
+    readonly sensitiveKeys: string[];
 }
 /**
  * Splits multi-document YAML like getYamlSplit and sorts the objects by scope, so CRDs can be applied first, then cluster-scoped objects such as Namespaces, then namespaced objects (create each map's objects with `dependsOn` on the previous map's). A kind's scope comes from a CustomResourceDefinition for it in the same input, else from the cluster when clusterConnection is set, else from a built-in table of Kubernetes kinds; a kind none of them knows is an error.

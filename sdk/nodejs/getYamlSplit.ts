@@ -58,13 +58,21 @@ export interface GetYamlSplitResult {
      */
     readonly kustomizePath?: string;
     /**
-     * Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
      */
     readonly manifests: {[key: string]: string};
     /**
      * A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
      */
     readonly pattern?: string;
+    /**
+     * Secrets (core v1), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+     */
+    readonly sensitive: {[key: string]: string};
+    /**
+     * The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+     */
+    readonly sensitiveKeys: string[];
 }
 /**
  * Splits multi-document YAML (inline, from files matching a glob, or built by kustomize) into one manifest per Kubernetes object, one `KubernetesObject` each. Set exactly one of content, pattern or kustomizePath. To apply CRDs and Namespaces before what needs them, use getYamlScoped instead.

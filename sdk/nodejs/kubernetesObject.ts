@@ -133,9 +133,18 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly uid: pulumi.Output<string>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      */
-    declare public readonly yamlBody: pulumi.Output<string>;
+    declare public readonly yamlBody: pulumi.Output<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     */
+    declare public readonly yamlBodyWo: pulumi.Output<string | undefined>;
+    /**
+     * Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     */
+    declare public readonly yamlBodyWoRevision: pulumi.Output<number | undefined>;
 
     /**
      * Create a KubernetesObject resource with the given unique name, arguments, and options.
@@ -144,7 +153,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      * @param args The arguments to use to populate this resource's properties.
      * @param opts A bag of options that control this resource's behavior.
      */
-    constructor(name: string, args: KubernetesObjectArgs, opts?: pulumi.CustomResourceOptions)
+    constructor(name: string, args?: KubernetesObjectArgs, opts?: pulumi.CustomResourceOptions)
     constructor(name: string, argsOrState?: KubernetesObjectArgs | KubernetesObjectState, opts?: pulumi.CustomResourceOptions) {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
@@ -162,11 +171,10 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["sensitiveFields"] = state?.sensitiveFields;
             resourceInputs["uid"] = state?.uid;
             resourceInputs["yamlBody"] = state?.yamlBody;
+            resourceInputs["yamlBodyWo"] = state?.yamlBodyWo;
+            resourceInputs["yamlBodyWoRevision"] = state?.yamlBodyWoRevision;
         } else {
             const args = argsOrState as KubernetesObjectArgs | undefined;
-            if (args?.yamlBody === undefined && !opts.urn) {
-                throw new Error("Missing required property 'yamlBody'");
-            }
             resourceInputs["clusterConnection"] = args?.clusterConnection;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["deleteTimeout"] = args?.deleteTimeout;
@@ -174,6 +182,8 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["sensitiveFields"] = args?.sensitiveFields;
             resourceInputs["yamlBody"] = args?.yamlBody;
+            resourceInputs["yamlBodyWo"] = args?.yamlBodyWo ? pulumi.secret(args.yamlBodyWo) : undefined;
+            resourceInputs["yamlBodyWoRevision"] = args?.yamlBodyWoRevision;
             resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["fieldOwnership"] = undefined /*out*/;
             resourceInputs["managedStateProjection"] = undefined /*out*/;
@@ -181,6 +191,8 @@ export class KubernetesObject extends pulumi.CustomResource {
             resourceInputs["uid"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const secretOpts = { additionalSecretOutputs: ["yamlBodyWo"] };
+        opts = pulumi.mergeOptions(opts, secretOpts);
         super(KubernetesObject.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -234,9 +246,18 @@ export interface KubernetesObjectState {
      */
     uid?: pulumi.Input<string | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      */
     yamlBody?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     */
+    yamlBodyWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     */
+    yamlBodyWoRevision?: pulumi.Input<number | undefined>;
 }
 
 /**
@@ -268,7 +289,16 @@ export interface KubernetesObjectArgs {
      */
     sensitiveFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      */
-    yamlBody: pulumi.Input<string>;
+    yamlBody?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     */
+    yamlBodyWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     */
+    yamlBodyWoRevision?: pulumi.Input<number | undefined>;
 }

@@ -203,7 +203,7 @@ type GetHelmTemplateResult struct {
 	RepositoryPassword *string `pulumi:"repositoryPassword"`
 	// User name for the repository or registry.
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
-	// Secrets, and every object that holds a value of setSensitive, keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with its sensitiveFields.
+	// Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
 	Sensitive map[string]string `pulumi:"sensitive"`
 	// For each key of sensitive whose object holds a value of setSensitive outside a Secret's data, the fields that hold it, for that KubernetesObject's sensitiveFields: hiding yamlBody does not hide the projection, which shows each field.
 	SensitiveFields map[string][]string `pulumi:"sensitiveFields"`
@@ -383,7 +383,7 @@ func (o GetHelmTemplateResultOutput) RepositoryUsername() pulumi.StringPtrOutput
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.RepositoryUsername }).(pulumi.StringPtrOutput)
 }
 
-// Secrets, and every object that holds a value of setSensitive, keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with its sensitiveFields.
+// Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
 func (o GetHelmTemplateResultOutput) Sensitive() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) map[string]string { return v.Sensitive }).(pulumi.StringMapOutput)
 }

@@ -106,10 +106,14 @@ type GetYamlScopedResult struct {
 	Crds map[string]string `pulumi:"crds"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
-	// Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+	// Namespaced objects other than Secrets, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	Namespaced map[string]string `pulumi:"namespaced"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern *string `pulumi:"pattern"`
+	// Secrets (core v1; namespaced, so apply them with the namespaced objects), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+	Sensitive map[string]string `pulumi:"sensitive"`
+	// The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+	SensitiveKeys []string `pulumi:"sensitiveKeys"`
 }
 
 func GetYamlScopedOutput(ctx *pulumi.Context, args GetYamlScopedOutputArgs, opts ...pulumi.InvokeOption) GetYamlScopedResultOutput {
@@ -177,7 +181,7 @@ func (o GetYamlScopedResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }
 
-// Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+// Namespaced objects other than Secrets, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 func (o GetYamlScopedResultOutput) Namespaced() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Namespaced }).(pulumi.StringMapOutput)
 }
@@ -185,6 +189,16 @@ func (o GetYamlScopedResultOutput) Namespaced() pulumi.StringMapOutput {
 // A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 func (o GetYamlScopedResultOutput) Pattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.Pattern }).(pulumi.StringPtrOutput)
+}
+
+// Secrets (core v1; namespaced, so apply them with the namespaced objects), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+func (o GetYamlScopedResultOutput) Sensitive() pulumi.StringMapOutput {
+	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Sensitive }).(pulumi.StringMapOutput)
+}
+
+// The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+func (o GetYamlScopedResultOutput) SensitiveKeys() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetYamlScopedResult) []string { return v.SensitiveKeys }).(pulumi.StringArrayOutput)
 }
 
 func init() {

@@ -53,10 +53,14 @@ type GetYamlSplitResult struct {
 	Content *string `pulumi:"content"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
-	// Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+	// Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
 	Manifests map[string]string `pulumi:"manifests"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern *string `pulumi:"pattern"`
+	// Secrets (core v1), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+	Sensitive map[string]string `pulumi:"sensitive"`
+	// The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+	SensitiveKeys []string `pulumi:"sensitiveKeys"`
 }
 
 func GetYamlSplitOutput(ctx *pulumi.Context, args GetYamlSplitOutputArgs, opts ...pulumi.InvokeOption) GetYamlSplitResultOutput {
@@ -107,7 +111,7 @@ func (o GetYamlSplitResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }
 
-// Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+// Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
 func (o GetYamlSplitResultOutput) Manifests() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) map[string]string { return v.Manifests }).(pulumi.StringMapOutput)
 }
@@ -115,6 +119,16 @@ func (o GetYamlSplitResultOutput) Manifests() pulumi.StringMapOutput {
 // A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 func (o GetYamlSplitResultOutput) Pattern() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.Pattern }).(pulumi.StringPtrOutput)
+}
+
+// Secrets (core v1), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+func (o GetYamlSplitResultOutput) Sensitive() pulumi.StringMapOutput {
+	return o.ApplyT(func(v GetYamlSplitResult) map[string]string { return v.Sensitive }).(pulumi.StringMapOutput)
+}
+
+// The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+func (o GetYamlSplitResultOutput) SensitiveKeys() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetYamlSplitResult) []string { return v.SensitiveKeys }).(pulumi.StringArrayOutput)
 }
 
 func init() {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"reflect"
 
-	"errors"
 	"github.com/k8sconnect/k8sconnect/sdk/go/k8sconnect/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -116,20 +115,29 @@ type KubernetesObject struct {
 	SensitiveFields pulumi.StringArrayOutput `pulumi:"sensitiveFields"`
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid pulumi.StringOutput `pulumi:"uid"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
-	YamlBody pulumi.StringOutput `pulumi:"yamlBody"`
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
+	YamlBody pulumi.StringPtrOutput `pulumi:"yamlBody"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+	YamlBodyWo pulumi.StringPtrOutput `pulumi:"yamlBodyWo"`
+	// Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+	YamlBodyWoRevision pulumi.IntPtrOutput `pulumi:"yamlBodyWoRevision"`
 }
 
 // NewKubernetesObject registers a new resource with the given unique name, arguments, and options.
 func NewKubernetesObject(ctx *pulumi.Context,
 	name string, args *KubernetesObjectArgs, opts ...pulumi.ResourceOption) (*KubernetesObject, error) {
 	if args == nil {
-		return nil, errors.New("missing one or more required arguments")
+		args = &KubernetesObjectArgs{}
 	}
 
-	if args.YamlBody == nil {
-		return nil, errors.New("invalid value for required argument 'YamlBody'")
+	if args.YamlBodyWo != nil {
+		args.YamlBodyWo = pulumi.ToSecret(args.YamlBodyWo).(pulumi.StringPtrInput)
 	}
+	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"yamlBodyWo",
+	})
+	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource KubernetesObject
 	err := ctx.RegisterResource("k8sconnect:index/kubernetesObject:KubernetesObject", name, args, &resource, opts...)
@@ -175,8 +183,13 @@ type kubernetesObjectState struct {
 	SensitiveFields []string `pulumi:"sensitiveFields"`
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid *string `pulumi:"uid"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
 	YamlBody *string `pulumi:"yamlBody"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+	YamlBodyWo *string `pulumi:"yamlBodyWo"`
+	// Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+	YamlBodyWoRevision *int `pulumi:"yamlBodyWoRevision"`
 }
 
 type KubernetesObjectState struct {
@@ -202,8 +215,13 @@ type KubernetesObjectState struct {
 	SensitiveFields pulumi.StringArrayInput
 	// The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
 	Uid pulumi.StringPtrInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
 	YamlBody pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+	YamlBodyWo pulumi.StringPtrInput
+	// Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+	YamlBodyWoRevision pulumi.IntPtrInput
 }
 
 func (KubernetesObjectState) ElementType() reflect.Type {
@@ -223,8 +241,13 @@ type kubernetesObjectArgs struct {
 	IgnoreFields []string `pulumi:"ignoreFields"`
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields []string `pulumi:"sensitiveFields"`
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
-	YamlBody string `pulumi:"yamlBody"`
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
+	YamlBody *string `pulumi:"yamlBody"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+	YamlBodyWo *string `pulumi:"yamlBodyWo"`
+	// Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+	YamlBodyWoRevision *int `pulumi:"yamlBodyWoRevision"`
 }
 
 // The set of arguments for constructing a KubernetesObject resource.
@@ -241,8 +264,13 @@ type KubernetesObjectArgs struct {
 	IgnoreFields pulumi.StringArrayInput
 	// Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
 	SensitiveFields pulumi.StringArrayInput
-	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
-	YamlBody pulumi.StringInput
+	// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
+	YamlBody pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+	YamlBodyWo pulumi.StringPtrInput
+	// Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+	YamlBodyWoRevision pulumi.IntPtrInput
 }
 
 func (KubernetesObjectArgs) ElementType() reflect.Type {
@@ -387,9 +415,20 @@ func (o KubernetesObjectOutput) Uid() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.Uid }).(pulumi.StringOutput)
 }
 
-// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
-func (o KubernetesObjectOutput) YamlBody() pulumi.StringOutput {
-	return o.ApplyT(func(v *KubernetesObject) pulumi.StringOutput { return v.YamlBody }).(pulumi.StringOutput)
+// The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
+func (o KubernetesObjectOutput) YamlBody() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.StringPtrOutput { return v.YamlBody }).(pulumi.StringPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+func (o KubernetesObjectOutput) YamlBodyWo() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.StringPtrOutput { return v.YamlBodyWo }).(pulumi.StringPtrOutput)
+}
+
+// Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+func (o KubernetesObjectOutput) YamlBodyWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *KubernetesObject) pulumi.IntPtrOutput { return v.YamlBodyWoRevision }).(pulumi.IntPtrOutput)
 }
 
 type KubernetesObjectArrayOutput struct{ *pulumi.OutputState }

@@ -275,7 +275,7 @@ class GetHelmTemplateResult:
     @pulumi.getter
     def sensitive(self) -> Mapping[str, _builtins.str]:
         """
-        Secrets, and every object that holds a value of setSensitive, keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with its sensitiveFields.
+        Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
         """
         return pulumi.get(self, "sensitive")
 

@@ -28,7 +28,7 @@ class GetYamlScopedResult:
     """
     A collection of values returned by getYamlScoped.
     """
-    def __init__(__self__, cluster_connection=None, cluster_scoped=None, content=None, crds=None, kustomize_path=None, namespaced=None, pattern=None):
+    def __init__(__self__, cluster_connection=None, cluster_scoped=None, content=None, crds=None, kustomize_path=None, namespaced=None, pattern=None, sensitive=None, sensitive_keys=None):
         if cluster_connection and not isinstance(cluster_connection, dict):
             raise TypeError("Expected argument 'cluster_connection' to be a dict")
         pulumi.set(__self__, "cluster_connection", cluster_connection)
@@ -50,6 +50,12 @@ class GetYamlScopedResult:
         if pattern and not isinstance(pattern, str):
             raise TypeError("Expected argument 'pattern' to be a str")
         pulumi.set(__self__, "pattern", pattern)
+        if sensitive and not isinstance(sensitive, dict):
+            raise TypeError("Expected argument 'sensitive' to be a dict")
+        pulumi.set(__self__, "sensitive", sensitive)
+        if sensitive_keys and not isinstance(sensitive_keys, list):
+            raise TypeError("Expected argument 'sensitive_keys' to be a list")
+        pulumi.set(__self__, "sensitive_keys", sensitive_keys)
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
@@ -95,7 +101,7 @@ class GetYamlScopedResult:
     @pulumi.getter
     def namespaced(self) -> Mapping[str, _builtins.str]:
         """
-        Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
+        Namespaced objects other than Secrets, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
         """
         return pulumi.get(self, "namespaced")
 
@@ -106,6 +112,22 @@ class GetYamlScopedResult:
         A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
         """
         return pulumi.get(self, "pattern")
+
+    @_builtins.property
+    @pulumi.getter
+    def sensitive(self) -> Mapping[str, _builtins.str]:
+        """
+        Secrets (core v1; namespaced, so apply them with the namespaced objects), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+        """
+        return pulumi.get(self, "sensitive")
+
+    @_builtins.property
+    @pulumi.getter(name="sensitiveKeys")
+    def sensitive_keys(self) -> Sequence[_builtins.str]:
+        """
+        The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+        """
+        return pulumi.get(self, "sensitive_keys")
 
 
 class AwaitableGetYamlScopedResult(GetYamlScopedResult):
@@ -120,7 +142,9 @@ class AwaitableGetYamlScopedResult(GetYamlScopedResult):
             crds=self.crds,
             kustomize_path=self.kustomize_path,
             namespaced=self.namespaced,
-            pattern=self.pattern)
+            pattern=self.pattern,
+            sensitive=self.sensitive,
+            sensitive_keys=self.sensitive_keys)
 
 
 def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
@@ -189,7 +213,9 @@ def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 
         crds=pulumi.get(__ret__, 'crds'),
         kustomize_path=pulumi.get(__ret__, 'kustomize_path'),
         namespaced=pulumi.get(__ret__, 'namespaced'),
-        pattern=pulumi.get(__ret__, 'pattern'))
+        pattern=pulumi.get(__ret__, 'pattern'),
+        sensitive=pulumi.get(__ret__, 'sensitive'),
+        sensitive_keys=pulumi.get(__ret__, 'sensitive_keys'))
 def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                            content: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                            kustomize_path: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
@@ -255,4 +281,6 @@ def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Un
         crds=pulumi.get(__response__, 'crds'),
         kustomize_path=pulumi.get(__response__, 'kustomize_path'),
         namespaced=pulumi.get(__response__, 'namespaced'),
-        pattern=pulumi.get(__response__, 'pattern')))
+        pattern=pulumi.get(__response__, 'pattern'),
+        sensitive=pulumi.get(__response__, 'sensitive'),
+        sensitive_keys=pulumi.get(__response__, 'sensitive_keys')))

@@ -26,7 +26,7 @@ class GetYamlSplitResult:
     """
     A collection of values returned by getYamlSplit.
     """
-    def __init__(__self__, content=None, kustomize_path=None, manifests=None, pattern=None):
+    def __init__(__self__, content=None, kustomize_path=None, manifests=None, pattern=None, sensitive=None, sensitive_keys=None):
         if content and not isinstance(content, str):
             raise TypeError("Expected argument 'content' to be a str")
         pulumi.set(__self__, "content", content)
@@ -39,6 +39,12 @@ class GetYamlSplitResult:
         if pattern and not isinstance(pattern, str):
             raise TypeError("Expected argument 'pattern' to be a str")
         pulumi.set(__self__, "pattern", pattern)
+        if sensitive and not isinstance(sensitive, dict):
+            raise TypeError("Expected argument 'sensitive' to be a dict")
+        pulumi.set(__self__, "sensitive", sensitive)
+        if sensitive_keys and not isinstance(sensitive_keys, list):
+            raise TypeError("Expected argument 'sensitive_keys' to be a list")
+        pulumi.set(__self__, "sensitive_keys", sensitive_keys)
 
     @_builtins.property
     @pulumi.getter
@@ -60,7 +66,7 @@ class GetYamlSplitResult:
     @pulumi.getter
     def manifests(self) -> Mapping[str, _builtins.str]:
         """
-        Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+        Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
         """
         return pulumi.get(self, "manifests")
 
@@ -72,6 +78,22 @@ class GetYamlSplitResult:
         """
         return pulumi.get(self, "pattern")
 
+    @_builtins.property
+    @pulumi.getter
+    def sensitive(self) -> Mapping[str, _builtins.str]:
+        """
+        Secrets (core v1), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
+        """
+        return pulumi.get(self, "sensitive")
+
+    @_builtins.property
+    @pulumi.getter(name="sensitiveKeys")
+    def sensitive_keys(self) -> Sequence[_builtins.str]:
+        """
+        The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+        """
+        return pulumi.get(self, "sensitive_keys")
+
 
 class AwaitableGetYamlSplitResult(GetYamlSplitResult):
     # pylint: disable=using-constant-test
@@ -82,7 +104,9 @@ class AwaitableGetYamlSplitResult(GetYamlSplitResult):
             content=self.content,
             kustomize_path=self.kustomize_path,
             manifests=self.manifests,
-            pattern=self.pattern)
+            pattern=self.pattern,
+            sensitive=self.sensitive,
+            sensitive_keys=self.sensitive_keys)
 
 
 def get_yaml_split(content: Optional[_builtins.str] = None,
@@ -119,7 +143,9 @@ def get_yaml_split(content: Optional[_builtins.str] = None,
         content=pulumi.get(__ret__, 'content'),
         kustomize_path=pulumi.get(__ret__, 'kustomize_path'),
         manifests=pulumi.get(__ret__, 'manifests'),
-        pattern=pulumi.get(__ret__, 'pattern'))
+        pattern=pulumi.get(__ret__, 'pattern'),
+        sensitive=pulumi.get(__ret__, 'sensitive'),
+        sensitive_keys=pulumi.get(__ret__, 'sensitive_keys'))
 def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                           kustomize_path: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                           pattern: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
@@ -153,4 +179,6 @@ def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]
         content=pulumi.get(__response__, 'content'),
         kustomize_path=pulumi.get(__response__, 'kustomize_path'),
         manifests=pulumi.get(__response__, 'manifests'),
-        pattern=pulumi.get(__response__, 'pattern')))
+        pattern=pulumi.get(__response__, 'pattern'),
+        sensitive=pulumi.get(__response__, 'sensitive'),
+        sensitive_keys=pulumi.get(__response__, 'sensitive_keys')))

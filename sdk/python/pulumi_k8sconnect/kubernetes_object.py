@@ -21,25 +21,29 @@ __all__ = ['KubernetesObjectArgs', 'KubernetesObject']
 @pulumi.input_type
 class KubernetesObjectArgs:
     def __init__(__self__, *,
-                 yaml_body: pulumi.Input[_builtins.str],
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  force_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
+                 sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a KubernetesObject resource.
 
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy (or replace) the object. Set it to false and apply before destroying.
         :param pulumi.Input[_builtins.str] delete_timeout: How long destroy waits for the object to disappear, e.g. "90s" or "15m". Defaults to 10m for Namespaces, CRDs, PersistentVolumes, PersistentVolumeClaims and StatefulSets, 5m for everything else.
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
         """
-        pulumi.set(__self__, "yaml_body", yaml_body)
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
         if delete_protection is not None:
@@ -52,18 +56,12 @@ class KubernetesObjectArgs:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
         if sensitive_fields is not None:
             pulumi.set(__self__, "sensitive_fields", sensitive_fields)
-
-    @_builtins.property
-    @pulumi.getter(name="yamlBody")
-    def yaml_body(self) -> pulumi.Input[_builtins.str]:
-        """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
-        """
-        return pulumi.get(self, "yaml_body")
-
-    @yaml_body.setter
-    def yaml_body(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "yaml_body", value)
+        if yaml_body is not None:
+            pulumi.set(__self__, "yaml_body", yaml_body)
+        if yaml_body_wo is not None:
+            pulumi.set(__self__, "yaml_body_wo", yaml_body_wo)
+        if yaml_body_wo_revision is not None:
+            pulumi.set(__self__, "yaml_body_wo_revision", yaml_body_wo_revision)
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
@@ -137,6 +135,43 @@ class KubernetesObjectArgs:
     def sensitive_fields(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "sensitive_fields", value)
 
+    @_builtins.property
+    @pulumi.getter(name="yamlBody")
+    def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
+        """
+        return pulumi.get(self, "yaml_body")
+
+    @yaml_body.setter
+    def yaml_body(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "yaml_body", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWo")
+    def yaml_body_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        """
+        return pulumi.get(self, "yaml_body_wo")
+
+    @yaml_body_wo.setter
+    def yaml_body_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "yaml_body_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWoRevision")
+    def yaml_body_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+        """
+        return pulumi.get(self, "yaml_body_wo_revision")
+
+    @yaml_body_wo_revision.setter
+    def yaml_body_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "yaml_body_wo_revision", value)
+
 
 @pulumi.input_type
 class _KubernetesObjectState:
@@ -152,7 +187,9 @@ class _KubernetesObjectState:
                  resource_ref: pulumi.Input[Optional['ResourceRefArgs']] = None,
                  sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  uid: pulumi.Input[Optional[_builtins.str]] = None,
-                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
+                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         Input properties used for looking up and filtering KubernetesObject resources.
 
@@ -167,7 +204,10 @@ class _KubernetesObjectState:
         :param pulumi.Input['ResourceRefArgs'] resource_ref: The object's identity and connection, for Wait.resourceRef.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
         """
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
@@ -193,6 +233,10 @@ class _KubernetesObjectState:
             pulumi.set(__self__, "uid", uid)
         if yaml_body is not None:
             pulumi.set(__self__, "yaml_body", yaml_body)
+        if yaml_body_wo is not None:
+            pulumi.set(__self__, "yaml_body_wo", yaml_body_wo)
+        if yaml_body_wo_revision is not None:
+            pulumi.set(__self__, "yaml_body_wo_revision", yaml_body_wo_revision)
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
@@ -330,13 +374,38 @@ class _KubernetesObjectState:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
         """
         return pulumi.get(self, "yaml_body")
 
     @yaml_body.setter
     def yaml_body(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "yaml_body", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWo")
+    def yaml_body_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        """
+        return pulumi.get(self, "yaml_body_wo")
+
+    @yaml_body_wo.setter
+    def yaml_body_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "yaml_body_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWoRevision")
+    def yaml_body_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+        """
+        return pulumi.get(self, "yaml_body_wo_revision")
+
+    @yaml_body_wo_revision.setter
+    def yaml_body_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "yaml_body_wo_revision", value)
 
 
 @pulumi.type_token("k8sconnect:index/kubernetesObject:KubernetesObject")
@@ -352,6 +421,8 @@ class KubernetesObject(pulumi.CustomResource):
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
         One Kubernetes object of any kind, applied with Server-Side Apply.
@@ -423,13 +494,16 @@ class KubernetesObject(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] force_destroy: When destroy times out waiting for finalizers, remove them and wait once more. The controllers behind those finalizers do not get to clean up: use with care.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ignore_fields: Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
         """
         ...
     @overload
     def __init__(__self__,
                  resource_name: str,
-                 args: KubernetesObjectArgs,
+                 args: Optional[KubernetesObjectArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         One Kubernetes object of any kind, applied with Server-Side Apply.
@@ -515,6 +589,8 @@ class KubernetesObject(pulumi.CustomResource):
                  ignore_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -530,14 +606,16 @@ class KubernetesObject(pulumi.CustomResource):
             __props__.__dict__["force_destroy"] = force_destroy
             __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["sensitive_fields"] = sensitive_fields
-            if yaml_body is None and not opts.urn:
-                raise TypeError("Missing required property 'yaml_body'")
             __props__.__dict__["yaml_body"] = yaml_body
+            __props__.__dict__["yaml_body_wo"] = None if yaml_body_wo is None else pulumi.Output.secret(yaml_body_wo)
+            __props__.__dict__["yaml_body_wo_revision"] = yaml_body_wo_revision
             __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["field_ownership"] = None
             __props__.__dict__["managed_state_projection"] = None
             __props__.__dict__["resource_ref"] = None
             __props__.__dict__["uid"] = None
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["yamlBodyWo"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(KubernetesObject, __self__).__init__(
             'k8sconnect:index/kubernetesObject:KubernetesObject',
             resource_name,
@@ -559,7 +637,9 @@ class KubernetesObject(pulumi.CustomResource):
             resource_ref: pulumi.Input[Optional[Union['ResourceRefArgs', 'ResourceRefArgsDict']]] = None,
             sensitive_fields: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             uid: pulumi.Input[Optional[_builtins.str]] = None,
-            yaml_body: pulumi.Input[Optional[_builtins.str]] = None) -> 'KubernetesObject':
+            yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+            yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+            yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None) -> 'KubernetesObject':
         """
         Get an existing KubernetesObject resource's state with the given name, id, and optional extra
         properties used to qualify the lookup.
@@ -578,7 +658,10 @@ class KubernetesObject(pulumi.CustomResource):
         :param pulumi.Input[Union['ResourceRefArgs', 'ResourceRefArgsDict']] resource_ref: The object's identity and connection, for Wait.resourceRef.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] sensitive_fields: Fields whose values are secret, for kinds other than Secret that carry credentials (a CRD's `spec.password`, say), in the same path language as ignoreFields; a path covers everything under it. A core v1 Secret's `data` and `stringData` are always sensitive. Sensitive values never appear in managedStateProjection, private state, warnings, errors or logs: the projection holds `(sensitive, hmac-sha256:<16 hex>)`, a hash keyed by this resource's id, so a change to the value (drift) still shows, and is reverted, without showing the value.
         :param pulumi.Input[_builtins.str] uid: The UID the API server gave the object when this resource created (or imported) it. Update, refresh and destroy act only on the object with this UID: an object deleted and re-created by someone else under the same name is never changed or deleted.
-        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+        :param pulumi.Input[_builtins.str] yaml_body: The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 
@@ -596,6 +679,8 @@ class KubernetesObject(pulumi.CustomResource):
         __props__.__dict__["sensitive_fields"] = sensitive_fields
         __props__.__dict__["uid"] = uid
         __props__.__dict__["yaml_body"] = yaml_body
+        __props__.__dict__["yaml_body_wo"] = yaml_body_wo
+        __props__.__dict__["yaml_body_wo_revision"] = yaml_body_wo_revision
         return KubernetesObject(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
@@ -688,9 +773,26 @@ class KubernetesObject(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
-    def yaml_body(self) -> pulumi.Output[_builtins.str]:
+    def yaml_body(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret's yamlBody secret by itself.
+        The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yaml_body and yamlBodyWo. Pulumi marks a Secret's yamlBody secret by itself, in the stack's inputs and outputs; to keep it out of the outputs as well, use yaml_body_wo instead.
         """
         return pulumi.get(self, "yaml_body")
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWo")
+    def yaml_body_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yaml_body gets a warning at plan time.
+        """
+        return pulumi.get(self, "yaml_body_wo")
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWoRevision")
+    def yaml_body_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside yamlBodyWo. A change of yaml_body_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yaml_body_wo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+        """
+        return pulumi.get(self, "yaml_body_wo_revision")
 

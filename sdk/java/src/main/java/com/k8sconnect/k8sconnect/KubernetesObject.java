@@ -13,6 +13,7 @@ import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
 import com.pulumi.core.internal.Codegen;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.List;
 import java.util.Map;
@@ -229,18 +230,48 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         return this.uid;
     }
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret&#39;s yamlBody secret by itself, in the stack&#39;s inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      * 
      */
     @Export(name="yamlBody", refs={String.class}, tree="[0]")
-    private Output<String> yamlBody;
+    private Output</* @Nullable */ String> yamlBody;
 
     /**
-     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
+     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret&#39;s yamlBody secret by itself, in the stack&#39;s inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      * 
      */
-    public Output<String> yamlBody() {
-        return this.yamlBody;
+    public Output<Optional<String>> yamlBody() {
+        return Codegen.optional(this.yamlBody);
+    }
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     * 
+     */
+    @Export(name="yamlBodyWo", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> yamlBodyWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     * 
+     */
+    public Output<Optional<String>> yamlBodyWo() {
+        return Codegen.optional(this.yamlBodyWo);
+    }
+    /**
+     * Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     * 
+     */
+    @Export(name="yamlBodyWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> yamlBodyWoRevision;
+
+    /**
+     * @return Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     * 
+     */
+    public Output<Optional<Integer>> yamlBodyWoRevision() {
+        return Codegen.optional(this.yamlBodyWoRevision);
     }
 
     /**
@@ -255,7 +286,7 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
      * @param name The _unique_ name of the resulting resource.
      * @param args The arguments to use to populate this resource's properties.
      */
-    public KubernetesObject(java.lang.String name, KubernetesObjectArgs args) {
+    public KubernetesObject(java.lang.String name, @Nullable KubernetesObjectArgs args) {
         this(name, args, null);
     }
     /**
@@ -264,7 +295,7 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
      * @param args The arguments to use to populate this resource's properties.
      * @param options A bag of options that control this resource's behavior.
      */
-    public KubernetesObject(java.lang.String name, KubernetesObjectArgs args, @Nullable com.pulumi.resources.CustomResourceOptions options) {
+    public KubernetesObject(java.lang.String name, @Nullable KubernetesObjectArgs args, @Nullable com.pulumi.resources.CustomResourceOptions options) {
         super("k8sconnect:index/kubernetesObject:KubernetesObject", name, makeArgs(args, options), makeResourceOptions(options, Codegen.empty()), false);
     }
 
@@ -272,7 +303,7 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         super("k8sconnect:index/kubernetesObject:KubernetesObject", name, state, makeResourceOptions(options, id), false);
     }
 
-    private static KubernetesObjectArgs makeArgs(KubernetesObjectArgs args, @Nullable com.pulumi.resources.CustomResourceOptions options) {
+    private static KubernetesObjectArgs makeArgs(@Nullable KubernetesObjectArgs args, @Nullable com.pulumi.resources.CustomResourceOptions options) {
         if (options != null && options.getUrn().isPresent()) {
             return null;
         }
@@ -283,6 +314,9 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         var defaultOptions = com.pulumi.resources.CustomResourceOptions.builder()
             .version(Utilities.getVersion())
             .pluginDownloadURL("github://api.github.com/k8sconnect/k8sconnect")
+            .additionalSecretOutputs(List.of(
+                "yamlBodyWo"
+            ))
             .build();
         return com.pulumi.resources.CustomResourceOptions.merge(defaultOptions, options, id);
     }

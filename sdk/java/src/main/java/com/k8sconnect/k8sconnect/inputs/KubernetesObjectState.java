@@ -8,6 +8,7 @@ import com.k8sconnect.k8sconnect.inputs.ResourceRefArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.List;
 import java.util.Map;
@@ -186,18 +187,50 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
+     * The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret&#39;s yamlBody secret by itself, in the stack&#39;s inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      * 
      */
     @Import(name="yamlBody")
     private @Nullable Output<String> yamlBody;
 
     /**
-     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
+     * @return The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret&#39;s yamlBody secret by itself, in the stack&#39;s inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
      * 
      */
     public Optional<Output<String>> yamlBody() {
         return Optional.ofNullable(this.yamlBody);
+    }
+
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     * 
+     */
+    @Import(name="yamlBodyWo")
+    private @Nullable Output<String> yamlBodyWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+     * 
+     */
+    public Optional<Output<String>> yamlBodyWo() {
+        return Optional.ofNullable(this.yamlBodyWo);
+    }
+
+    /**
+     * Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     * 
+     */
+    @Import(name="yamlBodyWoRevision")
+    private @Nullable Output<Integer> yamlBodyWoRevision;
+
+    /**
+     * @return Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+     * 
+     */
+    public Optional<Output<Integer>> yamlBodyWoRevision() {
+        return Optional.ofNullable(this.yamlBodyWoRevision);
     }
 
     private KubernetesObjectState() {}
@@ -215,6 +248,8 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         this.sensitiveFields = $.sensitiveFields;
         this.uid = $.uid;
         this.yamlBody = $.yamlBody;
+        this.yamlBodyWo = $.yamlBodyWo;
+        this.yamlBodyWoRevision = $.yamlBodyWoRevision;
     }
 
     public static Builder builder() {
@@ -487,7 +522,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
+         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret&#39;s yamlBody secret by itself, in the stack&#39;s inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
          * 
          * @return builder
          * 
@@ -498,13 +533,57 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Pulumi marks a Secret&#39;s yamlBody secret by itself.
+         * @param yamlBody The object as YAML: exactly one document with apiVersion, kind and metadata.name. A change of apiVersion, kind, name or namespace replaces the object. Exactly one of yamlBody and yamlBodyWo. Pulumi marks a Secret&#39;s yamlBody secret by itself, in the stack&#39;s inputs and outputs; to keep it out of the outputs as well, use yamlBodyWo instead.
          * 
          * @return builder
          * 
          */
         public Builder yamlBody(String yamlBody) {
             return yamlBody(Output.of(yamlBody));
+        }
+
+        /**
+         * @param yamlBodyWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWo(@Nullable Output<String> yamlBodyWo) {
+            $.yamlBodyWo = yamlBodyWo;
+            return this;
+        }
+
+        /**
+         * @param yamlBodyWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The object as YAML, as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows as a changed `(sensitive, hmac-sha256:...)` entry of managedStateProjection, and so does drift; every apply sends it in full, so Server-Side Apply keeps every field it sets owned. Use it for a Secret: a Secret given by yamlBody gets a warning at plan time.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWo(String yamlBodyWo) {
+            return yamlBodyWo(Output.of(yamlBodyWo));
+        }
+
+        /**
+         * @param yamlBodyWoRevision Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWoRevision(@Nullable Output<Integer> yamlBodyWoRevision) {
+            $.yamlBodyWoRevision = yamlBodyWoRevision;
+            return this;
+        }
+
+        /**
+         * @param yamlBodyWoRevision Any number, kept in state beside yamlBodyWo. A change of yamlBodyWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of yamlBodyWo even when nothing would change (to take back fields that another manager took over, say), and records in state that a new body was applied.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWoRevision(Integer yamlBodyWoRevision) {
+            return yamlBodyWoRevision(Output.of(yamlBodyWoRevision));
         }
 
         public KubernetesObjectState build() {

@@ -119,7 +119,7 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable String repositoryUsername;
     /**
-     * @return Secrets, and every object that holds a value of setSensitive, keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with its sensitiveFields.
+     * @return Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource&#39;s state and plans too.
      * 
      */
     private Map<String,String> sensitive;
@@ -296,7 +296,7 @@ public final class GetHelmTemplateResult {
         return Optional.ofNullable(this.repositoryUsername);
     }
     /**
-     * @return Secrets, and every object that holds a value of setSensitive, keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with its sensitiveFields.
+     * @return Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource&#39;s state and plans too.
      * 
      */
     public Map<String,String> sensitive() {

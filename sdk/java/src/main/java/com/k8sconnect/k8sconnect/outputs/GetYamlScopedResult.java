@@ -7,6 +7,7 @@ import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.pulumi.core.annotations.CustomType;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
 import java.lang.String;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,7 +41,7 @@ public final class GetYamlScopedResult {
      */
     private @Nullable String kustomizePath;
     /**
-     * @return Namespaced objects, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return Namespaced objects other than Secrets, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     private Map<String,String> namespaced;
@@ -49,6 +50,16 @@ public final class GetYamlScopedResult {
      * 
      */
     private @Nullable String pattern;
+    /**
+     * @return Secrets (core v1; namespaced, so apply them with the namespaced objects), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource&#39;s state and plans too.
+     * 
+     */
+    private Map<String,String> sensitive;
+    /**
+     * @return The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+     * 
+     */
+    private List<String> sensitiveKeys;
 
     private GetYamlScopedResult() {}
     /**
@@ -87,7 +98,7 @@ public final class GetYamlScopedResult {
         return Optional.ofNullable(this.kustomizePath);
     }
     /**
-     * @return Namespaced objects, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
+     * @return Namespaced objects other than Secrets, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace (`&lt;group&gt;` is `core` for the core API group), as in getYamlSplit.
      * 
      */
     public Map<String,String> namespaced() {
@@ -99,6 +110,20 @@ public final class GetYamlScopedResult {
      */
     public Optional<String> pattern() {
         return Optional.ofNullable(this.pattern);
+    }
+    /**
+     * @return Secrets (core v1; namespaced, so apply them with the namespaced objects), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource&#39;s state and plans too.
+     * 
+     */
+    public Map<String,String> sensitive() {
+        return this.sensitive;
+    }
+    /**
+     * @return The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+     * 
+     */
+    public List<String> sensitiveKeys() {
+        return this.sensitiveKeys;
     }
 
     public static Builder builder() {
@@ -117,6 +142,8 @@ public final class GetYamlScopedResult {
         private @Nullable String kustomizePath;
         private Map<String,String> namespaced;
         private @Nullable String pattern;
+        private Map<String,String> sensitive;
+        private List<String> sensitiveKeys;
         public Builder() {}
         public Builder(GetYamlScopedResult defaults) {
     	      Objects.requireNonNull(defaults);
@@ -127,6 +154,8 @@ public final class GetYamlScopedResult {
     	      this.kustomizePath = defaults.kustomizePath;
     	      this.namespaced = defaults.namespaced;
     	      this.pattern = defaults.pattern;
+    	      this.sensitive = defaults.sensitive;
+    	      this.sensitiveKeys = defaults.sensitiveKeys;
         }
 
         @CustomType.Setter
@@ -177,6 +206,25 @@ public final class GetYamlScopedResult {
             this.pattern = pattern;
             return this;
         }
+        @CustomType.Setter
+        public Builder sensitive(Map<String,String> sensitive) {
+            if (sensitive == null) {
+              throw new MissingRequiredPropertyException("GetYamlScopedResult", "sensitive");
+            }
+            this.sensitive = sensitive;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder sensitiveKeys(List<String> sensitiveKeys) {
+            if (sensitiveKeys == null) {
+              throw new MissingRequiredPropertyException("GetYamlScopedResult", "sensitiveKeys");
+            }
+            this.sensitiveKeys = sensitiveKeys;
+            return this;
+        }
+        public Builder sensitiveKeys(String... sensitiveKeys) {
+            return sensitiveKeys(List.of(sensitiveKeys));
+        }
         public GetYamlScopedResult build() {
             final var _resultValue = new GetYamlScopedResult();
             _resultValue.clusterConnection = clusterConnection;
@@ -186,6 +234,8 @@ public final class GetYamlScopedResult {
             _resultValue.kustomizePath = kustomizePath;
             _resultValue.namespaced = namespaced;
             _resultValue.pattern = pattern;
+            _resultValue.sensitive = sensitive;
+            _resultValue.sensitiveKeys = sensitiveKeys;
             return _resultValue;
         }
     }

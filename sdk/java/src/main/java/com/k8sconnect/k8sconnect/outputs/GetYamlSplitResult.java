@@ -6,6 +6,7 @@ package com.k8sconnect.k8sconnect.outputs;
 import com.pulumi.core.annotations.CustomType;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
 import java.lang.String;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,7 +25,7 @@ public final class GetYamlSplitResult {
      */
     private @Nullable String kustomizePath;
     /**
-     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
      * 
      */
     private Map<String,String> manifests;
@@ -33,6 +34,16 @@ public final class GetYamlSplitResult {
      * 
      */
     private @Nullable String pattern;
+    /**
+     * @return Secrets (core v1), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource&#39;s state and plans too.
+     * 
+     */
+    private Map<String,String> sensitive;
+    /**
+     * @return The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+     * 
+     */
+    private List<String> sensitiveKeys;
 
     private GetYamlSplitResult() {}
     /**
@@ -50,7 +61,7 @@ public final class GetYamlSplitResult {
         return Optional.ofNullable(this.kustomizePath);
     }
     /**
-     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error.
+     * @return Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` when the document sets no namespace; `&lt;group&gt;` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
      * 
      */
     public Map<String,String> manifests() {
@@ -62,6 +73,20 @@ public final class GetYamlSplitResult {
      */
     public Optional<String> pattern() {
         return Optional.ofNullable(this.pattern);
+    }
+    /**
+     * @return Secrets (core v1), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource&#39;s state and plans too.
+     * 
+     */
+    public Map<String,String> sensitive() {
+        return this.sensitive;
+    }
+    /**
+     * @return The keys of sensitive, sorted, in the clear: a resource per key can be made from them while sensitive itself stays hidden.
+     * 
+     */
+    public List<String> sensitiveKeys() {
+        return this.sensitiveKeys;
     }
 
     public static Builder builder() {
@@ -77,6 +102,8 @@ public final class GetYamlSplitResult {
         private @Nullable String kustomizePath;
         private Map<String,String> manifests;
         private @Nullable String pattern;
+        private Map<String,String> sensitive;
+        private List<String> sensitiveKeys;
         public Builder() {}
         public Builder(GetYamlSplitResult defaults) {
     	      Objects.requireNonNull(defaults);
@@ -84,6 +111,8 @@ public final class GetYamlSplitResult {
     	      this.kustomizePath = defaults.kustomizePath;
     	      this.manifests = defaults.manifests;
     	      this.pattern = defaults.pattern;
+    	      this.sensitive = defaults.sensitive;
+    	      this.sensitiveKeys = defaults.sensitiveKeys;
         }
 
         @CustomType.Setter
@@ -112,12 +141,33 @@ public final class GetYamlSplitResult {
             this.pattern = pattern;
             return this;
         }
+        @CustomType.Setter
+        public Builder sensitive(Map<String,String> sensitive) {
+            if (sensitive == null) {
+              throw new MissingRequiredPropertyException("GetYamlSplitResult", "sensitive");
+            }
+            this.sensitive = sensitive;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder sensitiveKeys(List<String> sensitiveKeys) {
+            if (sensitiveKeys == null) {
+              throw new MissingRequiredPropertyException("GetYamlSplitResult", "sensitiveKeys");
+            }
+            this.sensitiveKeys = sensitiveKeys;
+            return this;
+        }
+        public Builder sensitiveKeys(String... sensitiveKeys) {
+            return sensitiveKeys(List.of(sensitiveKeys));
+        }
         public GetYamlSplitResult build() {
             final var _resultValue = new GetYamlSplitResult();
             _resultValue.content = content;
             _resultValue.kustomizePath = kustomizePath;
             _resultValue.manifests = manifests;
             _resultValue.pattern = pattern;
+            _resultValue.sensitive = sensitive;
+            _resultValue.sensitiveKeys = sensitiveKeys;
             return _resultValue;
         }
     }

@@ -29,7 +29,9 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan = withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
 	if r.apply(ctx, &plan, "", resp.Private, &resp.Diagnostics) {
+		withoutWriteOnly(&plan)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -42,7 +44,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Every apply sends the whole patch, patch_wo's too: Server-Side Apply
+	// drops a field that its only manager leaves out.
+	plan = withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
 	if r.apply(ctx, &plan, prior.ClusterUID.ValueString(), resp.Private, &resp.Diagnostics) {
+		withoutWriteOnly(&plan)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }

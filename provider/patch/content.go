@@ -1,11 +1,15 @@
 package patch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
@@ -21,8 +25,27 @@ type content struct {
 	object map[string]any
 }
 
+var pathPatchWO = path.Root("patch_wo")
+
+// writeOnlyEngines is a sentence the Pulumi docs replace with their own
+// (bridge/sdkgen's pulumiTerms).
+const writeOnlyEngines = "Needs Terraform 1.11 or OpenTofu 1.11 or later."
+
+// withWriteOnly is m (read from a plan, where the engine leaves patch_wo
+// null) with the write-only patch of the configuration. It must be nulled
+// again before m is written to a plan or a state (withoutWriteOnly): the
+// engine refuses a write-only value there.
+func withWriteOnly(ctx context.Context, m model, config tfsdk.Config, diags *diag.Diagnostics) model {
+	diags.Append(config.GetAttribute(ctx, pathPatchWO, &m.PatchWO)...)
+	return m
+}
+
+func withoutWriteOnly(m *model) { m.PatchWO = types.StringNull() }
+
 func contentPath(m model) path.Path {
 	switch {
+	case !m.PatchWO.IsNull():
+		return pathPatchWO
 	case !m.JSONPatch.IsNull():
 		return path.Root("json_patch")
 	case !m.MergePatch.IsNull():
@@ -33,7 +56,7 @@ func contentPath(m model) path.Path {
 
 // known reports whether the patch text is known at plan time.
 func (m model) contentKnown() bool {
-	return !m.Patch.IsUnknown() && !m.JSONPatch.IsUnknown() && !m.MergePatch.IsUnknown()
+	return !m.Patch.IsUnknown() && !m.PatchWO.IsUnknown() && !m.JSONPatch.IsUnknown() && !m.MergePatch.IsUnknown()
 }
 
 // serverOwned are metadata fields the API server sets; a patch must not touch them.
@@ -44,8 +67,12 @@ var serverOwned = map[string]bool{
 
 func parseContent(m model) (*content, error) {
 	switch {
-	case !m.Patch.IsNull() && !m.Patch.IsUnknown():
-		obj, err := parseObject(m.Patch.ValueString(), "patch")
+	case (!m.Patch.IsNull() && !m.Patch.IsUnknown()) || (!m.PatchWO.IsNull() && !m.PatchWO.IsUnknown()):
+		text, attr := m.Patch, "patch"
+		if m.Patch.IsNull() {
+			text, attr = m.PatchWO, "patch_wo"
+		}
+		obj, err := parseObject(text.ValueString(), attr)
 		if err != nil {
 			return nil, err
 		}

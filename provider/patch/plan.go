@@ -49,7 +49,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	plan.ManagedFields = types.MapUnknown(types.StringType)
 	plan.FieldOwnership = types.MapUnknown(ownersType)
-	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	plan = withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
+	defer func() {
+		withoutWriteOnly(&plan)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	}()
 
 	target, targetKnown := targetOf(ctx, plan.Target)
 	if !targetKnown || !plan.contentKnown() {

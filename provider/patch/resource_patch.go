@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -49,6 +51,8 @@ type model struct {
 	ID                types.String `tfsdk:"id"`
 	Target            types.Object `tfsdk:"target"`
 	Patch             types.String `tfsdk:"patch"`
+	PatchWO           types.String `tfsdk:"patch_wo"`
+	PatchWORevision   types.Int64  `tfsdk:"patch_wo_revision"`
 	JSONPatch         types.String `tfsdk:"json_patch"`
 	MergePatch        types.String `tfsdk:"merge_patch"`
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
@@ -99,6 +103,21 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): " +
 					"lists such as containers and env merge by their keys. Applied with Server-Side Apply.",
 				Optional: true,
+			},
+			"patch_wo": schema.StringAttribute{
+				Description: "The fields to set, as patch, but write-only: never kept in state, never shown in a " +
+					"plan. " + writeOnlyEngines + " Every plan still dry-runs it, so a changed value shows in " +
+					"managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends " +
+					"it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.",
+				Optional:  true,
+				WriteOnly: true,
+			},
+			"patch_wo_revision": schema.Int64Attribute{
+				Description: "Any number, kept in state beside patch_wo. A change of patch_wo is planned whenever " +
+					"the server would store something else, revision or not; changing the revision plans an apply " +
+					"of patch_wo even when nothing would change.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("patch_wo"))},
 			},
 			"json_patch": schema.StringAttribute{
 				Description: "An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).",
@@ -159,14 +178,21 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 				"  3. destroying the patch releases the fields but does not restore their old values.")
 	}
 	set := 0
-	for _, v := range []types.String{m.Patch, m.JSONPatch, m.MergePatch} {
+	if !req.ClientCapabilities.WriteOnlyAttributesAllowed && !m.PatchWO.IsNull() {
+		resp.Diagnostics.AddAttributeError(pathPatchWO, "patch_wo needs Terraform 1.11 or OpenTofu 1.11",
+			"patch_wo is a write-only attribute, which this engine does not support: it needs Terraform 1.11 or "+
+				"later, or OpenTofu 1.11 or later. Upgrade the engine, or give the patch by patch (wrapped in "+
+				"sensitive() when it holds a credential), which is kept in state.")
+	}
+	for _, v := range []types.String{m.Patch, m.PatchWO, m.JSONPatch, m.MergePatch} {
 		if !v.IsNull() {
 			set++
 		}
 	}
 	if set != 1 {
 		resp.Diagnostics.AddAttributeError(path.Root("patch"), "Exactly one patch type is required",
-			fmt.Sprintf("Set exactly one of patch (strategic-merge style, applied with Server-Side Apply), json_patch "+
+			fmt.Sprintf("Set exactly one of patch (strategic-merge style, applied with Server-Side Apply), its "+
+				"write-only twin patch_wo, json_patch "+
 				"(RFC 6902) or merge_patch (RFC 7386); %d are set.", set))
 		return
 	}

@@ -114,6 +114,15 @@ export class Patch extends pulumi.CustomResource {
      */
     declare public readonly patch: pulumi.Output<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    declare public readonly patchWo: pulumi.Output<string | undefined>;
+    /**
+     * Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     */
+    declare public readonly patchWoRevision: pulumi.Output<number | undefined>;
+    /**
      * For each patched field, the managers that owned it before this patch first took it.
      */
     declare public /*out*/ readonly previousOwners: pulumi.Output<{[key: string]: string[]}>;
@@ -146,6 +155,8 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["managedFields"] = state?.managedFields;
             resourceInputs["mergePatch"] = state?.mergePatch;
             resourceInputs["patch"] = state?.patch;
+            resourceInputs["patchWo"] = state?.patchWo;
+            resourceInputs["patchWoRevision"] = state?.patchWoRevision;
             resourceInputs["previousOwners"] = state?.previousOwners;
             resourceInputs["takeOwnership"] = state?.takeOwnership;
             resourceInputs["target"] = state?.target;
@@ -161,6 +172,8 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["jsonPatch"] = args?.jsonPatch;
             resourceInputs["mergePatch"] = args?.mergePatch;
             resourceInputs["patch"] = args?.patch;
+            resourceInputs["patchWo"] = args?.patchWo ? pulumi.secret(args.patchWo) : undefined;
+            resourceInputs["patchWoRevision"] = args?.patchWoRevision;
             resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["target"] = args?.target;
             resourceInputs["clusterUid"] = undefined /*out*/;
@@ -169,6 +182,8 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["previousOwners"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const secretOpts = { additionalSecretOutputs: ["patchWo"] };
+        opts = pulumi.mergeOptions(opts, secretOpts);
         super(Patch.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -206,6 +221,15 @@ export interface PatchState {
      */
     patch?: pulumi.Input<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    patchWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     */
+    patchWoRevision?: pulumi.Input<number | undefined>;
+    /**
      * For each patched field, the managers that owned it before this patch first took it.
      */
     previousOwners?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
@@ -239,6 +263,15 @@ export interface PatchArgs {
      * The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
      */
     patch?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    patchWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     */
+    patchWoRevision?: pulumi.Input<number | undefined>;
     /**
      * Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
      */

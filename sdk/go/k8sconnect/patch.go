@@ -112,6 +112,11 @@ type Patch struct {
 	MergePatch pulumi.StringPtrOutput `pulumi:"mergePatch"`
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch pulumi.StringPtrOutput `pulumi:"patch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	PatchWo pulumi.StringPtrOutput `pulumi:"patchWo"`
+	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+	PatchWoRevision pulumi.IntPtrOutput `pulumi:"patchWoRevision"`
 	// For each patched field, the managers that owned it before this patch first took it.
 	PreviousOwners pulumi.StringArrayMapOutput `pulumi:"previousOwners"`
 	// Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
@@ -133,6 +138,13 @@ func NewPatch(ctx *pulumi.Context,
 	if args.Target == nil {
 		return nil, errors.New("invalid value for required argument 'Target'")
 	}
+	if args.PatchWo != nil {
+		args.PatchWo = pulumi.ToSecret(args.PatchWo).(pulumi.StringPtrInput)
+	}
+	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"patchWo",
+	})
+	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Patch
 	err := ctx.RegisterResource("k8sconnect:index/patch:Patch", name, args, &resource, opts...)
@@ -170,6 +182,11 @@ type patchState struct {
 	MergePatch *string `pulumi:"mergePatch"`
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch *string `pulumi:"patch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	PatchWo *string `pulumi:"patchWo"`
+	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+	PatchWoRevision *int `pulumi:"patchWoRevision"`
 	// For each patched field, the managers that owned it before this patch first took it.
 	PreviousOwners map[string][]string `pulumi:"previousOwners"`
 	// Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
@@ -193,6 +210,11 @@ type PatchState struct {
 	MergePatch pulumi.StringPtrInput
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	PatchWo pulumi.StringPtrInput
+	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+	PatchWoRevision pulumi.IntPtrInput
 	// For each patched field, the managers that owned it before this patch first took it.
 	PreviousOwners pulumi.StringArrayMapInput
 	// Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
@@ -214,6 +236,11 @@ type patchArgs struct {
 	MergePatch *string `pulumi:"mergePatch"`
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch *string `pulumi:"patch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	PatchWo *string `pulumi:"patchWo"`
+	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+	PatchWoRevision *int `pulumi:"patchWoRevision"`
 	// Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
 	TakeOwnership bool `pulumi:"takeOwnership"`
 	// The object to patch. It must exist. Changing the target replaces the patch.
@@ -230,6 +257,11 @@ type PatchArgs struct {
 	MergePatch pulumi.StringPtrInput
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	PatchWo pulumi.StringPtrInput
+	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+	PatchWoRevision pulumi.IntPtrInput
 	// Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
 	TakeOwnership pulumi.BoolInput
 	// The object to patch. It must exist. Changing the target replaces the patch.
@@ -356,6 +388,17 @@ func (o PatchOutput) MergePatch() pulumi.StringPtrOutput {
 // The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 func (o PatchOutput) Patch() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.Patch }).(pulumi.StringPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+func (o PatchOutput) PatchWo() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.PatchWo }).(pulumi.StringPtrOutput)
+}
+
+// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+func (o PatchOutput) PatchWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Patch) pulumi.IntPtrOutput { return v.PatchWoRevision }).(pulumi.IntPtrOutput)
 }
 
 // For each patched field, the managers that owned it before this patch first took it.

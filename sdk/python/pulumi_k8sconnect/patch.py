@@ -26,7 +26,9 @@ class PatchArgs:
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
-                 patch: pulumi.Input[Optional[_builtins.str]] = None):
+                 patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a Patch resource.
 
@@ -36,6 +38,9 @@ class PatchArgs:
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
+        :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         """
         pulumi.set(__self__, "take_ownership", take_ownership)
         pulumi.set(__self__, "target", target)
@@ -47,6 +52,10 @@ class PatchArgs:
             pulumi.set(__self__, "merge_patch", merge_patch)
         if patch is not None:
             pulumi.set(__self__, "patch", patch)
+        if patch_wo is not None:
+            pulumi.set(__self__, "patch_wo", patch_wo)
+        if patch_wo_revision is not None:
+            pulumi.set(__self__, "patch_wo_revision", patch_wo_revision)
 
     @_builtins.property
     @pulumi.getter(name="takeOwnership")
@@ -120,6 +129,31 @@ class PatchArgs:
     def patch(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "patch", value)
 
+    @_builtins.property
+    @pulumi.getter(name="patchWo")
+    def patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "patch_wo")
+
+    @patch_wo.setter
+    def patch_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "patch_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="patchWoRevision")
+    def patch_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "patch_wo_revision")
+
+    @patch_wo_revision.setter
+    def patch_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "patch_wo_revision", value)
+
 
 @pulumi.input_type
 class _PatchState:
@@ -131,6 +165,8 @@ class _PatchState:
                  managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  previous_owners: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  target: pulumi.Input[Optional['PatchTargetArgs']] = None):
@@ -144,6 +180,9 @@ class _PatchState:
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
+        :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] previous_owners: For each patched field, the managers that owned it before this patch first took it.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input['PatchTargetArgs'] target: The object to patch. It must exist. Changing the target replaces the patch.
@@ -162,6 +201,10 @@ class _PatchState:
             pulumi.set(__self__, "merge_patch", merge_patch)
         if patch is not None:
             pulumi.set(__self__, "patch", patch)
+        if patch_wo is not None:
+            pulumi.set(__self__, "patch_wo", patch_wo)
+        if patch_wo_revision is not None:
+            pulumi.set(__self__, "patch_wo_revision", patch_wo_revision)
         if previous_owners is not None:
             pulumi.set(__self__, "previous_owners", previous_owners)
         if take_ownership is not None:
@@ -254,6 +297,31 @@ class _PatchState:
         pulumi.set(self, "patch", value)
 
     @_builtins.property
+    @pulumi.getter(name="patchWo")
+    def patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "patch_wo")
+
+    @patch_wo.setter
+    def patch_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "patch_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="patchWoRevision")
+    def patch_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "patch_wo_revision")
+
+    @patch_wo_revision.setter
+    def patch_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "patch_wo_revision", value)
+
+    @_builtins.property
     @pulumi.getter(name="previousOwners")
     def previous_owners(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]:
         """
@@ -300,6 +368,8 @@ class Patch(pulumi.CustomResource):
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  target: pulumi.Input[Optional[Union['PatchTargetArgs', 'PatchTargetArgsDict']]] = None,
                  __props__=None):
@@ -363,6 +433,9 @@ class Patch(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
+        :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input[Union['PatchTargetArgs', 'PatchTargetArgsDict']] target: The object to patch. It must exist. Changing the target replaces the patch.
         """
@@ -445,6 +518,8 @@ class Patch(pulumi.CustomResource):
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  target: pulumi.Input[Optional[Union['PatchTargetArgs', 'PatchTargetArgsDict']]] = None,
                  __props__=None):
@@ -460,6 +535,8 @@ class Patch(pulumi.CustomResource):
             __props__.__dict__["json_patch"] = json_patch
             __props__.__dict__["merge_patch"] = merge_patch
             __props__.__dict__["patch"] = patch
+            __props__.__dict__["patch_wo"] = None if patch_wo is None else pulumi.Output.secret(patch_wo)
+            __props__.__dict__["patch_wo_revision"] = patch_wo_revision
             if take_ownership is None and not opts.urn:
                 raise TypeError("Missing required property 'take_ownership'")
             __props__.__dict__["take_ownership"] = take_ownership
@@ -470,6 +547,8 @@ class Patch(pulumi.CustomResource):
             __props__.__dict__["field_ownership"] = None
             __props__.__dict__["managed_fields"] = None
             __props__.__dict__["previous_owners"] = None
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["patchWo"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Patch, __self__).__init__(
             'k8sconnect:index/patch:Patch',
             resource_name,
@@ -487,6 +566,8 @@ class Patch(pulumi.CustomResource):
             managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
             merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
             patch: pulumi.Input[Optional[_builtins.str]] = None,
+            patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+            patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
             previous_owners: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
             target: pulumi.Input[Optional[Union['PatchTargetArgs', 'PatchTargetArgsDict']]] = None) -> 'Patch':
@@ -504,6 +585,9 @@ class Patch(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
+        :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] previous_owners: For each patched field, the managers that owned it before this patch first took it.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input[Union['PatchTargetArgs', 'PatchTargetArgsDict']] target: The object to patch. It must exist. Changing the target replaces the patch.
@@ -519,6 +603,8 @@ class Patch(pulumi.CustomResource):
         __props__.__dict__["managed_fields"] = managed_fields
         __props__.__dict__["merge_patch"] = merge_patch
         __props__.__dict__["patch"] = patch
+        __props__.__dict__["patch_wo"] = patch_wo
+        __props__.__dict__["patch_wo_revision"] = patch_wo_revision
         __props__.__dict__["previous_owners"] = previous_owners
         __props__.__dict__["take_ownership"] = take_ownership
         __props__.__dict__["target"] = target
@@ -579,6 +665,23 @@ class Patch(pulumi.CustomResource):
         The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         """
         return pulumi.get(self, "patch")
+
+    @_builtins.property
+    @pulumi.getter(name="patchWo")
+    def patch_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "patch_wo")
+
+    @_builtins.property
+    @pulumi.getter(name="patchWoRevision")
+    def patch_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "patch_wo_revision")
 
     @_builtins.property
     @pulumi.getter(name="previousOwners")

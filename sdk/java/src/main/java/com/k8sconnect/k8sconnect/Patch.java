@@ -13,6 +13,7 @@ import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
 import com.pulumi.core.internal.Codegen;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.List;
 import java.util.Map;
@@ -192,6 +193,36 @@ public class Patch extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.patch);
     }
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Export(name="patchWo", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> patchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Output<Optional<String>> patchWo() {
+        return Codegen.optional(this.patchWo);
+    }
+    /**
+     * Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     * 
+     */
+    @Export(name="patchWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> patchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     * 
+     */
+    public Output<Optional<Integer>> patchWoRevision() {
+        return Codegen.optional(this.patchWoRevision);
+    }
+    /**
      * For each patched field, the managers that owned it before this patch first took it.
      * 
      */
@@ -274,6 +305,9 @@ public class Patch extends com.pulumi.resources.CustomResource {
         var defaultOptions = com.pulumi.resources.CustomResourceOptions.builder()
             .version(Utilities.getVersion())
             .pluginDownloadURL("github://api.github.com/k8sconnect/k8sconnect")
+            .additionalSecretOutputs(List.of(
+                "patchWo"
+            ))
             .build();
         return com.pulumi.resources.CustomResourceOptions.merge(defaultOptions, options, id);
     }

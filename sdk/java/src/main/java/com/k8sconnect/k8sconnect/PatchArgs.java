@@ -9,6 +9,7 @@ import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.Objects;
 import java.util.Optional;
@@ -80,6 +81,38 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Import(name="patchWo")
+    private @Nullable Output<String> patchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Optional<Output<String>> patchWo() {
+        return Optional.ofNullable(this.patchWo);
+    }
+
+    /**
+     * Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     * 
+     */
+    @Import(name="patchWoRevision")
+    private @Nullable Output<Integer> patchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     * 
+     */
+    public Optional<Output<Integer>> patchWoRevision() {
+        return Optional.ofNullable(this.patchWoRevision);
+    }
+
+    /**
      * Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
      * 
      */
@@ -116,6 +149,8 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
         this.jsonPatch = $.jsonPatch;
         this.mergePatch = $.mergePatch;
         this.patch = $.patch;
+        this.patchWo = $.patchWo;
+        this.patchWoRevision = $.patchWoRevision;
         this.takeOwnership = $.takeOwnership;
         this.target = $.target;
     }
@@ -220,6 +255,50 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder patch(String patch) {
             return patch(Output.of(patch));
+        }
+
+        /**
+         * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWo(@Nullable Output<String> patchWo) {
+            $.patchWo = patchWo;
+            return this;
+        }
+
+        /**
+         * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWo(String patchWo) {
+            return patchWo(Output.of(patchWo));
+        }
+
+        /**
+         * @param patchWoRevision Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWoRevision(@Nullable Output<Integer> patchWoRevision) {
+            $.patchWoRevision = patchWoRevision;
+            return this;
+        }
+
+        /**
+         * @param patchWoRevision Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWoRevision(Integer patchWoRevision) {
+            return patchWoRevision(Output.of(patchWoRevision));
         }
 
         /**

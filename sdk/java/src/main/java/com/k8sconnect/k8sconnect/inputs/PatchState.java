@@ -8,6 +8,7 @@ import com.k8sconnect.k8sconnect.inputs.PatchTargetArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.List;
 import java.util.Map;
@@ -126,6 +127,38 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Import(name="patchWo")
+    private @Nullable Output<String> patchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Optional<Output<String>> patchWo() {
+        return Optional.ofNullable(this.patchWo);
+    }
+
+    /**
+     * Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     * 
+     */
+    @Import(name="patchWoRevision")
+    private @Nullable Output<Integer> patchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+     * 
+     */
+    public Optional<Output<Integer>> patchWoRevision() {
+        return Optional.ofNullable(this.patchWoRevision);
+    }
+
+    /**
      * For each patched field, the managers that owned it before this patch first took it.
      * 
      */
@@ -180,6 +213,8 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         this.managedFields = $.managedFields;
         this.mergePatch = $.mergePatch;
         this.patch = $.patch;
+        this.patchWo = $.patchWo;
+        this.patchWoRevision = $.patchWoRevision;
         this.previousOwners = $.previousOwners;
         this.takeOwnership = $.takeOwnership;
         this.target = $.target;
@@ -348,6 +383,50 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder patch(String patch) {
             return patch(Output.of(patch));
+        }
+
+        /**
+         * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWo(@Nullable Output<String> patchWo) {
+            $.patchWo = patchWo;
+            return this;
+        }
+
+        /**
+         * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWo(String patchWo) {
+            return patchWo(Output.of(patchWo));
+        }
+
+        /**
+         * @param patchWoRevision Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWoRevision(@Nullable Output<Integer> patchWoRevision) {
+            $.patchWoRevision = patchWoRevision;
+            return this;
+        }
+
+        /**
+         * @param patchWoRevision Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder patchWoRevision(Integer patchWoRevision) {
+            return patchWoRevision(Output.of(patchWoRevision));
         }
 
         /**

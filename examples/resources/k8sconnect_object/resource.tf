@@ -39,3 +39,31 @@ resource "k8sconnect_object" "web" {
     kubeconfig_file = "~/.kube/config"
   }
 }
+
+# A Secret given by yaml_body_wo: never kept in state, never shown in a plan
+# (Terraform 1.11 or OpenTofu 1.11 and later), yet every plan still checks it
+# against the cluster. Raise the revision with each new value.
+variable "db_password" {
+  type      = string
+  ephemeral = true
+  default   = "example-only" # pass the real value with TF_VAR_db_password
+}
+
+resource "k8sconnect_object" "db_credentials" {
+  yaml_body_wo = <<-YAML
+    apiVersion: v1
+    kind: Secret
+    metadata:
+      name: db-credentials
+      namespace: web
+    type: Opaque
+    stringData:
+      password: ${var.db_password}
+  YAML
+  yaml_body_wo_revision = 1
+
+  cluster_connection = {
+    kubeconfig_file = "~/.kube/config"
+  }
+  depends_on = [k8sconnect_object.namespace]
+}

@@ -174,3 +174,74 @@ func TestPulumiSecrets_writeOnlyBody(t *testing.T) {
 	owned("after reverting drift")
 	stack("after reverting drift", pw2)
 }
+
+// A Patch of an operator's Secret by patchWo: the value reaches the cluster
+// and a new one with a new revision too, the patch keeps the field, and the
+// value is in no preview, up, stack export or stack output; decrypted, the
+// stack holds it among the Patch's inputs only.
+func TestPulumiSecrets_writeOnlyPatch(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	orig, first, second := acctest.NewSecretValue("orig"), acctest.NewSecretValue("wofirst"), acctest.NewSecretValue("wosecond")
+	all := []acctest.SecretValue{orig, first, second, {Plain: cluster.Token}}
+	acctest.ApplyAs(t, "operator", secSecrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\ndata: {password: %s}\n", ns, orig.Base64()))
+	program := func(v acctest.SecretValue, revision int) string {
+		t.Helper()
+		p, err := yaml.Marshal(map[string]any{
+			"name": "k8sconnect-writeonly-patch", "runtime": "yaml",
+			"resources": map[string]any{
+				"k8s": map[string]any{"type": "pulumi:providers:k8sconnect",
+					"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}}},
+				"creds": map[string]any{"type": "k8sconnect:Patch", "options": map[string]any{"provider": "${k8s}"},
+					"properties": map[string]any{
+						"target":          map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": ns, "name": "creds"},
+						"patchWo":         fmt.Sprintf("data: {password: %s}", v.Base64()),
+						"patchWoRevision": revision,
+						"takeOwnership":   true,
+					}},
+			},
+			"outputs": map[string]any{"managed": "${creds.managedFields}", "content": "${creds.patchWo}"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(p)
+	}
+	s := pulumitest.NewYAMLProgram(t, program(first, 1))
+	diff := pulumitest.Flag("--diff")
+	check := func(v acctest.SecretValue, when string) {
+		t.Helper()
+		obj := acctest.MustGet(t, secSecrets, ns, "creds")
+		live, _ := json.Marshal(obj.Object)
+		acctest.ExpectPresent(t, "the patched Secret "+when, string(live), v.Base64())
+		owned := false
+		for _, e := range obj.GetManagedFields() {
+			if strings.HasPrefix(e.Manager, "k8sconnect-patch-") && e.FieldsV1 != nil && strings.Contains(e.FieldsV1.GetRawString(), `"f:password"`) {
+				owned = true
+			}
+		}
+		if !owned {
+			t.Errorf("%s: the patch does not own data.password", when)
+		}
+		acctest.ExpectPresent(t, "the decrypted stack "+when, s.CLI("stack", "export", "--show-secrets"), v.Base64())
+		exported := s.CLI("stack", "export")
+		acctest.ExpectPresent(t, "the stack "+when, exported, "(sensitive, hmac-sha256:")
+		acctest.ExpectAbsent(t, "pulumi stack export "+when, exported, all...)
+		acctest.ExpectAbsent(t, "pulumi stack output "+when, s.CLI("stack", "output", "--json"), all...)
+	}
+	acctest.ExpectAbsent(t, "pulumi preview --diff", s.Run(pulumitest.Preview, nil, diff).Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up --diff", s.Run(pulumitest.Up, nil, diff).Log, all...)
+	check(first, "after the create")
+	s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
+
+	s.WriteYAML(program(second, 2))
+	up := s.Run(pulumitest.Up, nil, diff)
+	if up.Changes["update"] != 1 {
+		t.Errorf("a new value and revision should update the patch: %v", up.Changes)
+	}
+	acctest.ExpectAbsent(t, "pulumi up of the new value", up.Log, all...)
+	check(second, "after the new value")
+	s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
+}

@@ -66,6 +66,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if creating {
 		plan.ID = types.StringValue(idFor(target, ct))
 	}
+	if creating || !plan.Patch.Equal(state.Patch) || !plan.JSONPatch.Equal(state.JSONPatch) || !plan.MergePatch.Equal(state.MergePatch) {
+		r.warnSecretInPatch(plan, target, &resp.Diagnostics)
+	}
 	ctx, serverWarnings := connection.CollectWarnings(ctx)
 	defer func() { connection.AddWarnings(&resp.Diagnostics, target.String(), serverWarnings()) }()
 	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)

@@ -42,6 +42,8 @@ type Resource struct {
 	clients   *connection.Cache
 	verbosity ownership.Verbosity
 	phase     *providerdata.Phase // told when applying starts
+	// pulumi: the bridge marks a Secret's patch content secret by itself.
+	pulumi bool
 }
 
 // New returns the resource.
@@ -158,7 +160,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.verbosity, r.phase = data.Clients, data.OwnershipMessages, data.Phase
+		r.clients, r.verbosity, r.phase, r.pulumi = data.Clients, data.OwnershipMessages, data.Phase, data.PlansRepeat
 	}
 }
 

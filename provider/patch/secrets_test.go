@@ -44,8 +44,15 @@ resource "k8sconnect_patch" "creds" {
 		}
 		return r
 	}
-	acctest.ExpectAbsent(t, "plan output", run("plan").Output, all...)
+	first := run("plan").Output
+	acctest.ExpectAbsent(t, "plan output", first, all...)
+	if !strings.Contains(first, "A patch of a Secret is kept in state") || !strings.Contains(first, "patch_wo") {
+		t.Errorf("a Secret patched by patch should warn, naming patch_wo:\n%s", first)
+	}
 	acctest.ExpectAbsent(t, "apply output", run("apply", "-auto-approve").Output, all...)
+	if again := run("plan").Output; strings.Contains(again, "A patch of a Secret is kept in state") {
+		t.Errorf("a plan that changes nothing should not warn again:\n%s", again)
+	}
 	live, _ := json.Marshal(acctest.MustGet(t, secrets, ns, "creds").Object)
 	acctest.ExpectPresent(t, "the patched Secret", string(live), patched.Base64())
 	outside, legit, private := w.StateParts("patch")

@@ -91,6 +91,11 @@ resource "k8sconnect_patch" "creds" {
 		t.Fatalf("a new value should plan 1 update, got %d (%v)\n%s", change, r.Err, r.Output)
 	}
 	acctest.ExpectAbsent(t, "plan -json of the new value", r.Output, all...)
+	for _, d := range r.Warnings() {
+		if strings.Contains(d.Summary, "kept in state") {
+			t.Errorf("a patch given by patch_wo is warned about: %s", d.Detail)
+		}
+	}
 	run("apply of the new value", "apply", "-auto-approve")
 	has(second, "after the new value")
 	nowhere("after the new value")

@@ -100,8 +100,8 @@ var entityDocs = []entityDoc{
 		},
 		importDoc: "A release made by `helm install` is adopted by an id of the form `%[1]s`, e.g. with\n\n" +
 			"```sh\n$ %[2]s\n```\n\n" +
-			"The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of " +
-			"the same history. Under Pulumi this import is not tested yet.",
+			"or with the resource option `import` set to that id. The first `pulumi up` then takes its objects over " +
+			"in place (same UIDs) and writes the next revision of the same history.",
 	},
 	{
 		tf: "k8sconnect_object", function: true,

@@ -41,7 +41,7 @@ import * as utilities from "./utilities";
  * $ pulumi import k8sconnect:index/helmRelease:HelmRelease greeter greeter/greeter
  * ```
  *
- * The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history. Under Pulumi this import is not tested yet.
+ * or with the resource option `import` set to that id. The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history.
  */
 export class HelmRelease extends pulumi.CustomResource {
     /**

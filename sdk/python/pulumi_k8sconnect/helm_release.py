@@ -902,7 +902,7 @@ class HelmRelease(pulumi.CustomResource):
         $ pulumi import k8sconnect:index/helmRelease:HelmRelease greeter greeter/greeter
         ```
 
-        The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history. Under Pulumi this import is not tested yet.
+        or with the resource option `import` set to that id. The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history.
 
 
         :param str resource_name: The name of the resource.
@@ -975,7 +975,7 @@ class HelmRelease(pulumi.CustomResource):
         $ pulumi import k8sconnect:index/helmRelease:HelmRelease greeter greeter/greeter
         ```
 
-        The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history. Under Pulumi this import is not tested yet.
+        or with the resource option `import` set to that id. The first `pulumi up` then takes its objects over in place (same UIDs) and writes the next revision of the same history.
 
 
         :param str resource_name: The name of the resource.

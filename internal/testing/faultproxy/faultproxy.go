@@ -1,9 +1,10 @@
 // Package faultproxy is a loopback HTTPS reverse proxy in front of a real
 // kube-apiserver that tests tell to misbehave: drop a request before it reaches
 // the server, forward it and then cut the connection instead of answering,
-// delay it, or hold the server's answer until the test releases it (so that
+// delay it, hold the server's answer until the test releases it (so that
 // the test can kill the client while its request has landed but its response
-// has not).
+// has not), answer in the server's place with a status of the test's choosing,
+// cut an answer halfway through its body, or end a watch early.
 //
 // The proxy terminates TLS with a certificate for 127.0.0.1 signed by a CA of
 // its own (Proxy.CAPEM), so a client connects with
@@ -24,7 +25,7 @@
 // matches a request acts on it. A rule acts on every matching request
 // (persistent) or on the first Times of them, optionally after letting the
 // first After through. Streaming requests (watches, log follows, upgrades)
-// always pass through untouched.
+// pass through untouched, except that an EndWatch rule ends a watch it matches.
 package faultproxy
 
 import (
@@ -32,6 +33,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +45,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,6 +87,20 @@ const (
 	// it until Fault.Release (or Fault.Remove, Proxy.Close, Rule.MaxHold), then
 	// answers, if the client is still there.
 	Pause
+	// Answer answers in the server's place with Rule.Status, Rule.Header and
+	// Rule.Body (by default a metav1.Status naming the code, as the API server
+	// writes one): the server never sees the request.
+	Answer
+	// Truncate forwards the request, reads the server's whole response, sends
+	// its headers (with the full Content-Length) and the first half of its
+	// body, then closes the connection: the request took effect, and the
+	// client sees an answer that breaks off.
+	Truncate
+	// EndWatch forwards a watch and closes it after Rule.Delay (at once when
+	// zero), as an API server, a load balancer or an idle timeout does: the
+	// client sees the stream end without an error event. It matches watches
+	// only; a plain request passes.
+	EndWatch
 )
 
 func (a Action) String() string {
@@ -96,18 +113,27 @@ func (a Action) String() string {
 		return "delay"
 	case Pause:
 		return "pause"
+	case Answer:
+		return "answer"
+	case Truncate:
+		return "truncate"
+	case EndWatch:
+		return "end-watch"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
 
 // Match selects requests. Every non-empty field must hold.
 type Match struct {
-	Method  string   // e.g. "PATCH"
-	Path    string   // a substring of the URL path, e.g. "/configmaps/my-name"
-	Query   []string // query parameters that must be present: "name" or "name=value"
-	NoQuery []string // query parameters that must be absent: "name" or "name=value"
-	Body    string   // a substring of the request body
-	NoBody  string   // a substring the request body must not contain
+	Method string // e.g. "PATCH"
+	Path   string // a substring of the URL path, e.g. "/configmaps/my-name"
+	// WholePath is the URL path exactly, for a path that is a prefix of
+	// many others (discovery's "/api", "/apis").
+	WholePath string
+	Query     []string // query parameters that must be present: "name" or "name=value"
+	NoQuery   []string // query parameters that must be absent: "name" or "name=value"
+	Body      string   // a substring of the request body
+	NoBody    string   // a substring the request body must not contain
 }
 
 // ApplyOf matches the server-side applies (PATCH) of one object, dry runs
@@ -128,6 +154,9 @@ func (m Match) String() string {
 	}
 	if m.Path != "" {
 		parts = append(parts, "*"+m.Path+"*")
+	}
+	if m.WholePath != "" {
+		parts = append(parts, m.WholePath)
 	}
 	for _, q := range m.Query {
 		parts = append(parts, "?"+q)
@@ -152,6 +181,9 @@ func (m Match) matches(r *http.Request, body []byte, bodyKnown bool) bool {
 		return false
 	}
 	if m.Path != "" && !strings.Contains(r.URL.Path, m.Path) {
+		return false
+	}
+	if m.WholePath != "" && r.URL.Path != m.WholePath {
 		return false
 	}
 	q := r.URL.Query()
@@ -192,8 +224,15 @@ func hasParam(q url.Values, p string) bool {
 type Rule struct {
 	Match
 	Action Action
-	// Delay is how long a Delay rule waits.
+	// Delay is how long a Delay rule waits, and how long an EndWatch rule
+	// lets a watch run.
 	Delay time.Duration
+	// Status, Header and Body are an Answer rule's answer. Without a Body the
+	// answer is a metav1.Status for Status (see StatusBody); a Retry-After
+	// header is copied into its details, as the API server does.
+	Status int
+	Header http.Header
+	Body   []byte
 	// After lets this many matching requests through untouched before the
 	// rule starts acting.
 	After int
@@ -207,8 +246,16 @@ type Rule struct {
 
 func (r Rule) String() string {
 	s := r.Action.String() + " " + r.Match.String()
-	if r.Action == Delay {
+	switch r.Action {
+	case Delay:
 		s += " by " + r.Delay.String()
+	case Answer:
+		s += " with " + strconv.Itoa(r.Status)
+		if ra := r.Header.Get("Retry-After"); ra != "" {
+			s += " (Retry-After: " + ra + ")"
+		}
+	case EndWatch:
+		s += " after " + r.Delay.String()
 	}
 	if r.After > 0 {
 		s += fmt.Sprintf(" after %d", r.After)
@@ -549,8 +596,11 @@ func loopback(host string) bool {
 
 // Inject adds a rule after the existing ones and returns its handle.
 func (p *Proxy) Inject(r Rule) *Fault {
-	if r.Action < Drop || r.Action > Pause {
+	if r.Action < Drop || r.Action > EndWatch {
 		panic(fmt.Sprintf("faultproxy: unknown action %d", r.Action))
+	}
+	if r.Action == Answer && (r.Status < 100 || r.Status > 599) {
+		panic(fmt.Sprintf("faultproxy: an answer needs a status code, have %d", r.Status))
 	}
 	f := &Fault{p: p, rule: r, release: make(chan struct{})}
 	p.mu.Lock()
@@ -671,8 +721,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.wg.Done()
 
 	if streaming(r) {
-		e := p.record(r, "stream")
-		p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), entryKey{}, e)))
+		p.stream(w, r)
 		return
 	}
 
@@ -714,19 +763,125 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				hangUp(w)
 				return
 			}
-		case Cut, Pause:
+		case Answer:
+			p.answer(w, r, f.rule, e)
+			return
+		case Cut, Pause, Truncate:
 			ctx = context.WithValue(ctx, faultKey{}, f)
 		}
 	}
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// match finds the first rule that acts on r and counts the hit.
+// stream passes a watch, a followed log or an upgrade through, and ends a
+// watch that an EndWatch rule matches.
+func (p *Proxy) stream(w http.ResponseWriter, r *http.Request) {
+	f, hit := p.match(r, nil, false)
+	if f == nil {
+		e := p.record(r, "stream")
+		p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), entryKey{}, e)))
+		return
+	}
+	e := p.record(r, f.rule.Action.String())
+	p.logff("faultproxy: %s %s (rule %q, hit %d)", f.rule.Action, r.Method+" "+r.URL.RequestURI(), f.rule, hit)
+	ctx := context.WithValue(context.WithValue(r.Context(), entryKey{}, e), faultKey{}, f)
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// endingBody is a watch's stream that ends cleanly (EOF) once its time is up,
+// as a watch the server closes does.
+type endingBody struct {
+	io.ReadCloser
+	ended atomic.Bool
+}
+
+func endAfter(body io.ReadCloser, d time.Duration) *endingBody {
+	b := &endingBody{ReadCloser: body}
+	time.AfterFunc(d, func() {
+		b.ended.Store(true)
+		_ = body.Close() // unblocks a Read waiting for the next event
+	})
+	return b
+}
+
+func (b *endingBody) Read(buf []byte) (int, error) {
+	if b.ended.Load() {
+		return 0, io.EOF
+	}
+	n, err := b.ReadCloser.Read(buf)
+	if err != nil && b.ended.Load() {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// StatusBody is the metav1.Status the API server would write for code,
+// naming the request; retryAfter (seconds) goes in its details when positive.
+func StatusBody(code int, method, path string, retryAfter int) []byte {
+	reason, ok := reasons[code]
+	if !ok {
+		reason = "Unknown"
+	}
+	status := map[string]any{
+		"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
+		"status": "Failure", "reason": reason, "code": code,
+		"message": fmt.Sprintf("faultproxy answered %d %s to %s %s", code, http.StatusText(code), method, path),
+	}
+	if retryAfter > 0 {
+		status["details"] = map[string]any{"retryAfterSeconds": retryAfter}
+	}
+	b, _ := json.Marshal(status)
+	return b
+}
+
+// reasons are the metav1.StatusReason the API server gives with each code.
+var reasons = map[int]string{
+	http.StatusBadRequest:            "BadRequest",
+	http.StatusUnauthorized:          "Unauthorized",
+	http.StatusForbidden:             "Forbidden",
+	http.StatusNotFound:              "NotFound",
+	http.StatusMethodNotAllowed:      "MethodNotAllowed",
+	http.StatusNotAcceptable:         "NotAcceptable",
+	http.StatusConflict:              "Conflict",
+	http.StatusGone:                  "Expired",
+	http.StatusRequestEntityTooLarge: "RequestEntityTooLarge",
+	http.StatusUnsupportedMediaType:  "UnsupportedMediaType",
+	http.StatusUnprocessableEntity:   "Invalid",
+	http.StatusTooManyRequests:       "TooManyRequests",
+	http.StatusInternalServerError:   "InternalError",
+	http.StatusServiceUnavailable:    "ServiceUnavailable",
+	http.StatusGatewayTimeout:        "Timeout",
+}
+
+// answer writes an Answer rule's answer.
+func (p *Proxy) answer(w http.ResponseWriter, r *http.Request, rule Rule, e *Request) {
+	body := rule.Body
+	for k, vs := range rule.Header {
+		w.Header()[k] = append([]string(nil), vs...)
+	}
+	if body == nil {
+		retryAfter, _ := strconv.Atoi(rule.Header.Get("Retry-After"))
+		body = StatusBody(rule.Status, r.Method, r.URL.Path, retryAfter)
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	p.mu.Lock()
+	e.Status = rule.Status
+	p.mu.Unlock()
+	w.WriteHeader(rule.Status)
+	_, _ = w.Write(body)
+}
+
+// match finds the first rule that acts on r and counts the hit. Only an
+// EndWatch rule acts on a streaming request, and only on a streaming one.
 func (p *Proxy) match(r *http.Request, body []byte, bodyKnown bool) (*Fault, int) {
+	watch := streaming(r)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, f := range p.faults {
-		if f.removed || !f.rule.matches(r, body, bodyKnown) {
+		if f.removed || watch != (f.rule.Action == EndWatch) || !f.rule.matches(r, body, bodyKnown) {
 			continue
 		}
 		if f.rule.Times > 0 && f.hits >= f.rule.Times {
@@ -786,6 +941,10 @@ func hangUp(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errCut }
+
 type readCloser struct {
 	io.Reader
 	io.Closer
@@ -798,6 +957,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	f, _ := req.Context().Value(faultKey{}).(*Fault)
 	if f == nil {
 		return t.p.base.RoundTrip(req)
+	}
+	if f.rule.Action == EndWatch {
+		resp, err := t.p.base.RoundTrip(req)
+		if err == nil {
+			resp.Body = endAfter(resp.Body, f.rule.Delay)
+		}
+		return resp, err
 	}
 	// The request must reach the server and finish there whatever the client
 	// does meanwhile (it may be killed while the response is held).
@@ -823,10 +989,16 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case Pause:
 		f.hold()
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.ContentLength = int64(len(body))
 	resp.TransferEncoding = nil
 	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if f.rule.Action == Truncate {
+		// The reverse proxy copies the first half, then fails reading the
+		// rest and aborts the handler: the connection closes short of the
+		// promised Content-Length.
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body[:len(body)/2]), failingReader{}))
+	}
 	return resp, nil
 }
 

@@ -437,3 +437,99 @@ func TestChaosCutsConnectionsAtRandomMoments(t *testing.T) {
 		t.Fatal("connections were cut after Stop")
 	}
 }
+
+func TestAnswerSpeaksForTheServer(t *testing.T) {
+	u := newUpstream(t, nil)
+	p := faultproxy.New(t, u.URL, u.caPEM)
+	busy := p.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", "cm"), Action: faultproxy.Answer,
+		Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"2"}}, Times: 1})
+	gone := p.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "GET", WholePath: "/api"}, Action: faultproxy.Answer,
+		Status: http.StatusNotFound, Body: []byte("no such thing")})
+	c := client(t, p)
+
+	body, resp, err := do(c, p, http.MethodPatch, cmPath+"?fieldManager=x", "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("answer %d, Retry-After %q, Content-Type %q", resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"))
+	}
+	for _, want := range []string{`"kind":"Status"`, `"code":429`, `"reason":"TooManyRequests"`, `"retryAfterSeconds":2`, "PATCH " + cmPath} {
+		if !strings.Contains(body, want) {
+			t.Errorf("status body %s lacks %s", body, want)
+		}
+	}
+	if u.hits.Load() != 0 {
+		t.Errorf("an answered request reached the server: %v", u.seen)
+	}
+	// Exhausted after one time: the next one reaches the server.
+	if _, resp, err := do(c, p, http.MethodPatch, cmPath+"?fieldManager=x", "{}"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("second send: %v %v", resp, err)
+	}
+	// WholePath: "/api" exactly, not every path it begins.
+	if body, resp, err := do(c, p, http.MethodGet, "/api", ""); err != nil || resp.StatusCode != 404 || body != "no such thing" {
+		t.Errorf("GET /api: %q %v %v", body, resp, err)
+	}
+	if _, resp, err := do(c, p, http.MethodGet, cmPath, ""); err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET %s: %v %v", cmPath, resp, err)
+	}
+	if busy.Hits() != 1 || gone.Hits() != 1 {
+		t.Errorf("hits %d and %d, want 1 and 1", busy.Hits(), gone.Hits())
+	}
+	reqs := p.Requests()
+	if reqs[0].Action != "answer" || reqs[0].Status != 429 {
+		t.Errorf("requests %v", reqs)
+	}
+}
+
+func TestTruncateBreaksTheAnswerOffHalfway(t *testing.T) {
+	const answer = "0123456789abcdefghij"
+	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, answer) })
+	p := faultproxy.New(t, u.URL, u.caPEM)
+	p.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", "cm"), Action: faultproxy.Truncate, Times: 1})
+	c := client(t, p)
+	body, resp, err := do(c, p, http.MethodPatch, cmPath, "{}")
+	if !errors.Is(err, io.ErrUnexpectedEOF) || resp.StatusCode != 200 || body != answer[:len(answer)/2] {
+		t.Fatalf("truncated answer: %q, %v, %v; want the first half and an unexpected EOF", body, resp, err)
+	}
+	if u.hits.Load() != 1 {
+		t.Errorf("upstream saw %d requests, want 1: the truncated request took effect", u.hits.Load())
+	}
+	if body, _, err := do(c, p, http.MethodPatch, cmPath, "{}"); err != nil || body != answer {
+		t.Errorf("second send: %q %v", body, err)
+	}
+}
+
+func TestEndWatchEndsTheStreamCleanly(t *testing.T) {
+	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"type":"ADDED"}`+"\n")
+		if r.URL.Query().Get("watch") == "true" {
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // the server would keep it open
+		}
+	})
+	p := faultproxy.New(t, u.URL, u.caPEM)
+	f := p.Inject(faultproxy.Rule{Match: faultproxy.Match{Path: "/configmaps"}, Action: faultproxy.EndWatch, Delay: 300 * time.Millisecond})
+	c := client(t, p)
+	begin := time.Now()
+	resp, err := c.Get(p.URL + "/api/v1/namespaces/ns/configmaps?watch=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	all, err := io.ReadAll(resp.Body)
+	if err != nil || string(all) != `{"type":"ADDED"}`+"\n" {
+		t.Fatalf("stream %q, %v; want the first event and a clean end", all, err)
+	}
+	if took := time.Since(begin); took < 300*time.Millisecond || took > 5*time.Second {
+		t.Errorf("the watch ended after %s, want about 300ms", took)
+	}
+	// A plain request on the same path is not a watch: the rule passes it.
+	if _, resp, err := do(c, p, http.MethodGet, "/api/v1/namespaces/ns/configmaps", ""); err != nil || resp.StatusCode != 200 {
+		t.Errorf("list: %v %v", resp, err)
+	}
+	if f.Hits() != 1 {
+		t.Errorf("hits %d, want 1", f.Hits())
+	}
+}

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -55,8 +57,13 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.AddError("Object not found", fmt.Sprintf("%s does not exist in the cluster, so there is nothing to import.", id))
 		return
 	}
+	if meta.IsNoMatchError(err) {
+		if missing := c.MissingCoreKind(id.GVK()); missing != nil {
+			err = missing // a typo, or a discovery that fails: say which
+		}
+	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the object to import", fmt.Sprintf("Reading %s: %v", id, err))
+		resp.Diagnostics.AddError("Cannot read the object to import", fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	body, err := cleanManifest(live)
@@ -71,11 +78,14 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 				"values (from a variable or a secret store) as yaml_body_wo, which is kept out of state and plans, "+
 				"before you apply: a plan with a placeholder left is refused.", id, SecretPlaceholder))
 	}
-	connObj, diags := conn.ToObject(ctx)
-	if useDefault {
-		connObj = types.ObjectNull(connection.AttrTypes)
+	// Read through the provider block's connection, the resource records
+	// none of its own (conn is then empty: converting it fails).
+	connObj := types.ObjectNull(connection.AttrTypes)
+	if !useDefault {
+		var diags diag.Diagnostics
+		connObj, diags = conn.ToObject(ctx)
+		resp.Diagnostics.Append(diags...)
 	}
-	resp.Diagnostics.Append(diags...)
 	ref, diags := resourceref.Value(ctx, id, types.StringValue(live.GetNamespace()), connObj)
 	resp.Diagnostics.Append(diags...)
 	for attr, v := range map[string]any{

@@ -75,7 +75,11 @@ func (r *Resource) applyAndRecord(ctx context.Context, config tfsdk.Config, plan
 		diags.AddError(connection.NoAnswer+": apply not confirmed", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	case err != nil:
-		diags.AddError("Apply failed", err.Error())
+		detail := err.Error()
+		if remedy := connection.Remedy(err); remedy != "" {
+			detail += "\n\n" + remedy
+		}
+		diags.AddError("Apply failed", detail)
 		return
 	}
 	if mv, moving := pendingMove(ctx, private); moving {

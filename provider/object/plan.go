@@ -81,7 +81,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	if c != nil {
 		if err := c.MissingCoreKind(id.GVK()); err != nil {
-			resp.Diagnostics.AddAttributeError(at, "Unknown kind", err.Error())
+			resp.Diagnostics.AddAttributeError(at, "Unknown kind", fmt.Sprintf("%s: %v", id, err))
 			plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
 			return
 		}
@@ -400,6 +400,14 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 		resp.Diagnostics.AddAttributeError(at, connection.NoAnswer,
 			fmt.Sprintf("The plan's server-side dry run of %s got no answer, so nothing was applied and nothing was "+
 				"decided about the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
+		return
+	}
+	if connection.Unreachable(err) {
+		// Refused credentials, a server error, a throttle: the server said
+		// nothing about the object, so this is no rejection of it.
+		resp.Diagnostics.AddAttributeError(at, "The server-side dry run failed",
+			fmt.Sprintf("The plan's server-side dry run of %s failed, so nothing was applied; the API server's "+
+				"answer is no verdict on the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	if field, ok := immutableField(err); ok && !creating {

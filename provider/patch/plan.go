@@ -100,7 +100,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	if err := c.MissingCoreKind(target.GVK()); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind",
+			fmt.Sprintf("The target %s: %v", target, err))
 		return
 	}
 	mapping, err := c.Mapping(target.GVK())

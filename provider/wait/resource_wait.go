@@ -276,7 +276,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Looking up %s: %v", id, err))
+		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Looking up %s: %v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	live, err := c.Resource(mapping, namespaceFor(mapping, id)).Get(ctx, id.Name, metav1.GetOptions{})
@@ -289,7 +289,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", id, err))
+		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	if uid := waitedUID(ctx, req.Private); uid != "" && uid != string(live.GetUID()) {
@@ -415,6 +415,9 @@ func mappingBefore(ctx context.Context, c *connection.Client, gvk k8sschema.Grou
 		}
 		if !meta.IsNoMatchError(err) {
 			return nil, fmt.Errorf("looking up kind %s: %w", gvk.Kind, err)
+		}
+		if missing := c.MissingCoreKind(gvk); missing != nil {
+			return nil, missing // no CRD can bring a core kind: waiting cannot help
 		}
 		if time.Now().Add(2 * time.Second).After(deadline) {
 			return nil, fmt.Errorf("the cluster does not serve %s (apiVersion %s); waited until the timeout for it to appear", gvk.Kind, gvk.GroupVersion())

@@ -356,6 +356,16 @@ func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
 	if _, err := c.Mapping(gvk); !meta.IsNoMatchError(err) {
 		return nil
 	}
+	// Every API server serves Namespace: a discovery without it is broken
+	// (a 404 from GET /api, a proxy answering in the server's place), and
+	// says nothing about the kind asked for.
+	if _, err := c.Mapping(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}); meta.IsNoMatchError(err) {
+		return fmt.Errorf("the API server's discovery lists no kind of the core group (apiVersion v1), not even "+
+			"Namespace, which every API server serves, so it cannot say whether it serves %q: its discovery is "+
+			"failing (GET /api answered 404, or something in front of the server answers in its place). Check "+
+			"`kubectl get --raw /api` through the same connection. Nothing was decided; run again when discovery "+
+			"lists apiVersion v1", gvk.Kind)
+	}
 	return fmt.Errorf("the cluster does not serve kind %q in apiVersion %q. Kinds of the core group (apiVersion v1) "+
 		"come with the API server, and no CustomResourceDefinition can add one: check the spelling and "+
 		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,7 +150,20 @@ func (w *waiter) observe(obj *unstructured.Unstructured) Result {
 func (w *waiter) failedRead(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// A read cut short by the wait's own deadline says nothing about the
+	// server: keep the server's last answer, which the timeout reports.
+	var answer apierrors.APIStatus
+	if errors.As(w.readErr, &answer) && !errors.As(err, &answer) && ownDeadline(err) {
+		return
+	}
 	w.readErr = err
+}
+
+// ownDeadline reports an error of the wait's own running out of time: its
+// context, or client-go's rate limiter refusing to wait past the deadline.
+func ownDeadline(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		strings.Contains(err.Error(), "would exceed context deadline")
 }
 
 func (w *waiter) snapshot() (Result, error) {

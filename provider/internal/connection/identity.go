@@ -347,8 +347,9 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 // and the cluster does not serve it. Other kinds may be added later in the
 // same run, by a CRD or an aggregated API; core kinds come with the API server
 // itself and no CRD can add one (a CRD's group must contain a dot), so a miss
-// is a typo that can be refused at plan. Nil for anything else, including a
-// discovery that failed.
+// is a typo that can be refused at plan. A discovery that lists no core kind
+// at all is failing, and the error says so instead. Nil for anything else,
+// including a discovery that returned an error.
 func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
 	if gvk.Group != "" {
 		return nil

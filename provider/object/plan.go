@@ -402,14 +402,6 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 				"decided about the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
-	if connection.Unreachable(err) {
-		// Refused credentials, a server error, a throttle: the server said
-		// nothing about the object, so this is no rejection of it.
-		resp.Diagnostics.AddAttributeError(at, "The server-side dry run failed",
-			fmt.Sprintf("The plan's server-side dry run of %s failed, so nothing was applied; the API server's "+
-				"answer is no verdict on the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
-		return
-	}
 	if field, ok := immutableField(err); ok && !creating {
 		resp.RequiresReplace = append(resp.RequiresReplace, replacedFor(at))
 		resp.Diagnostics.AddWarning("Immutable field changed: the object will be replaced",
@@ -426,6 +418,16 @@ func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating 
 		resp.Diagnostics.AddAttributeError(at, "Wrong type in "+at.String(),
 			fmt.Sprintf("%s field %q must be a %s in %s (apiVersion %s). Check its value and its indentation. "+
 				"Nothing was applied.\n\n%v", at, field, want, id.Kind, id.APIVersion, err))
+		return
+	}
+	// After the recognisers above: Server-Side Apply answers a field the
+	// schema lacks with a 500, which is a verdict on the object after all.
+	if connection.Unreachable(err) {
+		// Refused credentials, a server error, a throttle: the server said
+		// nothing about the object, so this is no rejection of it.
+		resp.Diagnostics.AddAttributeError(at, "The server-side dry run failed",
+			fmt.Sprintf("The plan's server-side dry run of %s failed, so nothing was applied; the API server's "+
+				"answer is no verdict on the object:\n\n%v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
 	resp.Diagnostics.AddAttributeError(at, "The API server rejected the object",

@@ -81,7 +81,20 @@ func encryptedIn(t *testing.T, export, name string) (int, string) {
 	for _, r := range deployment.Deployment.Resources {
 		var head struct{ URN string }
 		if err := json.Unmarshal(r, &head); err == nil && strings.HasSuffix(head.URN, "::"+name) {
-			return strings.Count(string(r), `"ciphertext"`), string(r)
+			// The bridge marks a write-only attribute secret, so its output,
+			// always null, is one ciphertext of its own: a fixed cost, and
+			// not a null the provider could leave out.
+			var res struct {
+				Outputs map[string]json.RawMessage `json:"outputs"`
+			}
+			if err := json.Unmarshal(r, &res); err != nil {
+				t.Fatal(err)
+			}
+			n := strings.Count(string(r), `"ciphertext"`)
+			for _, wo := range []string{"yamlBodyWo", "patchWo"} {
+				n -= strings.Count(string(res.Outputs[wo]), `"ciphertext"`)
+			}
+			return n, string(r)
 		}
 	}
 	t.Fatalf("no resource %s in the stack export:\n%s", name, export)

@@ -88,7 +88,7 @@ func busyError(rel *release.Release, since time.Time) error {
 }
 
 // hold renews rel's pending record until the returned stop is called, so
-// that another apply finds it in use (records.check), and one that finds it
+// that another apply finds it in use (checkInstall, checkUpgrade), and one that finds it
 // unrenewed knows its apply is gone. The record is touched by a label alone,
 // never rewritten, so the apply may go on changing rel meanwhile.
 func (r *records) hold(ctx context.Context, rel *release.Release) (stop func()) {
@@ -108,9 +108,10 @@ func (r *records) hold(ctx context.Context, rel *release.Release) (stop func()) 
 				return
 			case now := <-tick.C:
 				patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"%d"}}}`, labelHeartbeat, now.Unix())
-				// A failed renewal is retried at the next tick; a lease lost
-				// to a long outage is the safe side (another run may take
-				// the release up, and this one's record write then fails).
+				// A failed renewal is retried at the next tick. Renewals lost
+				// for longer than the lease (an outage) make this apply look
+				// killed: another run may then take the release up, and the
+				// two race as two declarations would.
 				_, _ = r.secrets.Patch(ctx, key, ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{})
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // A release installed by a namespace-bound ServiceAccount (403 on
@@ -26,20 +25,11 @@ import (
 // records it.
 func TestAccHelmReleaseIdentityWithANamespaceAccount(t *testing.T) {
 	t.Parallel()
-	first := localcluster.Shared(t)
-	second, err := localcluster.Start(context.Background(), localcluster.Options{})
-	if err != nil {
-		t.Fatalf("starting a second cluster: %v", err)
-	}
-	t.Cleanup(func() { _ = second.Stop() })
 	ns := acctest.Namespace(t)
 	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
 		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
-	firstToken := acctest.NamespaceAccount(t, first, ns, "ci", rules)
-	secondToken := acctest.NamespaceAccount(t, second, ns, "ci", rules)
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
-		"first": {Cluster: first, Token: firstToken}, "second": {Cluster: second, Token: secondToken}})
+	clusters := acctest.TwoClusterKubeconfig(t, ns, rules)
+	first, second := clusters.First, clusters.Second
 	chart := chartPath(t, "one-configmap")
 	config := func(context string) string {
 		return fmt.Sprintf(`
@@ -53,7 +43,7 @@ resource "k8sconnect_helm_release" "app" {
     context         = %q
   }
 }
-`, ns, chart, kubeconfig, context)
+`, ns, chart, clusters.Kubeconfig, context)
 	}
 	w := acctest.NewWorkdir(t)
 	w.Write(config("first"))
@@ -78,7 +68,7 @@ resource "k8sconnect_helm_release" "app" {
 	if err != nil || len(inSecond.Items) != 0 {
 		t.Fatalf("release records in the second cluster: %v (err %v)", len(inSecond.Items), err)
 	}
-	for _, token := range []string{firstToken, secondToken} {
+	for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
 		if strings.Contains(r.Output, token) {
 			t.Fatal("the plan's output holds a ServiceAccount token")
 		}

@@ -52,24 +52,15 @@ resource "k8sconnect_patch" "p" {
 // both from state and planned a create in the second cluster.
 func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
 	t.Parallel()
-	first := localcluster.Shared(t)
-	second, err := localcluster.Start(context.Background(), localcluster.Options{})
-	if err != nil {
-		t.Fatalf("starting a second cluster: %v", err)
-	}
-	t.Cleanup(func() { _ = second.Stop() })
 	ns := acctest.Namespace(t)
-	firstToken := acctest.NamespaceAccount(t, first, ns, "ci", configMapRules)
-	secondToken := acctest.NamespaceAccount(t, second, ns, "ci", configMapRules)
+	clusters := acctest.TwoClusterKubeconfig(t, ns, configMapRules)
+	first, second := clusters.First, clusters.Second
 	name, target := acctest.Name("ci-owned"), acctest.Name("ci-patched")
 	acctest.ApplyAs(t, "someone-else", configMaps, fmt.Sprintf(
 		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
 
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
-		"first": {Cluster: first, Token: firstToken}, "second": {Cluster: second, Token: secondToken}})
 	conn := func(context string) string {
-		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    context = %q\n  }", kubeconfig, context)
+		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    context = %q\n  }", clusters.Kubeconfig, context)
 	}
 	w := acctest.NewWorkdir(t)
 	w.Write(objectAndPatch(conn("first"), ns, name, target))
@@ -96,7 +87,7 @@ func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
 	if _, err := kubernetes.NewForConfigOrDie(second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
 		t.Fatal("the object was created in the second cluster")
 	}
-	for _, token := range []string{firstToken, secondToken} {
+	for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
 		if strings.Contains(r.Output, token) {
 			t.Fatal("the plan's output holds a ServiceAccount token")
 		}

@@ -291,22 +291,12 @@ func TestAccSafety_ignoreFieldsHandsOverAFieldOnlyWeOwn(t *testing.T) {
 // the state keeps the object; nothing is created in the other cluster.
 func TestAccSafety_switchedClusterIsRefused(t *testing.T) {
 	t.Parallel()
-	first := localcluster.Shared(t)
-	second, err := localcluster.Start(context.Background(), localcluster.Options{})
-	if err != nil {
-		t.Fatalf("starting a second cluster: %v", err)
-	}
-	t.Cleanup(func() { _ = second.Stop() })
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	writeTwoClusters := func(firstCluster, secondCluster *localcluster.Cluster) {
-		acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
-			"first": {Cluster: firstCluster}, "second": {Cluster: secondCluster}})
-	}
-	writeTwoClusters(first, second)
 	ns := acctest.Namespace(t)
+	clusters := acctest.TwoClusterKubeconfig(t, ns)
+	first, second := clusters.First, clusters.Second
 	name := acctest.Name("where")
 	conn := func(context string) string {
-		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    context = %q\n  }", kubeconfig, context)
+		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    context = %q\n  }", clusters.Kubeconfig, context)
 	}
 	w := acctest.NewWorkdir(t)
 	w.Write(configMapConfig(conn("first"), ns, name, "hello"))
@@ -335,9 +325,9 @@ func TestAccSafety_switchedClusterIsRefused(t *testing.T) {
 	refused("plan after switching the context")
 	// The same context name, edited to point at the other cluster.
 	w.Write(configMapConfig(conn("first"), ns, name, "hello"))
-	writeTwoClusters(second, first)
+	clusters.Swap(t)
 	refused("plan after editing the kubeconfig file")
-	writeTwoClusters(first, second)
+	clusters.Swap(t)
 	w.MustPlanNoChanges()
 }
 

@@ -31,20 +31,11 @@ import (
 func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	first := localcluster.Shared(t)
-	second, err := localcluster.Start(context.Background(), localcluster.Options{})
-	if err != nil {
-		t.Fatalf("starting a second cluster: %v", err)
-	}
-	t.Cleanup(func() { _ = second.Stop() })
 	ns := acctest.Namespace(t)
 	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
 		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
-	firstToken := acctest.NamespaceAccount(t, first, ns, "ci", rules)
-	secondToken := acctest.NamespaceAccount(t, second, ns, "ci", rules)
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{
-		"first": {Cluster: first, Token: firstToken}, "second": {Cluster: second, Token: secondToken}})
+	clusters := acctest.TwoClusterKubeconfig(t, ns, rules)
+	first, second := clusters.First, clusters.Second
 	name, target := acctest.Name("ci-owned"), acctest.Name("ci-patched")
 	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
 		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
@@ -54,7 +45,7 @@ func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
 	}
 	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
 	program := func(context string) string {
-		conn := map[string]any{"kubeconfigFile": kubeconfig, "context": context}
+		conn := map[string]any{"kubeconfigFile": clusters.Kubeconfig, "context": context}
 		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-identity", "runtime": "yaml", "resources": map[string]any{
 			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
 				"clusterConnection": conn,
@@ -93,7 +84,7 @@ func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
 			!strings.Contains(refusal.Error(), firstCA) || !strings.Contains(refusal.Error(), secondCA) {
 			t.Fatalf("pulumi %s after switching the context: want a refusal naming both CAs, got %v\n%s", op, refusal, res.Log)
 		}
-		for _, token := range []string{firstToken, secondToken} {
+		for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
 			if strings.Contains(res.Log, token) || strings.Contains(refusal.Error(), token) {
 				t.Fatalf("pulumi %s: the output holds a ServiceAccount token", op)
 			}

@@ -160,19 +160,13 @@ spec:
 func TestPulumiSafety_switchedClusterIsRefused(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	first := localcluster.Shared(t)
-	second, err := localcluster.Start(context.Background(), localcluster.Options{})
-	if err != nil {
-		t.Fatalf("starting a second cluster: %v", err)
-	}
-	t.Cleanup(func() { _ = second.Stop() })
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	acctest.WriteKubeconfig(t, kubeconfig, "first", map[string]acctest.KubeContext{"first": {Cluster: first}, "second": {Cluster: second}})
 	ns, name := acctest.Namespace(t), acctest.Name("where")
+	clusters := acctest.TwoClusterKubeconfig(t, ns)
+	first, second := clusters.First, clusters.Second
 	program := func(context string) string {
 		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-object", "runtime": "yaml", "resources": map[string]any{
 			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
-				"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig, "context": context},
+				"clusterConnection": map[string]any{"kubeconfigFile": clusters.Kubeconfig, "context": context},
 				"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
 			}},
 		}})

@@ -21,9 +21,11 @@ all: build
 tools:
 	$(DEV) tools
 
-# LATE_TOOLS are the tools that the bridge's tests do not run: make test builds them after
-# those tests, and CI (.ci/run) builds them in the background while those tests run.
-LATE_TOOLS := helm
+# LATE_TOOLS are the tools that the bridge's tests do not need at their start: CI (.ci/run)
+# builds them in the background while those tests run. tofu comes first: the bridge's
+# install test and then the acceptance tests' second pass run it; the helm CLI only a few
+# tests run, and each of those builds it (or waits for the build) itself.
+LATE_TOOLS := tofu helm
 tools-late:
 	$(DEV) tools $(LATE_TOOLS)
 
@@ -206,17 +208,21 @@ demo-down-pulumi:
 	cd examples/pulumi-$(SDK) && "$$pulumi" destroy --yes --stack demo --config-file $(DEMO)/Pulumi.demo.yaml
 
 ## test: everything CI runs: go vet and every test in both modules, the bridge's first, then
-## the acceptance tests again under tofu. Each step's tools are built just before it. The
-## bridge's tests come first because they leave a core idle most of the time, which CI fills
-## with lint and LATE_TOOLS (.ci/run). -count=1: the Go test cache cannot see the cluster,
-## so a cached pass would be a test that did not run
+## the acceptance tests again under tofu. Each step's tools are built just before it (a test
+## that runs the helm CLI builds it itself). The bridge's tests come first because they leave
+## CPU idle, which CI fills with lint and LATE_TOOLS (.ci/run). -count=1: the Go test cache
+## cannot see the cluster, so a cached pass would be a test that did not run
+# The bridge's tests spend most of their time waiting for the Pulumi engine, its language
+# hosts and the API server: four at once keep the two cores busy (warm, alone: 16 min at the
+# default of two, 10.5 min at four).
+BRIDGE_PARALLEL ?= 4
 test:
 	$(DEV) tools $(addprefix -except ,$(LATE_TOOLS))
 	$(GO) vet ./...
 	cd bridge && $(GO) vet ./...
-	cd bridge && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
-	$(DEV) tools
+	cd bridge && $(GO) test -count=1 -parallel $(BRIDGE_PARALLEL) -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(DEV) tools tofu
 	K8SCONNECT_ENGINE=tofu $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestAcc' ./provider/... ./internal/testing/badinput/ ./internal/testing/exacttest/ ./internal/testing/doctest/
 
 ## lint: golangci-lint (pinned in tools/golangci-lint, configured by .golangci.yml) and a

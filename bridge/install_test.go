@@ -95,6 +95,11 @@ type quickstart struct {
 // examples/terraform/quickstart with the engine.
 func (q quickstart) terraform(engine, registry, version, zip string) {
 	t := q.t
+	// make test builds tofu beside the bridge's tests (LATE_TOOLS): this
+	// builds it, or waits for that build.
+	if err := toolchain.Ensure(context.Background(), engine); err != nil {
+		t.Fatal(err)
+	}
 	bin, err := toolchain.Path(engine)
 	if err != nil {
 		t.Fatal(err)

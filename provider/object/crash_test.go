@@ -22,6 +22,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 )
 
 const (
@@ -243,6 +244,42 @@ func TestAccCrash_createKilledAfterTheApply(t *testing.T) {
 	e.expectState()
 	e.mustSucceed(e.timed("apply (recovering)", e.w.Apply), "apply")
 	e.expectConverged(uid, "one")
+}
+
+// A connection that stops forwarding answers (a proxy or load balancer gone
+// half dead) holds a request forever unless the provider gives the attempt
+// up. A read so stalled is sent again, and the plan completes; the hold
+// outlasts the run, so only the retry can have answered it.
+func TestAccCrash_stalledReadIsSentAgain(t *testing.T) {
+	e := newCrashEnv(t)
+	e.mustSucceed(e.timed("apply", e.w.Apply), "apply")
+	e.w.SetEnv(durations.AttemptTimeoutEnv, "3s")
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "GET", Path: "/configmaps/" + e.name},
+		Action: faultproxy.Pause, Times: 1})
+	defer f.Release()
+	begin := time.Now()
+	e.expectPlan(0, 0, 0)
+	acctest.ExpectActed(e.t, f)
+	if f.Held() != 1 {
+		t.Fatalf("the stalled read was answered (%d held): the test proves nothing", f.Held())
+	}
+	if took := time.Since(begin); took > time.Minute {
+		t.Errorf("the plan took %s with a 3 s attempt timeout", took)
+	}
+}
+
+// A create whose answer stalls after the server has applied it is a write
+// with an unknown outcome: the provider gives it up, reads the object it may
+// have made, and finishes the create; one object, made once.
+func TestAccCrash_stalledCreateIsSettledByReading(t *testing.T) {
+	e := newCrashEnv(t)
+	e.w.SetEnv(durations.AttemptTimeoutEnv, "3s")
+	f := e.proxy.Inject(faultproxy.Rule{Match: e.obj.ApplyMarked(), Action: faultproxy.Pause, Times: 1})
+	defer f.Release()
+	r := e.timed("apply (the create's answer stalls)", e.w.Apply)
+	acctest.ExpectActed(e.t, f)
+	e.mustSucceed(r, "apply")
+	e.expectConverged("", "one")
 }
 
 // A fault that clears within the retry window does not fail the run at all.

@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 )
 
 // Network failures are retried here, in one transport wrapper that every
@@ -44,6 +46,16 @@ const retryBudget = 20 * time.Second
 // cluster that is down, a wrong host), which the user should hear soon.
 const refusedBudget = 5 * time.Second
 
+// attemptTimeout bounds one attempt of a request that is not a stream: its
+// answer, headers and body, must have arrived by then. Nothing else does: an
+// HTTP/1.1 connection that a proxy or a half-dead load balancer stops
+// forwarding waits forever, and so does one HTTP/2 stream on a connection
+// whose pings still pass. It is longer than the API server's own limit on a
+// request (60 s by default, answered with a 504), so a slow server that is
+// alive answers first. durations.AttemptTimeoutEnv overrides it, read at
+// each request so that a test can set it for the provider it runs in-process.
+const attemptTimeout = 75 * time.Second
+
 // retryBackoff: the first retry after about 100 ms, doubling up to 2 s, each
 // wait jittered so the many requests a cut connection fails at once do not
 // come back in lockstep. (Step keeps returning the cap once it is reached.)
@@ -65,6 +77,16 @@ type NetworkError struct {
 	Write bool
 	Err   error
 }
+
+// noAnswerWithin is an attempt that got no whole answer within attemptTimeout.
+// It is a timeout of the network's (Timeout reports true), not the caller's
+// deadline, which is why it is not context.DeadlineExceeded.
+type noAnswerWithin time.Duration
+
+func (e noAnswerWithin) Error() string {
+	return fmt.Sprintf("no answer within %s (the connection stalled)", time.Duration(e))
+}
+func (noAnswerWithin) Timeout() bool { return true }
 
 func (e *NetworkError) Error() string {
 	how := fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
@@ -176,7 +198,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	if !idempotent(req) || !replayable {
-		resp, err := t.next.RoundTrip(req)
+		resp, err := t.attempt(req)
 		if networkFailure(err) {
 			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: 1, Write: true, Err: err}
 		}
@@ -185,6 +207,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 	ctx := req.Context()
 	start := time.Now()
+	var firstFailure time.Time
 	backoff := retryBackoff
 	for attempt := 1; ; attempt++ {
 		sent := req
@@ -196,24 +219,21 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			sent = req.Clone(ctx)
 			sent.Body = body
 		}
-		resp, err := t.next.RoundTrip(sent)
-		if err == nil && !streaming(req) && resp.StatusCode != http.StatusSwitchingProtocols {
-			// A connection that breaks while the answer is read is the
-			// same failure as one that breaks before: read it here, where
-			// it can still be retried.
-			if err = readAhead(resp); err != nil {
-				resp = nil
-			}
-		}
+		resp, err := t.attempt(sent)
 		if !networkFailure(err) {
 			return resp, err
+		}
+		if firstFailure.IsZero() {
+			// The budget counts from the first failure, so that an attempt
+			// that stalled until attemptTimeout is still tried again.
+			firstFailure = time.Now()
 		}
 		budget := retryBudget
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			budget = refusedBudget
 		}
 		delay := backoff.Step()
-		giveUp := time.Now().Add(delay).After(start.Add(budget))
+		giveUp := time.Now().Add(delay).After(firstFailure.Add(budget))
 		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
 			giveUp = true
 		}
@@ -225,6 +245,31 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			"request": req.Method + " " + described, "attempt": attempt, "error": err.Error(), "wait": delay.String(),
 		})
 	}
+}
+
+// attempt sends a request once and, unless its answer is a stream, reads the
+// whole answer within attemptTimeout. A connection that breaks while the
+// answer is read is the same failure as one that breaks before: reading it
+// here is what lets a read be sent again, and a write's be reported as a
+// network failure, not as a bad body.
+func (t *retryingTransport) attempt(req *http.Request) (*http.Response, error) {
+	if streaming(req) {
+		return t.next.RoundTrip(req)
+	}
+	limit := durations.AttemptTimeout(attemptTimeout)
+	ctx, cancel := context.WithTimeout(req.Context(), limit)
+	defer cancel()
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err == nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		if err = readAhead(resp); err != nil {
+			resp = nil
+		}
+	}
+	if err != nil && ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+		// Our limit, not the caller's deadline.
+		err = noAnswerWithin(limit)
+	}
+	return resp, err
 }
 
 // readAhead reads a whole answer into memory, so a connection cut halfway

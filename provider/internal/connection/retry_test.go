@@ -19,6 +19,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 )
 
 type timeoutError struct{}
@@ -231,5 +233,67 @@ func TestRetryingTransport(t *testing.T) {
 			t.Fatalf("want a NetworkError after several attempts, have %v", err)
 		}
 		t.Logf("the error: %v", err)
+	})
+	t.Run("a stalled answer is given up after the attempt timeout", func(t *testing.T) {
+		t.Setenv(durations.AttemptTimeoutEnv, "300ms")
+		// The first request of each kind gets no answer at all until its
+		// client goes away, as behind a proxy that stopped forwarding.
+		var mu sync.Mutex
+		seen := map[string]int{}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[r.Method]++
+			first := seen[r.Method] == 1
+			mu.Unlock()
+			if first {
+				// Read the body, or the server would not notice the client
+				// hang up; and never hold the test's end for long.
+				_, _ = io.ReadAll(r.Body)
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+				return
+			}
+			_, _ = w.Write([]byte(`{"kind":"ConfigMap"}`))
+		}))
+		defer srv.Close()
+		c := &http.Client{Transport: retryNetworkFailures(srv.Client().Transport.(*http.Transport).Clone())}
+
+		start := time.Now()
+		resp, err := do(t, c, ctx, http.MethodGet, srv.URL+path, "")
+		if err != nil {
+			t.Fatalf("a read whose first attempt stalled: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if string(body) != `{"kind":"ConfigMap"}` || seen[http.MethodGet] != 2 {
+			t.Fatalf("read %q after %d request(s), want the object after 2", body, seen[http.MethodGet])
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("the read took %s", took)
+		}
+
+		_, err = do(t, c, ctx, http.MethodPatch, srv.URL+path+"?fieldManager=k8sconnect", `{}`)
+		var ne *NetworkError
+		if !errors.As(err, &ne) || !ne.Write || seen[http.MethodPatch] != 1 {
+			t.Fatalf("a stalled write: want a NetworkError of a write sent once, have %v after %d", err, seen[http.MethodPatch])
+		}
+		t.Logf("the error: %v", err)
+		if !strings.Contains(err.Error(), "no answer within 300ms") {
+			t.Errorf("the error does not say the answer stalled: %q", err)
+		}
+
+		// The caller's own deadline, shorter than the attempt's, stays the
+		// caller's: no network failure, no retry.
+		mu.Lock()
+		seen = map[string]int{}
+		mu.Unlock()
+		dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, err = do(t, c, dctx, http.MethodGet, srv.URL+path, "")
+		if !errors.Is(err, context.DeadlineExceeded) || IsNetworkFailure(err) {
+			t.Fatalf("the caller's deadline: want context.DeadlineExceeded and no network failure, have %v", err)
+		}
 	})
 }

@@ -50,7 +50,23 @@ const PendingLeaseEnv = "K8SCONNECT_CREATE_PENDING_LEASE"
 // PendingLease is the lease of an unfinished create: def, unless
 // PendingLeaseEnv holds a positive duration.
 func PendingLease(def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(PendingLeaseEnv)); err == nil && d > 0 {
+	return fromEnv(PendingLeaseEnv, def)
+}
+
+// AttemptTimeoutEnv overrides how long one attempt of an API request may go
+// without its whole answer before it is given up as a stalled connection (a
+// Go duration): for links slow enough to need longer, and for tests that
+// need shorter.
+const AttemptTimeoutEnv = "K8SCONNECT_REQUEST_ATTEMPT_TIMEOUT"
+
+// AttemptTimeout is that limit: def, unless AttemptTimeoutEnv holds a
+// positive duration.
+func AttemptTimeout(def time.Duration) time.Duration {
+	return fromEnv(AttemptTimeoutEnv, def)
+}
+
+func fromEnv(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d > 0 {
 		return d
 	}
 	return def

@@ -89,7 +89,15 @@ type Options struct {
 	// Terraform Registry requires the signature, <sums>.sig). Empty leaves
 	// the release unsigned.
 	SignKey string
-	Log     io.Writer // progress; nil discards it
+	// HostBuild builds the binaries as the tests build theirs (cgo as the
+	// host has it, the builder's paths kept) instead of with a release's
+	// CGO_ENABLED=0 and -trimpath. Either setting changes the key of every
+	// package in Go's build cache, so a release build from a cold cache
+	// compiles both modules and all their dependencies once more, minutes of
+	// CPU; with HostBuild it reuses what the tests compiled. The binaries
+	// behave the same. For tests of the packaging only.
+	HostBuild bool
+	Log       io.Writer // progress; nil discards it
 }
 
 // Artifacts are the files Build wrote, by absolute path.
@@ -147,7 +155,7 @@ func Build(ctx context.Context, o Options) (*Artifacts, error) {
 	for _, p := range o.Platforms {
 		start := time.Now()
 		provider := filepath.Join(work, p.OS+"_"+p.Arch, p.exe(TerraformProvider+"_v"+o.Version))
-		if err := goBuild(ctx, o.Repo, p, o.Version, provider, "./provider/cmd/"+TerraformProvider); err != nil {
+		if err := goBuild(ctx, o.Repo, p, o.HostBuild, o.Version, provider, "./provider/cmd/"+TerraformProvider); err != nil {
 			return nil, err
 		}
 		zipPath := filepath.Join(tfDir, TerraformZipName(o.Version, p))
@@ -158,7 +166,7 @@ func Build(ctx context.Context, o Options) (*Artifacts, error) {
 		tfFiles = append(tfFiles, zipPath)
 
 		plugin := filepath.Join(work, p.OS+"_"+p.Arch, p.exe(PulumiPlugin))
-		if err := goBuild(ctx, filepath.Join(o.Repo, "bridge"), p, o.Version, plugin, "./cmd/"+PulumiPlugin); err != nil {
+		if err := goBuild(ctx, filepath.Join(o.Repo, "bridge"), p, o.HostBuild, o.Version, plugin, "./cmd/"+PulumiPlugin); err != nil {
 			return nil, err
 		}
 		archive := filepath.Join(pulumiDir, PulumiPluginArchiveName(o.Version, p.OS, p.Arch))
@@ -258,10 +266,15 @@ func checkSDKVersions(repo, version string) error {
 // goBuild cross-compiles pkg of the module in dir for p. Without cgo, the
 // binaries need nothing from the system they run on; -s -w drop the symbol
 // table and DWARF (a third of the size), -trimpath the builder's paths.
-func goBuild(ctx context.Context, dir string, p Platform, version, out, pkg string) error {
-	env := []string{"GOOS=" + p.OS, "GOARCH=" + p.Arch, "CGO_ENABLED=0"}
-	return run(ctx, dir, env, "go", "build", "-trimpath",
-		"-ldflags", "-s -w -X main.version="+version, "-o", out, pkg)
+// hostBuild keeps cgo and the paths (Options.HostBuild).
+func goBuild(ctx context.Context, dir string, p Platform, hostBuild bool, version, out, pkg string) error {
+	env := []string{"GOOS=" + p.OS, "GOARCH=" + p.Arch}
+	args := []string{"go", "build", "-ldflags", "-s -w -X main.version=" + version, "-o", out, pkg}
+	if !hostBuild {
+		env = append(env, "CGO_ENABLED=0")
+		args = append([]string{"go", "build", "-trimpath"}, args[2:]...)
+	}
+	return run(ctx, dir, env, args...)
 }
 
 // run runs a command in dir with env added to this process's environment;

@@ -208,15 +208,16 @@ demo-down-pulumi:
 	$(DEMO_PREPARE_$(SDK)); \
 	cd examples/pulumi-$(SDK) && "$$pulumi" destroy --yes --stack demo --config-file $(DEMO)/Pulumi.demo.yaml
 
+# The bridge's tests spend most of their time waiting for the Pulumi engine, its language
+# hosts and the API server: four at once keep the two cores busy (warm, alone: 16 min at the
+# default of two, 10.5 min at four).
+BRIDGE_PARALLEL ?= 4
+
 ## test: everything CI runs: go vet and every test in both modules, the bridge's first, then
 ## the acceptance tests again under tofu. Each step's tools are built just before it (a test
 ## that runs the helm CLI builds it itself). The bridge's tests come first because they leave
 ## CPU idle, which CI fills with lint and LATE_TOOLS (.ci/run). -count=1: the Go test cache
 ## cannot see the cluster, so a cached pass would be a test that did not run
-# The bridge's tests spend most of their time waiting for the Pulumi engine, its language
-# hosts and the API server: four at once keep the two cores busy (warm, alone: 16 min at the
-# default of two, 10.5 min at four).
-BRIDGE_PARALLEL ?= 4
 test:
 	$(DEV) tools $(addprefix -except ,$(LATE_TOOLS))
 	$(GO) vet ./...

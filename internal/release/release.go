@@ -269,11 +269,12 @@ func checkSDKVersions(repo, version string) error {
 // hostBuild keeps cgo and the paths (Options.HostBuild).
 func goBuild(ctx context.Context, dir string, p Platform, hostBuild bool, version, out, pkg string) error {
 	env := []string{"GOOS=" + p.OS, "GOARCH=" + p.Arch}
-	args := []string{"go", "build", "-ldflags", "-s -w -X main.version=" + version, "-o", out, pkg}
+	args := []string{"go", "build"}
 	if !hostBuild {
 		env = append(env, "CGO_ENABLED=0")
-		args = append([]string{"go", "build", "-trimpath"}, args[2:]...)
+		args = append(args, "-trimpath")
 	}
+	args = append(args, "-ldflags", "-s -w -X main.version="+version, "-o", out, pkg)
 	return run(ctx, dir, env, args...)
 }
 

@@ -52,8 +52,8 @@ const refusedBudget = 5 * time.Second
 // forwarding waits forever, and so does one HTTP/2 stream on a connection
 // whose pings still pass. It is longer than the API server's own limit on a
 // request (60 s by default, answered with a 504), so a slow server that is
-// alive answers first. durations.AttemptTimeoutEnv overrides it, read at
-// each request so that a test can set it for the provider it runs in-process.
+// alive answers first. durations.AttemptTimeoutEnv overrides it, read when
+// a connection's client is built.
 const attemptTimeout = 75 * time.Second
 
 // retryBackoff: the first retry after about 100 ms, doubling up to 2 s, each
@@ -174,10 +174,12 @@ type retryingTransport struct {
 	next http.RoundTripper
 	// sleep waits between attempts; tests shorten it.
 	sleep func(context.Context, time.Duration) error
+	// limit is attemptTimeout, or what durations.AttemptTimeoutEnv says.
+	limit time.Duration
 }
 
 func retryNetworkFailures(next http.RoundTripper) http.RoundTripper {
-	return &retryingTransport{next: next, sleep: sleepContext}
+	return &retryingTransport{next: next, sleep: sleepContext, limit: durations.AttemptTimeout(attemptTimeout)}
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
@@ -256,8 +258,7 @@ func (t *retryingTransport) attempt(req *http.Request) (*http.Response, error) {
 	if streaming(req) {
 		return t.next.RoundTrip(req)
 	}
-	limit := durations.AttemptTimeout(attemptTimeout)
-	ctx, cancel := context.WithTimeout(req.Context(), limit)
+	ctx, cancel := context.WithTimeout(req.Context(), t.limit)
 	defer cancel()
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
 	if err == nil && resp.StatusCode != http.StatusSwitchingProtocols {
@@ -267,7 +268,7 @@ func (t *retryingTransport) attempt(req *http.Request) (*http.Response, error) {
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
 		// Our limit, not the caller's deadline.
-		err = noAnswerWithin(limit)
+		err = noAnswerWithin(t.limit)
 	}
 	return resp, err
 }

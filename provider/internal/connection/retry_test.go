@@ -107,7 +107,7 @@ func (f *flaky) requests() []string {
 func client(srv *httptest.Server) *http.Client {
 	base := srv.Client().Transport.(*http.Transport).Clone()
 	base.DisableKeepAlives = true
-	rt := &retryingTransport{next: base, sleep: func(context.Context, time.Duration) error { return nil }}
+	rt := &retryingTransport{next: base, sleep: func(context.Context, time.Duration) error { return nil }, limit: attemptTimeout}
 	return &http.Client{Transport: rt}
 }
 

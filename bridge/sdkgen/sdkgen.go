@@ -10,8 +10,8 @@
 // generation (with its provider checks), schema.BindSpec, then
 // codegen/{nodejs,python,go}.GeneratePackage, and for Java pulumi-java's
 // codegen package, from the pulumi-java release that pulumi-terraform-bridge
-// itself requires (so the versions agree by construction; tools/pulumi-java
-// builds the Java language host from the same release).
+// itself requires (so the versions agree by construction; the Java language
+// host is built from the same release, in this module: internal/toolchain).
 package sdkgen
 
 import (

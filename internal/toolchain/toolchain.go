@@ -1,10 +1,11 @@
 // Package toolchain pins the binaries the project's tests and demos run: the
 // control plane of the embedded cluster (kube-apiserver, kube-controller-manager,
 // kube-scheduler, etcd, kwok), the pulumi CLI with its language hosts,
-// OpenTofu and the helm CLI. Each is built from a small Go module under
-// tools/<dir> of this repository (see the table below) and kept in a
-// per-machine cache, so a fresh clone on the same machine reuses what an
-// earlier clone built:
+// OpenTofu and the helm CLI. Each is built from the Go module of this
+// repository that pins it, a small one under tools/<dir> or, for three tools
+// whose code the bridge's tests compile too, bridge/ (see the table below),
+// and kept in a per-machine cache, so a fresh clone on the same machine
+// reuses what an earlier clone built:
 //
 //	$K8SCONNECT_TOOLS_DIR                       (if set), else
 //	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
@@ -53,14 +54,14 @@ const (
 
 // tool is one pinned binary.
 type tool struct {
-	name     string // what callers ask for; also the binary's file name
-	version  string
-	toolsDir string // tools/<toolsDir> holds the go.mod that pins it
-	module   string // the Go module that toolsDir/go.mod must require at version
-	pkg      string // the main package to build
-	dir      string // cache subdirectory; default name-version
-	ldflags  []string
-	env      []string
+	name    string // what callers ask for; also the binary's file name
+	version string
+	modDir  string // the directory, from the repository's root, of the go.mod that pins it
+	module  string // the Go module that modDir/go.mod must require at version
+	pkg     string // the main package to build
+	dir     string // cache subdirectory; default name-version
+	ldflags []string
+	env     []string
 	// files are plain files of module (paths inside it) that the binary needs
 	// beside itself; they are copied into its directory before the binary.
 	files []string
@@ -100,38 +101,51 @@ var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-ja
 	"pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"}
 
 // tools is the one table of pinned binaries. The version must match what
-// tools/<toolsDir>/go.mod requires (Ensure checks).
+// modDir/go.mod requires (Ensure checks).
+//
+// A tool whose dependencies the tests compile anyway is built in the module
+// whose tests do: the YAML and Java language hosts and the helm CLI in
+// bridge/, which requires each at the pinned version (its go.mod names them
+// in tool directives). Built there, with the same flags as the tests, each
+// shares its compiled packages with the bridge's tests in Go's build cache:
+// after those, helm takes 12 s to build and each host 3 s, where a module of
+// their own compiled every package again, since a single dependency at
+// another version (golang.org/x/sys, say) changes the build key of
+// everything above it. The others keep a module under tools/: their
+// dependencies are not the tests' (kube-apiserver's k8s.io is a minor
+// version behind the provider's), or do not build at the bridge's versions
+// (the pulumi CLI needs olekukonko/tablewriter v0, the bridge has v1).
 var tools = []tool{
-	{name: "kube-apiserver", version: kubeVersion, toolsDir: "kubernetes", module: "k8s.io/kubernetes",
+	{name: "kube-apiserver", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-apiserver", ldflags: kubeLDFlags()},
-	{name: "kube-controller-manager", version: kubeVersion, toolsDir: "kubernetes", module: "k8s.io/kubernetes",
+	{name: "kube-controller-manager", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-controller-manager", ldflags: kubeLDFlags()},
-	{name: "kube-scheduler", version: kubeVersion, toolsDir: "kubernetes", module: "k8s.io/kubernetes",
+	{name: "kube-scheduler", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-scheduler", ldflags: kubeLDFlags()},
-	{name: "etcd", version: "v3.6.5", toolsDir: "etcd", module: "go.etcd.io/etcd/server/v3",
+	{name: "etcd", version: "v3.6.5", modDir: "tools/etcd", module: "go.etcd.io/etcd/server/v3",
 		pkg: "go.etcd.io/etcd/server/v3"},
-	{name: "kwok", version: "v0.8.0", toolsDir: "kwok", module: "sigs.k8s.io/kwok",
+	{name: "kwok", version: "v0.8.0", modDir: "tools/kwok", module: "sigs.k8s.io/kwok",
 		pkg: "sigs.k8s.io/kwok/cmd/kwok"},
-	{name: "pulumi", version: pulumiVersion, toolsDir: "pulumi", module: "github.com/pulumi/pulumi/pkg/v3",
+	{name: "pulumi", version: pulumiVersion, modDir: "tools/pulumi", module: "github.com/pulumi/pulumi/pkg/v3",
 		pkg: "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", dir: pulumiDir,
 		ldflags: []string{"-X", "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=" + pulumiVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
-	{name: "pulumi-language-yaml", version: pulumiYAMLVersion, toolsDir: "pulumi-yaml", module: "github.com/pulumi/pulumi-yaml",
+	{name: "pulumi-language-yaml", version: pulumiYAMLVersion, modDir: "bridge", module: "github.com/pulumi/pulumi-yaml",
 		pkg: "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml", dir: pulumiDir,
 		ldflags: []string{"-X", "github.com/pulumi/pulumi-yaml/pkg/version.Version=" + pulumiYAMLVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
-	{name: "pulumi-language-nodejs", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
+	{name: "pulumi-language-nodejs", version: pulumiHostsVersion, modDir: "tools/pulumi-language-hosts", module: pulumiSDK,
 		pkg: pulumiSDK + "/nodejs/cmd/pulumi-language-nodejs", dir: pulumiDir,
 		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
-	{name: "pulumi-language-python", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
+	{name: "pulumi-language-python", version: pulumiHostsVersion, modDir: "tools/pulumi-language-hosts", module: pulumiSDK,
 		pkg: pulumiSDK + "/python/cmd/pulumi-language-python", dir: pulumiDir,
 		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"},
 		// The host runs programs through this script, which it looks for
 		// beside its own executable.
 		files: []string{"python/cmd/pulumi-language-python-exec"}},
-	{name: "pulumi-language-go", version: pulumiHostsVersion, toolsDir: "pulumi-language-hosts", module: pulumiSDK,
+	{name: "pulumi-language-go", version: pulumiHostsVersion, modDir: "tools/pulumi-language-hosts", module: pulumiSDK,
 		pkg: pulumiSDK + "/go/pulumi-language-go", dir: pulumiDir,
 		ldflags: []string{"-X", pulumiSDK + "/go/common/version.Version=" + pulumiHostsVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
@@ -140,18 +154,18 @@ var tools = []tool{
 	// writes sdk/java (the bridge module requires it through
 	// pulumi-terraform-bridge). The shared directory's name does not carry
 	// this version: a new one is built where the old binary is removed.
-	{name: "pulumi-language-java", version: pulumiJavaVersion, toolsDir: "pulumi-java", module: "github.com/pulumi/pulumi-java",
+	{name: "pulumi-language-java", version: pulumiJavaVersion, modDir: "bridge", module: "github.com/pulumi/pulumi-java",
 		pkg: "github.com/pulumi/pulumi-java/pkg/cmd/pulumi-language-java", dir: pulumiDir,
 		ldflags: []string{"-X", "github.com/pulumi/pulumi-java/pkg/version.Version=" + pulumiJavaVersion},
 		env:     []string{"GONOSUMDB=github.com/pulumi"}},
-	{name: "tofu", version: "v1.12.6", toolsDir: "opentofu", module: "github.com/opentofu/opentofu",
+	{name: "tofu", version: "v1.12.6", modDir: "tools/opentofu", module: "github.com/opentofu/opentofu",
 		pkg: "github.com/opentofu/opentofu/cmd/tofu",
 		// Without this tofu reports itself as a "-dev" prerelease.
 		ldflags: []string{"-X", "github.com/opentofu/opentofu/version.dev=no"}},
 	// The version the provider module renders charts with (go.mod requires
 	// helm.sh/helm/v4 at it), so the CLI and the provider agree. Without the
 	// -X, `helm version` reports only "v4.3".
-	{name: Helm, version: helmVersion, toolsDir: "helm", module: "helm.sh/helm/v4",
+	{name: Helm, version: helmVersion, modDir: "bridge", module: "helm.sh/helm/v4",
 		pkg:     "helm.sh/helm/v4/cmd/helm",
 		ldflags: []string{"-X", "helm.sh/helm/v4/internal/version.version=" + helmVersion}},
 }
@@ -357,14 +371,14 @@ func requiredVersion(gomod, module string) (string, error) {
 }
 
 func build(ctx context.Context, repo, root string, t tool) error {
-	modDir := filepath.Join(repo, "tools", t.toolsDir)
+	modDir := filepath.Join(repo, t.modDir)
 	v, err := requiredVersion(filepath.Join(modDir, "go.mod"), t.module)
 	if err != nil {
 		return fmt.Errorf("cannot build %s: %w", t.name, err)
 	}
 	if v != t.version {
-		return fmt.Errorf("cannot build %s: tools/%s/go.mod requires %s %s but internal/toolchain pins %s: update the table in internal/toolchain",
-			t.name, t.toolsDir, t.module, v, t.version)
+		return fmt.Errorf("cannot build %s: %s/go.mod requires %s %s but internal/toolchain pins %s: update the table in internal/toolchain",
+			t.name, t.modDir, t.module, v, t.version)
 	}
 	dst := t.path(root)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -388,13 +402,15 @@ func build(ctx context.Context, repo, root string, t tool) error {
 	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	env = append(env, t.env...)
 	ldflags := append([]string{"-s", "-w"}, t.ldflags...)
-	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", strings.Join(ldflags, " "), "-o", tmp.Name(), t.pkg}
+	// No -trimpath: it changes the build key of every package, so a tool
+	// built with it would share nothing with the tests (see the table).
+	args := []string{"build", "-buildvcs=false", "-ldflags", strings.Join(ldflags, " "), "-o", tmp.Name(), t.pkg}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modDir
 	cmd.Env = env
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
-	log.Printf("toolchain: building %s %s (go build %s in tools/%s)", t.name, t.version, t.pkg, t.toolsDir)
+	log.Printf("toolchain: building %s %s (go build %s in %s)", t.name, t.version, t.pkg, t.modDir)
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("building %s %s in %s: %w", t.name, t.version, modDir, err)

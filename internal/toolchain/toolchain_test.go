@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-// The table must agree with the tool modules it builds from.
+// The table must agree with the modules it builds from.
 func TestTableMatchesToolModules(t *testing.T) {
 	repo, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tl := range tools {
-		gomod := filepath.Join(repo, "tools", tl.toolsDir, "go.mod")
+		gomod := filepath.Join(repo, tl.modDir, "go.mod")
 		v, err := requiredVersion(gomod, tl.module)
 		if err != nil {
 			t.Errorf("%s: %v", tl.name, err)
@@ -46,7 +46,7 @@ func TestHelmMatchesProviderModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v != Version(Helm) {
-		t.Errorf("go.mod requires %s %s, the toolchain pins helm %s: move tools/helm and the table to %s", h.module, v, Version(Helm), v)
+		t.Errorf("go.mod requires %s %s, the toolchain pins helm %s: move bridge/go.mod and the table to %s", h.module, v, Version(Helm), v)
 	}
 }
 

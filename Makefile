@@ -13,22 +13,13 @@ DEV     := $(GO) run ./internal/cmd/k8sconnect-dev
 WORK    := $(CURDIR)/.work
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all tools tools-late build release cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-unit lint bench
+.PHONY: all tools build release cluster-up cluster-down generate docs api-docs demo demo-down demo-down-pulumi test test-bridge test-terraform test-tofu test-unit lint bench
 
 all: build
 
 ## tools: build the pinned toolchain (kube-apiserver, etcd, kwok, pulumi, tofu, helm) once
 tools:
 	$(DEV) tools
-
-# LATE_TOOLS are the tools that the bridge's tests do not run: CI (.ci/run) builds them in
-# the background while those tests run. Only a few of the root module's tests run the helm
-# CLI, and each builds it (or waits for that build) itself. (tofu is not late: built at the
-# lowest priority beside the bridge's tests, it took 29 min in a cold run, and the bridge's
-# install test waited for it.)
-LATE_TOOLS := helm
-tools-late:
-	$(DEV) tools $(LATE_TOOLS)
 
 ## build: terraform-provider-k8sconnect and pulumi-resource-k8sconnect into bin/
 ## (the bridge is its own Go module: see bridge/README.md)
@@ -209,21 +200,29 @@ demo-down-pulumi:
 	cd examples/pulumi-$(SDK) && "$$pulumi" destroy --yes --stack demo --config-file $(DEMO)/Pulumi.demo.yaml
 
 # The bridge's tests spend most of their time waiting for the Pulumi engine, its language
-# hosts and the API server: four at once keep the two cores busy (warm, alone: 16 min at the
-# default of two, 10.5 min at four).
+# hosts and the API server: four at once keep more of the CPU busy (warm, alone: 16 min at
+# the default of two, 10.5 min at four).
 BRIDGE_PARALLEL ?= 4
 
-## test: everything CI runs: go vet and every test in both modules, the bridge's first, then
-## the acceptance tests again under tofu. Each step's tools are built just before it (a test
-## that runs the helm CLI builds it itself). The bridge's tests come first because they leave
-## CPU idle, which CI fills with lint and LATE_TOOLS (.ci/run). -count=1: the Go test cache
-## cannot see the cluster, so a cached pass would be a test that did not run
+## test: everything CI runs: go vet in both modules, then three suites at once, each with
+## its own clusters: the bridge's tests (test-bridge), the root module's tests under
+## terraform (test-terraform), and its acceptance tests again under tofu (test-tofu). Each
+## suite's output is shown when it ends. The toolchain is built first. -count=1: the Go
+## test cache cannot see the cluster, so a cached pass would be a test that did not run
 test:
-	$(DEV) tools $(addprefix -except ,$(LATE_TOOLS))
+	$(DEV) tools
 	$(GO) vet ./...
 	cd bridge && $(GO) vet ./...
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-bridge test-terraform test-tofu
+
+# One suite alone leaves a quarter of the CPU idle or more, waiting for the engines and the API
+# server, and the longest package of each is the last few minutes of it; three at once
+# keep both cores busy (see docs/contributing.md#ci).
+test-bridge:
 	cd bridge && $(GO) test -count=1 -parallel $(BRIDGE_PARALLEL) -timeout $(TEST_TIMEOUT) ./...
+test-terraform:
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+test-tofu:
 	K8SCONNECT_ENGINE=tofu $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestAcc' ./provider/... ./internal/testing/badinput/ ./internal/testing/exacttest/ ./internal/testing/doctest/
 
 ## lint: golangci-lint (pinned in tools/golangci-lint, configured by .golangci.yml) and a

@@ -43,10 +43,7 @@ func helmManager(name string) bool {
 // ~/.kube/config, as k8sconnect_object imports. The first apply adopts its
 // objects.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	kubeContext, rest := "", req.ID
-	if i := strings.LastIndex(rest, "#"); i >= 0 {
-		kubeContext, rest = rest[:i], rest[i+1:]
-	}
+	kubeContext, rest := connection.SplitImportID(req.ID)
 	ns, name, ok := strings.Cut(rest, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 		resp.Diagnostics.AddError("Invalid import id",
@@ -75,10 +72,10 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 				"is nothing to import.", name, ns, ns))
 		return
 	}
-	connObj, diags := conn.ToObject(ctx)
+	connObj, diags := connection.Imported(ctx, conn, useDefault)
 	resp.Diagnostics.Append(diags...)
-	if useDefault {
-		connObj = types.ObjectNull(connection.AttrTypes)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	for attr, v := range map[string]any{"id": types.StringValue(releaseID(ns, name)), "name": types.StringValue(name),
 		"namespace": types.StringValue(ns), "objects": types.MapValueMust(projectionType, nil), "cluster_connection": connObj} {

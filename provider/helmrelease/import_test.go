@@ -112,3 +112,58 @@ import {
 		})
 	}
 }
+
+// A release imported through the provider block's cluster_connection (the id
+// names no context) records no connection of its own, and is read and applied
+// through the provider's: the plan imports it, the apply takes it over in
+// place, and the next plan is empty. Until this test such an import failed
+// every time with a Value Conversion Error, as k8sconnect_object's once did:
+// both now record the connection the one same way (connection.Imported).
+func TestAccHelmReleaseImportsThroughTheProviderBlock(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	name := "viaprovider"
+	chart := chartPath(t, "lifecycle")
+	helmCLI(t, "install", name, chart, "-n", ns, "--set", "greeting=hi", "--set", "keep=false")
+	uid := acctest.UID(t, configMaps, ns, name+"-settings")
+
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+provider "k8sconnect" {
+  %s
+}
+
+import {
+  to = k8sconnect_helm_release.app
+  id = "%s/%s"
+}
+
+resource "k8sconnect_helm_release" "app" {
+  name      = %q
+  namespace = %q
+  chart     = %q
+  timeout   = "60s"
+  set       = [{ name = "greeting", value = "hi" }, { name = "keep", value = "false" }]
+}
+`, acctest.Connection(t), ns, name, name, ns, chart))
+	w.Cleanup()
+
+	if plan := w.Plan(); plan.Err != nil || len(plan.Errors()) > 0 {
+		t.Fatalf("%s plan of the import failed: %v\n%s", acctest.Engine(), plan.Err, plan.Output)
+	}
+	w.MustApply()
+	if got := acctest.UID(t, configMaps, ns, name+"-settings"); got != uid {
+		t.Errorf("the ConfigMap was replaced: UID %s -> %s", uid, got)
+	}
+	if got := w.StateAttribute("k8sconnect_helm_release.app", "revision"); got != "2" {
+		t.Errorf("revision %s after the import's apply, want 2", got)
+	}
+	// Null reads as "" (the release is in state: its revision is).
+	if got := w.StateAttribute("k8sconnect_helm_release.app", "cluster_connection"); got != "" {
+		t.Errorf("the imported release records a connection of its own: %s", got)
+	}
+	if err := configMapData(t, ns, name+"-settings", "greeting", "hi")(); err != nil {
+		t.Error(err)
+	}
+	w.MustPlanNoChanges()
+}

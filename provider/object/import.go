@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -78,14 +77,8 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 				"values (from a variable or a secret store) as yaml_body_wo, which is kept out of state and plans, "+
 				"before you apply: a plan with a placeholder left is refused.", id, SecretPlaceholder))
 	}
-	// Read through the provider block's connection, the resource records
-	// none of its own (conn is then empty: converting it fails).
-	connObj := types.ObjectNull(connection.AttrTypes)
-	if !useDefault {
-		var diags diag.Diagnostics
-		connObj, diags = conn.ToObject(ctx)
-		resp.Diagnostics.Append(diags...)
-	}
+	connObj, diags := connection.Imported(ctx, conn, useDefault)
+	resp.Diagnostics.Append(diags...)
 	ref, diags := resourceref.Value(ctx, id, types.StringValue(live.GetNamespace()), connObj)
 	resp.Diagnostics.Append(diags...)
 	for attr, v := range map[string]any{
@@ -106,10 +99,7 @@ func ImportID(id manifest.Identity) string {
 
 // ParseImportID splits an import id into its optional context and the object.
 func ParseImportID(s string) (kubeContext string, id manifest.Identity, err error) {
-	rest := s
-	if i := strings.LastIndex(s, "#"); i >= 0 {
-		kubeContext, rest = s[:i], s[i+1:]
-	}
+	kubeContext, rest := connection.SplitImportID(s)
 	parts := strings.Split(rest, "/")
 	kindAt := -1
 	for i, p := range parts {

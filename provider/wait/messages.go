@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
@@ -27,6 +28,9 @@ func failure(id manifest.Identity, spec waiting.Spec, timeout time.Duration, err
 		head = fmt.Sprintf("Waited %s for %s on %s.", timeout, spec.Describe(), id)
 		if timedOut.ReadErr != nil {
 			head += fmt.Sprintf(" The last read failed: %v.", timedOut.ReadErr)
+			if remedy := connection.Remedy(timedOut.ReadErr); remedy != "" {
+				head += " " + remedy
+			}
 		}
 	default:
 		return fmt.Sprintf("Wait for %s failed", id), err.Error()

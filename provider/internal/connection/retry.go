@@ -31,8 +31,14 @@ import (
 // reading the object (docs/adr/0012-network-failures.md).
 //
 // An HTTP answer of any status is the server speaking, never a network
-// failure, so it is returned as it is: a 4xx is final, and 429/503 with
-// Retry-After are left to client-go's own handling.
+// failure, so it is returned as it is (a 4xx is final, and 429/503 with
+// Retry-After are left to client-go's own handling), with one exception: a
+// 429 or 503 without Retry-After. Both say the server did not act on the
+// request (too many requests, or no server able to take it: a load balancer
+// whose API servers restart answers so), so any request whose body can be
+// sent again is, after the same backoff and within the same budget as a
+// network failure, writes included. When the budget runs out the last answer
+// is returned as it is.
 
 // retryBudget bounds how long an idempotent request is tried again after
 // broken connections, resets and timeouts, within the request's own deadline.
@@ -199,13 +205,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		described += "?dryRun=All"
 	}
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	if !idempotent(req) || !replayable {
-		resp, err := t.attempt(req)
-		if networkFailure(err) {
-			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: 1, Write: true, Err: err}
-		}
-		return resp, err
-	}
+	write := !idempotent(req)
 
 	ctx := req.Context()
 	start := time.Now()
@@ -222,7 +222,17 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			sent.Body = body
 		}
 		resp, err := t.attempt(sent)
-		if !networkFailure(err) {
+		var why string
+		switch {
+		case err == nil && busy(resp) && replayable:
+			why = fmt.Sprintf("the API server answered %d without Retry-After", resp.StatusCode)
+		case networkFailure(err) && (write || !replayable):
+			// A write may have been carried out: its caller settles that.
+			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: attempt,
+				Elapsed: time.Since(start), Write: true, Err: err}
+		case networkFailure(err):
+			why = err.Error()
+		default:
 			return resp, err
 		}
 		if firstFailure.IsZero() {
@@ -240,13 +250,27 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			giveUp = true
 		}
 		if giveUp || t.sleep(ctx, delay) != nil {
+			if resp != nil {
+				return resp, nil // the server's own answer, for the caller to report
+			}
 			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: attempt,
 				Elapsed: time.Since(start), Err: err}
 		}
-		tflog.Debug(ctx, "network failure on an idempotent request; sending it again", map[string]any{
-			"request": req.Method + " " + described, "attempt": attempt, "error": err.Error(), "wait": delay.String(),
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		tflog.Debug(ctx, "the request got no usable answer; sending it again", map[string]any{
+			"request": req.Method + " " + described, "attempt": attempt, "why": why, "wait": delay.String(),
 		})
 	}
+}
+
+// busy reports an answer that says the server did not act on the request and
+// names no time to come back: 429 or 503 without Retry-After. (With it,
+// client-go waits as told and sends the request again itself.)
+func busy(resp *http.Response) bool {
+	return (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) &&
+		resp.Header.Get("Retry-After") == ""
 }
 
 // attempt sends a request once and, unless its answer is a stream, reads the

@@ -297,3 +297,124 @@ func TestRetryingTransport(t *testing.T) {
 		}
 	})
 }
+
+// busyServer answers its first `times` requests with status and header, then
+// 200; it records every request with its body.
+type busyServer struct {
+	mu     sync.Mutex
+	times  int
+	status int
+	header http.Header
+	seen   []string
+}
+
+func (b *busyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	b.mu.Lock()
+	b.seen = append(b.seen, r.Method+" "+string(body))
+	busy := len(b.seen) <= b.times
+	b.mu.Unlock()
+	if busy {
+		for k, v := range b.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(b.status)
+		_, _ = w.Write([]byte(`{"kind":"Status","status":"Failure"}`))
+		return
+	}
+	_, _ = w.Write([]byte(`{"kind":"ConfigMap"}`))
+}
+
+func (b *busyServer) requests() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.seen...)
+}
+
+func TestBusyAnswers(t *testing.T) {
+	ctx := context.Background()
+	path := "/api/v1/namespaces/ns/configmaps/one"
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		for _, method := range []string{http.MethodGet, http.MethodPatch, http.MethodDelete} {
+			t.Run(fmt.Sprintf("%s answered %d without Retry-After is sent again", method, status), func(t *testing.T) {
+				b := &busyServer{times: 2, status: status}
+				srv := httptest.NewServer(b)
+				defer srv.Close()
+				body := ""
+				if method == http.MethodPatch {
+					body = `{"data":{"a":"1"}}` // a write: the server did not act on it
+				}
+				resp, err := do(t, client(srv), ctx, method, srv.URL+path+"?fieldManager=k8sconnect", body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				seen := b.requests()
+				if resp.StatusCode != http.StatusOK || string(got) != `{"kind":"ConfigMap"}` || len(seen) != 3 {
+					t.Fatalf("status %d, body %q after %d requests; want the object after 3", resp.StatusCode, got, len(seen))
+				}
+				for _, s := range seen {
+					if s != method+" "+body {
+						t.Fatalf("a request sent again is not the same request: %q, want %q", s, method+" "+body)
+					}
+				}
+			})
+		}
+	}
+
+	t.Run("with Retry-After, the answer is client-go's to wait for", func(t *testing.T) {
+		b := &busyServer{times: 1, status: http.StatusServiceUnavailable, header: http.Header{"Retry-After": {"1"}}}
+		srv := httptest.NewServer(b)
+		defer srv.Close()
+		resp, err := do(t, client(srv), ctx, http.MethodGet, srv.URL+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || len(b.requests()) != 1 {
+			t.Fatalf("status %d after %d request(s), want 503 after 1", resp.StatusCode, len(b.requests()))
+		}
+	})
+
+	t.Run("a server that stays busy: its own answer when the time is up", func(t *testing.T) {
+		b := &busyServer{times: 1 << 30, status: http.StatusServiceUnavailable}
+		srv := httptest.NewServer(b)
+		defer srv.Close()
+		c := &http.Client{Transport: retryNetworkFailures(srv.Client().Transport.(*http.Transport).Clone())}
+		dctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
+		defer cancel()
+		resp, err := do(t, c, dctx, http.MethodGet, srv.URL+path, "")
+		if err != nil {
+			t.Fatalf("want the server's answer, have %v", err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(got), `"Failure"`) || len(b.requests()) < 2 {
+			t.Fatalf("status %d, body %q after %d request(s); want the 503 and its body after several", resp.StatusCode, got, len(b.requests()))
+		}
+	})
+
+	t.Run("a write answered busy, then lost, is a write whose outcome is unknown", func(t *testing.T) {
+		var mu sync.Mutex
+		n := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			n++
+			first := n == 1
+			mu.Unlock()
+			if first {
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			conn, _, _ := http.NewResponseController(w).Hijack()
+			_ = conn.Close()
+		}))
+		defer srv.Close()
+		_, err := do(t, client(srv), ctx, http.MethodPatch, srv.URL+path+"?fieldManager=k8sconnect", `{}`)
+		var ne *NetworkError
+		if !errors.As(err, &ne) || !ne.Write || ne.Attempts != 2 || n != 2 {
+			t.Fatalf("want a NetworkError of a write after 2 attempts, have %v after %d request(s)", err, n)
+		}
+	})
+}

@@ -98,6 +98,10 @@ func (e *NetworkError) Error() string {
 	how := fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
 	if e.Write {
 		how = "a write, sent once; its outcome is unknown"
+		if e.Attempts > 1 {
+			// The attempts before were answered 429 or 503: not carried out.
+			how = fmt.Sprintf("a write, sent %d times, declined by the server but the last; its outcome is unknown", e.Attempts)
+		}
 	}
 	return fmt.Sprintf("network failure, no answer from the API server to %s %s (%s): %v", e.Method, e.Path, how, e.Err)
 }

@@ -416,5 +416,8 @@ func TestBusyAnswers(t *testing.T) {
 		if !errors.As(err, &ne) || !ne.Write || ne.Attempts != 2 || n != 2 {
 			t.Fatalf("want a NetworkError of a write after 2 attempts, have %v after %d request(s)", err, n)
 		}
+		if !strings.Contains(err.Error(), "sent 2 times") || !strings.Contains(err.Error(), "outcome is unknown") {
+			t.Errorf("the error does not say the write was sent twice, the last with an unknown outcome: %q", err)
+		}
 	})
 }

@@ -123,29 +123,16 @@ func TestAccHelmReleaseImportsThroughTheProviderBlock(t *testing.T) {
 	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
 	ns := acctest.Namespace(t)
 	name := "viaprovider"
-	chart := chartPath(t, "lifecycle")
-	helmCLI(t, "install", name, chart, "-n", ns, "--set", "greeting=hi", "--set", "keep=false")
+	helmCLI(t, "install", name, chartPath(t, "lifecycle"), "-n", ns, "--set", "greeting=hi", "--set", "keep=false")
 	uid := acctest.UID(t, configMaps, ns, name+"-settings")
 
 	w := acctest.NewWorkdir(t)
-	w.Write(fmt.Sprintf(`
-provider "k8sconnect" {
-  %s
-}
-
+	w.Write(releaseThroughProvider(t, ns, name, fmt.Sprintf(`
 import {
   to = k8sconnect_helm_release.app
   id = "%s/%s"
 }
-
-resource "k8sconnect_helm_release" "app" {
-  name      = %q
-  namespace = %q
-  chart     = %q
-  timeout   = "60s"
-  set       = [{ name = "greeting", value = "hi" }, { name = "keep", value = "false" }]
-}
-`, acctest.Connection(t), ns, name, name, ns, chart))
+`, ns, name)))
 	w.Cleanup()
 
 	if plan := w.Plan(); plan.Err != nil || len(plan.Errors()) > 0 {

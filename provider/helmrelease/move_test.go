@@ -65,24 +65,12 @@ func TestAccHelmReleaseMovedFromHashicorpHelm(t *testing.T) {
 	// hashicorp/helm connects in its provider block; so does this
 	// configuration, and the moved release, which records no connection of
 	// its own, is read and applied through it.
-	w.Write(fmt.Sprintf(`
-provider "k8sconnect" {
-  %s
-}
-
+	w.Write(releaseThroughProvider(t, ns, name, `
 moved {
   from = helm_release.app
   to   = k8sconnect_helm_release.app
 }
-
-resource "k8sconnect_helm_release" "app" {
-  name      = %q
-  namespace = %q
-  chart     = %q
-  timeout   = "60s"
-  set       = [{ name = "greeting", value = "hi" }, { name = "keep", value = "false" }]
-}
-`, acctest.Connection(t), name, ns, chart))
+`))
 	w.Cleanup()
 
 	plan := w.Plan()

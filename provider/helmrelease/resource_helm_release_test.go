@@ -54,6 +54,26 @@ resource "k8sconnect_helm_release" "app" {
 `, acctest.Connection(t), ns, name, chartPath(t, "lifecycle"), extra)
 }
 
+// releaseThroughProvider is the lifecycle chart's release with greeting=hi and
+// keep=false, as a release made elsewhere was installed, connected through the
+// provider block only (the resource has no cluster_connection), with blocks
+// (an import or a moved block) between the two.
+func releaseThroughProvider(t *testing.T, ns, name, blocks string) string {
+	return fmt.Sprintf(`
+provider "k8sconnect" {
+  %s
+}
+%s
+resource "k8sconnect_helm_release" "app" {
+  name      = %q
+  namespace = %q
+  chart     = %q
+  timeout   = "60s"
+  set       = [{ name = "greeting", value = "hi" }, { name = "keep", value = "false" }]
+}
+`, acctest.Connection(t), blocks, name, ns, chartPath(t, "lifecycle"))
+}
+
 // configMapData is a cluster check of one ConfigMap key.
 func configMapData(t *testing.T, ns, name, key, want string) acctest.ClusterCheck {
 	return func() error {

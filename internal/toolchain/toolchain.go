@@ -114,7 +114,11 @@ var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-ja
 // everything above it. The others keep a module under tools/: their
 // dependencies are not the tests' (kube-apiserver's k8s.io is a minor
 // version behind the provider's), or do not build at the bridge's versions
-// (the pulumi CLI needs olekukonko/tablewriter v0, the bridge has v1).
+// (the pulumi CLI needs olekukonko/tablewriter v0, the bridge has v1). The
+// same reason puts etcd and kwok in tools/kubernetes, beside the control
+// plane whose packages they mostly share. tofu keeps its own: its fork of
+// hashicorp/hcl/v2 is a replace of one version, which a module shared with
+// the pulumi CLI (which requires a later hcl) would not apply.
 var tools = []tool{
 	{name: "kube-apiserver", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-apiserver", ldflags: kubeLDFlags()},
@@ -122,9 +126,9 @@ var tools = []tool{
 		pkg: "k8s.io/kubernetes/cmd/kube-controller-manager", ldflags: kubeLDFlags()},
 	{name: "kube-scheduler", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-scheduler", ldflags: kubeLDFlags()},
-	{name: "etcd", version: "v3.6.5", modDir: "tools/etcd", module: "go.etcd.io/etcd/server/v3",
+	{name: "etcd", version: "v3.6.8", modDir: "tools/kubernetes", module: "go.etcd.io/etcd/server/v3",
 		pkg: "go.etcd.io/etcd/server/v3"},
-	{name: "kwok", version: "v0.8.0", modDir: "tools/kwok", module: "sigs.k8s.io/kwok",
+	{name: "kwok", version: "v0.8.0", modDir: "tools/kubernetes", module: "sigs.k8s.io/kwok",
 		pkg: "sigs.k8s.io/kwok/cmd/kwok"},
 	{name: "pulumi", version: pulumiVersion, modDir: "tools/pulumi", module: "github.com/pulumi/pulumi/pkg/v3",
 		pkg: "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", dir: pulumiDir,

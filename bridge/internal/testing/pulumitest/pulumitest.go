@@ -126,6 +126,11 @@ type Stack struct {
 	env      []string // environment of every pulumi and driver process
 	driver   []string // command that runs one operation through the Automation API
 	deployed bool     // an Up may have left resources; Cleanup destroys them
+	// configured is the Config the CLI last stored in the stack's settings
+	// (as JSON): an operation with the same Config skips `pulumi config
+	// set-all`, a CLI start of a third of a second. CLI and Shell forget it,
+	// since either may change the settings.
+	configured string
 }
 
 // New prepares lang (once per test binary) and returns a new, empty stack of
@@ -582,7 +587,11 @@ func (s *Stack) selectJavaMainClass(t testing.TB, scenario string) {
 
 // runCLI runs one operation with the pulumi CLI in the project directory.
 func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
-	if len(cfg) > 0 {
+	cfgJSON, err := json.Marshal(cfg)
+	if err != nil {
+		return Result{Operation: op}, err
+	}
+	if len(cfg) > 0 && string(cfgJSON) != s.configured {
 		args := []string{"config", "set-all", "--stack", s.name}
 		for _, k := range sortedKeys(cfg) {
 			flag := "--plaintext"
@@ -594,6 +603,7 @@ func (s *Stack) runCLI(op Operation, cfg Config, flags []Flag) (Result, error) {
 		if out, err := execIn(s.project, s.env, "pulumi", args...); err != nil {
 			return Result{Operation: op}, fmt.Errorf("pulumi config set-all: %w\n%s", err, out)
 		}
+		s.configured = string(cfgJSON)
 	}
 
 	events := filepath.Join(s.dir, "events-"+randomSuffix()+".json")
@@ -700,6 +710,9 @@ func baseEnv(dir, pulumiDir, plugins string) []string {
 		"PULUMI_BACKEND_URL=file://"+filepath.ToSlash(backend),
 		"PULUMI_CONFIG_PASSPHRASE=k8sconnect-test",
 		"PULUMI_SKIP_UPDATE_CHECK=true",
+		// The Automation API drivers would run `pulumi version` before every
+		// operation (a third of a CPU-second each); the CLI is the pinned one.
+		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=true",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
 		// --event-log, for the change summary of CLI runs.
 		"PULUMI_DEBUG_COMMANDS=true",
@@ -797,6 +810,7 @@ func (s *Stack) CLI(args ...string) string {
 	if !s.viaCLI() {
 		s.t.Fatalf("pulumitest: CLI is for stacks that run through the CLI, not the Automation API")
 	}
+	s.configured = ""
 	out, err := execIn(s.project, s.env, "pulumi", append(args, "--stack", s.name)...)
 	if err != nil {
 		s.t.Fatalf("pulumi %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -814,6 +828,7 @@ func (s *Stack) Shell(command string) string {
 	if !s.viaCLI() {
 		s.t.Fatalf("pulumitest: Shell is for stacks that run through the CLI, not the Automation API")
 	}
+	s.configured = ""
 	out, err := execIn(s.project, s.env, "sh", "-c", command)
 	if err != nil {
 		s.t.Fatalf("%s: %v\n%s", command, err, out)

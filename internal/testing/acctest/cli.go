@@ -108,18 +108,33 @@ var (
 	providerBinErr  error
 )
 
-// providerBinary builds terraform-provider-k8sconnect once per test binary.
+// providerBinary is the directory of the terraform-provider-k8sconnect that
+// the engine runs: K8SCONNECT_TEST_PROVIDER_DIR when set (make test builds it
+// once for all its test binaries, so that 20 of them do not link it 20
+// times), else one built here, once per test binary.
 // removeProviderBinary deletes the provider providerBinary built (80 MB per
 // test binary, left in the temporary directory otherwise).
 func removeProviderBinary() {
-	if providerBinDir != "" {
+	if providerBinDir != "" && providerBinDir != os.Getenv(testProviderDirEnv) {
 		_ = os.RemoveAll(providerBinDir)
 	}
 	otherproviders.Remove()
 }
 
+// testProviderDirEnv names a directory holding a terraform-provider-k8sconnect
+// built from this checkout.
+const testProviderDirEnv = "K8SCONNECT_TEST_PROVIDER_DIR"
+
 func providerBinary() (string, error) {
 	providerBinOnce.Do(func() {
+		if dir := os.Getenv(testProviderDirEnv); dir != "" {
+			if _, err := os.Stat(filepath.Join(dir, "terraform-provider-k8sconnect")); err != nil {
+				providerBinErr = fmt.Errorf("%s=%s: %w (make test-provider builds it)", testProviderDirEnv, dir, err)
+				return
+			}
+			providerBinDir = dir
+			return
+		}
 		root, err := toolchain.RepoRoot()
 		if err != nil {
 			providerBinErr = err

@@ -457,8 +457,12 @@ var waitRow = answerOp{
 }
 
 // waitChangeAfter is when the test changes the object a wait watches if
-// the wait has not watched by then.
-const waitChangeAfter = 5 * time.Second
+// the wait has not watched by then: long enough for the engine to start the
+// wait on a loaded machine (at 5 s, a cold CI run with three suites at once
+// changed it before the wait first read it, which then found nothing to
+// watch). A wait that never watches ends on its own 10 s timeout, which
+// stops this clock too.
+const waitChangeAfter = 30 * time.Second
 
 // watched reports a watch request among the proxy's requests since mark
 // (its count then).

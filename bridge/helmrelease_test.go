@@ -196,3 +196,52 @@ func TestPulumiHelmReleaseIgnoreFields(t *testing.T) {
 	acctest.PatchAs(t, "horizontal-pod-autoscaler", deployments, ns, "scaled-app", `{"spec":{"replicas":4}}`)
 	s.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst, pulumitest.ExpectNoChanges)
 }
+
+// The token in the kubeconfig file expires between two runs. Pulumi's refresh
+// reads the release (which keeps it, warning that the stored credentials were
+// refused, as terraform's refresh does) and then compares it with the program
+// through the provider's plan, which needs the credentials too: so the refresh
+// fails, saying the credentials expired and what to do, and the stack keeps
+// the release. So does a preview. With a renewed token the preview changes
+// nothing: the same revision, no record written.
+func TestPulumiHelmReleaseExpiredTokenKeepsState(t *testing.T) {
+	_, ns, chart := lifecycleRelease(t)
+	cluster := localcluster.Shared(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	writeToken := func(token string) {
+		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: cluster, Token: token}})
+	}
+	writeToken(cluster.Token)
+	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-helm-expired", map[string]map[string]any{
+		"app": {"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+			"name": "expired", "namespace": ns, "chart": chart, "timeout": "60s"},
+	}, nil))
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+
+	writeToken("expired-" + cluster.Token[:8])
+	for _, op := range []pulumitest.Operation{pulumitest.Refresh, pulumitest.Preview} {
+		r, err := s.Try(op, nil)
+		if err == nil {
+			t.Fatalf("%s with an expired token should fail:\n%s", op, r.Log)
+		}
+		if !strings.Contains(err.Error(), "expired") || !strings.Contains(err.Error(), "Renew it") {
+			t.Errorf("the %s's error does not say the credentials expired and what to do:\n%v", op, err)
+		}
+		if op == pulumitest.Refresh && !strings.Contains(err.Error(), "Stored credentials refused") {
+			t.Errorf("the refresh should warn that the stored credentials were refused:\n%v", err)
+		}
+		acctest.ExpectAbsent(t, "the "+string(op)+"'s output", err.Error(), acctest.SecretValue{Plain: cluster.Token})
+		if resources, _ := s.Resources(); len(resources) != 1 || !strings.Contains(resources[0], "HelmRelease") {
+			t.Fatalf("the %s dropped the release from the stack: %v", op, resources)
+		}
+	}
+
+	writeToken(cluster.Token)
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+	if err := acctest.ConfigMapHas(t, ns, "expired-settings", "greeting", "hello"); err != nil {
+		t.Error(err)
+	}
+	if record, err := acctest.Get(t, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, ns, "sh.helm.release.v1.expired.v2"); err != nil || record != nil {
+		t.Errorf("a second revision was written (%v, present %v)", err, record != nil)
+	}
+}

@@ -115,7 +115,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	}
 	cluster, err := c.CheckCluster(ctx, recorded, "release "+plan.ID.ValueString(), ns)
 	if err != nil {
-		diags.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		diags.AddError("Cannot confirm which cluster this is", connection.Explain(err))
 		return false
 	}
 	if plan.ClusterUID.IsUnknown() {
@@ -124,13 +124,13 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	recs := newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
 	if plan.CreateNamespace.ValueBool() {
 		if err := ensureNamespace(ctx, c, ns); err != nil {
-			diags.AddError("Namespace not created", err.Error())
+			diags.AddError("Namespace not created", connection.Explain(err))
 			return false
 		}
 	}
 	history, err := recs.history(name)
 	if err != nil {
-		diags.AddError("Could not read the release records", err.Error())
+		diags.AddError("Could not read the release records", connection.Explain(err))
 		return false
 	}
 	// The plan's checks again, now that the apply is about to write: another
@@ -169,7 +169,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	if adopt && len(prior) == 0 && len(history) > 0 {
 		// What helm installed last is what this apply replaces.
 		if prior, err = recordedObjects(history[len(history)-1], c); err != nil {
-			diags.AddError("Could not read the imported release's manifest", err.Error())
+			diags.AddError("Could not read the imported release's manifest", connection.Explain(err))
 			return false
 		}
 	}
@@ -178,7 +178,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		ours[key] = true
 	}
 	if _, err := dropForeignCRDs(ctx, c, rd, ours); err != nil {
-		diags.AddError("Could not read a CRD of the chart", err.Error())
+		diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
 		return false
 	}
 	record, err := newRecord(rd, rel, history)
@@ -186,12 +186,18 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		err = recs.create(record)
 	}
 	if err != nil {
-		diags.AddError("Could not write the release record", err.Error())
+		diags.AddError("Could not write the release record", connection.Explain(err))
 		return false
 	}
 	defer recs.hold(ctx, record)()
 	fail := func(summary string, err error) bool {
-		diags.AddError(summary, rd.values.Scrub(recs.fail(record, err).Error()))
+		// The record says what failed; the remedy, when the cluster's
+		// answer (or its silence) was the failure, says what to do.
+		detail := rd.values.Scrub(recs.fail(record, err).Error())
+		if remedy := connection.RequestRemedy(err); remedy != "" {
+			detail += "\n\n" + remedy
+		}
+		diags.AddError(summary, detail)
 		return false
 	}
 
@@ -245,7 +251,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		description = "Upgrade complete"
 	}
 	if err := recs.finish(record, history, description); err != nil {
-		diags.AddError("Could not write the release record", err.Error())
+		diags.AddError("Could not write the release record", connection.Explain(err))
 		return false
 	}
 
@@ -258,7 +264,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	for _, p := range rd.all() {
 		obs, err := observe(applied[p.key], nil, p)
 		if err != nil {
-			diags.AddError("Could not read an applied object", fmt.Sprintf("%s: %v", p.key, err))
+			diags.AddError("Could not read an applied object", p.key+": "+connection.Explain(err))
 			return false
 		}
 		value, stored := projectionValue(obs.Projection), obs.Projection

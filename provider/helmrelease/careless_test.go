@@ -2,12 +2,15 @@ package helmrelease_test
 
 import (
 	"fmt"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 // declarations declares release name once per decl ("first", "second"),
@@ -138,6 +141,137 @@ func TestAccHelmReleaseKilledApplyIsResumed(t *testing.T) {
 	}
 	if got := acctest.UID(t, deployments, ns, name+"-app"); got != uid {
 		t.Errorf("the Deployment the killed apply made was recreated: UID %s -> %s", uid, got)
+	}
+	w.MustPlanNoChanges()
+}
+
+// The token expires between two runs, as a CI job's short-lived token does.
+// The refresh keeps the release in state and says what to do (it used to
+// fail the run), nothing is planned as an install, the plan fails saying the
+// credentials expired, and a renewed token plans nothing: the same revision,
+// the same objects.
+func TestAccHelmReleaseExpiredTokenKeepsState(t *testing.T) {
+	c := localcluster.Shared(t)
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	writeToken := func(token string) {
+		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
+	}
+	writeToken(c.Token)
+	ns, name := acctest.Namespace(t), "expired"
+	w := acctest.NewWorkdir(t)
+	w.Write(releaseVia(t, fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, ""))
+	w.Cleanup()
+	w.MustApply()
+	uid := acctest.UID(t, deployments, ns, name+"-app")
+
+	writeToken("expired-" + c.Token[:8])
+	r := w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
+	if r.Err != nil {
+		t.Fatalf("a refresh with an expired token should keep the release in state with a warning, not fail:\n%s", r.Output)
+	}
+	var warned bool
+	for _, d := range r.Warnings() {
+		warned = warned || strings.Contains(d.Summary, "Stored credentials refused: state not refreshed")
+	}
+	if !warned {
+		t.Errorf("the refresh should warn that the stored credentials were refused:\n%s", r.Output)
+	}
+	if got := w.StateList(); len(got) != 1 {
+		t.Fatalf("the refresh with an expired token dropped the release from state: %q", got)
+	}
+	r = w.Plan()
+	w.MustFail(r, "plan with an expired token")
+	if !r.HasError("expired", "Renew it") {
+		t.Errorf("the plan's error does not say the credentials expired and what to do: %+v", r.Errors())
+	}
+	if strings.Contains(r.Output, c.Token) {
+		t.Error("the output holds the token")
+	}
+
+	writeToken(c.Token)
+	w.MustPlanNoChanges()
+	if got := w.StateAttribute("k8sconnect_helm_release.app", "revision"); got != "1" {
+		t.Errorf("revision %q after the token was renewed, want 1", got)
+	}
+	if err := records(t, ns, name, map[string]string{"v1": "deployed"})(); err != nil {
+		t.Error(err)
+	}
+	if got := acctest.UID(t, deployments, ns, name+"-app"); got != uid {
+		t.Errorf("the Deployment was made again: UID %s -> %s", uid, got)
+	}
+}
+
+// An upgrade whose write of one object the cluster refuses (403: the account
+// may not change it) fails naming that object and what to do; the release
+// records the failed revision as Helm would, and the object keeps its value.
+// With the refusal gone, two 503s without Retry-After on the same write are
+// sent again and the next apply completes the upgrade: no object made again,
+// no change left.
+func TestAccHelmReleaseRefusedWriteFailsOnlyItsRevision(t *testing.T) {
+	c := localcluster.Shared(t)
+	proxy := faultproxy.New(t, c.Host, c.CAPEM)
+	ns, name := acctest.Namespace(t), "refused"
+	conn := fmt.Sprintf(`cluster_connection = {
+    host                   = %q
+    cluster_ca_certificate = %q
+    token                  = %q
+  }`, proxy.URL, string(proxy.CAPEM), c.Token)
+	greeting := func(g string) string {
+		return releaseVia(t, conn, ns, name, fmt.Sprintf(`set = [{ name = "greeting", value = %q }]`, g))
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(greeting("one"))
+	w.Cleanup()
+	t.Cleanup(proxy.Clear) // runs before the destroy registered above
+	w.MustApply()
+	uids := map[string]string{
+		"settings": acctest.UID(t, configMaps, ns, name+"-settings"),
+		"app":      acctest.UID(t, deployments, ns, name+"-app"),
+	}
+
+	settings := faultproxy.ApplyOf("configmaps", name+"-settings")
+	refused := proxy.Inject(faultproxy.Rule{Match: settings, Action: faultproxy.Answer, Status: http.StatusForbidden})
+	w.Write(greeting("two"))
+	r := w.Apply()
+	w.MustFail(r, "an upgrade whose write of the ConfigMap is refused")
+	if !r.HasError("Object not applied", name+"-settings", "403 Forbidden", "RBAC") {
+		t.Errorf("the error should name the object, the refusal and what to do: %+v", r.Errors())
+	}
+	if refused.Hits() == 0 {
+		t.Fatal("the refusal never happened: the ConfigMap's write did not match")
+	}
+	if err := configMapData(t, ns, name+"-settings", "greeting", "one")(); err != nil {
+		t.Error(err)
+	}
+	// As helm upgrade: the revision that failed is marked so, and the last
+	// deployed one stays deployed until an upgrade succeeds.
+	if err := records(t, ns, name, map[string]string{"v1": "deployed", "v2": "failed"})(); err != nil {
+		t.Error(err)
+	}
+	if got := w.StateList(); len(got) != 1 {
+		t.Fatalf("the failed upgrade dropped the release from state: %q", got)
+	}
+	refused.Remove()
+
+	busy := proxy.Inject(faultproxy.Rule{Match: settings, Action: faultproxy.Answer, Status: http.StatusServiceUnavailable, Times: 2})
+	w.MustApply()
+	if busy.Hits() != 2 {
+		t.Errorf("the 503s were answered %d times, want 2", busy.Hits())
+	}
+	if err := configMapData(t, ns, name+"-settings", "greeting", "two")(); err != nil {
+		t.Error(err)
+	}
+	if got := w.StateAttribute("k8sconnect_helm_release.app", "revision"); got != "3" {
+		t.Errorf("revision %q after the completed upgrade, want 3", got)
+	}
+	if err := records(t, ns, name, map[string]string{"v1": "superseded", "v2": "failed", "v3": "deployed"})(); err != nil {
+		t.Error(err)
+	}
+	if got := acctest.UID(t, configMaps, ns, name+"-settings"); got != uids["settings"] {
+		t.Errorf("the ConfigMap was made again: UID %s -> %s", uids["settings"], got)
+	}
+	if got := acctest.UID(t, deployments, ns, name+"-app"); got != uids["app"] {
+		t.Errorf("the Deployment was made again: UID %s -> %s", uids["app"], got)
 	}
 	w.MustPlanNoChanges()
 }

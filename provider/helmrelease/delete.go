@@ -46,41 +46,41 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
 	if _, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+state.ID.ValueString(), ns); err != nil {
-		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", connection.Explain(err))
 		return
 	}
 	recs := newRecords(c, ns, 0)
 	history, err := recs.history(name)
 	if err != nil {
-		resp.Diagnostics.AddError("Could not read the release records", err.Error())
+		resp.Diagnostics.AddError("Could not read the release records", connection.Explain(err))
 		return
 	}
 	var hooks []hook
 	if len(history) > 0 {
 		if hooks, err = recordedHooks(history[len(history)-1], state.ID.ValueString()); err != nil {
-			resp.Diagnostics.AddError("Could not read the release's hooks", err.Error())
+			resp.Diagnostics.AddError("Could not read the release's hooks", connection.Explain(err))
 			return
 		}
 	}
 	if err := runHooks(ctx, c, hooks, release.HookPreDelete, timeout, nil); err != nil {
-		resp.Diagnostics.AddError("Hook failed", err.Error())
+		resp.Diagnostics.AddError("Hook failed", connection.Explain(err))
 		return
 	}
 	ids, err := objectsToDelete(c, state, priv, history)
 	if err != nil {
-		resp.Diagnostics.AddError("Could not tell which object to delete", err.Error())
+		resp.Diagnostics.AddError("Could not tell which object to delete", connection.Explain(err))
 		return
 	}
 	if err := deleteObjects(ctx, c, ids, timeout); err != nil {
-		resp.Diagnostics.AddError("Object not deleted", err.Error())
+		resp.Diagnostics.AddError("Object not deleted", connection.Explain(err))
 		return
 	}
 	if err := runHooks(ctx, c, hooks, release.HookPostDelete, timeout, nil); err != nil {
-		resp.Diagnostics.AddError("Hook failed", err.Error())
+		resp.Diagnostics.AddError("Hook failed", connection.Explain(err))
 		return
 	}
 	if err := recs.removeAll(name); err != nil {
-		resp.Diagnostics.AddError("Could not remove the release records", err.Error())
+		resp.Diagnostics.AddError("Could not remove the release records", connection.Explain(err))
 	}
 }
 

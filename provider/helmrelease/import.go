@@ -63,7 +63,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	}
 	history, err := newRecords(c, ns, 0).history(name)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the release to import", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		resp.Diagnostics.AddError("Cannot read the release to import", connection.Explain(err))
 		return
 	}
 	if len(history) == 0 {

@@ -63,7 +63,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+plan.ID.ValueString(), plan.Namespace.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		resp.Diagnostics.AddError("Cannot confirm which cluster this is", connection.Explain(err))
 		return
 	}
 	cluster.Warn(&resp.Diagnostics)
@@ -77,7 +77,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	records := newRecords(c, plan.Namespace.ValueString(), 0)
 	if creating {
 		if err := records.checkInstall(plan.Name.ValueString()); err != nil {
-			resp.Diagnostics.AddError("The release cannot be installed", err.Error())
+			resp.Diagnostics.AddError("The release cannot be installed", connection.Explain(err))
 			return
 		}
 	}
@@ -108,7 +108,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	warnings, err := dropForeignCRDs(ctx, c, rd, inState)
 	if err != nil {
-		resp.Diagnostics.AddError("Could not read a CRD of the chart", err.Error())
+		resp.Diagnostics.AddError("Could not read a CRD of the chart", connection.Explain(err))
 		return
 	}
 	for _, w := range warnings {
@@ -224,8 +224,13 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	elems := make(map[string]attr.Value, len(pieces))
 	for i, p := range pieces {
 		if errs[i] != nil {
-			diags.AddAttributeError(pathObjects.AtMapKey(p.key), "Object of the chart not accepted",
-				p.red.Scrub(fmt.Sprintf("%s: %v", p.key, errs[i]), p.obj.Object))
+			summary, detail := "Object of the chart not accepted", fmt.Sprintf("%s: %v", p.key, errs[i])
+			if remedy := connection.RequestRemedy(errs[i]); remedy != "" {
+				// Refused credentials, no answer, a server error: no verdict
+				// on the object, and something for the user to do.
+				summary, detail = "Object of the chart not checked", detail+"\n\n"+remedy
+			}
+			diags.AddAttributeError(pathObjects.AtMapKey(p.key), summary, p.red.Scrub(detail, p.obj.Object))
 			continue
 		}
 		elems[p.key] = results[i].value

@@ -2,7 +2,6 @@ package helmrelease
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -16,6 +15,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -48,17 +48,23 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
 	// Before the records are read: in another cluster they are missing, and
 	// a missing release leaves state and is installed again, there.
-	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+state.ID.ValueString(), ns)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+	// As every Read (see package refresh): only a definite answer changes
+	// state. Stored credentials that expired, or a cluster that gave no
+	// usable answer, keep the state as it was, with a warning; the plan then
+	// reads the release with the configuration's connection.
+	subject := "release " + state.ID.ValueString()
+	cluster, outcome := refresh.Cluster(ctx, c, state.ClusterUID.ValueString(), subject, ns, &resp.Diagnostics)
+	if outcome != refresh.Found {
 		return
 	}
 	if state.ClusterUID.ValueString() == "" {
-		state.ClusterUID = types.StringValue(cluster.Identity)
+		state.ClusterUID = types.StringValue(cluster)
 	}
 	history, err := newRecords(c, ns, 0).history(name)
 	if err != nil {
-		resp.Diagnostics.AddError("Could not read the release records", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		if !refresh.Unanswered(err, subject, &resp.Diagnostics) {
+			resp.Diagnostics.AddError("Could not read the release records", connection.Explain(err))
+		}
 		return
 	}
 	keys := make([]string, 0, len(state.Objects.Elements()))
@@ -77,11 +83,16 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 			remember(c, state.ID.ValueString(), key, live)
 		}
 	})
+	for i := range keys {
+		if errs[i] != nil && refresh.Unanswered(errs[i], subject, &resp.Diagnostics) {
+			return // one warning for the release; no object of it is changed in state
+		}
+	}
 	elems := map[string]attr.Value{}
 	for i, key := range keys {
 		if errs[i] != nil {
 			resp.Diagnostics.AddError("Could not read an object of the release",
-				fmt.Sprintf("%s: %v\n\n%s", key, errs[i], connection.Remedy(errs[i])))
+				key+": "+connection.Explain(errs[i]))
 			continue
 		}
 		if values[i] == nil {

@@ -116,7 +116,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	}
 	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
 	if err != nil {
-		diags.AddError("Chart not rendered", vals.Scrub(err.Error()))
+		diags.AddError("Chart not rendered", vals.Scrub(connection.Explain(err)))
 		return nil
 	}
 	sorted, err := helmchart.Sort(out, c, rel.Namespace)
@@ -136,7 +136,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	var varies map[string]bool
 	if chart.MayVary() {
 		if varies, err = varying(ctx, c, src, vals, rel, sorted); err != nil {
-			diags.AddError("Chart not rendered", vals.Scrub(err.Error()))
+			diags.AddError("Chart not rendered", vals.Scrub(connection.Explain(err)))
 			return nil
 		}
 	}

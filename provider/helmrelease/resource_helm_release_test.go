@@ -42,6 +42,11 @@ func chartPath(t testing.TB, name string) string {
 }
 
 func releaseConfig(t *testing.T, ns, name, extra string) string {
+	return releaseVia(t, acctest.Connection(t), ns, name, extra)
+}
+
+// releaseVia is releaseConfig with the resource's cluster_connection conn.
+func releaseVia(t *testing.T, conn, ns, name, extra string) string {
 	return fmt.Sprintf(`
 resource "k8sconnect_helm_release" "app" {
   name      = %[3]q
@@ -51,7 +56,7 @@ resource "k8sconnect_helm_release" "app" {
   %[5]s
   %[1]s
 }
-`, acctest.Connection(t), ns, name, chartPath(t, "lifecycle"), extra)
+`, conn, ns, name, chartPath(t, "lifecycle"), extra)
 }
 
 // releaseThroughProvider is the lifecycle chart's release with greeting=hi and

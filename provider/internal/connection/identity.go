@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -266,6 +267,30 @@ func Unreachable(err error) bool {
 	code := status.Status().Code
 	return code == http.StatusUnauthorized || code == http.StatusForbidden || code >= 500 ||
 		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+}
+
+// Explain is err's text, followed by its RequestRemedy when it has one.
+func Explain(err error) string {
+	if remedy := RequestRemedy(err); remedy != "" {
+		return err.Error() + "\n\n" + remedy
+	}
+	return err.Error()
+}
+
+// RequestRemedy is err's Remedy when err came from a request to the cluster
+// (an API status, or a request that got no answer), else "". It is for a step
+// whose errors may be of another kind too (a chart's template, a hook's Job,
+// a release record that names another owner), which Remedy's last case would
+// call an unreachable cluster.
+func RequestRemedy(err error) string {
+	var status apierrors.APIStatus
+	var request *url.Error
+	var network net.Error
+	if err != nil && (errors.As(err, &status) || errors.As(err, &request) || errors.As(err, &network) ||
+		IsNetworkFailure(err) || noServer(err) || untrustedServer(err) || strings.Contains(err.Error(), "getting credentials: ")) {
+		return Remedy(err)
+	}
+	return ""
 }
 
 // Remedy says what a user can do about an error from the cluster, or "" when

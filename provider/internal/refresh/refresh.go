@@ -72,23 +72,16 @@ type Result struct {
 func Object(ctx context.Context, c *connection.Client, recorded string, id manifest.Identity, subject string, diags *diag.Diagnostics) Result {
 	var r Result
 	keep := func(err error) Result {
-		diags.AddWarning("Could not refresh "+subject+"; state kept as it was",
-			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+		warnKept(err, subject, diags)
 		r.Live, r.Outcome = nil, Kept
 		return r
 	}
-	cluster, err := c.CheckCluster(ctx, recorded, id.String(), id.Namespace)
-	var other *connection.OtherClusterError
-	switch {
-	case errors.As(err, &other):
-		diags.AddError("The connection reaches another cluster", err.Error())
-		return Result{Outcome: Failed}
-	case connection.StaleCredentials(err, id.String(), diags):
-		return Result{Outcome: CredentialsRefused}
-	case err != nil:
-		return keep(err)
+	cluster, outcome := checkCluster(ctx, c, recorded, id.String(), id.Namespace, subject, diags)
+	if outcome != Found {
+		return Result{Outcome: outcome}
 	}
-	r.Cluster, r.Seen, r.Asked = cluster.Identity, time.Now(), true
+	r.Cluster, r.Seen, r.Asked = cluster, time.Now(), true
+	var err error
 	r.Live, err = c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 	switch {
 	case err == nil:
@@ -113,4 +106,53 @@ func Object(ctx context.Context, c *connection.Client, recorded string, id manif
 	}
 	r.Live = nil
 	return r
+}
+
+// Cluster is Object's first step for a Read that holds more than one object
+// (a Helm release, whose Read goes on to its records and every object): it
+// confirms that c reaches the cluster recorded in state. The outcome is Found,
+// with the cluster's identity, when it does; Failed when c reaches another
+// cluster (an error says so); CredentialsRefused or Kept when the check could
+// not be made (a warning says so, and the Read keeps state as it was). what
+// names the release in messages; namespace is where kube-root-ca.crt is
+// looked for when it is needed.
+func Cluster(ctx context.Context, c *connection.Client, recorded, what, namespace string, diags *diag.Diagnostics) (string, Outcome) {
+	return checkCluster(ctx, c, recorded, what, namespace, what, diags)
+}
+
+func checkCluster(ctx context.Context, c *connection.Client, recorded, what, namespace, subject string, diags *diag.Diagnostics) (string, Outcome) {
+	cluster, err := c.CheckCluster(ctx, recorded, what, namespace)
+	var other *connection.OtherClusterError
+	switch {
+	case err == nil:
+		return cluster.Identity, Found
+	case errors.As(err, &other):
+		diags.AddError("The connection reaches another cluster", err.Error())
+		return "", Failed
+	case connection.StaleCredentials(err, what, diags):
+		return "", CredentialsRefused
+	}
+	warnKept(err, subject, diags)
+	return "", Kept
+}
+
+// Unanswered reports, having warned, an error of a Read after the cluster
+// check that is no verdict on what was read: the stored credentials refused,
+// or no usable answer (none at all, a timeout, a 403, a 429 or a server
+// error). The Read keeps state as it was. Any other error is the caller's to
+// report.
+func Unanswered(err error, subject string, diags *diag.Diagnostics) bool {
+	if connection.StaleCredentials(err, subject, diags) {
+		return true
+	}
+	if !connection.Unreachable(err) {
+		return false
+	}
+	warnKept(err, subject, diags)
+	return true
+}
+
+func warnKept(err error, subject string, diags *diag.Diagnostics) {
+	diags.AddWarning("Could not refresh "+subject+"; state kept as it was",
+		connection.Explain(err))
 }

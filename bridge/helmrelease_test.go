@@ -207,11 +207,8 @@ func TestPulumiHelmReleaseIgnoreFields(t *testing.T) {
 func TestPulumiHelmReleaseExpiredTokenKeepsState(t *testing.T) {
 	_, ns, chart := lifecycleRelease(t)
 	cluster := localcluster.Shared(t)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	writeToken := func(token string) {
-		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: cluster, Token: token}})
-	}
-	writeToken(cluster.Token)
+	kc := acctest.NewTokenKubeconfig(t, cluster, cluster.Token)
+	kubeconfig, writeToken := kc.Path, kc.Write
 	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-helm-expired", map[string]map[string]any{
 		"app": {"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
 			"name": "expired", "namespace": ns, "chart": chart, "timeout": "60s"},

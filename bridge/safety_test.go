@@ -8,7 +8,6 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -207,11 +206,8 @@ func TestPulumiSafety_expiredTokenKeepsState(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
 	c := localcluster.Shared(t)
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	writeToken := func(token string) {
-		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
-	}
-	writeToken(c.Token)
+	kc := acctest.NewTokenKubeconfig(t, c, c.Token)
+	kubeconfig, writeToken := kc.Path, kc.Write
 	ns, name := acctest.Namespace(t), acctest.Name("token")
 	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-object", "runtime": "yaml", "resources": map[string]any{
 		"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{

@@ -11,7 +11,6 @@ package bridge_test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -163,14 +162,11 @@ func TestPulumiSecrets_rotatedTokenPreviewsNothing(t *testing.T) {
 	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	writeKubeconfig := func(token string) {
-		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: cluster, Token: token}})
-	}
 	mintToken := acctest.RotatingAccount(t, ns)
 	oldToken, freshToken := mintToken("old-binding"), mintToken("fresh-binding")
 	old, fresh := oldToken.Token, freshToken.Token
-	writeKubeconfig(old)
+	kc := acctest.NewTokenKubeconfig(t, cluster, old)
+	kubeconfig, writeKubeconfig := kc.Path, kc.Write
 
 	program, err := yaml.Marshal(map[string]any{
 		"name": "k8sconnect-rotation", "runtime": "yaml",

@@ -3,7 +3,6 @@ package helmrelease_test
 import (
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -152,11 +151,8 @@ func TestAccHelmReleaseKilledApplyIsResumed(t *testing.T) {
 // the same objects.
 func TestAccHelmReleaseExpiredTokenKeepsState(t *testing.T) {
 	c := localcluster.Shared(t)
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	writeToken := func(token string) {
-		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
-	}
-	writeToken(c.Token)
+	kc := acctest.NewTokenKubeconfig(t, c, c.Token)
+	kubeconfig, writeToken := kc.Path, kc.Write
 	ns, name := acctest.Namespace(t), "expired"
 	w := acctest.NewWorkdir(t)
 	w.Write(releaseVia(t, fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, ""))

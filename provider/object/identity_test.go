@@ -105,11 +105,8 @@ func TestAccIdentity_credentialsThatCannotReadTheRecordedSourceWarn(t *testing.T
 	c := localcluster.Shared(t)
 	ns, name := acctest.Namespace(t), acctest.Name("admin-made")
 	token := acctest.NamespaceAccount(t, c, ns, "ci", configMapRules)
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	writeToken := func(token string) {
-		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
-	}
-	writeToken("") // the admin's
+	kc := acctest.NewTokenKubeconfig(t, c, "") // the admin's
+	kubeconfig, writeToken := kc.Path, kc.Write
 	w := acctest.NewWorkdir(t)
 	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))
 	w.Cleanup()

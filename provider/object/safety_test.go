@@ -8,7 +8,6 @@ package object_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -346,11 +345,8 @@ func kubeSystemUID(t *testing.T, c *localcluster.Cluster) string {
 func TestAccSafety_expiredTokenKeepsState(t *testing.T) {
 	t.Parallel()
 	c := localcluster.Shared(t)
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	writeToken := func(token string) {
-		acctest.WriteKubeconfig(t, kubeconfig, "local", map[string]acctest.KubeContext{"local": {Cluster: c, Token: token}})
-	}
-	writeToken(c.Token)
+	kc := acctest.NewTokenKubeconfig(t, c, c.Token)
+	kubeconfig, writeToken := kc.Path, kc.Write
 	ns, name := acctest.Namespace(t), acctest.Name("token")
 	w := acctest.NewWorkdir(t)
 	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/pem"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -49,6 +50,30 @@ func WriteKubeconfig(t testing.TB, path, current string, contexts map[string]Kub
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TokenKubeconfig is a kubeconfig file of one context, "local", that reaches
+// a cluster with a token the test changes: Write rewrites it, as a user's
+// tooling does when a token expires or is rotated.
+type TokenKubeconfig struct {
+	Path    string
+	t       testing.TB
+	cluster *localcluster.Cluster
+}
+
+// NewTokenKubeconfig writes a TokenKubeconfig in a temporary directory of t,
+// reaching c with token ("": the cluster's admin token).
+func NewTokenKubeconfig(t testing.TB, c *localcluster.Cluster, token string) *TokenKubeconfig {
+	t.Helper()
+	k := &TokenKubeconfig{Path: filepath.Join(t.TempDir(), "config"), t: t, cluster: c}
+	k.Write(token)
+	return k
+}
+
+// Write rewrites the file with token ("": the cluster's admin token).
+func (k *TokenKubeconfig) Write(token string) {
+	k.t.Helper()
+	WriteKubeconfig(k.t, k.Path, "local", map[string]KubeContext{"local": {Cluster: k.cluster, Token: token}})
 }
 
 // ShortLivedToken is a real ServiceAccount token with cluster-admin rights,

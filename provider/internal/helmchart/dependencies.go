@@ -185,7 +185,7 @@ func (b *dependencyBuilder) fetch(ctx context.Context, dep *chart.Dependency, wa
 	repository := dep.Repository
 	switch {
 	case repository == "":
-		return nil, fmt.Errorf("it has no repository and is not in %s", filepath.Join(chartPath, "charts"))
+		return nil, fmt.Errorf("it has no repository and is not in %s", chartsDir(chartPath))
 	case strings.HasPrefix(repository, "@") || strings.HasPrefix(repository, "alias:"):
 		return nil, fmt.Errorf("its repository %q is a name from Helm's repositories.yaml, which k8sconnect does not read: write the repository's URL in Chart.yaml", repository)
 	case strings.HasPrefix(repository, "file://"):
@@ -221,7 +221,9 @@ func (b *dependencyBuilder) fetch(ctx context.Context, dep *chart.Dependency, wa
 // fetchFile loads a file:// dependency, a chart directory relative to the
 // chart's own, and completes its dependencies in turn.
 func (b *dependencyBuilder) fetchFile(ctx context.Context, dep *chart.Dependency, want, chartPath string, depth int) (*chart.Chart, error) {
-	if info, err := os.Stat(chartPath); err != nil || !info.IsDir() {
+	// A downloaded chart's path is its URL, never a directory here, even if
+	// a directory of that name happened to exist.
+	if info, err := os.Stat(chartPath); isChartURL(chartPath) || err != nil || !info.IsDir() {
 		return nil, errors.New("a file:// dependency is relative to a chart directory, and this chart is an archive: package it with its dependencies in charts/")
 	}
 	target := strings.TrimPrefix(dep.Repository, "file://")
@@ -242,4 +244,14 @@ func (b *dependencyBuilder) fetchFile(ctx context.Context, dep *chart.Dependency
 		return nil, err
 	}
 	return sub, nil
+}
+
+// chartsDir names the charts/ directory of the chart at chartPath, for
+// errors: a downloaded chart's path is its URL, which filepath.Join would
+// mangle (https:/host/...).
+func chartsDir(chartPath string) string {
+	if isChartURL(chartPath) {
+		return "the charts/ directory of " + chartPath
+	}
+	return filepath.Join(chartPath, "charts")
 }

@@ -3,8 +3,8 @@
 //
 // It does what `helm install --dry-run=server` does up to the point where
 // Helm would talk to the cluster to change it, and no further: find the chart
-// (a directory, a packaged archive, an HTTP chart repository or an OCI
-// registry), merge the values as the helm CLI merges -f and --set, render the
+// (a directory, a packaged archive on disk or at an http(s) URL, an HTTP
+// chart repository or an OCI registry), merge the values as the helm CLI merges -f and --set, render the
 // templates against the cluster's real capabilities with a live `lookup`, and
 // sort what comes out into CRDs, hooks and objects. Applying is left to the
 // resources, which apply each object as k8sconnect_object does.

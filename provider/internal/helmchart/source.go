@@ -13,28 +13,33 @@ import (
 // names hashicorp/helm's helm_release uses for the same things).
 type Source struct {
 	// Chart is a local directory or packaged .tgz when Repository is empty, a
-	// chart name in the repository otherwise, or a full oci:// reference
-	// (oci://host/path/name, optionally with :tag or @sha256:digest).
+	// chart name in the repository otherwise, a full oci:// reference
+	// (oci://host/path/name, optionally with :tag or @sha256:digest), or the
+	// http(s):// URL of a packaged chart (https://host/path/chart-1.2.3.tgz,
+	// with Repository empty), as `helm install NAME URL` takes one.
 	Chart string
 	// Repository is an HTTP(S) chart repository URL or an oci:// registry
 	// path; empty for a local chart or a full oci:// Chart.
 	Repository string
 	// Version is an exact version or a semver constraint; empty means the
-	// latest stable version. Local charts are taken as they are.
+	// latest stable version. Local charts are taken as they are; a chart URL
+	// offers one version, which must match Version when it is set.
 	Version string
-	// Credentials for the repository or registry (basic auth; a registry may
-	// trade them for a token); never logged or returned in an error. They are
-	// sent only to the repository's own scheme, host and port: not to a chart
-	// URL or a redirect elsewhere, and not to the repositories a local
-	// chart's dependencies name. Credentials written in the Repository or
-	// oci:// URL (https://user:pass@host) are moved here first.
+	// Credentials for the repository, registry or chart URL (basic auth; a
+	// registry may trade them for a token); never logged or returned in an
+	// error. They are sent only to the repository's (or the chart URL's) own
+	// scheme, host and port: not to a chart URL an index gives on another
+	// host or a redirect elsewhere, and not to the repositories a local or
+	// downloaded chart's dependencies name. Credentials written in the
+	// Repository, oci:// or chart URL (https://user:pass@host) are moved
+	// here first.
 	Username string
 	Password string
 	// PassCredentials sends Username and Password to whatever host an HTTP
-	// repository's index or redirects lead to, as helm's --pass-credentials
-	// (pass_credentials in helm_release), for repositories that keep their
-	// archives on another host behind the same credentials. Registries are
-	// not affected.
+	// repository's index or redirects (or a chart URL's redirects) lead to,
+	// as helm's --pass-credentials (pass_credentials in helm_release), for
+	// repositories that keep their archives on another host behind the same
+	// credentials. Registries are not affected.
 	PassCredentials bool
 	// CAFile, CertFile and KeyFile are PEM files for the repository's TLS:
 	// CAFile is trusted in addition to the system's roots. A local chart's
@@ -55,17 +60,19 @@ type Chart struct {
 	Version string
 }
 
-// Remote reports whether the chart comes from a repository or registry
-// rather than the local file system.
+// Remote reports whether the chart comes from a repository, a registry or
+// a URL rather than the local file system.
 func (s Source) Remote() bool {
-	return s.Repository != "" || isOCI(s.Chart)
+	return s.Repository != "" || isOCI(s.Chart) || isChartURL(s.Chart)
 }
 
-// Load finds and loads the chart: from disk, from an HTTP chart repository or
-// from an OCI registry. Remote archives are verified and kept in the cache
-// (see cache.go), so a plan and the apply after it download a chart once. A
-// local chart's dependencies that are not in its charts/ directory are built
-// in memory, as `helm dependency build` would, without writing to the chart.
+// Load finds and loads the chart: from disk, from an HTTP chart repository,
+// from an OCI registry or from the URL of a packaged chart. Remote archives
+// are verified where the repository or registry gives a digest and kept in
+// the cache (see cache.go), so a plan and the apply after it download a
+// chart once. The dependencies of a local or downloaded chart that are not
+// in its charts/ directory are built in memory, as `helm dependency build`
+// would, without writing to the chart.
 //
 // No error it returns contains the password or a URL with credentials in it.
 func Load(ctx context.Context, src Source) (*Chart, error) {
@@ -84,21 +91,25 @@ func load(ctx context.Context, src Source) (*Chart, error) {
 	switch {
 	case isOCI(src.Repository) || isOCI(src.Chart):
 		return loadOCI(ctx, src)
+	case src.Repository != "" && isChartURL(src.Chart):
+		return nil, errors.New("the chart is the URL of a packaged chart and a repository is set too: give the URL with no repository, or the chart's name in the repository")
 	case src.Repository != "":
 		return loadFromRepository(ctx, src)
+	case isChartURL(src.Chart):
+		return loadFromURL(ctx, src)
 	default:
 		return loadLocal(ctx, src)
 	}
 }
 
-// normalise moves credentials written into the repository URL
+// normalise moves credentials written into the repository or chart URL
 // (https://user:pass@host/) into Username and Password, so that no URL this
 // package prints or sends carries them. It returns every secret it saw, for
 // redact to hide.
 func normalise(src Source) (Source, []string, error) {
 	secrets := []string{src.Password}
 	if src.Chart == "" {
-		return src, secrets, errors.New("chart is empty: give a chart directory, a packaged .tgz, a chart name with repository, or an oci:// reference")
+		return src, secrets, errors.New("chart is empty: give a chart directory, a packaged .tgz or its http(s) URL, a chart name with repository, or an oci:// reference")
 	}
 	for _, field := range []*string{&src.Repository, &src.Chart} {
 		clean, user, pass, ok := splitUserinfo(*field)
@@ -108,7 +119,7 @@ func normalise(src Source) (Source, []string, error) {
 		*field = clean
 		secrets = append(secrets, pass)
 		if src.Username != "" || src.Password != "" {
-			return src, secrets, errors.New("credentials are both in the repository URL and in repository_username/repository_password: give them once, preferably as repository_username and repository_password")
+			return src, secrets, errors.New("credentials are both in the repository or chart URL and in repository_username/repository_password: give them once, preferably as repository_username and repository_password")
 		}
 		src.Username, src.Password = user, pass
 	}

@@ -63,21 +63,25 @@ type argument struct {
 
 var arguments = []argument{
 	{name: "chart", kind: text, required: true,
-		description: "A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference."},
+		description: "A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, " +
+			"with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` " +
+			"reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; " +
+			"a republished archive at the same URL is taken when `version` asks for its version."},
 	{name: "repository", kind: text,
 		description: "An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to."},
 	{name: "version", kind: text,
 		description: "An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable " +
-			"version when empty. Ignored for a local chart, which is taken as it is."},
+			"version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it."},
 	{name: "devel", kind: flag, description: "Let an empty `version` or a constraint pick pre-release versions."},
-	{name: "repository_username", kind: text, description: "User name for the repository or registry."},
-	{name: "repository_password", kind: text, sensitive: true, description: "Password or token for the repository or registry."},
-	{name: "repository_ca_file", kind: text, description: "PEM file of the CA that signs the repository's certificate."},
-	{name: "repository_cert_file", kind: text, description: "PEM client certificate for the repository."},
+	{name: "repository_username", kind: text, description: "User name for the repository, registry or chart URL."},
+	{name: "repository_password", kind: text, sensitive: true, description: "Password or token for the repository, registry or chart URL."},
+	{name: "repository_ca_file", kind: text, description: "PEM file of the CA that signs the repository's (or chart URL's) certificate."},
+	{name: "repository_cert_file", kind: text, description: "PEM client certificate for the repository or chart URL."},
 	{name: "repository_key_file", kind: text, description: "PEM key of repository_cert_file."},
 	{name: "pass_credentials", kind: flag,
 		description: "Send repository_username and repository_password to every host the repository's index " +
-			"or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`."},
+			"or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as " +
+			"`helm --pass-credentials`."},
 	{name: "values", kind: texts,
 		description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
 			"wins key by key."},

@@ -38,9 +38,9 @@ func isChartURL(s string) bool {
 // that republishes the URL between them change what is applied behind the
 // plan's back. The version is still the way to move: a cached archive that
 // is not the version (or outside the constraint) asked for is downloaded
-// again, so setting version to the republished one takes it. The apply pins
-// the version the plan loaded (see Source.Remote), so it reads the plan's
-// copy. Only an archive that loaded as a chart of the wanted version is
+// again, so setting version to the republished one takes it. The apply of a
+// release pins the version its plan loaded, as for any chart Source.Remote
+// counts, and the plan's copy is that version, so the apply reads it. Only an archive that loaded as a chart of the wanted version is
 // kept: an error page or a wrong version is never served from the cache.
 func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 	u, err := parseChartURL(src.Chart)

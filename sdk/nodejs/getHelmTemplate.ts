@@ -78,7 +78,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
  */
 export interface GetHelmTemplateArgs {
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      */
     chart: string;
     /**
@@ -98,7 +98,7 @@ export interface GetHelmTemplateArgs {
      */
     namespace?: string;
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: boolean;
     /**
@@ -106,11 +106,11 @@ export interface GetHelmTemplateArgs {
      */
     repository?: string;
     /**
-     * PEM file of the CA that signs the repository's certificate.
+     * PEM file of the CA that signs the repository's (or chart URL's) certificate.
      */
     repositoryCaFile?: string;
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      */
     repositoryCertFile?: string;
     /**
@@ -118,11 +118,11 @@ export interface GetHelmTemplateArgs {
      */
     repositoryKeyFile?: string;
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      */
     repositoryPassword?: string;
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      */
     repositoryUsername?: string;
     /**
@@ -138,7 +138,7 @@ export interface GetHelmTemplateArgs {
      */
     values?: string[];
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     version?: string;
 }
@@ -152,7 +152,7 @@ export interface GetHelmTemplateResult {
      */
     readonly appVersion: string;
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      */
     readonly chart: string;
     /**
@@ -200,7 +200,7 @@ export interface GetHelmTemplateResult {
      */
     readonly notes: string;
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     readonly passCredentials?: boolean;
     /**
@@ -208,11 +208,11 @@ export interface GetHelmTemplateResult {
      */
     readonly repository?: string;
     /**
-     * PEM file of the CA that signs the repository's certificate.
+     * PEM file of the CA that signs the repository's (or chart URL's) certificate.
      */
     readonly repositoryCaFile?: string;
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      */
     readonly repositoryCertFile?: string;
     /**
@@ -220,11 +220,11 @@ export interface GetHelmTemplateResult {
      */
     readonly repositoryKeyFile?: string;
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      */
     readonly repositoryPassword?: string;
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      */
     readonly repositoryUsername?: string;
     /**
@@ -252,7 +252,7 @@ export interface GetHelmTemplateResult {
      */
     readonly values?: string[];
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     readonly version?: string;
 }
@@ -328,7 +328,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
  */
 export interface GetHelmTemplateOutputArgs {
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      */
     chart: pulumi.Input<string>;
     /**
@@ -348,7 +348,7 @@ export interface GetHelmTemplateOutputArgs {
      */
     namespace?: pulumi.Input<string | undefined>;
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: pulumi.Input<boolean | undefined>;
     /**
@@ -356,11 +356,11 @@ export interface GetHelmTemplateOutputArgs {
      */
     repository?: pulumi.Input<string | undefined>;
     /**
-     * PEM file of the CA that signs the repository's certificate.
+     * PEM file of the CA that signs the repository's (or chart URL's) certificate.
      */
     repositoryCaFile?: pulumi.Input<string | undefined>;
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      */
     repositoryCertFile?: pulumi.Input<string | undefined>;
     /**
@@ -368,11 +368,11 @@ export interface GetHelmTemplateOutputArgs {
      */
     repositoryKeyFile?: pulumi.Input<string | undefined>;
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      */
     repositoryPassword?: pulumi.Input<string | undefined>;
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      */
     repositoryUsername?: pulumi.Input<string | undefined>;
     /**
@@ -388,7 +388,7 @@ export interface GetHelmTemplateOutputArgs {
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     version?: pulumi.Input<string | undefined>;
 }

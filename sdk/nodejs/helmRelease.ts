@@ -76,7 +76,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly appVersion: pulumi.Output<string>;
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      */
     declare public readonly chart: pulumi.Output<string>;
     /**
@@ -124,7 +124,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly objects: pulumi.Output<{[key: string]: {[key: string]: string}}>;
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     declare public readonly passCredentials: pulumi.Output<boolean | undefined>;
     /**
@@ -132,11 +132,11 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly repository: pulumi.Output<string | undefined>;
     /**
-     * PEM file of the CA that signs the repository's certificate.
+     * PEM file of the CA that signs the repository's (or chart URL's) certificate.
      */
     declare public readonly repositoryCaFile: pulumi.Output<string | undefined>;
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      */
     declare public readonly repositoryCertFile: pulumi.Output<string | undefined>;
     /**
@@ -144,11 +144,11 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly repositoryKeyFile: pulumi.Output<string | undefined>;
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      */
     declare public readonly repositoryPassword: pulumi.Output<string | undefined>;
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      */
     declare public readonly repositoryUsername: pulumi.Output<string | undefined>;
     /**
@@ -176,7 +176,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly values: pulumi.Output<string[] | undefined>;
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     declare public readonly version: pulumi.Output<string | undefined>;
     /**
@@ -278,7 +278,7 @@ export interface HelmReleaseState {
      */
     appVersion?: pulumi.Input<string | undefined>;
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      */
     chart?: pulumi.Input<string | undefined>;
     /**
@@ -326,7 +326,7 @@ export interface HelmReleaseState {
      */
     objects?: pulumi.Input<{[key: string]: pulumi.Input<{[key: string]: pulumi.Input<string>}>} | undefined>;
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: pulumi.Input<boolean | undefined>;
     /**
@@ -334,11 +334,11 @@ export interface HelmReleaseState {
      */
     repository?: pulumi.Input<string | undefined>;
     /**
-     * PEM file of the CA that signs the repository's certificate.
+     * PEM file of the CA that signs the repository's (or chart URL's) certificate.
      */
     repositoryCaFile?: pulumi.Input<string | undefined>;
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      */
     repositoryCertFile?: pulumi.Input<string | undefined>;
     /**
@@ -346,11 +346,11 @@ export interface HelmReleaseState {
      */
     repositoryKeyFile?: pulumi.Input<string | undefined>;
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      */
     repositoryPassword?: pulumi.Input<string | undefined>;
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      */
     repositoryUsername?: pulumi.Input<string | undefined>;
     /**
@@ -378,7 +378,7 @@ export interface HelmReleaseState {
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     version?: pulumi.Input<string | undefined>;
     /**
@@ -392,7 +392,7 @@ export interface HelmReleaseState {
  */
 export interface HelmReleaseArgs {
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      */
     chart: pulumi.Input<string>;
     /**
@@ -428,7 +428,7 @@ export interface HelmReleaseArgs {
      */
     namespace?: pulumi.Input<string | undefined>;
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: pulumi.Input<boolean | undefined>;
     /**
@@ -436,11 +436,11 @@ export interface HelmReleaseArgs {
      */
     repository?: pulumi.Input<string | undefined>;
     /**
-     * PEM file of the CA that signs the repository's certificate.
+     * PEM file of the CA that signs the repository's (or chart URL's) certificate.
      */
     repositoryCaFile?: pulumi.Input<string | undefined>;
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      */
     repositoryCertFile?: pulumi.Input<string | undefined>;
     /**
@@ -448,11 +448,11 @@ export interface HelmReleaseArgs {
      */
     repositoryKeyFile?: pulumi.Input<string | undefined>;
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      */
     repositoryPassword?: pulumi.Input<string | undefined>;
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      */
     repositoryUsername?: pulumi.Input<string | undefined>;
     /**
@@ -472,7 +472,7 @@ export interface HelmReleaseArgs {
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     version?: pulumi.Input<string | undefined>;
     /**

@@ -127,7 +127,7 @@ func GetHelmTemplate(ctx *pulumi.Context, args *GetHelmTemplateArgs, opts ...pul
 
 // A collection of arguments for invoking getHelmTemplate.
 type GetHelmTemplateArgs struct {
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart string `pulumi:"chart"`
 	// The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
@@ -137,19 +137,19 @@ type GetHelmTemplateArgs struct {
 	Name string `pulumi:"name"`
 	// The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace *string `pulumi:"namespace"`
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile *string `pulumi:"repositoryCaFile"`
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile *string `pulumi:"repositoryCertFile"`
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile *string `pulumi:"repositoryKeyFile"`
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword *string `pulumi:"repositoryPassword"`
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []GetHelmTemplateSet `pulumi:"set"`
@@ -157,7 +157,7 @@ type GetHelmTemplateArgs struct {
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 }
 
@@ -165,7 +165,7 @@ type GetHelmTemplateArgs struct {
 type GetHelmTemplateResult struct {
 	// The chart's appVersion.
 	AppVersion string `pulumi:"appVersion"`
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart string `pulumi:"chart"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion string `pulumi:"chartVersion"`
@@ -189,19 +189,19 @@ type GetHelmTemplateResult struct {
 	Namespaced map[string]string `pulumi:"namespaced"`
 	// The chart's rendered NOTES.txt.
 	Notes string `pulumi:"notes"`
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile *string `pulumi:"repositoryCaFile"`
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile *string `pulumi:"repositoryCertFile"`
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile *string `pulumi:"repositoryKeyFile"`
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword *string `pulumi:"repositoryPassword"`
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// Secrets, and every object that holds a value of setSensitive (with its sensitiveFields), keyed and written like the other maps and left out of them, so their contents never print in a plan. Apply them by the keys of sensitiveKeys, each with yamlBodyWo, which keeps the body out of the resource's state and plans too.
 	Sensitive map[string]string `pulumi:"sensitive"`
@@ -215,7 +215,7 @@ type GetHelmTemplateResult struct {
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 }
 
@@ -230,7 +230,7 @@ func GetHelmTemplateOutput(ctx *pulumi.Context, args GetHelmTemplateOutputArgs, 
 
 // A collection of arguments for invoking getHelmTemplate.
 type GetHelmTemplateOutputArgs struct {
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart pulumi.StringInput `pulumi:"chart"`
 	// The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
@@ -240,19 +240,19 @@ type GetHelmTemplateOutputArgs struct {
 	Name pulumi.StringInput `pulumi:"name"`
 	// The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput `pulumi:"repository"`
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile pulumi.StringPtrInput `pulumi:"repositoryCaFile"`
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile pulumi.StringPtrInput `pulumi:"repositoryCertFile"`
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile pulumi.StringPtrInput `pulumi:"repositoryKeyFile"`
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword pulumi.StringPtrInput `pulumi:"repositoryPassword"`
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername pulumi.StringPtrInput `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set GetHelmTemplateSetArrayInput `pulumi:"set"`
@@ -260,7 +260,7 @@ type GetHelmTemplateOutputArgs struct {
 	SetSensitive GetHelmTemplateSetSensitiveArrayInput `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput `pulumi:"values"`
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput `pulumi:"version"`
 }
 
@@ -288,7 +288,7 @@ func (o GetHelmTemplateResultOutput) AppVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.AppVersion }).(pulumi.StringOutput)
 }
 
-// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 func (o GetHelmTemplateResultOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.Chart }).(pulumi.StringOutput)
 }
@@ -348,7 +348,7 @@ func (o GetHelmTemplateResultOutput) Notes() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.Notes }).(pulumi.StringOutput)
 }
 
-// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 func (o GetHelmTemplateResultOutput) PassCredentials() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.PassCredentials }).(pulumi.BoolPtrOutput)
 }
@@ -358,12 +358,12 @@ func (o GetHelmTemplateResultOutput) Repository() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.Repository }).(pulumi.StringPtrOutput)
 }
 
-// PEM file of the CA that signs the repository's certificate.
+// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 func (o GetHelmTemplateResultOutput) RepositoryCaFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.RepositoryCaFile }).(pulumi.StringPtrOutput)
 }
 
-// PEM client certificate for the repository.
+// PEM client certificate for the repository or chart URL.
 func (o GetHelmTemplateResultOutput) RepositoryCertFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.RepositoryCertFile }).(pulumi.StringPtrOutput)
 }
@@ -373,12 +373,12 @@ func (o GetHelmTemplateResultOutput) RepositoryKeyFile() pulumi.StringPtrOutput 
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.RepositoryKeyFile }).(pulumi.StringPtrOutput)
 }
 
-// Password or token for the repository or registry.
+// Password or token for the repository, registry or chart URL.
 func (o GetHelmTemplateResultOutput) RepositoryPassword() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.RepositoryPassword }).(pulumi.StringPtrOutput)
 }
 
-// User name for the repository or registry.
+// User name for the repository, registry or chart URL.
 func (o GetHelmTemplateResultOutput) RepositoryUsername() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.RepositoryUsername }).(pulumi.StringPtrOutput)
 }
@@ -413,7 +413,7 @@ func (o GetHelmTemplateResultOutput) Values() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) []string { return v.Values }).(pulumi.StringArrayOutput)
 }
 
-// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 func (o GetHelmTemplateResultOutput) Version() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.Version }).(pulumi.StringPtrOutput)
 }

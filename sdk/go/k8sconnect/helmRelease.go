@@ -80,7 +80,7 @@ type HelmRelease struct {
 
 	// The chart's appVersion.
 	AppVersion pulumi.StringOutput `pulumi:"appVersion"`
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart pulumi.StringOutput `pulumi:"chart"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringOutput `pulumi:"chartVersion"`
@@ -104,19 +104,19 @@ type HelmRelease struct {
 	Namespace pulumi.StringOutput `pulumi:"namespace"`
 	// Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 	Objects pulumi.StringMapMapOutput `pulumi:"objects"`
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrOutput `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrOutput `pulumi:"repository"`
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile pulumi.StringPtrOutput `pulumi:"repositoryCaFile"`
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile pulumi.StringPtrOutput `pulumi:"repositoryCertFile"`
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile pulumi.StringPtrOutput `pulumi:"repositoryKeyFile"`
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword pulumi.StringPtrOutput `pulumi:"repositoryPassword"`
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername pulumi.StringPtrOutput `pulumi:"repositoryUsername"`
 	// The release revision the last apply wrote, as `helm history` lists it.
 	Revision pulumi.IntOutput `pulumi:"revision"`
@@ -130,7 +130,7 @@ type HelmRelease struct {
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayOutput `pulumi:"values"`
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrOutput `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait pulumi.BoolOutput `pulumi:"wait"`
@@ -181,7 +181,7 @@ func GetHelmRelease(ctx *pulumi.Context,
 type helmReleaseState struct {
 	// The chart's appVersion.
 	AppVersion *string `pulumi:"appVersion"`
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart *string `pulumi:"chart"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion *string `pulumi:"chartVersion"`
@@ -205,19 +205,19 @@ type helmReleaseState struct {
 	Namespace *string `pulumi:"namespace"`
 	// Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 	Objects map[string]map[string]string `pulumi:"objects"`
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile *string `pulumi:"repositoryCaFile"`
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile *string `pulumi:"repositoryCertFile"`
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile *string `pulumi:"repositoryKeyFile"`
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword *string `pulumi:"repositoryPassword"`
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// The release revision the last apply wrote, as `helm history` lists it.
 	Revision *int `pulumi:"revision"`
@@ -231,7 +231,7 @@ type helmReleaseState struct {
 	Timeout *string `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait *bool `pulumi:"wait"`
@@ -240,7 +240,7 @@ type helmReleaseState struct {
 type HelmReleaseState struct {
 	// The chart's appVersion.
 	AppVersion pulumi.StringPtrInput
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart pulumi.StringPtrInput
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringPtrInput
@@ -264,19 +264,19 @@ type HelmReleaseState struct {
 	Namespace pulumi.StringPtrInput
 	// Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 	Objects pulumi.StringMapMapInput
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile pulumi.StringPtrInput
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile pulumi.StringPtrInput
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile pulumi.StringPtrInput
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword pulumi.StringPtrInput
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername pulumi.StringPtrInput
 	// The release revision the last apply wrote, as `helm history` lists it.
 	Revision pulumi.IntPtrInput
@@ -290,7 +290,7 @@ type HelmReleaseState struct {
 	Timeout pulumi.StringPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait pulumi.BoolPtrInput
@@ -301,7 +301,7 @@ func (HelmReleaseState) ElementType() reflect.Type {
 }
 
 type helmReleaseArgs struct {
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart string `pulumi:"chart"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
@@ -319,19 +319,19 @@ type helmReleaseArgs struct {
 	Name string `pulumi:"name"`
 	// The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace *string `pulumi:"namespace"`
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile *string `pulumi:"repositoryCaFile"`
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile *string `pulumi:"repositoryCertFile"`
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile *string `pulumi:"repositoryKeyFile"`
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword *string `pulumi:"repositoryPassword"`
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []HelmReleaseSet `pulumi:"set"`
@@ -341,7 +341,7 @@ type helmReleaseArgs struct {
 	Timeout *string `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait *bool `pulumi:"wait"`
@@ -349,7 +349,7 @@ type helmReleaseArgs struct {
 
 // The set of arguments for constructing a HelmRelease resource.
 type HelmReleaseArgs struct {
-	// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 	Chart pulumi.StringInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
@@ -367,19 +367,19 @@ type HelmReleaseArgs struct {
 	Name pulumi.StringInput
 	// The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace pulumi.StringPtrInput
-	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
-	// PEM file of the CA that signs the repository's certificate.
+	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 	RepositoryCaFile pulumi.StringPtrInput
-	// PEM client certificate for the repository.
+	// PEM client certificate for the repository or chart URL.
 	RepositoryCertFile pulumi.StringPtrInput
 	// PEM key of repositoryCertFile.
 	RepositoryKeyFile pulumi.StringPtrInput
-	// Password or token for the repository or registry.
+	// Password or token for the repository, registry or chart URL.
 	RepositoryPassword pulumi.StringPtrInput
-	// User name for the repository or registry.
+	// User name for the repository, registry or chart URL.
 	RepositoryUsername pulumi.StringPtrInput
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set HelmReleaseSetArrayInput
@@ -389,7 +389,7 @@ type HelmReleaseArgs struct {
 	Timeout pulumi.StringPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput
-	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait pulumi.BoolPtrInput
@@ -487,7 +487,7 @@ func (o HelmReleaseOutput) AppVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.AppVersion }).(pulumi.StringOutput)
 }
 
-// A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
 func (o HelmReleaseOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Chart }).(pulumi.StringOutput)
 }
@@ -547,7 +547,7 @@ func (o HelmReleaseOutput) Objects() pulumi.StringMapMapOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringMapMapOutput { return v.Objects }).(pulumi.StringMapMapOutput)
 }
 
-// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 func (o HelmReleaseOutput) PassCredentials() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.PassCredentials }).(pulumi.BoolPtrOutput)
 }
@@ -557,12 +557,12 @@ func (o HelmReleaseOutput) Repository() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Repository }).(pulumi.StringPtrOutput)
 }
 
-// PEM file of the CA that signs the repository's certificate.
+// PEM file of the CA that signs the repository's (or chart URL's) certificate.
 func (o HelmReleaseOutput) RepositoryCaFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.RepositoryCaFile }).(pulumi.StringPtrOutput)
 }
 
-// PEM client certificate for the repository.
+// PEM client certificate for the repository or chart URL.
 func (o HelmReleaseOutput) RepositoryCertFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.RepositoryCertFile }).(pulumi.StringPtrOutput)
 }
@@ -572,12 +572,12 @@ func (o HelmReleaseOutput) RepositoryKeyFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.RepositoryKeyFile }).(pulumi.StringPtrOutput)
 }
 
-// Password or token for the repository or registry.
+// Password or token for the repository, registry or chart URL.
 func (o HelmReleaseOutput) RepositoryPassword() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.RepositoryPassword }).(pulumi.StringPtrOutput)
 }
 
-// User name for the repository or registry.
+// User name for the repository, registry or chart URL.
 func (o HelmReleaseOutput) RepositoryUsername() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.RepositoryUsername }).(pulumi.StringPtrOutput)
 }
@@ -612,7 +612,7 @@ func (o HelmReleaseOutput) Values() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringArrayOutput { return v.Values }).(pulumi.StringArrayOutput)
 }
 
-// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 func (o HelmReleaseOutput) Version() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Version }).(pulumi.StringPtrOutput)
 }

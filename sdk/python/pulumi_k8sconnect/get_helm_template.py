@@ -123,7 +123,7 @@ class GetHelmTemplateResult:
     @pulumi.getter
     def chart(self) -> _builtins.str:
         """
-        A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         """
         return pulumi.get(self, "chart")
 
@@ -219,7 +219,7 @@ class GetHelmTemplateResult:
     @pulumi.getter(name="passCredentials")
     def pass_credentials(self) -> Optional[_builtins.bool]:
         """
-        Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         """
         return pulumi.get(self, "pass_credentials")
 
@@ -235,7 +235,7 @@ class GetHelmTemplateResult:
     @pulumi.getter(name="repositoryCaFile")
     def repository_ca_file(self) -> Optional[_builtins.str]:
         """
-        PEM file of the CA that signs the repository's certificate.
+        PEM file of the CA that signs the repository's (or chart URL's) certificate.
         """
         return pulumi.get(self, "repository_ca_file")
 
@@ -243,7 +243,7 @@ class GetHelmTemplateResult:
     @pulumi.getter(name="repositoryCertFile")
     def repository_cert_file(self) -> Optional[_builtins.str]:
         """
-        PEM client certificate for the repository.
+        PEM client certificate for the repository or chart URL.
         """
         return pulumi.get(self, "repository_cert_file")
 
@@ -259,7 +259,7 @@ class GetHelmTemplateResult:
     @pulumi.getter(name="repositoryPassword")
     def repository_password(self) -> Optional[_builtins.str]:
         """
-        Password or token for the repository or registry.
+        Password or token for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_password")
 
@@ -267,7 +267,7 @@ class GetHelmTemplateResult:
     @pulumi.getter(name="repositoryUsername")
     def repository_username(self) -> Optional[_builtins.str]:
         """
-        User name for the repository or registry.
+        User name for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_username")
 
@@ -323,7 +323,7 @@ class GetHelmTemplateResult:
     @pulumi.getter
     def version(self) -> Optional[_builtins.str]:
         """
-        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         """
         return pulumi.get(self, "version")
 
@@ -443,22 +443,22 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     ```
 
 
-    :param _builtins.str chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+    :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
-    :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+    :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
-    :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's certificate.
-    :param _builtins.str repository_cert_file: PEM client certificate for the repository.
+    :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
+    :param _builtins.str repository_cert_file: PEM client certificate for the repository or chart URL.
     :param _builtins.str repository_key_file: PEM key of repositoryCertFile.
-    :param _builtins.str repository_password: Password or token for the repository or registry.
-    :param _builtins.str repository_username: User name for the repository or registry.
+    :param _builtins.str repository_password: Password or token for the repository, registry or chart URL.
+    :param _builtins.str repository_username: User name for the repository, registry or chart URL.
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
     :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
-    :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+    :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
     """
     __args__ = dict()
     __args__['chart'] = chart
@@ -588,22 +588,22 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     ```
 
 
-    :param _builtins.str chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+    :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
-    :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+    :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
-    :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's certificate.
-    :param _builtins.str repository_cert_file: PEM client certificate for the repository.
+    :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
+    :param _builtins.str repository_cert_file: PEM client certificate for the repository or chart URL.
     :param _builtins.str repository_key_file: PEM key of repositoryCertFile.
-    :param _builtins.str repository_password: Password or token for the repository or registry.
-    :param _builtins.str repository_username: User name for the repository or registry.
+    :param _builtins.str repository_password: Password or token for the repository, registry or chart URL.
+    :param _builtins.str repository_username: User name for the repository, registry or chart URL.
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
     :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
-    :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+    :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
     """
     __args__ = dict()
     __args__['chart'] = chart

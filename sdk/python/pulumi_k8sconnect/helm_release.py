@@ -46,7 +46,7 @@ class HelmReleaseArgs:
         """
         The set of arguments for constructing a HelmRelease resource.
 
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
@@ -55,18 +55,18 @@ class HelmReleaseArgs:
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
-        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
-        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's certificate.
-        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository.
+        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
+        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
         :param pulumi.Input[_builtins.str] repository_key_file: PEM key of repositoryCertFile.
-        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository or registry.
-        :param pulumi.Input[_builtins.str] repository_username: User name for the repository or registry.
+        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository, registry or chart URL.
+        :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
-        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
         pulumi.set(__self__, "chart", chart)
@@ -116,7 +116,7 @@ class HelmReleaseArgs:
     @pulumi.getter
     def chart(self) -> pulumi.Input[_builtins.str]:
         """
-        A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         """
         return pulumi.get(self, "chart")
 
@@ -224,7 +224,7 @@ class HelmReleaseArgs:
     @pulumi.getter(name="passCredentials")
     def pass_credentials(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         """
         return pulumi.get(self, "pass_credentials")
 
@@ -248,7 +248,7 @@ class HelmReleaseArgs:
     @pulumi.getter(name="repositoryCaFile")
     def repository_ca_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        PEM file of the CA that signs the repository's certificate.
+        PEM file of the CA that signs the repository's (or chart URL's) certificate.
         """
         return pulumi.get(self, "repository_ca_file")
 
@@ -260,7 +260,7 @@ class HelmReleaseArgs:
     @pulumi.getter(name="repositoryCertFile")
     def repository_cert_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        PEM client certificate for the repository.
+        PEM client certificate for the repository or chart URL.
         """
         return pulumi.get(self, "repository_cert_file")
 
@@ -284,7 +284,7 @@ class HelmReleaseArgs:
     @pulumi.getter(name="repositoryPassword")
     def repository_password(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Password or token for the repository or registry.
+        Password or token for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_password")
 
@@ -296,7 +296,7 @@ class HelmReleaseArgs:
     @pulumi.getter(name="repositoryUsername")
     def repository_username(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        User name for the repository or registry.
+        User name for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_username")
 
@@ -356,7 +356,7 @@ class HelmReleaseArgs:
     @pulumi.getter
     def version(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         """
         return pulumi.get(self, "version")
 
@@ -412,7 +412,7 @@ class _HelmReleaseState:
         Input properties used for looking up and filtering HelmRelease resources.
 
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -424,20 +424,20 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
-        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
-        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's certificate.
-        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository.
+        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
+        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
         :param pulumi.Input[_builtins.str] repository_key_file: PEM key of repositoryCertFile.
-        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository or registry.
-        :param pulumi.Input[_builtins.str] repository_username: User name for the repository or registry.
+        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository, registry or chart URL.
+        :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
-        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
         if app_version is not None:
@@ -513,7 +513,7 @@ class _HelmReleaseState:
     @pulumi.getter
     def chart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         """
         return pulumi.get(self, "chart")
 
@@ -657,7 +657,7 @@ class _HelmReleaseState:
     @pulumi.getter(name="passCredentials")
     def pass_credentials(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         """
         return pulumi.get(self, "pass_credentials")
 
@@ -681,7 +681,7 @@ class _HelmReleaseState:
     @pulumi.getter(name="repositoryCaFile")
     def repository_ca_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        PEM file of the CA that signs the repository's certificate.
+        PEM file of the CA that signs the repository's (or chart URL's) certificate.
         """
         return pulumi.get(self, "repository_ca_file")
 
@@ -693,7 +693,7 @@ class _HelmReleaseState:
     @pulumi.getter(name="repositoryCertFile")
     def repository_cert_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        PEM client certificate for the repository.
+        PEM client certificate for the repository or chart URL.
         """
         return pulumi.get(self, "repository_cert_file")
 
@@ -717,7 +717,7 @@ class _HelmReleaseState:
     @pulumi.getter(name="repositoryPassword")
     def repository_password(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Password or token for the repository or registry.
+        Password or token for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_password")
 
@@ -729,7 +729,7 @@ class _HelmReleaseState:
     @pulumi.getter(name="repositoryUsername")
     def repository_username(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        User name for the repository or registry.
+        User name for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_username")
 
@@ -813,7 +813,7 @@ class _HelmReleaseState:
     @pulumi.getter
     def version(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         """
         return pulumi.get(self, "version")
 
@@ -907,7 +907,7 @@ class HelmRelease(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -916,18 +916,18 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
-        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
-        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's certificate.
-        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository.
+        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
+        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
         :param pulumi.Input[_builtins.str] repository_key_file: PEM key of repositoryCertFile.
-        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository or registry.
-        :param pulumi.Input[_builtins.str] repository_username: User name for the repository or registry.
+        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository, registry or chart URL.
+        :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
-        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
         ...
@@ -1104,7 +1104,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -1116,20 +1116,20 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
-        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
-        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's certificate.
-        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository.
+        :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
+        :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
         :param pulumi.Input[_builtins.str] repository_key_file: PEM key of repositoryCertFile.
-        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository or registry.
-        :param pulumi.Input[_builtins.str] repository_username: User name for the repository or registry.
+        :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository, registry or chart URL.
+        :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
-        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
@@ -1178,7 +1178,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter
     def chart(self) -> pulumi.Output[_builtins.str]:
         """
-        A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
         """
         return pulumi.get(self, "chart")
 
@@ -1274,7 +1274,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter(name="passCredentials")
     def pass_credentials(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Send repository_username and repository_password to every host the repository's index or its redirects lead to, not only to the repository's own, as `helm --pass-credentials`.
+        Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         """
         return pulumi.get(self, "pass_credentials")
 
@@ -1290,7 +1290,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter(name="repositoryCaFile")
     def repository_ca_file(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        PEM file of the CA that signs the repository's certificate.
+        PEM file of the CA that signs the repository's (or chart URL's) certificate.
         """
         return pulumi.get(self, "repository_ca_file")
 
@@ -1298,7 +1298,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter(name="repositoryCertFile")
     def repository_cert_file(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        PEM client certificate for the repository.
+        PEM client certificate for the repository or chart URL.
         """
         return pulumi.get(self, "repository_cert_file")
 
@@ -1314,7 +1314,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter(name="repositoryPassword")
     def repository_password(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Password or token for the repository or registry.
+        Password or token for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_password")
 
@@ -1322,7 +1322,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter(name="repositoryUsername")
     def repository_username(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        User name for the repository or registry.
+        User name for the repository, registry or chart URL.
         """
         return pulumi.get(self, "repository_username")
 
@@ -1378,7 +1378,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter
     def version(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+        An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         """
         return pulumi.get(self, "version")
 

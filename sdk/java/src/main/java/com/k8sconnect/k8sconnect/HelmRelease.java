@@ -79,14 +79,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.appVersion;
     }
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     @Export(name="chart", refs={String.class}, tree="[0]")
     private Output<String> chart;
 
     /**
-     * @return A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     public Output<String> chart() {
@@ -247,14 +247,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.objects;
     }
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     @Export(name="passCredentials", refs={Boolean.class}, tree="[0]")
     private Output</* @Nullable */ Boolean> passCredentials;
 
     /**
-     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     public Output<Optional<Boolean>> passCredentials() {
@@ -275,28 +275,28 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.repository);
     }
     /**
-     * PEM file of the CA that signs the repository&#39;s certificate.
+     * PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     @Export(name="repositoryCaFile", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> repositoryCaFile;
 
     /**
-     * @return PEM file of the CA that signs the repository&#39;s certificate.
+     * @return PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     public Output<Optional<String>> repositoryCaFile() {
         return Codegen.optional(this.repositoryCaFile);
     }
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      * 
      */
     @Export(name="repositoryCertFile", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> repositoryCertFile;
 
     /**
-     * @return PEM client certificate for the repository.
+     * @return PEM client certificate for the repository or chart URL.
      * 
      */
     public Output<Optional<String>> repositoryCertFile() {
@@ -317,28 +317,28 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.repositoryKeyFile);
     }
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      * 
      */
     @Export(name="repositoryPassword", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> repositoryPassword;
 
     /**
-     * @return Password or token for the repository or registry.
+     * @return Password or token for the repository, registry or chart URL.
      * 
      */
     public Output<Optional<String>> repositoryPassword() {
         return Codegen.optional(this.repositoryPassword);
     }
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      * 
      */
     @Export(name="repositoryUsername", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> repositoryUsername;
 
     /**
-     * @return User name for the repository or registry.
+     * @return User name for the repository, registry or chart URL.
      * 
      */
     public Output<Optional<String>> repositoryUsername() {
@@ -429,14 +429,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.values);
     }
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     @Export(name="version", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> version;
 
     /**
-     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     public Output<Optional<String>> version() {

@@ -24,14 +24,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     public static final HelmReleaseArgs Empty = new HelmReleaseArgs();
 
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     @Import(name="chart", required=true)
     private Output<String> chart;
 
     /**
-     * @return A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     public Output<String> chart() {
@@ -159,14 +159,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     @Import(name="passCredentials")
     private @Nullable Output<Boolean> passCredentials;
 
     /**
-     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     public Optional<Output<Boolean>> passCredentials() {
@@ -189,14 +189,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * PEM file of the CA that signs the repository&#39;s certificate.
+     * PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     @Import(name="repositoryCaFile")
     private @Nullable Output<String> repositoryCaFile;
 
     /**
-     * @return PEM file of the CA that signs the repository&#39;s certificate.
+     * @return PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     public Optional<Output<String>> repositoryCaFile() {
@@ -204,14 +204,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      * 
      */
     @Import(name="repositoryCertFile")
     private @Nullable Output<String> repositoryCertFile;
 
     /**
-     * @return PEM client certificate for the repository.
+     * @return PEM client certificate for the repository or chart URL.
      * 
      */
     public Optional<Output<String>> repositoryCertFile() {
@@ -234,14 +234,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      * 
      */
     @Import(name="repositoryPassword")
     private @Nullable Output<String> repositoryPassword;
 
     /**
-     * @return Password or token for the repository or registry.
+     * @return Password or token for the repository, registry or chart URL.
      * 
      */
     public Optional<Output<String>> repositoryPassword() {
@@ -249,14 +249,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      * 
      */
     @Import(name="repositoryUsername")
     private @Nullable Output<String> repositoryUsername;
 
     /**
-     * @return User name for the repository or registry.
+     * @return User name for the repository, registry or chart URL.
      * 
      */
     public Optional<Output<String>> repositoryUsername() {
@@ -324,14 +324,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     @Import(name="version")
     private @Nullable Output<String> version;
 
     /**
-     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     public Optional<Output<String>> version() {
@@ -399,7 +399,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
          * 
          * @return builder
          * 
@@ -410,7 +410,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
          * 
          * @return builder
          * 
@@ -588,7 +588,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
          * 
          * @return builder
          * 
@@ -599,7 +599,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
          * 
          * @return builder
          * 
@@ -630,7 +630,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s certificate.
+         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
          * 
          * @return builder
          * 
@@ -641,7 +641,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s certificate.
+         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
          * 
          * @return builder
          * 
@@ -651,7 +651,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryCertFile PEM client certificate for the repository.
+         * @param repositoryCertFile PEM client certificate for the repository or chart URL.
          * 
          * @return builder
          * 
@@ -662,7 +662,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryCertFile PEM client certificate for the repository.
+         * @param repositoryCertFile PEM client certificate for the repository or chart URL.
          * 
          * @return builder
          * 
@@ -693,7 +693,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryPassword Password or token for the repository or registry.
+         * @param repositoryPassword Password or token for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -704,7 +704,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryPassword Password or token for the repository or registry.
+         * @param repositoryPassword Password or token for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -714,7 +714,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryUsername User name for the repository or registry.
+         * @param repositoryUsername User name for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -725,7 +725,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param repositoryUsername User name for the repository or registry.
+         * @param repositoryUsername User name for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -849,7 +849,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
          * 
          * @return builder
          * 
@@ -860,7 +860,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
          * 
          * @return builder
          * 

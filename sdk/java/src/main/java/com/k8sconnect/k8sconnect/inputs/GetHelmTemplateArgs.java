@@ -22,14 +22,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     public static final GetHelmTemplateArgs Empty = new GetHelmTemplateArgs();
 
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     @Import(name="chart", required=true)
     private Output<String> chart;
 
     /**
-     * @return A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     public Output<String> chart() {
@@ -97,14 +97,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     @Import(name="passCredentials")
     private @Nullable Output<Boolean> passCredentials;
 
     /**
-     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     public Optional<Output<Boolean>> passCredentials() {
@@ -127,14 +127,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * PEM file of the CA that signs the repository&#39;s certificate.
+     * PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     @Import(name="repositoryCaFile")
     private @Nullable Output<String> repositoryCaFile;
 
     /**
-     * @return PEM file of the CA that signs the repository&#39;s certificate.
+     * @return PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     public Optional<Output<String>> repositoryCaFile() {
@@ -142,14 +142,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      * 
      */
     @Import(name="repositoryCertFile")
     private @Nullable Output<String> repositoryCertFile;
 
     /**
-     * @return PEM client certificate for the repository.
+     * @return PEM client certificate for the repository or chart URL.
      * 
      */
     public Optional<Output<String>> repositoryCertFile() {
@@ -172,14 +172,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      * 
      */
     @Import(name="repositoryPassword")
     private @Nullable Output<String> repositoryPassword;
 
     /**
-     * @return Password or token for the repository or registry.
+     * @return Password or token for the repository, registry or chart URL.
      * 
      */
     public Optional<Output<String>> repositoryPassword() {
@@ -187,14 +187,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      * 
      */
     @Import(name="repositoryUsername")
     private @Nullable Output<String> repositoryUsername;
 
     /**
-     * @return User name for the repository or registry.
+     * @return User name for the repository, registry or chart URL.
      * 
      */
     public Optional<Output<String>> repositoryUsername() {
@@ -247,14 +247,14 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     @Import(name="version")
     private @Nullable Output<String> version;
 
     /**
-     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     public Optional<Output<String>> version() {
@@ -301,7 +301,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
          * 
          * @return builder
          * 
@@ -312,7 +312,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
          * 
          * @return builder
          * 
@@ -406,7 +406,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
          * 
          * @return builder
          * 
@@ -417,7 +417,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
          * 
          * @return builder
          * 
@@ -448,7 +448,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s certificate.
+         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
          * 
          * @return builder
          * 
@@ -459,7 +459,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s certificate.
+         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
          * 
          * @return builder
          * 
@@ -469,7 +469,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryCertFile PEM client certificate for the repository.
+         * @param repositoryCertFile PEM client certificate for the repository or chart URL.
          * 
          * @return builder
          * 
@@ -480,7 +480,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryCertFile PEM client certificate for the repository.
+         * @param repositoryCertFile PEM client certificate for the repository or chart URL.
          * 
          * @return builder
          * 
@@ -511,7 +511,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryPassword Password or token for the repository or registry.
+         * @param repositoryPassword Password or token for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -522,7 +522,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryPassword Password or token for the repository or registry.
+         * @param repositoryPassword Password or token for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -532,7 +532,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryUsername User name for the repository or registry.
+         * @param repositoryUsername User name for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -543,7 +543,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param repositoryUsername User name for the repository or registry.
+         * @param repositoryUsername User name for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -646,7 +646,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
          * 
          * @return builder
          * 
@@ -657,7 +657,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
          * 
          * @return builder
          * 

@@ -21,14 +21,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     public static final GetHelmTemplatePlainArgs Empty = new GetHelmTemplatePlainArgs();
 
     /**
-     * A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     @Import(name="chart", required=true)
     private String chart;
 
     /**
-     * @return A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     public String chart() {
@@ -96,14 +96,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     @Import(name="passCredentials")
     private @Nullable Boolean passCredentials;
 
     /**
-     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     public Optional<Boolean> passCredentials() {
@@ -126,14 +126,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * PEM file of the CA that signs the repository&#39;s certificate.
+     * PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     @Import(name="repositoryCaFile")
     private @Nullable String repositoryCaFile;
 
     /**
-     * @return PEM file of the CA that signs the repository&#39;s certificate.
+     * @return PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     public Optional<String> repositoryCaFile() {
@@ -141,14 +141,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * PEM client certificate for the repository.
+     * PEM client certificate for the repository or chart URL.
      * 
      */
     @Import(name="repositoryCertFile")
     private @Nullable String repositoryCertFile;
 
     /**
-     * @return PEM client certificate for the repository.
+     * @return PEM client certificate for the repository or chart URL.
      * 
      */
     public Optional<String> repositoryCertFile() {
@@ -171,14 +171,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * Password or token for the repository or registry.
+     * Password or token for the repository, registry or chart URL.
      * 
      */
     @Import(name="repositoryPassword")
     private @Nullable String repositoryPassword;
 
     /**
-     * @return Password or token for the repository or registry.
+     * @return Password or token for the repository, registry or chart URL.
      * 
      */
     public Optional<String> repositoryPassword() {
@@ -186,14 +186,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * User name for the repository or registry.
+     * User name for the repository, registry or chart URL.
      * 
      */
     @Import(name="repositoryUsername")
     private @Nullable String repositoryUsername;
 
     /**
-     * @return User name for the repository or registry.
+     * @return User name for the repository, registry or chart URL.
      * 
      */
     public Optional<String> repositoryUsername() {
@@ -246,14 +246,14 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
-     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     @Import(name="version")
     private @Nullable String version;
 
     /**
-     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     public Optional<String> version() {
@@ -300,7 +300,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
          * 
          * @return builder
          * 
@@ -355,7 +355,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+         * @param passCredentials Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
          * 
          * @return builder
          * 
@@ -377,7 +377,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s certificate.
+         * @param repositoryCaFile PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
          * 
          * @return builder
          * 
@@ -388,7 +388,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param repositoryCertFile PEM client certificate for the repository.
+         * @param repositoryCertFile PEM client certificate for the repository or chart URL.
          * 
          * @return builder
          * 
@@ -410,7 +410,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param repositoryPassword Password or token for the repository or registry.
+         * @param repositoryPassword Password or token for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -421,7 +421,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param repositoryUsername User name for the repository or registry.
+         * @param repositoryUsername User name for the repository, registry or chart URL.
          * 
          * @return builder
          * 
@@ -495,7 +495,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
-         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+         * @param version An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
          * 
          * @return builder
          * 

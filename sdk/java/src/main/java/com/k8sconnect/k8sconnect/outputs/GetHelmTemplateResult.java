@@ -24,7 +24,7 @@ public final class GetHelmTemplateResult {
      */
     private String appVersion;
     /**
-     * @return A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     private String chart;
@@ -84,7 +84,7 @@ public final class GetHelmTemplateResult {
      */
     private String notes;
     /**
-     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     private @Nullable Boolean passCredentials;
@@ -94,12 +94,12 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable String repository;
     /**
-     * @return PEM file of the CA that signs the repository&#39;s certificate.
+     * @return PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     private @Nullable String repositoryCaFile;
     /**
-     * @return PEM client certificate for the repository.
+     * @return PEM client certificate for the repository or chart URL.
      * 
      */
     private @Nullable String repositoryCertFile;
@@ -109,12 +109,12 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable String repositoryKeyFile;
     /**
-     * @return Password or token for the repository or registry.
+     * @return Password or token for the repository, registry or chart URL.
      * 
      */
     private @Nullable String repositoryPassword;
     /**
-     * @return User name for the repository or registry.
+     * @return User name for the repository, registry or chart URL.
      * 
      */
     private @Nullable String repositoryUsername;
@@ -149,7 +149,7 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable List<String> values;
     /**
-     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     private @Nullable String version;
@@ -163,7 +163,7 @@ public final class GetHelmTemplateResult {
         return this.appVersion;
     }
     /**
-     * @return A chart directory or packaged `.tgz`; a chart name in `repository`; or an `oci://` reference.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
      * 
      */
     public String chart() {
@@ -247,7 +247,7 @@ public final class GetHelmTemplateResult {
         return this.notes;
     }
     /**
-     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
+     * @return Send repositoryUsername and repositoryPassword to every host the repository&#39;s index or its redirects (or a chart URL&#39;s redirects) lead to, not only to the repository&#39;s own, as `helm --pass-credentials`.
      * 
      */
     public Optional<Boolean> passCredentials() {
@@ -261,14 +261,14 @@ public final class GetHelmTemplateResult {
         return Optional.ofNullable(this.repository);
     }
     /**
-     * @return PEM file of the CA that signs the repository&#39;s certificate.
+     * @return PEM file of the CA that signs the repository&#39;s (or chart URL&#39;s) certificate.
      * 
      */
     public Optional<String> repositoryCaFile() {
         return Optional.ofNullable(this.repositoryCaFile);
     }
     /**
-     * @return PEM client certificate for the repository.
+     * @return PEM client certificate for the repository or chart URL.
      * 
      */
     public Optional<String> repositoryCertFile() {
@@ -282,14 +282,14 @@ public final class GetHelmTemplateResult {
         return Optional.ofNullable(this.repositoryKeyFile);
     }
     /**
-     * @return Password or token for the repository or registry.
+     * @return Password or token for the repository, registry or chart URL.
      * 
      */
     public Optional<String> repositoryPassword() {
         return Optional.ofNullable(this.repositoryPassword);
     }
     /**
-     * @return User name for the repository or registry.
+     * @return User name for the repository, registry or chart URL.
      * 
      */
     public Optional<String> repositoryUsername() {
@@ -338,7 +338,7 @@ public final class GetHelmTemplateResult {
         return this.values == null ? List.of() : this.values;
     }
     /**
-     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is.
+     * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
     public Optional<String> version() {

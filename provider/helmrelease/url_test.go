@@ -2,6 +2,7 @@ package helmrelease_test
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -18,9 +19,9 @@ import (
 
 // A chart given as the https:// URL of its packaged archive, behind TLS and
 // a password, as `helm install NAME URL` takes one: the release's objects
-// reach the cluster and chart_version is the archive's; the next plan reads
-// the kept copy and is empty; an archive republished at the same URL is
-// taken when version asks for it.
+// reach the cluster and chart_version is the archive's; an archive
+// republished at the same URL is the next plan's upgrade; a version the URL
+// no longer serves fails the plan.
 func TestAccHelmReleaseFromChartURL(t *testing.T) {
 	// The provider runs in this process: its chart cache is the test's own,
 	// so no earlier run's copy of a URL on a reused port is found.
@@ -75,17 +76,31 @@ resource "k8sconnect_helm_release" "app" {
 				},
 			},
 			{
+				// Republished: the next plan asks the server and upgrades,
+				// as helm upgrade with the URL would.
 				PreConfig: func() { server.Serve("downloads/app.tgz", archive("1.3.0")) },
 				Config:    config("null"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate)},
 				},
-			},
-			{
-				Config: config(`"1.3.0"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					chartVersion("1.3.0"),
 					configMapData(t, ns, name+"-app", "greeting", "hello from app 1.3.0"),
+					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+				},
+			},
+			{
+				// A version the URL no longer serves fails the plan, saying
+				// what it holds; nothing changes.
+				Config:      config(`"1.2.3"`),
+				ExpectError: regexp.MustCompile(`holds chart app 1\.3\.0`),
+			},
+			{
+				Config: config("null"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
 					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
 				},
 			},

@@ -78,7 +78,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
  */
 export interface GetHelmTemplateArgs {
     /**
-     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     chart: string;
     /**
@@ -152,7 +152,7 @@ export interface GetHelmTemplateResult {
      */
     readonly appVersion: string;
     /**
-     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     readonly chart: string;
     /**
@@ -328,7 +328,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
  */
 export interface GetHelmTemplateOutputArgs {
     /**
-     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     chart: pulumi.Input<string>;
     /**

@@ -175,20 +175,32 @@ func (r *Repository) serve(w http.ResponseWriter, req *http.Request) {
 	case moved:
 		http.Redirect(w, req, target, http.StatusFound)
 	case index != nil:
-		// An ETag, as most static hosts give one, so clients can revalidate.
-		sum := sha256.Sum256(index)
-		etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-		w.Header().Set("ETag", etag)
-		if req.Header.Get("If-None-Match") == etag {
-			w.WriteHeader(http.StatusNotModified)
+		if notModified(w, req, index) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/yaml")
 		_, _ = w.Write(index)
 	case found:
+		if notModified(w, req, data) {
+			return
+		}
 		w.Header().Set("Content-Type", "application/gzip")
 		_, _ = w.Write(data)
 	default:
 		http.NotFound(w, req)
 	}
+}
+
+// notModified gives data an ETag, as most static hosts do, so that clients can
+// revalidate their copy, and answers 304 Not Modified when the request
+// names it.
+func notModified(w http.ResponseWriter, req *http.Request, data []byte) bool {
+	sum := sha256.Sum256(data)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	w.Header().Set("ETag", etag)
+	if req.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
 }

@@ -65,8 +65,8 @@ var arguments = []argument{
 	{name: "chart", kind: text, required: true,
 		description: "A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, " +
 			"with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` " +
-			"reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; " +
-			"a republished archive at the same URL is taken when `version` asks for its version."},
+			"reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's " +
+			"upgrade), and the apply installs the copy its plan loaded."},
 	{name: "repository", kind: text,
 		description: "An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to."},
 	{name: "version", kind: text,

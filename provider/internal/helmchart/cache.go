@@ -36,11 +36,13 @@ const CacheDirEnv = "K8SCONNECT_HELM_CACHE_DIR"
 //	                    or location misses, but a repository that republishes
 //	                    the same version at the same URL is not noticed (as
 //	                    with helm's own cache)
-//	indexes/<key>       the last index.yaml of a repository that gave an ETag
-//	                    or Last-Modified, after a line holding those, keyed by
-//	                    the sha256 of its URL and the username; it is used
+//	indexes/<key>       the last index.yaml of a repository, after a line
+//	                    holding the ETag or Last-Modified it came with, keyed
+//	                    by the sha256 of its URL and the username; it is used
 //	                    only when the repository answers 304 Not Modified to
 //	                    them
+//	urls/<key>          the same for the archive at a chart URL (urlchart.go),
+//	                    kept with or without validators
 //
 // Entries are written to a temporary file and renamed, so processes sharing
 // the cache never read half a file. Entries unused for 90 days are removed
@@ -137,44 +139,50 @@ func (c *archiveCache) write(path string, data []byte) {
 	c.maybePrune(time.Now())
 }
 
-// indexValidators are what a server said identifies the copy of an index it
-// sent (RFC 9110 section 8.8), for asking next time whether it changed.
-type indexValidators struct {
+// validators are what a server said identifies the copy of a file it sent
+// (RFC 9110 section 8.8), for asking next time whether it changed.
+type validators struct {
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"lastModified,omitempty"`
 	notModified  bool
 }
 
-func (v indexValidators) any() bool { return v.ETag != "" || v.LastModified != "" }
+func (v validators) any() bool { return v.ETag != "" || v.LastModified != "" }
+
+// The areas of the cache whose entries are revalidated with the server.
+const (
+	indexArea = "indexes"
+	urlArea   = "urls"
+)
 
 func indexKey(indexURL, username string) string {
 	return sha256Hex([]byte(indexURL + "\n" + username))
 }
 
-// index returns the cached copy of an index and its validators, or no
-// validators when there is no whole copy.
-func (c *archiveCache) index(key string) (indexValidators, []byte) {
-	path := filepath.Join(c.dir, "indexes", key)
+// revalidated returns the cached copy of a file of area and its validators,
+// or no validators when there is no whole copy.
+func (c *archiveCache) revalidated(area, key string) (validators, []byte) {
+	path := filepath.Join(c.dir, area, key)
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return indexValidators{}, nil
+		return validators{}, nil
 	}
 	markUsed(path)
 	header, data, found := bytes.Cut(raw, []byte("\n"))
-	var v indexValidators
+	var v validators
 	if !found || json.Unmarshal(header, &v) != nil {
-		return indexValidators{}, nil
+		return validators{}, nil
 	}
 	return v, data
 }
 
-// storeIndex keeps the validators and the index they describe in one file,
-// its first line the validators, so that processes sharing the cache never
-// pair one copy's validators with another copy.
-func (c *archiveCache) storeIndex(key string, v indexValidators, data []byte) {
+// storeRevalidated keeps the validators and the file they describe in one
+// file, its first line the validators, so that processes sharing the cache
+// never pair one copy's validators with another copy.
+func (c *archiveCache) storeRevalidated(area, key string, v validators, data []byte) {
 	header, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
-	c.write(filepath.Join(c.dir, "indexes", key), append(append(header, '\n'), data...))
+	c.write(filepath.Join(c.dir, area, key), append(append(header, '\n'), data...))
 }

@@ -27,7 +27,9 @@ func cachedArchives(t *testing.T, cacheDir string) []string {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".tgz") {
+		// Archives by digest or name end in .tgz; a chart URL's is kept
+		// with its validators, under urls/.
+		if !d.IsDir() && (strings.HasSuffix(p, ".tgz") || filepath.Base(filepath.Dir(p)) == "urls") {
 			found = append(found, p)
 		}
 		return nil

@@ -95,14 +95,14 @@ func sameChart(c *chart.Chart, name, version string) error {
 // get fetches u, sending the credentials only if u is on the repository's
 // own origin, and reads at most limit bytes. notFound says what a 404 means.
 func (r *httpRepository) get(ctx context.Context, u *url.URL, limit int64, notFound string) ([]byte, error) {
-	data, _, err := r.getConditional(ctx, u, limit, notFound, indexValidators{})
+	data, _, err := r.getConditional(ctx, u, limit, notFound, validators{})
 	return data, err
 }
 
 // getConditional is get with the validators of a copy the caller holds: it
 // returns notModified, and no data, when the server says that copy is
 // current, and the new validators with new data.
-func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit int64, notFound string, held indexValidators) (data []byte, fresh indexValidators, err error) {
+func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit int64, notFound string, held validators) (data []byte, fresh validators, err error) {
 	shown := displayURL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), http.NoBody)
 	if err != nil {
@@ -126,7 +126,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 	defer func() { _ = resp.Body.Close() }()
 	switch {
 	case resp.StatusCode == http.StatusNotModified && held.any():
-		return nil, indexValidators{notModified: true}, nil
+		return nil, validators{notModified: true}, nil
 	case resp.StatusCode != http.StatusOK:
 		// A redirect elsewhere dropped the credentials; a 401 there is not
 		// about them.
@@ -140,7 +140,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 	if int64(len(data)) > limit {
 		return nil, fresh, fmt.Errorf("%s is larger than %d MiB; refusing it", shown, limit>>20)
 	}
-	fresh = indexValidators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+	fresh = validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
 	return data, fresh, nil
 }
 
@@ -153,7 +153,7 @@ func (r *httpRepository) index(ctx context.Context, cache *archiveCache) (*repos
 	indexURL := r.url.JoinPath("index.yaml")
 	indexURL.RawQuery = r.url.RawQuery
 	key := indexKey(displayURL(indexURL), r.username)
-	held, heldData := cache.index(key)
+	held, heldData := cache.revalidated(indexArea, key)
 	data, fresh, err := r.getConditional(ctx, indexURL, maxIndexBytes, "no index.yaml there; is the repository URL right?", held)
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (r *httpRepository) index(ctx context.Context, cache *archiveCache) (*repos
 	if fresh.notModified {
 		data = heldData
 	} else if fresh.any() {
-		cache.storeIndex(key, fresh, data)
+		cache.storeRevalidated(indexArea, key, fresh, data)
 	}
 	index, err := parseIndex(data)
 	if err != nil {

@@ -29,19 +29,18 @@ func isChartURL(s string) bool {
 // loadFromURL downloads the packaged chart src.Chart names and completes its
 // dependencies as a local chart's are.
 //
-// The archive is kept in the cache under its URL and used from there on the
-// next loads, without asking the server again. A URL is taken to name one
-// chart version, as chart-1.2.3.tgz does: what a user expects is that the
-// plan and the apply after it (separate processes, minutes or days apart)
-// install the same chart, and that a plan made twice shows the same thing.
-// Downloading on every load, as `helm install URL` does, would let a server
-// that republishes the URL between them change what is applied behind the
-// plan's back. The version is still the way to move: a cached archive that
-// is not the version (or outside the constraint) asked for is downloaded
-// again, so setting version to the republished one takes it. The apply of a
-// release pins the version its plan loaded, as for any chart Source.Remote
-// counts, and the plan's copy is that version, so the apply reads it. Only an archive that loaded as a chart of the wanted version is
-// kept: an error page or a wrong version is never served from the cache.
+// A URL may be republished (a "latest" archive), so a load asks the server
+// whether the kept copy is current, with the ETag or Last-Modified it came
+// with (a 304 costs no download), as a repository's index is asked for on
+// every load: a plan must show what the URL serves now, not what one
+// machine's cache happens to hold, or two machines plan differently. One
+// load is not asked again: an exact version that the kept copy is. That is
+// the apply, which pins the version its plan loaded (as for any chart
+// Source.Remote counts), so the apply installs the bytes the plan showed
+// even if the URL is republished between them; a new version there is the
+// next plan's change. Only an archive that loaded as a chart of the wanted
+// version is kept: an error page or a wrong version is never served from
+// the cache.
 func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 	u, err := parseChartURL(src.Chart)
 	if err != nil {
@@ -62,20 +61,32 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 	}
 
 	key := urlArchiveKey(shown, src.Username)
-	c := cachedURLChart(cache, key, shown, src)
-	if c == nil {
-		data, err := origin.get(ctx, u, maxArchiveBytes, "there is no file at this URL; check the chart URL")
+	held, heldData := cache.revalidated(urlArea, key)
+	var kept *chart.Chart
+	if heldData != nil {
+		kept, _ = readChartArchive(shown, heldData)
+	}
+	if kept == nil {
+		// Nothing kept, or a copy corrupted since: ask for the whole file.
+		held = validators{}
+	}
+	c := kept
+	if kept == nil || !exactVersion(src.Version) || urlVersionMatches(shown, kept, src.Version, src.Devel) != nil {
+		data, fresh, err := origin.getConditional(ctx, u, maxArchiveBytes, "there is no file at this URL; check the chart URL", held)
 		if err != nil {
 			return nil, err
 		}
-		c, err = readChartArchive(shown, data)
-		if err != nil {
-			return nil, err
+		if !fresh.notModified {
+			if c, err = readChartArchive(shown, data); err != nil {
+				return nil, err
+			}
 		}
 		if err := urlVersionMatches(shown, c, src.Version, src.Devel); err != nil {
 			return nil, err
 		}
-		cache.storeUnverified(key, data)
+		if !fresh.notModified {
+			cache.storeRevalidated(urlArea, key, fresh, data)
+		}
 	}
 
 	builder := &dependencyBuilder{tls: src, building: map[string]bool{}}
@@ -83,6 +94,16 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 		return nil, err
 	}
 	return &Chart{Chart: c, Version: c.Metadata.Version}, nil
+}
+
+// exactVersion reports whether version names one version rather than a
+// range: it parses as a version, with no constraint operator.
+func exactVersion(version string) bool {
+	if version == "" {
+		return false
+	}
+	_, err := semver.NewVersion(version)
+	return err == nil
 }
 
 // parseChartURL parses an http(s) chart URL, from which normalise has
@@ -100,32 +121,14 @@ func parseChartURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// urlArchiveKey names a URL's archive among the unverified ones by the URL
-// and the user name it was downloaded as, as an index's copy is: a cached
-// archive is used without asking the server, so a configuration without
-// credentials, or with another user's, must not find the copy that one with
-// them downloaded. (The password is left out: a hash of it in a file name
-// would be one more copy of it on disk; the cache is the user's own.) A
-// repository's archives are keyed with the name the index gives every entry
-// where this key has none, so the two never share a key.
+// urlArchiveKey names a URL's archive by the URL and the user name it was
+// downloaded as, as an index's copy is: the apply's load uses the copy
+// without asking the server, so a configuration without credentials, or
+// with another user's, must not find the copy that one with them
+// downloaded. (The password is left out: a hash of it in a file name would
+// be one more copy of it on disk; the cache is the user's own.)
 func urlArchiveKey(shown, username string) string {
-	return unverifiedKey(shown, "", username)
-}
-
-// cachedURLChart is the cached archive of the URL, loaded, when it is a chart
-// of the version src asks for; nil, to download it, otherwise: the file was
-// corrupted since it was kept, or the version moved on (an invalid version
-// is reported by the download's check).
-func cachedURLChart(cache *archiveCache, key, shown string, src Source) *chart.Chart {
-	data, ok := cache.unverified(key)
-	if !ok {
-		return nil
-	}
-	c, err := readChartArchive(shown, data)
-	if err != nil || urlVersionMatches(shown, c, src.Version, src.Devel) != nil {
-		return nil
-	}
-	return c
+	return indexKey(shown, username)
 }
 
 func readChartArchive(shown string, data []byte) (*chart.Chart, error) {

@@ -127,7 +127,7 @@ func GetHelmTemplate(ctx *pulumi.Context, args *GetHelmTemplateArgs, opts ...pul
 
 // A collection of arguments for invoking getHelmTemplate.
 type GetHelmTemplateArgs struct {
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart string `pulumi:"chart"`
 	// The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
@@ -165,7 +165,7 @@ type GetHelmTemplateArgs struct {
 type GetHelmTemplateResult struct {
 	// The chart's appVersion.
 	AppVersion string `pulumi:"appVersion"`
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart string `pulumi:"chart"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion string `pulumi:"chartVersion"`
@@ -230,7 +230,7 @@ func GetHelmTemplateOutput(ctx *pulumi.Context, args GetHelmTemplateOutputArgs, 
 
 // A collection of arguments for invoking getHelmTemplate.
 type GetHelmTemplateOutputArgs struct {
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringInput `pulumi:"chart"`
 	// The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
@@ -288,7 +288,7 @@ func (o GetHelmTemplateResultOutput) AppVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.AppVersion }).(pulumi.StringOutput)
 }
 
-// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 func (o GetHelmTemplateResultOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.Chart }).(pulumi.StringOutput)
 }

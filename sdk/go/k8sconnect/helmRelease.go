@@ -80,7 +80,7 @@ type HelmRelease struct {
 
 	// The chart's appVersion.
 	AppVersion pulumi.StringOutput `pulumi:"appVersion"`
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringOutput `pulumi:"chart"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringOutput `pulumi:"chartVersion"`
@@ -181,7 +181,7 @@ func GetHelmRelease(ctx *pulumi.Context,
 type helmReleaseState struct {
 	// The chart's appVersion.
 	AppVersion *string `pulumi:"appVersion"`
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart *string `pulumi:"chart"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion *string `pulumi:"chartVersion"`
@@ -240,7 +240,7 @@ type helmReleaseState struct {
 type HelmReleaseState struct {
 	// The chart's appVersion.
 	AppVersion pulumi.StringPtrInput
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringPtrInput
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringPtrInput
@@ -301,7 +301,7 @@ func (HelmReleaseState) ElementType() reflect.Type {
 }
 
 type helmReleaseArgs struct {
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart string `pulumi:"chart"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
@@ -349,7 +349,7 @@ type helmReleaseArgs struct {
 
 // The set of arguments for constructing a HelmRelease resource.
 type HelmReleaseArgs struct {
-	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
@@ -487,7 +487,7 @@ func (o HelmReleaseOutput) AppVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.AppVersion }).(pulumi.StringOutput)
 }
 
-// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 func (o HelmReleaseOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Chart }).(pulumi.StringOutput)
 }

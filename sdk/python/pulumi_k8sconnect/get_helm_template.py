@@ -123,7 +123,7 @@ class GetHelmTemplateResult:
     @pulumi.getter
     def chart(self) -> _builtins.str:
         """
-        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         """
         return pulumi.get(self, "chart")
 
@@ -443,7 +443,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     ```
 
 
-    :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+    :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
@@ -588,7 +588,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     ```
 
 
-    :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+    :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str name: The release name templates see as `.Release.Name`.

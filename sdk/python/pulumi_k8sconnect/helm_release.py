@@ -46,7 +46,7 @@ class HelmReleaseArgs:
         """
         The set of arguments for constructing a HelmRelease resource.
 
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
@@ -116,7 +116,7 @@ class HelmReleaseArgs:
     @pulumi.getter
     def chart(self) -> pulumi.Input[_builtins.str]:
         """
-        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         """
         return pulumi.get(self, "chart")
 
@@ -412,7 +412,7 @@ class _HelmReleaseState:
         Input properties used for looking up and filtering HelmRelease resources.
 
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -513,7 +513,7 @@ class _HelmReleaseState:
     @pulumi.getter
     def chart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         """
         return pulumi.get(self, "chart")
 
@@ -907,7 +907,7 @@ class HelmRelease(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -1104,7 +1104,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
-        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -1178,7 +1178,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter
     def chart(self) -> pulumi.Output[_builtins.str]:
         """
-        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL's archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+        A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         """
         return pulumi.get(self, "chart")
 

@@ -79,14 +79,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.appVersion;
     }
     /**
-     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
      * 
      */
     @Export(name="chart", refs={String.class}, tree="[0]")
     private Output<String> chart;
 
     /**
-     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
      * 
      */
     public Output<String> chart() {

@@ -38,14 +38,14 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
      * 
      */
     @Import(name="chart")
     private @Nullable Output<String> chart;
 
     /**
-     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+     * @return A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
      * 
      */
     public Optional<Output<String>> chart() {
@@ -515,7 +515,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
          * 
          * @return builder
          * 
@@ -526,7 +526,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. A URL&#39;s archive is downloaded once and kept, so a plan and its apply install the same chart; a republished archive at the same URL is taken when `version` asks for its version.
+         * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
          * 
          * @return builder
          * 

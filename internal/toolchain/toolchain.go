@@ -67,7 +67,7 @@ type tool struct {
 	files []string
 }
 
-const kubeVersion = "v1.36.3"
+const kubeVersion = "v1.37.2"
 
 func kubeLDFlags() []string {
 	const p = "k8s.io/component-base/version."
@@ -126,7 +126,7 @@ var tools = []tool{
 		pkg: "k8s.io/kubernetes/cmd/kube-controller-manager", ldflags: kubeLDFlags()},
 	{name: "kube-scheduler", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-scheduler", ldflags: kubeLDFlags()},
-	{name: "etcd", version: "v3.6.8", modDir: "tools/kubernetes", module: "go.etcd.io/etcd/server/v3",
+	{name: "etcd", version: "v3.7.0", modDir: "tools/kubernetes", module: "go.etcd.io/etcd/server/v3",
 		pkg: "go.etcd.io/etcd/server/v3"},
 	{name: "kwok", version: "v0.8.0", modDir: "tools/kubernetes", module: "sigs.k8s.io/kwok",
 		pkg: "sigs.k8s.io/kwok/cmd/kwok"},

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 )
 
 // The table must agree with the modules it builds from.
@@ -114,4 +117,71 @@ func TestLockFileWaits(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("second lock not taken after the first was released")
 	}
+}
+
+// A tool module requires every module it shares with the provider and the
+// bridge at no lower version than they do. The tools are built with the same
+// flags as the tests and into the same build cache, so a package compiled at
+// one version serves both; one module behind (x/sys, say) changes the build
+// key of every package above it, and a cold run compiles the shared part of
+// the graph twice. Raise the tool module's requirement (go mod edit -require)
+// when this fails.
+func TestToolModulesShareProviderVersions(t *testing.T) {
+	repo, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	provider := map[string]string{} // module path -> highest version go.mod or bridge/go.mod requires
+	for _, gomod := range []string{"go.mod", "bridge/go.mod"} {
+		for path, version := range requirements(t, filepath.Join(repo, gomod)) {
+			if semver.Compare(version, provider[path]) > 0 {
+				provider[path] = version
+			}
+		}
+	}
+	// Modules a tool cannot build at the provider's version, and why.
+	behind := map[string]string{
+		// v1 changed its API; glamour v0.6.0, which the CLI's docs renderer uses, needs v0.0.x.
+		"tools/pulumi github.com/olekukonko/tablewriter": "v0.0.5",
+	}
+	for _, dir := range []string{"tools/kubernetes", "tools/pulumi", "tools/opentofu"} {
+		for path, version := range requirements(t, filepath.Join(repo, dir, "go.mod")) {
+			if behind[dir+" "+path] == version {
+				continue
+			}
+			if want, ok := provider[path]; ok && semver.Compare(version, want) < 0 {
+				t.Errorf("%s/go.mod requires %s %s, below the %s the provider's modules require: run go mod edit -require=%s@%s there, then go mod tidy",
+					dir, path, version, want, path, want)
+			}
+		}
+	}
+}
+
+// requirements are the modules gomod requires and the versions it builds them
+// at: a replace by another version of the same module counts as that version,
+// and a module replaced by another module is left out.
+func requirements(t *testing.T, gomod string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.Parse(gomod, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, r := range f.Require {
+		out[r.Mod.Path] = r.Mod.Version
+	}
+	for _, r := range f.Replace {
+		switch {
+		case r.New.Path != r.Old.Path:
+			// A fork (tofu's hcl) is another module: nothing to share.
+			delete(out, r.Old.Path)
+		case r.New.Version != "":
+			out[r.Old.Path] = r.New.Version
+		}
+	}
+	return out
 }

@@ -66,6 +66,14 @@ func TestAcceptedByAPIServer(t *testing.T) {
 			t.Fatalf("%v\n%.400s", err, doc)
 		}
 		m, err := mapper.RESTMapping(u.GroupVersionKind().GroupKind(), u.GroupVersionKind().Version)
+		// A CRD is Established before discovery serves its kind: the API
+		// server publishes that on its own time (seen under load on a 2-core
+		// machine). Ask again, as kubectl and the provider do.
+		for deadline := time.Now().Add(30 * time.Second); meta.IsNoMatchError(err) && time.Now().Before(deadline); {
+			time.Sleep(200 * time.Millisecond)
+			mapper.Reset()
+			m, err = mapper.RESTMapping(u.GroupVersionKind().GroupKind(), u.GroupVersionKind().Version)
+		}
 		if err != nil {
 			t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
 		}

@@ -60,6 +60,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "name": args.name,
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
+        "plainHttp": args.plainHttp,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
         "repositoryCertFile": args.repositoryCertFile,
@@ -101,6 +102,10 @@ export interface GetHelmTemplateArgs {
      * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: boolean;
+    /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     */
+    plainHttp?: boolean;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -203,6 +208,10 @@ export interface GetHelmTemplateResult {
      * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     readonly passCredentials?: boolean;
+    /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     */
+    readonly plainHttp?: boolean;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -310,6 +319,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "name": args.name,
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
+        "plainHttp": args.plainHttp,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
         "repositoryCertFile": args.repositoryCertFile,
@@ -351,6 +361,10 @@ export interface GetHelmTemplateOutputArgs {
      * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: pulumi.Input<boolean | undefined>;
+    /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     */
+    plainHttp?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */

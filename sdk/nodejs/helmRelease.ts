@@ -128,6 +128,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly passCredentials: pulumi.Output<boolean | undefined>;
     /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     */
+    declare public readonly plainHttp: pulumi.Output<boolean | undefined>;
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
     declare public readonly repository: pulumi.Output<string | undefined>;
@@ -211,6 +215,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["namespace"] = state?.namespace;
             resourceInputs["objects"] = state?.objects;
             resourceInputs["passCredentials"] = state?.passCredentials;
+            resourceInputs["plainHttp"] = state?.plainHttp;
             resourceInputs["repository"] = state?.repository;
             resourceInputs["repositoryCaFile"] = state?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = state?.repositoryCertFile;
@@ -243,6 +248,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["name"] = args?.name;
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["passCredentials"] = args?.passCredentials;
+            resourceInputs["plainHttp"] = args?.plainHttp;
             resourceInputs["repository"] = args?.repository;
             resourceInputs["repositoryCaFile"] = args?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = args?.repositoryCertFile;
@@ -329,6 +335,10 @@ export interface HelmReleaseState {
      * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: pulumi.Input<boolean | undefined>;
+    /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     */
+    plainHttp?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -431,6 +441,10 @@ export interface HelmReleaseArgs {
      * Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
      */
     passCredentials?: pulumi.Input<boolean | undefined>;
+    /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     */
+    plainHttp?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */

@@ -29,26 +29,39 @@ const (
 	chartLayerMediaType  = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 )
 
-// Registry is an OCI registry on loopback, over TLS, keeping what is pushed
-// in memory.
+// Registry is an OCI registry on loopback, over TLS unless asked otherwise,
+// keeping what is pushed in memory.
 type Registry struct {
 	// Host is host:port, as an oci:// reference names the registry.
 	Host string
-	// CAFile is the PEM file of the CA that signed the server's certificate.
+	// CAFile is the PEM file of the CA that signed the server's certificate;
+	// empty over plain HTTP.
 	CAFile string
 
 	requestLog
-	storage requestLog
-	client  *http.Client
+	storage   requestLog
+	client    *http.Client
+	plainHTTP bool
 }
 
 // NewRegistry starts a registry, stopped when the test ends. Username,
-// Password and BlobsElsewhere of opts apply; it always serves TLS.
+// Password, BlobsElsewhere and PlainHTTP of opts apply; it serves TLS
+// unless PlainHTTP is set.
 func NewRegistry(t testing.TB, opts Options) *Registry {
 	t.Helper()
-	r := &Registry{requestLog: requestLog{username: opts.Username, password: opts.Password}}
-	certs := newServerTLS(t, "chartrepo-registry")
+	r := &Registry{requestLog: requestLog{username: opts.Username, password: opts.Password}, plainHTTP: opts.PlainHTTP}
 	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	if opts.PlainHTTP {
+		if opts.BlobsElsewhere {
+			t.Fatal("chartrepo: BlobsElsewhere is served over TLS only")
+		}
+		server := httptest.NewServer(r.wrap(handler))
+		t.Cleanup(server.Close)
+		r.Host = strings.TrimPrefix(server.URL, "http://")
+		r.client = &http.Client{}
+		return r
+	}
+	certs := newServerTLS(t, "chartrepo-registry")
 	if opts.BlobsElsewhere {
 		handler = r.redirectBlobs(t, handler, certs)
 	}
@@ -133,6 +146,7 @@ func (r *Registry) Push(t testing.TB, repository string, archive []byte) string 
 	if err != nil {
 		t.Fatal(err)
 	}
+	target.PlainHTTP = r.plainHTTP
 	target.Client = &auth.Client{
 		Client:     r.client,
 		Credential: auth.StaticCredential(r.Host, auth.Credential{Username: r.username, Password: r.password}),

@@ -23,8 +23,11 @@ type Options struct {
 	Username string
 	Password string
 	// TLS serves HTTPS with a certificate from a CA made for the server
-	// (CAFile). A registry is always served over TLS.
+	// (CAFile). A registry is served over TLS unless PlainHTTP is set.
 	TLS bool
+	// PlainHTTP serves a registry over plain HTTP, as a registry on the
+	// local machine often is. Registry only.
+	PlainHTTP bool
 	// ClientCertificates demands a client certificate signed by that CA
 	// (ClientCertFile, ClientKeyFile); it implies TLS. HTTP repository only.
 	ClientCertificates bool

@@ -31,6 +31,7 @@ type Inputs struct {
 	RepositoryCertFile types.String `tfsdk:"repository_cert_file"`
 	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
 	PassCredentials    types.Bool   `tfsdk:"pass_credentials"`
+	PlainHTTP          types.Bool   `tfsdk:"plain_http"`
 	Values             types.List   `tfsdk:"values"`
 	Set                []Setting    `tfsdk:"set"`
 	SetSensitive       []Setting    `tfsdk:"set_sensitive"`
@@ -82,6 +83,11 @@ var arguments = []argument{
 		description: "Send repository_username and repository_password to every host the repository's index " +
 			"or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as " +
 			"`helm --pass-credentials`."},
+	{name: "plain_http", kind: flag,
+		description: "Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a " +
+			"local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the " +
+			"local machine. repository_username and repository_password then cross the network unencrypted. " +
+			"Refused for an HTTP repository or chart URL, which says `http://` itself."},
 	{name: "values", kind: texts,
 		description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
 			"wins key by key."},
@@ -165,7 +171,7 @@ func join(a, b string) string {
 // loaded and rendered now.
 func (in Inputs) Known() bool {
 	for _, v := range []attr.Value{in.Chart, in.Repository, in.Version, in.Devel, in.RepositoryUsername,
-		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.Values} {
+		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.PlainHTTP, in.Values} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -190,8 +196,8 @@ func (in Inputs) Source() helmchart.Source {
 	return helmchart.Source{
 		Chart: in.Chart.ValueString(), Repository: in.Repository.ValueString(), Version: in.Version.ValueString(),
 		Devel: in.Devel.ValueBool(), Username: in.RepositoryUsername.ValueString(), Password: in.RepositoryPassword.ValueString(),
-		PassCredentials: in.PassCredentials.ValueBool(),
-		CAFile:          in.RepositoryCAFile.ValueString(), CertFile: in.RepositoryCertFile.ValueString(), KeyFile: in.RepositoryKeyFile.ValueString(),
+		PassCredentials: in.PassCredentials.ValueBool(), PlainHTTP: in.PlainHTTP.ValueBool(),
+		CAFile: in.RepositoryCAFile.ValueString(), CertFile: in.RepositoryCertFile.ValueString(), KeyFile: in.RepositoryKeyFile.ValueString(),
 	}
 }
 

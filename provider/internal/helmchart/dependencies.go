@@ -29,10 +29,10 @@ const maxDependencyDepth = 10
 // reads. A copy of the chart directory with a filled charts/ would have
 // cost a copy of the user's files and its cleaning up, for nothing.
 type dependencyBuilder struct {
-	// tls carries the CA and client certificate files to dependency
-	// repositories; the username and password are not sent there, since
-	// those belong to the Source's repository and Chart.yaml may name any
-	// host.
+	// tls carries the CA and client certificate files, and PlainHTTP for
+	// oci:// ones, to dependency repositories; the username and password are
+	// not sent there, since those belong to the Source's repository and
+	// Chart.yaml may name any host.
 	tls Source
 	// building holds the local charts being completed, to catch a file://
 	// cycle.
@@ -198,6 +198,7 @@ func (b *dependencyBuilder) fetch(ctx context.Context, dep *chart.Dependency, wa
 		CAFile:     b.tls.CAFile,
 		CertFile:   b.tls.CertFile,
 		KeyFile:    b.tls.KeyFile,
+		PlainHTTP:  b.tls.PlainHTTP && isOCI(repository),
 	}
 	src, secrets, err := normalise(src)
 	if err != nil {

@@ -111,6 +111,9 @@ func transportError(ctx context.Context, what string, err error) error {
 	var hostname x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	switch {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return fmt.Errorf("%s answers in plain HTTP, not HTTPS (%w): for an oci:// registry without TLS set plain_http = true; "+
+			"for an HTTP repository or chart URL write http://", what, err)
 	case refusedClientCertificate(err):
 		return fmt.Errorf("TLS: %s did not accept the client certificate (%w): set repository_cert_file and repository_key_file to one it trusts", what, err)
 	case errors.As(err, &hostname):

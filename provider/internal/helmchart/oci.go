@@ -58,6 +58,9 @@ func openOCI(src Source) (*ociChart, error) {
 		return nil, notOCIReference(raw, err)
 	}
 	origin := &url.URL{Scheme: "https", Host: ref.Registry}
+	if src.PlainHTTP {
+		origin.Scheme = "http"
+	}
 	client, err := newHTTPClient(src, origin, false)
 	if err != nil {
 		return nil, err
@@ -73,6 +76,7 @@ func openOCI(src Source) (*ociChart, error) {
 		authClient.Credential = auth.StaticCredential(ref.Registry, auth.Credential{Username: src.Username, Password: src.Password})
 	}
 	repository.Client = authClient
+	repository.PlainHTTP = src.PlainHTTP
 	return &ociChart{
 		ref:      ref,
 		registry: repository,

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 )
@@ -159,5 +161,45 @@ func TestOCICredentialsStayOnTheRegistry(t *testing.T) {
 	}
 	if storage[0].Authorization {
 		t.Fatalf("the storage got the registry's credentials with %s", storage[0].Path)
+	}
+}
+
+// A registry without TLS, as one on the local machine is: plain_http reaches
+// it (the chart, and a local chart's oci:// dependency there); without it the
+// error says the registry answers in plain HTTP and what to set; plain_http
+// on anything but a registry is refused, not ignored.
+func TestOCIPlainHTTP(t *testing.T) {
+	isolatedCache(t)
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: testUser, Password: testPassword, PlainHTTP: true})
+	registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	src := helmchart.Source{Chart: registry.Ref("charts", "app"), Username: testUser, Password: testPassword, PlainHTTP: true}
+	if c := mustLoad(t, src); c.Version != "1.0.0" {
+		t.Fatalf("loaded %s, want 1.0.0", c.Version)
+	}
+
+	overTLS := src
+	overTLS.PlainHTTP = false
+	msg := loadError(t, overTLS)
+	assertContains(t, msg, registry.Host, "answers in plain HTTP", "plain_http = true")
+	assertNoSecret(t, msg)
+
+	dir := parentChart(t, nil, &chart.Dependency{Name: "app", Version: "1.0.0", Repository: "oci://" + registry.Host + "/charts"})
+	// The registry wants credentials, which a dependency is not sent: the
+	// 401 proves the request went over plain HTTP, as a TLS attempt fails
+	// before any status.
+	assertContains(t, loadError(t, helmchart.Source{Chart: dir, PlainHTTP: true}), "401")
+	open := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true})
+	open.Push(t, "charts", mustArchive(t, chartrepo.Chart("ocichild", "0.1.0")))
+	dir = parentChart(t, nil, &chart.Dependency{Name: "ocichild", Version: "~0.1", Repository: "oci://" + open.Host + "/charts"})
+	if got := subchartVersions(mustLoad(t, helmchart.Source{Chart: dir, PlainHTTP: true})); got["ocichild"] != "0.1.0" {
+		t.Fatalf("subcharts %v, want ocichild 0.1.0", got)
+	}
+
+	repo := repositoryWith(t, chartrepo.Options{}, "app", "1.0.0")
+	for _, wrong := range []helmchart.Source{
+		{Repository: repo.URL, Chart: "app", PlainHTTP: true},
+		{Chart: repo.URL + "/app-1.0.0.tgz", PlainHTTP: true},
+	} {
+		assertContains(t, loadError(t, wrong), "plain_http applies to oci:// registries only")
 	}
 }

@@ -50,6 +50,12 @@ type Source struct {
 	KeyFile  string
 	// Devel lets an empty Version or a constraint pick pre-releases.
 	Devel bool
+	// PlainHTTP speaks plain HTTP to an oci:// registry, as helm's
+	// --plain-http, for a registry without TLS (one on the local machine, a
+	// lab's). It is refused for anything else: an HTTP repository or chart
+	// URL says http:// itself. A local chart's oci:// dependencies are
+	// fetched the same way.
+	PlainHTTP bool
 }
 
 // Chart is a loaded chart and the exact version it resolved to.
@@ -89,6 +95,8 @@ func Load(ctx context.Context, src Source) (*Chart, error) {
 
 func load(ctx context.Context, src Source) (*Chart, error) {
 	switch {
+	case src.PlainHTTP && !isOCI(src.Repository) && !isOCI(src.Chart) && src.Remote():
+		return nil, errors.New("plain_http applies to oci:// registries only: write http:// in the repository or chart URL to fetch it over plain HTTP")
 	case isOCI(src.Repository) || isOCI(src.Chart):
 		return loadOCI(ctx, src)
 	case src.Repository != "" && isChartURL(src.Chart):

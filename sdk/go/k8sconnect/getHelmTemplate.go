@@ -139,6 +139,8 @@ type GetHelmTemplateArgs struct {
 	Namespace *string `pulumi:"namespace"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp *bool `pulumi:"plainHttp"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -191,6 +193,8 @@ type GetHelmTemplateResult struct {
 	Notes string `pulumi:"notes"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp *bool `pulumi:"plainHttp"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -242,6 +246,8 @@ type GetHelmTemplateOutputArgs struct {
 	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput `pulumi:"passCredentials"`
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp pulumi.BoolPtrInput `pulumi:"plainHttp"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -351,6 +357,11 @@ func (o GetHelmTemplateResultOutput) Notes() pulumi.StringOutput {
 // Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 func (o GetHelmTemplateResultOutput) PassCredentials() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.PassCredentials }).(pulumi.BoolPtrOutput)
+}
+
+// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+func (o GetHelmTemplateResultOutput) PlainHttp() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.PlainHttp }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.

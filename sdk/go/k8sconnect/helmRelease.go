@@ -106,6 +106,8 @@ type HelmRelease struct {
 	Objects pulumi.StringMapMapOutput `pulumi:"objects"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrOutput `pulumi:"passCredentials"`
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp pulumi.BoolPtrOutput `pulumi:"plainHttp"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrOutput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -207,6 +209,8 @@ type helmReleaseState struct {
 	Objects map[string]map[string]string `pulumi:"objects"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp *bool `pulumi:"plainHttp"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -266,6 +270,8 @@ type HelmReleaseState struct {
 	Objects pulumi.StringMapMapInput
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -321,6 +327,8 @@ type helmReleaseArgs struct {
 	Namespace *string `pulumi:"namespace"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp *bool `pulumi:"plainHttp"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -369,6 +377,8 @@ type HelmReleaseArgs struct {
 	Namespace pulumi.StringPtrInput
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput
+	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+	PlainHttp pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -550,6 +560,11 @@ func (o HelmReleaseOutput) Objects() pulumi.StringMapMapOutput {
 // Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 func (o HelmReleaseOutput) PassCredentials() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.PassCredentials }).(pulumi.BoolPtrOutput)
+}
+
+// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+func (o HelmReleaseOutput) PlainHttp() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.PlainHttp }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.

@@ -28,7 +28,7 @@ class GetHelmTemplateResult:
     """
     A collection of values returned by getHelmTemplate.
     """
-    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, version=None):
+    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, version=None):
         if app_version and not isinstance(app_version, str):
             raise TypeError("Expected argument 'app_version' to be a str")
         pulumi.set(__self__, "app_version", app_version)
@@ -71,6 +71,9 @@ class GetHelmTemplateResult:
         if pass_credentials and not isinstance(pass_credentials, bool):
             raise TypeError("Expected argument 'pass_credentials' to be a bool")
         pulumi.set(__self__, "pass_credentials", pass_credentials)
+        if plain_http and not isinstance(plain_http, bool):
+            raise TypeError("Expected argument 'plain_http' to be a bool")
+        pulumi.set(__self__, "plain_http", plain_http)
         if repository and not isinstance(repository, str):
             raise TypeError("Expected argument 'repository' to be a str")
         pulumi.set(__self__, "repository", repository)
@@ -224,6 +227,14 @@ class GetHelmTemplateResult:
         return pulumi.get(self, "pass_credentials")
 
     @_builtins.property
+    @pulumi.getter(name="plainHttp")
+    def plain_http(self) -> Optional[_builtins.bool]:
+        """
+        Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        """
+        return pulumi.get(self, "plain_http")
+
+    @_builtins.property
     @pulumi.getter
     def repository(self) -> Optional[_builtins.str]:
         """
@@ -348,6 +359,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             namespaced=self.namespaced,
             notes=self.notes,
             pass_credentials=self.pass_credentials,
+            plain_http=self.plain_http,
             repository=self.repository,
             repository_ca_file=self.repository_ca_file,
             repository_cert_file=self.repository_cert_file,
@@ -369,6 +381,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
                       name: Optional[_builtins.str] = None,
                       namespace: Optional[_builtins.str] = None,
                       pass_credentials: Optional[_builtins.bool] = None,
+                      plain_http: Optional[_builtins.bool] = None,
                       repository: Optional[_builtins.str] = None,
                       repository_ca_file: Optional[_builtins.str] = None,
                       repository_cert_file: Optional[_builtins.str] = None,
@@ -449,6 +462,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
+    :param _builtins.bool plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
     :param _builtins.str repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -467,6 +481,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__['name'] = name
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
+    __args__['plainHttp'] = plain_http
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
     __args__['repositoryCertFile'] = repository_cert_file
@@ -495,6 +510,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         namespaced=pulumi.get(__ret__, 'namespaced'),
         notes=pulumi.get(__ret__, 'notes'),
         pass_credentials=pulumi.get(__ret__, 'pass_credentials'),
+        plain_http=pulumi.get(__ret__, 'plain_http'),
         repository=pulumi.get(__ret__, 'repository'),
         repository_ca_file=pulumi.get(__ret__, 'repository_ca_file'),
         repository_cert_file=pulumi.get(__ret__, 'repository_cert_file'),
@@ -514,6 +530,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
                              name: pulumi.Input[Optional[_builtins.str]] = None,
                              namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              pass_credentials: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                             plain_http: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              repository: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_ca_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_cert_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
@@ -594,6 +611,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
+    :param _builtins.bool plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
     :param _builtins.str repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -612,6 +630,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__['name'] = name
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
+    __args__['plainHttp'] = plain_http
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
     __args__['repositoryCertFile'] = repository_cert_file
@@ -639,6 +658,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         namespaced=pulumi.get(__response__, 'namespaced'),
         notes=pulumi.get(__response__, 'notes'),
         pass_credentials=pulumi.get(__response__, 'pass_credentials'),
+        plain_http=pulumi.get(__response__, 'plain_http'),
         repository=pulumi.get(__response__, 'repository'),
         repository_ca_file=pulumi.get(__response__, 'repository_ca_file'),
         repository_cert_file=pulumi.get(__response__, 'repository_cert_file'),

@@ -31,6 +31,7 @@ class HelmReleaseArgs:
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
+                 plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -56,6 +57,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -87,6 +89,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "namespace", namespace)
         if pass_credentials is not None:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
+        if plain_http is not None:
+            pulumi.set(__self__, "plain_http", plain_http)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -231,6 +235,18 @@ class HelmReleaseArgs:
     @pass_credentials.setter
     def pass_credentials(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "pass_credentials", value)
+
+    @_builtins.property
+    @pulumi.getter(name="plainHttp")
+    def plain_http(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        """
+        return pulumi.get(self, "plain_http")
+
+    @plain_http.setter
+    def plain_http(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "plain_http", value)
 
     @_builtins.property
     @pulumi.getter
@@ -394,6 +410,7 @@ class _HelmReleaseState:
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
+                 plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -425,6 +442,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -468,6 +486,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "objects", objects)
         if pass_credentials is not None:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
+        if plain_http is not None:
+            pulumi.set(__self__, "plain_http", plain_http)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -666,6 +686,18 @@ class _HelmReleaseState:
         pulumi.set(self, "pass_credentials", value)
 
     @_builtins.property
+    @pulumi.getter(name="plainHttp")
+    def plain_http(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        """
+        return pulumi.get(self, "plain_http")
+
+    @plain_http.setter
+    def plain_http(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "plain_http", value)
+
+    @_builtins.property
     @pulumi.getter
     def repository(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -850,6 +882,7 @@ class HelmRelease(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
+                 plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -917,6 +950,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1003,6 +1037,7 @@ class HelmRelease(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
+                 plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1038,6 +1073,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["name"] = name
             __props__.__dict__["namespace"] = namespace
             __props__.__dict__["pass_credentials"] = pass_credentials
+            __props__.__dict__["plain_http"] = plain_http
             __props__.__dict__["repository"] = repository
             __props__.__dict__["repository_ca_file"] = repository_ca_file
             __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1082,6 +1118,7 @@ class HelmRelease(pulumi.CustomResource):
             namespace: pulumi.Input[Optional[_builtins.str]] = None,
             objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
             pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
+            plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
             repository: pulumi.Input[Optional[_builtins.str]] = None,
             repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
             repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1117,6 +1154,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
+        :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1150,6 +1188,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["namespace"] = namespace
         __props__.__dict__["objects"] = objects
         __props__.__dict__["pass_credentials"] = pass_credentials
+        __props__.__dict__["plain_http"] = plain_http
         __props__.__dict__["repository"] = repository
         __props__.__dict__["repository_ca_file"] = repository_ca_file
         __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1277,6 +1316,14 @@ class HelmRelease(pulumi.CustomResource):
         Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         """
         return pulumi.get(self, "pass_credentials")
+
+    @_builtins.property
+    @pulumi.getter(name="plainHttp")
+    def plain_http(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        """
+        return pulumi.get(self, "plain_http")
 
     @_builtins.property
     @pulumi.getter

@@ -261,6 +261,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.passCredentials);
     }
     /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    @Export(name="plainHttp", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> plainHttp;
+
+    /**
+     * @return Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    public Output<Optional<Boolean>> plainHttp() {
+        return Codegen.optional(this.plainHttp);
+    }
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */

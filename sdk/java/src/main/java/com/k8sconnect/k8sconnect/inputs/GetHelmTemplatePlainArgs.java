@@ -111,6 +111,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    @Import(name="plainHttp")
+    private @Nullable Boolean plainHttp;
+
+    /**
+     * @return Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    public Optional<Boolean> plainHttp() {
+        return Optional.ofNullable(this.plainHttp);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -269,6 +284,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.name = $.name;
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
+        this.plainHttp = $.plainHttp;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -362,6 +378,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder passCredentials(@Nullable Boolean passCredentials) {
             $.passCredentials = passCredentials;
+            return this;
+        }
+
+        /**
+         * @param plainHttp Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder plainHttp(@Nullable Boolean plainHttp) {
+            $.plainHttp = plainHttp;
             return this;
         }
 

@@ -233,6 +233,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    @Import(name="plainHttp")
+    private @Nullable Output<Boolean> plainHttp;
+
+    /**
+     * @return Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    public Optional<Output<Boolean>> plainHttp() {
+        return Optional.ofNullable(this.plainHttp);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -459,6 +474,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.namespace = $.namespace;
         this.objects = $.objects;
         this.passCredentials = $.passCredentials;
+        this.plainHttp = $.plainHttp;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -785,6 +801,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder passCredentials(Boolean passCredentials) {
             return passCredentials(Output.of(passCredentials));
+        }
+
+        /**
+         * @param plainHttp Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder plainHttp(@Nullable Output<Boolean> plainHttp) {
+            $.plainHttp = plainHttp;
+            return this;
+        }
+
+        /**
+         * @param plainHttp Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder plainHttp(Boolean plainHttp) {
+            return plainHttp(Output.of(plainHttp));
         }
 
         /**

@@ -89,6 +89,11 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable Boolean passCredentials;
     /**
+     * @return Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    private @Nullable Boolean plainHttp;
+    /**
      * @return An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -254,6 +259,13 @@ public final class GetHelmTemplateResult {
         return Optional.ofNullable(this.passCredentials);
     }
     /**
+     * @return Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart&#39;s dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+     * 
+     */
+    public Optional<Boolean> plainHttp() {
+        return Optional.ofNullable(this.plainHttp);
+    }
+    /**
      * @return An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -368,6 +380,7 @@ public final class GetHelmTemplateResult {
         private Map<String,String> namespaced;
         private String notes;
         private @Nullable Boolean passCredentials;
+        private @Nullable Boolean plainHttp;
         private @Nullable String repository;
         private @Nullable String repositoryCaFile;
         private @Nullable String repositoryCertFile;
@@ -398,6 +411,7 @@ public final class GetHelmTemplateResult {
     	      this.namespaced = defaults.namespaced;
     	      this.notes = defaults.notes;
     	      this.passCredentials = defaults.passCredentials;
+    	      this.plainHttp = defaults.plainHttp;
     	      this.repository = defaults.repository;
     	      this.repositoryCaFile = defaults.repositoryCaFile;
     	      this.repositoryCertFile = defaults.repositoryCertFile;
@@ -520,6 +534,12 @@ public final class GetHelmTemplateResult {
             return this;
         }
         @CustomType.Setter
+        public Builder plainHttp(@Nullable Boolean plainHttp) {
+
+            this.plainHttp = plainHttp;
+            return this;
+        }
+        @CustomType.Setter
         public Builder repository(@Nullable String repository) {
 
             this.repository = repository;
@@ -631,6 +651,7 @@ public final class GetHelmTemplateResult {
             _resultValue.namespaced = namespaced;
             _resultValue.notes = notes;
             _resultValue.passCredentials = passCredentials;
+            _resultValue.plainHttp = plainHttp;
             _resultValue.repository = repository;
             _resultValue.repositoryCaFile = repositoryCaFile;
             _resultValue.repositoryCertFile = repositoryCertFile;

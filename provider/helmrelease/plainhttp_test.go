@@ -1,0 +1,78 @@
+package helmrelease_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
+)
+
+// A chart in an OCI registry without TLS, behind a password, as a registry on
+// the local machine is: without plain_http the plan fails, saying the
+// registry answers in plain HTTP and what to set, and nothing is installed;
+// with it the release installs.
+func TestAccHelmReleaseFromPlainHTTPRegistry(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "plainreg"
+	const user = "chart-reader"
+	password := acctest.NewSecretValue("regpw")
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true, Username: user, Password: password.Plain})
+	archive, err := chartrepo.Package(chartrepo.Chart("app", "1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry.Push(t, "charts", archive)
+
+	config := func(plainHTTP string) string {
+		return fmt.Sprintf(`
+resource "k8sconnect_helm_release" "app" {
+  name                = %q
+  namespace           = %q
+  chart               = %q
+  version             = "1.0.0"
+  repository_username = %q
+  repository_password = %q
+  plain_http          = %s
+  timeout             = "60s"
+  %s
+}
+`, name, ns, registry.Ref("charts", "app"), user, password.Plain, plainHTTP, acctest.Connection(t))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy: func(*terraform.State) error {
+			if err := present(t, configMaps, ns, name+"-app", false)(); err != nil {
+				return err
+			}
+			return records(t, ns, name, map[string]string{})()
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:      config("null"),
+				ExpectError: regexp.MustCompile(acctest.Words("answers in plain HTTP").String() + `[\s\S]*` + acctest.Words("set plain_http = true").String()),
+			},
+			{
+				// The failed plan installed nothing.
+				PreConfig: func() {
+					if err := present(t, configMaps, ns, name+"-app", false)(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("true"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("chart_version"), knownvalue.StringExact("1.0.0")),
+					configMapData(t, ns, name+"-app", "greeting", "hello from app 1.0.0"),
+					records(t, ns, name, map[string]string{"v1": "deployed"}),
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,103 @@
+package bridge_test
+
+import (
+	"testing"
+
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+)
+
+// A HelmRelease from an OCI registry without TLS, behind a password, under
+// the real Pulumi engine: plainHttp reaches it, the chart's ConfigMap is in
+// the cluster, chartVersion is the pushed one, and the registry's password is
+// in no output and not in clear in the stack.
+func TestPulumiHelmReleaseFromPlainHTTPRegistry(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	const user = "chart-reader"
+	password := acctest.NewSecretValue("regpw")
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true, Username: user, Password: password.Plain})
+	archive, err := chartrepo.Package(chartrepo.Chart("app", "1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry.Push(t, "charts", archive)
+
+	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-helm-plain-http", map[string]map[string]any{
+		"app": {
+			"clusterConnection":  map[string]any{"kubeconfigFile": kubeconfig},
+			"name":               "plainreg",
+			"namespace":          ns,
+			"chart":              registry.Ref("charts", "app"),
+			"version":            "1.0.0",
+			"repositoryUsername": user,
+			"repositoryPassword": password.Plain,
+			"plainHttp":          true,
+			"timeout":            "60s",
+		},
+	}, nil))
+	up := s.Run(pulumitest.Up, nil, pulumitest.Flag("--diff"))
+	expectChanges(t, up, map[string]int{"create": 2})
+	acctest.ExpectAbsent(t, "pulumi up --diff", up.Log, password)
+	if err := acctest.ConfigMapHas(t, ns, "plainreg-app", "greeting", "hello from app 1.0.0"); err != nil {
+		t.Error(err)
+	}
+	exported := s.CLI("stack", "export")
+	acctest.ExpectAbsent(t, "pulumi stack export", exported, password)
+	acctest.ExpectPresent(t, "pulumi stack export", exported, `"chartVersion": "1.0.0"`)
+}
+
+// A HelmRelease whose chart is the https:// URL of a packaged chart, behind
+// TLS and a password, under the real Pulumi engine: it installs, and the URL
+// republished with a new version is the next preview's update and up's
+// upgrade (each plan asks the server whether the archive changed).
+func TestPulumiHelmReleaseFromChartURL(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	const user = "chart-reader"
+	password := acctest.NewSecretValue("urlpw")
+	server := chartrepo.NewRepository(t, chartrepo.Options{TLS: true, Username: user, Password: password.Plain})
+	publish := func(version string) {
+		archive, err := chartrepo.Package(chartrepo.Chart("app", version))
+		if err != nil {
+			t.Fatal(err)
+		}
+		server.Serve("downloads/app.tgz", archive)
+	}
+	publish("1.0.0")
+
+	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-helm-chart-url", map[string]map[string]any{
+		"app": {
+			"clusterConnection":  map[string]any{"kubeconfigFile": kubeconfig},
+			"name":               "fromurl",
+			"namespace":          ns,
+			"chart":              server.URL + "/downloads/app.tgz",
+			"repositoryUsername": user,
+			"repositoryPassword": password.Plain,
+			"repositoryCaFile":   server.CAFile,
+			"timeout":            "60s",
+		},
+	}, nil))
+	// The plugin's chart cache is the test's own, so no other run's copy of
+	// a URL on a reused port is found.
+	s.SetEnv("K8SCONNECT_HELM_CACHE_DIR", t.TempDir())
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+	if err := acctest.ConfigMapHas(t, ns, "fromurl-app", "greeting", "hello from app 1.0.0"); err != nil {
+		t.Error(err)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+
+	publish("1.1.0")
+	expectChanges(t, s.Run(pulumitest.Preview, nil), map[string]int{"update": 1, "same": 1})
+	up := s.Run(pulumitest.Up, nil, pulumitest.Flag("--diff"))
+	expectChanges(t, up, map[string]int{"update": 1, "same": 1})
+	acctest.ExpectAbsent(t, "pulumi up --diff", up.Log, password)
+	if err := acctest.ConfigMapHas(t, ns, "fromurl-app", "greeting", "hello from app 1.1.0"); err != nil {
+		t.Error(err)
+	}
+	acctest.ExpectAbsent(t, "pulumi stack export", s.CLI("stack", "export"), password)
+}

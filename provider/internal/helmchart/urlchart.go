@@ -97,12 +97,10 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 }
 
 // exactVersion reports whether version names one version rather than a
-// range: it parses as a version, with no constraint operator.
+// range: a whole semver version (1.2.3); "1.2" is a range of patches, as a
+// constraint reads it.
 func exactVersion(version string) bool {
-	if version == "" {
-		return false
-	}
-	_, err := semver.NewVersion(version)
+	_, err := semver.StrictNewVersion(version)
 	return err == nil
 }
 

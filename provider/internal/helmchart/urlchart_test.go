@@ -51,14 +51,15 @@ func TestChartURL(t *testing.T) {
 
 	// Each plan asks whether the archive changed (the server's ETag answers
 	// 304, no download); the apply, which pins the version the plan loaded,
-	// reads the kept copy without asking.
-	for _, version := range []string{"", "1.2.3", "^1.2"} {
+	// reads the kept copy without asking. "1.2" is a range of patches, so it
+	// asks.
+	for _, version := range []string{"", "1.2.3", "^1.2", "1.2"} {
 		if c := mustLoad(t, withVersion(src, version)); c.Version != "1.2.3" {
 			t.Fatalf("version %q loaded %s", version, c.Version)
 		}
 	}
-	if got, want := statuses(server, "/downloads/app-1.2.3.tgz"), []int{200, 304, 304}; !slices.Equal(got, want) {
-		t.Fatalf("four loads (empty, empty, exact, constraint) were answered %v, want %v", got, want)
+	if got, want := statuses(server, "/downloads/app-1.2.3.tgz"), []int{200, 304, 304, 304}; !slices.Equal(got, want) {
+		t.Fatalf("five loads (empty, empty, exact, constraint, 1.2) were answered %v, want %v", got, want)
 	}
 }
 

@@ -20,11 +20,7 @@ func TestPulumiHelmReleaseFromPlainHTTPRegistry(t *testing.T) {
 	const user = "chart-reader"
 	password := acctest.NewSecretValue("regpw")
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true, Username: user, Password: password.Plain})
-	archive, err := chartrepo.Package(chartrepo.Chart("app", "1.0.0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	registry.Push(t, "charts", archive)
+	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 
 	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-helm-plain-http", map[string]map[string]any{
 		"app": {
@@ -62,11 +58,7 @@ func TestPulumiHelmReleaseFromChartURL(t *testing.T) {
 	password := acctest.NewSecretValue("urlpw")
 	server := chartrepo.NewRepository(t, chartrepo.Options{TLS: true, Username: user, Password: password.Plain})
 	publish := func(version string) {
-		archive, err := chartrepo.Package(chartrepo.Chart("app", version))
-		if err != nil {
-			t.Fatal(err)
-		}
-		server.Serve("downloads/app.tgz", archive)
+		server.Serve("downloads/app.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", version)))
 	}
 	publish("1.0.0")
 

@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
@@ -25,11 +22,7 @@ func TestAccHelmReleaseFromPlainHTTPRegistry(t *testing.T) {
 	const user = "chart-reader"
 	password := acctest.NewSecretValue("regpw")
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true, Username: user, Password: password.Plain})
-	archive, err := chartrepo.Package(chartrepo.Chart("app", "1.0.0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	registry.Push(t, "charts", archive)
+	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 
 	config := func(plainHTTP string) string {
 		return fmt.Sprintf(`
@@ -48,12 +41,7 @@ resource "k8sconnect_helm_release" "app" {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
-		CheckDestroy: func(*terraform.State) error {
-			if err := present(t, configMaps, ns, name+"-app", false)(); err != nil {
-				return err
-			}
-			return records(t, ns, name, map[string]string{})()
-		},
+		CheckDestroy:             appReleaseRemoved(t, ns, name),
 		Steps: []resource.TestStep{
 			{
 				Config:      config("null"),
@@ -68,7 +56,7 @@ resource "k8sconnect_helm_release" "app" {
 				},
 				Config: config("true"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("chart_version"), knownvalue.StringExact("1.0.0")),
+					chartVersion("1.0.0"),
 					configMapData(t, ns, name+"-app", "greeting", "hello from app 1.0.0"),
 					records(t, ns, name, map[string]string{"v1": "deployed"}),
 				},

@@ -136,6 +136,22 @@ func records(t *testing.T, ns, name string, want map[string]string) acctest.Clus
 	}
 }
 
+// chartVersion is a state check of the release's resolved chart_version.
+func chartVersion(v string) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("chart_version"), knownvalue.StringExact(v))
+}
+
+// appReleaseRemoved is the CheckDestroy of a release of chartrepo's test
+// chart: its ConfigMap is gone, and so is every record.
+func appReleaseRemoved(t *testing.T, ns, name string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if err := present(t, configMaps, ns, name+"-app", false)(); err != nil {
+			return err
+		}
+		return records(t, ns, name, map[string]string{})()
+	}
+}
+
 // The lifecycle end to end: install runs the CRD first, the pre-install
 // hooks by weight (the Job deleted once it succeeded), every object, the
 // post-install hook, and writes revision 1; a second plan is empty; a field
@@ -173,7 +189,7 @@ func TestAccHelmReleaseLifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
-					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("chart_version"), knownvalue.StringExact("1.2.0")),
+					chartVersion("1.2.0"),
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
 						tfjsonpath.New("objects").AtMapKey("core/ConfigMap/"+ns+"/"+name+"-settings").AtMapKey("data.greeting"),
 						knownvalue.StringExact("hello")),

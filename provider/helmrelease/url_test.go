@@ -6,11 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
@@ -31,13 +28,7 @@ func TestAccHelmReleaseFromChartURL(t *testing.T) {
 	const user = "chart-reader"
 	password := acctest.NewSecretValue("chartpw")
 	server := chartrepo.NewRepository(t, chartrepo.Options{TLS: true, Username: user, Password: password.Plain})
-	archive := func(version string) []byte {
-		b, err := chartrepo.Package(chartrepo.Chart("app", version))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	archive := func(version string) []byte { return chartrepo.MustPackage(t, chartrepo.Chart("app", version)) }
 	server.Serve("downloads/app.tgz", archive("1.2.3"))
 
 	config := func(version string) string {
@@ -55,17 +46,9 @@ resource "k8sconnect_helm_release" "app" {
 }
 `, name, ns, server.URL+"/downloads/app.tgz", version, user, password.Plain, server.CAFile, acctest.Connection(t))
 	}
-	chartVersion := func(v string) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("chart_version"), knownvalue.StringExact(v))
-	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.Factories(),
-		CheckDestroy: func(*terraform.State) error {
-			if err := present(t, configMaps, ns, name+"-app", false)(); err != nil {
-				return err
-			}
-			return records(t, ns, name, map[string]string{})()
-		},
+		CheckDestroy:             appReleaseRemoved(t, ns, name),
 		Steps: []resource.TestStep{
 			{
 				Config: config("null"),

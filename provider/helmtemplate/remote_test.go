@@ -39,15 +39,6 @@ resource "k8sconnect_object" "namespaced" {
 `, conn, ns, source)
 }
 
-func packaged(t *testing.T, name, version string) []byte {
-	t.Helper()
-	b, err := chartrepo.Package(chartrepo.Chart(name, version))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // Charts from an HTTP repository behind TLS and a password, by a version
 // constraint, and from an OCI registry behind a password: the constraint
 // resolves to the newest stable match, recorded as chart_version, and the
@@ -59,10 +50,10 @@ func TestAccHelmTemplateFromRepositoryAndRegistry(t *testing.T) {
 	password := acctest.NewSecretValue("repopw")
 	repo := chartrepo.NewRepository(t, chartrepo.Options{TLS: true, Username: user, Password: password.Plain})
 	for _, v := range []string{"1.0.0", "1.1.0", "2.0.0-rc.1"} {
-		repo.Add(t, packaged(t, "greeter", v))
+		repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("greeter", v)))
 	}
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: user, Password: password.Plain})
-	registry.Push(t, "charts", packaged(t, "greeter", "3.0.0"))
+	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("greeter", "3.0.0")))
 
 	fromRepo := func(pw string) string {
 		return fmt.Sprintf(`repository = %q

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -51,6 +52,16 @@ func Package(c *chart.Chart) ([]byte, error) {
 		return nil, fmt.Errorf("packaging %s %s: %w", c.Name(), c.Metadata.Version, err)
 	}
 	return os.ReadFile(path)
+}
+
+// MustPackage is Package for a test, which it fails on an error.
+func MustPackage(t testing.TB, c *chart.Chart) []byte {
+	t.Helper()
+	archive, err := Package(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return archive
 }
 
 // WriteDir writes c as a chart directory dir/<name>, with lock as its

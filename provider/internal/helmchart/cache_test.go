@@ -169,7 +169,7 @@ func TestCachePrunesWhatIsNotUsed(t *testing.T) {
 	cacheDir := isolatedCache(t)
 	repo := repositoryWith(t, chartrepo.Options{}, "used", "1.0.0")
 	for _, name := range []string{"unused", "fresh", "trigger"} {
-		repo.Add(t, mustArchive(t, chartrepo.Chart(name, "1.0.0")))
+		repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart(name, "1.0.0")))
 	}
 	load := func(name string) { mustLoad(t, helmchart.Source{Repository: repo.URL, Chart: name}) }
 	load("used")

@@ -120,7 +120,7 @@ func TestDependenciesOCI(t *testing.T) {
 	isolatedCache(t)
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{})
 	for _, v := range []string{"0.1.0", "0.2.0", "1.0.0"} {
-		registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("ocichild", v)))
+		registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("ocichild", v)))
 	}
 	dir := parentChart(t, nil, &chart.Dependency{Name: "ocichild", Version: "~0.1", Repository: "oci://" + registry.Host + "/charts"})
 	c := mustLoad(t, helmchart.Source{Chart: dir, CAFile: registry.CAFile})
@@ -273,7 +273,7 @@ func TestDependenciesGetNoCredentials(t *testing.T) {
 func TestDependenciesOfAnArchive(t *testing.T) {
 	isolatedCache(t)
 	repo := repositoryWith(t, chartrepo.Options{}, "child", "1.0.0")
-	archive := mustArchive(t, chartrepo.Chart("parent", "0.1.0", &chart.Dependency{Name: "child", Version: "1.0.0", Repository: repo.URL}))
+	archive := chartrepo.MustPackage(t, chartrepo.Chart("parent", "0.1.0", &chart.Dependency{Name: "child", Version: "1.0.0", Repository: repo.URL}))
 	path := filepath.Join(t.TempDir(), "parent-0.1.0.tgz")
 	if err := os.WriteFile(path, archive, 0o600); err != nil {
 		t.Fatal(err)

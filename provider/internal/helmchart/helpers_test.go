@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	chart "helm.sh/helm/v4/pkg/chart/v2"
-
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 )
@@ -28,21 +26,12 @@ func isolatedCache(t *testing.T) string {
 	return dir
 }
 
-func mustArchive(t *testing.T, c *chart.Chart) []byte {
-	t.Helper()
-	archive, err := chartrepo.Package(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return archive
-}
-
 // repositoryWith starts a repository holding app at each version.
 func repositoryWith(t *testing.T, opts chartrepo.Options, name string, versions ...string) *chartrepo.Repository {
 	t.Helper()
 	repo := chartrepo.NewRepository(t, opts)
 	for _, v := range versions {
-		repo.Add(t, mustArchive(t, chartrepo.Chart(name, v)))
+		repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart(name, v)))
 	}
 	return repo
 }

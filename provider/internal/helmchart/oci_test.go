@@ -16,7 +16,7 @@ func registryWith(t *testing.T, name string, versions ...string) *chartrepo.Regi
 	t.Helper()
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: testUser, Password: testPassword})
 	for _, v := range versions {
-		registry.Push(t, "charts", mustArchive(t, chartrepo.Chart(name, v)))
+		registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart(name, v)))
 	}
 	return registry
 }
@@ -96,8 +96,8 @@ func TestOCIErrors(t *testing.T) {
 func TestOCIDigestReference(t *testing.T) {
 	isolatedCache(t)
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{})
-	digest := registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
-	registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "2.0.0")))
+	digest := registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
+	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("app", "2.0.0")))
 	src := helmchart.Source{Chart: registry.Ref("charts", "app") + "@" + digest, CAFile: registry.CAFile}
 	if c := mustLoad(t, src); c.Version != "1.0.0" {
 		t.Fatalf("loaded %s by digest, want 1.0.0", c.Version)
@@ -129,7 +129,7 @@ func TestOCICache(t *testing.T) {
 	// Pushed again with other content: another layer digest, fetched anew.
 	changed := chartrepo.Chart("app", "1.1.0")
 	changed.Metadata.Description = "republished"
-	registry.Push(t, "charts", mustArchive(t, changed))
+	registry.Push(t, "charts", chartrepo.MustPackage(t, changed))
 	blobsBefore = registry.Count("/blobs/")
 	if c := mustLoad(t, src); c.Metadata.Description != "republished" {
 		t.Fatal("a stale cache entry was used for a new digest")
@@ -150,7 +150,7 @@ func TestOCICache(t *testing.T) {
 func TestOCICredentialsStayOnTheRegistry(t *testing.T) {
 	isolatedCache(t)
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: testUser, Password: testPassword, BlobsElsewhere: true})
-	registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 	src := helmchart.Source{Chart: registry.Ref("charts", "app"), Version: "1.0.0", Username: testUser, Password: testPassword, CAFile: registry.CAFile}
 	if c := mustLoad(t, src); c.Version != "1.0.0" {
 		t.Fatalf("loaded %s", c.Version)
@@ -171,7 +171,7 @@ func TestOCICredentialsStayOnTheRegistry(t *testing.T) {
 func TestOCIPlainHTTP(t *testing.T) {
 	isolatedCache(t)
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: testUser, Password: testPassword, PlainHTTP: true})
-	registry.Push(t, "charts", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 	src := helmchart.Source{Chart: registry.Ref("charts", "app"), Username: testUser, Password: testPassword, PlainHTTP: true}
 	if c := mustLoad(t, src); c.Version != "1.0.0" {
 		t.Fatalf("loaded %s, want 1.0.0", c.Version)
@@ -189,7 +189,7 @@ func TestOCIPlainHTTP(t *testing.T) {
 	// before any status.
 	assertContains(t, loadError(t, helmchart.Source{Chart: dir, PlainHTTP: true}), "401")
 	open := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true})
-	open.Push(t, "charts", mustArchive(t, chartrepo.Chart("ocichild", "0.1.0")))
+	open.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("ocichild", "0.1.0")))
 	dir = parentChart(t, nil, &chart.Dependency{Name: "ocichild", Version: "~0.1", Repository: "oci://" + open.Host + "/charts"})
 	if got := subchartVersions(mustLoad(t, helmchart.Source{Chart: dir, PlainHTTP: true})); got["ocichild"] != "0.1.0" {
 		t.Fatalf("subcharts %v, want ocichild 0.1.0", got)

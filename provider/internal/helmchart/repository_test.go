@@ -71,7 +71,7 @@ func TestRepositoryManyVersionsListsTheNewestFew(t *testing.T) {
 func TestRepositoryChartMissing(t *testing.T) {
 	isolatedCache(t)
 	repo := repositoryWith(t, chartrepo.Options{}, "app", "1.0.0")
-	repo.Add(t, mustArchive(t, chartrepo.Chart("other", "1.0.0")))
+	repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("other", "1.0.0")))
 	msg := loadError(t, helmchart.Source{Repository: repo.URL, Chart: "missing"})
 	assertContains(t, msg, `chart "missing" is not in `+repo.URL, "app, other")
 }
@@ -173,7 +173,7 @@ func TestRepositoryClientCertificate(t *testing.T) {
 func TestRepositoryDigestMismatch(t *testing.T) {
 	cacheDir := isolatedCache(t)
 	repo := chartrepo.NewRepository(t, chartrepo.Options{})
-	archive := mustArchive(t, chartrepo.Chart("app", "1.0.0"))
+	archive := chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0"))
 	repo.AddEntry(t, archive, chartrepo.Entry{Digest: strings.Repeat("ab", 32)})
 
 	msg := loadError(t, helmchart.Source{Repository: repo.URL, Chart: "app"})
@@ -190,7 +190,7 @@ func TestRepositoryDigestMismatch(t *testing.T) {
 func TestRepositoryBadDigestInIndex(t *testing.T) {
 	isolatedCache(t)
 	repo := chartrepo.NewRepository(t, chartrepo.Options{})
-	repo.AddEntry(t, mustArchive(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{Digest: "md5:abc"})
+	repo.AddEntry(t, chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{Digest: "md5:abc"})
 	assertContains(t, loadError(t, helmchart.Source{Repository: repo.URL, Chart: "app"}), "bad digest", "not a sha256")
 }
 
@@ -199,9 +199,9 @@ func TestRepositoryBadDigestInIndex(t *testing.T) {
 func TestRepositoryArchiveIsAnotherVersion(t *testing.T) {
 	isolatedCache(t)
 	repo := chartrepo.NewRepository(t, chartrepo.Options{})
-	repo.AddEntry(t, mustArchive(t, chartrepo.Chart("app", "2.0.0")), chartrepo.Entry{NoDigest: true})
+	repo.AddEntry(t, chartrepo.MustPackage(t, chartrepo.Chart("app", "2.0.0")), chartrepo.Entry{NoDigest: true})
 	// Served in place of the archive AddEntry put there.
-	repo.Serve("charts/app-2.0.0.tgz", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	repo.Serve("charts/app-2.0.0.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 	msg := loadError(t, helmchart.Source{Repository: repo.URL, Chart: "app", Version: "2.0.0"})
 	assertContains(t, msg, "listed as app 2.0.0 holds chart app 1.0.0")
 }
@@ -225,11 +225,11 @@ func credentialsAcrossHosts(t *testing.T, pass bool) {
 	elsewhere := chartrepo.NewRepository(t, chartrepo.Options{})
 	src := helmchart.Source{Repository: repo.URL, Chart: "app", Username: testUser, Password: testPassword, PassCredentials: pass}
 
-	listed := mustArchive(t, chartrepo.Chart("app", "1.0.0"))
+	listed := chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0"))
 	elsewhere.Serve("mirror/app-1.0.0.tgz", listed)
 	repo.AddEntry(t, listed, chartrepo.Entry{URL: elsewhere.URL + "/mirror/app-1.0.0.tgz"})
 
-	redirected := mustArchive(t, chartrepo.Chart("app", "2.0.0"))
+	redirected := chartrepo.MustPackage(t, chartrepo.Chart("app", "2.0.0"))
 	elsewhere.Serve("mirror/app-2.0.0.tgz", redirected)
 	repo.Add(t, redirected)
 	repo.Redirect("charts/app-2.0.0.tgz", elsewhere.URL+"/mirror/app-2.0.0.tgz")
@@ -280,7 +280,7 @@ func TestRepositoryCache(t *testing.T) {
 	// Republished under the same version with other content: another digest.
 	changed := chartrepo.Chart("app", "1.0.0")
 	changed.Metadata.Description = "republished"
-	repo.Add(t, mustArchive(t, changed))
+	repo.Add(t, chartrepo.MustPackage(t, changed))
 	if c := mustLoad(t, src); c.Metadata.Description != "republished" {
 		t.Fatal("a stale cache entry was used for a new digest")
 	}
@@ -288,7 +288,7 @@ func TestRepositoryCache(t *testing.T) {
 		t.Fatalf("the republished archive was downloaded %d times in all, want 2", got)
 	}
 
-	repo.Add(t, mustArchive(t, chartrepo.Chart("app", "1.1.0")))
+	repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("app", "1.1.0")))
 	if c := mustLoad(t, src); c.Version != "1.1.0" {
 		t.Fatalf("loaded %s after 1.1.0 was published", c.Version)
 	}
@@ -301,7 +301,7 @@ func TestRepositoryCache(t *testing.T) {
 func TestRepositoryCacheWithoutDigest(t *testing.T) {
 	isolatedCache(t)
 	repo := chartrepo.NewRepository(t, chartrepo.Options{})
-	repo.AddEntry(t, mustArchive(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{NoDigest: true})
+	repo.AddEntry(t, chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{NoDigest: true})
 	src := helmchart.Source{Repository: repo.URL, Chart: "app"}
 	mustLoad(t, src)
 	mustLoad(t, src)
@@ -333,7 +333,7 @@ func TestRepositoryIndexRevalidated(t *testing.T) {
 	src := helmchart.Source{Repository: repo.URL, Chart: "app", Username: testUser, Password: testPassword}
 	mustLoad(t, src)
 	mustLoad(t, src)
-	repo.Add(t, mustArchive(t, chartrepo.Chart("app", "1.1.0")))
+	repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("app", "1.1.0")))
 	if c := mustLoad(t, src); c.Version != "1.1.0" {
 		t.Fatalf("loaded %s after 1.1.0 was published", c.Version)
 	}
@@ -364,7 +364,7 @@ func TestRepositoryCancelled(t *testing.T) {
 func TestRepositoryIndexPointsAtAFile(t *testing.T) {
 	isolatedCache(t)
 	repo := chartrepo.NewRepository(t, chartrepo.Options{})
-	repo.AddEntry(t, mustArchive(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{URL: "file:///etc/passwd"})
+	repo.AddEntry(t, chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")), chartrepo.Entry{URL: "file:///etc/passwd"})
 	assertContains(t, loadError(t, helmchart.Source{Repository: repo.URL, Chart: "app"}), "bad URL", "not an http(s) URL")
 }
 

@@ -24,7 +24,7 @@ import (
 func servedArchive(t *testing.T, opts chartrepo.Options, version string) (*chartrepo.Repository, string) {
 	t.Helper()
 	server := chartrepo.NewRepository(t, opts)
-	server.Serve("downloads/app-"+version+".tgz", mustArchive(t, chartrepo.Chart("app", version)))
+	server.Serve("downloads/app-"+version+".tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", version)))
 	return server, server.URL + "/downloads/app-" + version + ".tgz"
 }
 
@@ -91,11 +91,11 @@ func TestChartURLUpperCaseScheme(t *testing.T) {
 func TestChartURLRepublished(t *testing.T) {
 	isolatedCache(t)
 	server := chartrepo.NewRepository(t, chartrepo.Options{})
-	server.Serve("app.tgz", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+	server.Serve("app.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 	src := helmchart.Source{Chart: server.URL + "/app.tgz"}
 	mustLoad(t, src) // the plan
 
-	server.Serve("app.tgz", mustArchive(t, chartrepo.Chart("app", "1.1.0")))
+	server.Serve("app.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.1.0")))
 	if c := mustLoad(t, withVersion(src, "1.0.0")); c.Version != "1.0.0" { // its apply
 		t.Fatalf("the apply pinned to 1.0.0 loaded %s", c.Version)
 	}
@@ -114,8 +114,8 @@ func TestChartURLRepublished(t *testing.T) {
 func TestChartURLVersion(t *testing.T) {
 	cacheDir := isolatedCache(t)
 	server := chartrepo.NewRepository(t, chartrepo.Options{})
-	server.Serve("app.tgz", mustArchive(t, chartrepo.Chart("app", "1.2.3")))
-	server.Serve("rc.tgz", mustArchive(t, chartrepo.Chart("app", "1.3.0-rc.1")))
+	server.Serve("app.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.2.3")))
+	server.Serve("rc.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.3.0-rc.1")))
 	src := helmchart.Source{Chart: server.URL + "/app.tgz"}
 
 	msg := loadError(t, withVersion(src, "2.0.0"))
@@ -222,7 +222,7 @@ func TestChartURLCredentialsStayOnItsHost(t *testing.T) {
 			isolatedCache(t)
 			server := chartrepo.NewRepository(t, chartrepo.Options{Username: testUser, Password: testPassword})
 			elsewhere := chartrepo.NewRepository(t, chartrepo.Options{})
-			elsewhere.Serve("mirror/app-1.0.0.tgz", mustArchive(t, chartrepo.Chart("app", "1.0.0")))
+			elsewhere.Serve("mirror/app-1.0.0.tgz", chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0")))
 			server.Redirect("downloads/app-1.0.0.tgz", elsewhere.URL+"/mirror/app-1.0.0.tgz")
 
 			src := helmchart.Source{Chart: withUserinfo(server.URL+"/downloads/app-1.0.0.tgz", testUser, testPassword), PassCredentials: pass}
@@ -325,7 +325,7 @@ func TestChartURLDependencies(t *testing.T) {
 	deps := repositoryWith(t, chartrepo.Options{}, "sub", "1.0.0", "1.1.0")
 	server := chartrepo.NewRepository(t, chartrepo.Options{Username: testUser, Password: testPassword})
 	parent := chartrepo.Chart("app", "1.0.0", &chart.Dependency{Name: "sub", Version: "^1.0.0", Repository: deps.URL})
-	server.Serve("app.tgz", mustArchive(t, parent))
+	server.Serve("app.tgz", chartrepo.MustPackage(t, parent))
 
 	c := mustLoad(t, helmchart.Source{Chart: server.URL + "/app.tgz", Username: testUser, Password: testPassword})
 	if got := subchartVersions(c); got["sub"] != "1.1.0" || len(got) != 1 {
@@ -338,7 +338,7 @@ func TestChartURLDependencies(t *testing.T) {
 	}
 
 	orphan := chartrepo.Chart("orphan", "1.0.0", &chart.Dependency{Name: "sub", Version: "1.0.0"})
-	server.Serve("orphan.tgz", mustArchive(t, orphan))
+	server.Serve("orphan.tgz", chartrepo.MustPackage(t, orphan))
 	msg := loadError(t, helmchart.Source{Chart: server.URL + "/orphan.tgz", Username: testUser, Password: testPassword})
 	assertContains(t, msg, "no repository", "the charts/ directory of "+server.URL+"/orphan.tgz")
 }
@@ -370,7 +370,7 @@ func TestChartURLCancelled(t *testing.T) {
 // what arrived is not cached.
 func TestChartURLCancelledMidDownload(t *testing.T) {
 	cacheDir := isolatedCache(t)
-	archive := mustArchive(t, chartrepo.Chart("app", "1.0.0"))
+	archive := chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0"))
 	started := make(chan struct{})
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "1000000")

@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 func clientTrusting(t *testing.T, caFile string) *http.Client {
@@ -91,5 +93,44 @@ func TestRegistryListsPushedTags(t *testing.T) {
 	}
 	if got := registry.Ref("charts", "app"); got != "oci://"+registry.Host+"/charts/app" {
 		t.Fatalf("Ref: %s", got)
+	}
+}
+
+// What a Signer signs, served beside the archive in a repository and as a
+// layer in a registry, is what helm itself verifies: helm pull --verify
+// takes the chart from both with the signer's keyring and refuses it with
+// another key's. The tests of verify are only as good as this likeness.
+func TestSignedChartsPassHelmsOwnVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the helm CLI")
+	}
+	helm, err := toolchain.Path(toolchain.Helm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, stranger := chartrepo.NewSigner(t, "chart-signer"), chartrepo.NewSigner(t, "stranger")
+	archive := chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0"))
+	repo := chartrepo.NewRepository(t, chartrepo.Options{})
+	repo.AddSigned(t, archive, signer)
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true})
+	registry.PushWithProvenance(t, "charts", archive, signer.Sign(t, archive))
+
+	home := t.TempDir()
+	pull := func(keyring string, args ...string) (string, error) {
+		cmd := exec.Command(helm, append([]string{"pull", "--version", "1.0.0", "--verify", "--keyring", keyring, "-d", t.TempDir()}, args...)...)
+		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home+"/cache", "HELM_CONFIG_HOME="+home+"/config", "HELM_DATA_HOME="+home+"/data")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for name, args := range map[string][]string{
+		"repository": {"app", "--repo", repo.URL},
+		"registry":   {registry.Ref("charts", "app"), "--plain-http"},
+	} {
+		if out, err := pull(signer.Keyring, args...); err != nil {
+			t.Errorf("helm pull --verify from the %s: %v\n%s", name, err, out)
+		}
+		if out, err := pull(stranger.Keyring, args...); err == nil {
+			t.Errorf("helm pull --verify from the %s took a chart signed by a key not in the keyring\n%s", name, out)
+		}
 	}
 }

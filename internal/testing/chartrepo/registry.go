@@ -27,6 +27,7 @@ import (
 const (
 	chartConfigMediaType = "application/vnd.cncf.helm.config.v1+json"
 	chartLayerMediaType  = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+	provLayerMediaType   = "application/vnd.cncf.helm.chart.provenance.v1.prov"
 )
 
 // Registry is an OCI registry on loopback, over TLS unless asked otherwise,
@@ -112,6 +113,15 @@ func (r *Registry) Ref(repository, name string) string {
 // (sha256:...).
 func (r *Registry) Push(t testing.TB, repository string, archive []byte) string {
 	t.Helper()
+	return r.PushWithProvenance(t, repository, archive, nil)
+}
+
+// PushWithProvenance is Push with prov, the chart's provenance file, as a
+// second layer, as helm push sends the .prov it finds beside the archive.
+// prov need not be the archive's own (Signer.Sign), for a test of one that
+// does not match.
+func (r *Registry) PushWithProvenance(t testing.TB, repository string, archive, prov []byte) string {
+	t.Helper()
 	c, err := loader.LoadArchive(bytes.NewReader(archive))
 	if err != nil {
 		t.Fatalf("chartrepo: not a chart archive: %v", err)
@@ -130,10 +140,13 @@ func (r *Registry) Push(t testing.TB, repository string, archive []byte) string 
 		return desc
 	}
 	configDesc := push(chartConfigMediaType, config)
-	layerDesc := push(chartLayerMediaType, archive)
+	layers := []ocispec.Descriptor{push(chartLayerMediaType, archive)}
+	if prov != nil {
+		layers = append(layers, push(provLayerMediaType, prov))
+	}
 	manifest, err := oras.PackManifest(ctx, store, oras.PackManifestVersion1_0, "", oras.PackManifestOptions{
 		ConfigDescriptor: &configDesc,
-		Layers:           []ocispec.Descriptor{layerDesc},
+		Layers:           layers,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -101,6 +101,25 @@ func (r *Repository) Add(t testing.TB, archive []byte) {
 	r.AddEntry(t, archive, Entry{})
 }
 
+// AddSigned is Add, with the archive's provenance file signed by s served
+// beside it (charts/<name>-<version>.tgz.prov), as a repository of signed
+// charts serves them.
+func (r *Repository) AddSigned(t testing.TB, archive []byte, s *Signer) {
+	t.Helper()
+	r.AddEntry(t, archive, Entry{})
+	r.Serve(archiveFile(t, archive)+".prov", s.Sign(t, archive))
+}
+
+// archiveFile is where the repository serves an archive.
+func archiveFile(t testing.TB, archive []byte) string {
+	t.Helper()
+	c, err := loader.LoadArchive(bytes.NewReader(archive))
+	if err != nil {
+		t.Fatalf("chartrepo: not a chart archive: %v", err)
+	}
+	return fmt.Sprintf("charts/%s-%s.tgz", c.Name(), c.Metadata.Version)
+}
+
 // AddEntry lists archive in the index as entry says. The archive is served
 // here at charts/<name>-<version>.tgz whatever URL the index gives.
 func (r *Repository) AddEntry(t testing.TB, archive []byte, entry Entry) {

@@ -43,6 +43,10 @@ const CacheDirEnv = "K8SCONNECT_HELM_CACHE_DIR"
 //	                    them
 //	urls/<key>          the same for the archive at a chart URL (urlchart.go),
 //	                    kept with or without validators
+//	provenance/<key>    the same for the provenance file (.prov) of an
+//	                    archive from a repository or chart URL, kept when
+//	                    verify is set; it is checked, never trusted, on
+//	                    every load (provenance.go)
 //
 // Entries are written to a temporary file and renamed, so processes sharing
 // the cache never read half a file. Entries unused for 90 days are removed
@@ -153,6 +157,7 @@ func (v validators) any() bool { return v.ETag != "" || v.LastModified != "" }
 const (
 	indexArea = "indexes"
 	urlArea   = "urls"
+	provArea  = "provenance"
 )
 
 func indexKey(indexURL, username string) string {

@@ -21,7 +21,7 @@ const (
 )
 
 // cacheAreas are the cache's subdirectories (see archiveCache).
-var cacheAreas = []string{"sha256", "unverified", indexArea, urlArea}
+var cacheAreas = []string{"sha256", "unverified", indexArea, urlArea, provArea}
 
 // markUsed records a use of the entry at path for maybePrune. A cache it
 // cannot write to is still read.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 
@@ -69,9 +70,15 @@ func loadFromRepository(ctx context.Context, src Source) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	archive, err := r.archive(ctx, cache, entry)
+	archive, archiveURL, err := r.archive(ctx, cache, entry)
 	if err != nil {
 		return nil, err
+	}
+	if src.keyring != nil {
+		names := []string{path.Base(archiveURL.Path), packageName(entry.Name, entry.Version)}
+		if err := r.verify(ctx, cache, src.keyring, archive, archiveURL, names, true); err != nil {
+			return nil, err
+		}
 	}
 	c, err := loader.LoadArchive(bytes.NewReader(archive))
 	if err != nil {
@@ -207,45 +214,77 @@ func chartNotInIndex(name, where string, index *repositoryIndex) error {
 	return fmt.Errorf("chart %q is not in %s, which has %s", name, where, strings.Join(names, ", "))
 }
 
-// archive returns the entry's chart archive from the cache, or downloads it,
-// checks it against the index's digest, and caches it.
-func (r *httpRepository) archive(ctx context.Context, cache *archiveCache, entry *indexEntry) ([]byte, error) {
+// archive returns the entry's chart archive, and its URL, from the cache,
+// or downloads it, checks it against the index's digest, and caches it.
+func (r *httpRepository) archive(ctx context.Context, cache *archiveCache, entry *indexEntry) ([]byte, *url.URL, error) {
 	what := fmt.Sprintf("chart %s %s", entry.Name, entry.Version)
 	if len(entry.URLs) == 0 {
-		return nil, fmt.Errorf("the index of %s gives no URL for %s", displayURL(r.url), what)
+		return nil, nil, fmt.Errorf("the index of %s gives no URL for %s", displayURL(r.url), what)
 	}
 	archiveURL, err := chartURL(r.url, entry.URLs[0])
 	if err != nil {
-		return nil, fmt.Errorf("the index of %s gives a bad URL for %s: %w", displayURL(r.url), what, err)
+		return nil, nil, fmt.Errorf("the index of %s gives a bad URL for %s: %w", displayURL(r.url), what, err)
 	}
 
 	var digest, key string
 	if entry.Digest != "" {
 		if digest, err = normaliseDigest(entry.Digest); err != nil {
-			return nil, fmt.Errorf("the index of %s gives %s a bad digest: %w", displayURL(r.url), what, err)
+			return nil, nil, fmt.Errorf("the index of %s gives %s a bad digest: %w", displayURL(r.url), what, err)
 		}
 		if data, ok := cache.verified(digest); ok {
-			return data, nil
+			return data, archiveURL, nil
 		}
 	} else {
 		key = unverifiedKey(displayURL(archiveURL), entry.Name, entry.Version)
 		if data, ok := cache.unverified(key); ok {
-			return data, nil
+			return data, archiveURL, nil
 		}
 	}
 
 	data, err := r.get(ctx, archiveURL, maxArchiveBytes, "the index lists it but it is not there")
 	if err != nil {
-		return nil, fmt.Errorf("downloading %s: %w", what, err)
+		return nil, nil, fmt.Errorf("downloading %s: %w", what, err)
 	}
 	if digest == "" {
 		cache.storeUnverified(key, data)
-		return data, nil
+		return data, archiveURL, nil
 	}
 	if got := sha256Hex(data); got != digest {
-		return nil, fmt.Errorf("%s from %s has sha256 %s but the repository's index says %s: the download was altered or the repository changed it without updating its index; not using it",
+		return nil, nil, fmt.Errorf("%s from %s has sha256 %s but the repository's index says %s: the download was altered or the repository changed it without updating its index; not using it",
 			what, displayURL(archiveURL), got, digest)
 	}
 	cache.storeVerified(digest, data)
-	return data, nil
+	return data, archiveURL, nil
+}
+
+// verify checks archive, from archiveURL, against its provenance file and
+// the keyring (see provenance.go). The provenance file is archiveURL with
+// .prov appended to its path, as helm looks for it, fetched with the
+// archive's rules for credentials; a copy is kept with its validators, so
+// that asking again costs a 304, and so that a load that does not ask
+// about the archive (ask false: a chart URL's apply) checks it against the
+// provenance file that came with it.
+func (r *httpRepository) verify(ctx context.Context, cache *archiveCache, k *keyring, archive []byte, archiveURL *url.URL, names []string, ask bool) error {
+	provURL := *archiveURL
+	provURL.Path += ".prov"
+	if provURL.RawPath != "" {
+		provURL.RawPath += ".prov"
+	}
+	shown := displayURL(&provURL)
+	key := indexKey(shown, r.username)
+	held, prov := cache.revalidated(provArea, key)
+	if prov == nil || ask {
+		if prov == nil {
+			held = validators{}
+		}
+		data, fresh, err := r.getConditional(ctx, &provURL, maxProvBytes, "not found, and verify = true needs it: "+noProvHint, held)
+		if err != nil {
+			return fmt.Errorf("fetching the provenance file: %w", err)
+		}
+		if !fresh.notModified {
+			prov = data
+			cache.storeRevalidated(provArea, key, fresh, data)
+		}
+	}
+	return k.verify(archive, prov, names, displayURL(archiveURL), "the provenance file "+shown)
 }

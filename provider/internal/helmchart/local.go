@@ -1,6 +1,7 @@
 package helmchart
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,11 @@ import (
 // loadLocal reads a chart directory or packaged .tgz and completes its
 // dependencies (see dependencies.go).
 func loadLocal(ctx context.Context, src Source) (*Chart, error) {
-	c, err := readLocalChart(src.Chart)
+	read := readLocalChart
+	if src.keyring != nil {
+		read = src.keyring.readLocalChart
+	}
+	c, err := read(src.Chart)
 	if err != nil {
 		return nil, err
 	}
@@ -26,14 +31,50 @@ func loadLocal(ctx context.Context, src Source) (*Chart, error) {
 }
 
 func readLocalChart(p string) (*chart.Chart, error) {
+	if err := chartExists(p); err != nil {
+		return nil, err
+	}
+	c, err := loader.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("loading chart %q: %w", p, err)
+	}
+	return c, nil
+}
+
+func chartExists(p string) error {
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			abs, _ := filepath.Abs(p)
-			return nil, fmt.Errorf("chart %q not found (looked at %s); a chart in a repository needs `repository` set", p, abs)
+			return fmt.Errorf("chart %q not found (looked at %s); a chart in a repository needs `repository` set", p, abs)
 		}
+		return fmt.Errorf("reading chart %q: %w", p, err)
+	}
+	return nil
+}
+
+// readLocalChart reads a packaged chart and verifies it against the .prov
+// beside it (load has refused a directory), then loads the bytes it
+// verified, not the file again.
+func (k *keyring) readLocalChart(p string) (*chart.Chart, error) {
+	if err := chartExists(p); err != nil {
+		return nil, err
+	}
+	archive, err := os.ReadFile(p)
+	if err != nil {
 		return nil, fmt.Errorf("reading chart %q: %w", p, err)
 	}
-	c, err := loader.Load(p)
+	provPath := p + ".prov"
+	prov, err := os.ReadFile(provPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("verify = true, and there is no provenance file %s beside the chart: %s", provPath, noProvHint)
+	case err != nil:
+		return nil, fmt.Errorf("reading the provenance file %s: %w", provPath, err)
+	}
+	if err := k.verify(archive, prov, []string{filepath.Base(p)}, p, "the provenance file "+provPath); err != nil {
+		return nil, err
+	}
+	c, err := loader.LoadArchive(bytes.NewReader(archive))
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %q: %w", p, err)
 	}

@@ -111,7 +111,7 @@ func loadOCI(ctx context.Context, src Source) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	archive, err := oc.chartLayer(ctx, cache, reference)
+	archive, prov, err := oc.chartLayer(ctx, cache, reference, src.keyring != nil)
 	if errors.Is(err, errdef.ErrNotFound) && oc.ref.Reference == "" && src.Version != "" {
 		// Say which versions there are, if the registry will list them.
 		if tags, tagsErr := oc.versions(ctx); tagsErr == nil {
@@ -133,6 +133,16 @@ func loadOCI(ctx context.Context, src Source) (*Chart, error) {
 	}
 	if want != "" && c.Metadata.Version != want {
 		return nil, fmt.Errorf("%s at %s holds chart version %s, not %s", oc.shown, reference, c.Metadata.Version, want)
+	}
+	if src.keyring != nil {
+		// The archive has been read (not rendered) to learn the name helm
+		// package signed it under; helm push insists that the reference's
+		// name and tag are the chart's, so it is the name helm checks too.
+		names := []string{packageName(c.Metadata.Name, c.Metadata.Version)}
+		at := oc.at(reference)
+		if err := src.keyring.verify(archive, prov, names, at, "the provenance layer of "+at); err != nil {
+			return nil, err
+		}
 	}
 	return &Chart{Chart: c, Version: c.Metadata.Version}, nil
 }
@@ -193,57 +203,78 @@ func (oc *ociChart) versions(ctx context.Context) ([]string, error) {
 	return versions, nil
 }
 
-// chartLayer fetches the manifest for reference and returns the chart
-// archive it points to, from the cache when its digest is there.
-func (oc *ociChart) chartLayer(ctx context.Context, cache *archiveCache, reference string) ([]byte, error) {
-	what := oc.shown + ":" + reference
+// at names the chart at reference, a tag or a digest.
+func (oc *ociChart) at(reference string) string {
 	if strings.HasPrefix(reference, "sha256:") {
-		what = oc.shown + "@" + reference
+		return oc.shown + "@" + reference
 	}
+	return oc.shown + ":" + reference
+}
+
+// chartLayer fetches the manifest for reference and returns the chart
+// archive it points to, from the cache when its digest is there, and with
+// withProv the provenance file that helm push stores as another layer. The
+// provenance file is fetched on every load (it is small, and the manifest
+// names it by digest, so it always goes with this archive); it is not kept.
+func (oc *ociChart) chartLayer(ctx context.Context, cache *archiveCache, reference string, withProv bool) (archive, prov []byte, err error) {
+	what := oc.at(reference)
 	desc, body, err := oc.registry.FetchReference(ctx, reference)
 	if err != nil {
-		return nil, oc.explain(ctx, "fetching the manifest", what, err, "not found in the registry (no such chart or version)")
+		return nil, nil, oc.explain(ctx, "fetching the manifest", what, err, "not found in the registry (no such chart or version)")
 	}
 	defer func() { _ = body.Close() }()
 	if desc.Size > maxIndexBytes {
-		return nil, fmt.Errorf("the manifest of %s is too large", what)
+		return nil, nil, fmt.Errorf("the manifest of %s is too large", what)
 	}
 	raw, err := content.ReadAll(body, desc)
 	if err != nil {
-		return nil, oc.explain(ctx, "reading the manifest", what, err, "")
+		return nil, nil, oc.explain(ctx, "reading the manifest", what, err, "")
 	}
 	var manifest ocispec.Manifest
 	if err := json.Unmarshal(raw, &manifest); err != nil || desc.MediaType == ocispec.MediaTypeImageIndex {
-		return nil, fmt.Errorf("%s is not a Helm chart (its manifest is %s)", what, desc.MediaType)
+		return nil, nil, fmt.Errorf("%s is not a Helm chart (its manifest is %s)", what, desc.MediaType)
 	}
-	var layer *ocispec.Descriptor
+	var layer, provLayer *ocispec.Descriptor
 	for i, l := range manifest.Layers {
-		if l.MediaType == chartLayerMediaType || l.MediaType == legacyChartLayerMediaType {
+		switch {
+		case layer == nil && (l.MediaType == chartLayerMediaType || l.MediaType == legacyChartLayerMediaType):
 			layer = &manifest.Layers[i]
-			break
+		case provLayer == nil && l.MediaType == provMediaType:
+			provLayer = &manifest.Layers[i]
 		}
 	}
 	if layer == nil {
-		return nil, fmt.Errorf("%s is not a Helm chart: its manifest has no %s layer", what, chartLayerMediaType)
+		return nil, nil, fmt.Errorf("%s is not a Helm chart: its manifest has no %s layer", what, chartLayerMediaType)
 	}
 	if layer.Size > maxArchiveBytes {
-		return nil, fmt.Errorf("the chart in %s is larger than %d MiB; refusing it", what, maxArchiveBytes>>20)
+		return nil, nil, fmt.Errorf("the chart in %s is larger than %d MiB; refusing it", what, maxArchiveBytes>>20)
+	}
+	if withProv {
+		if provLayer == nil {
+			return nil, nil, fmt.Errorf("verify = true, and %s has no provenance: its manifest has no %s layer; %s", what, provMediaType, noProvHint)
+		}
+		if provLayer.Size > maxProvBytes {
+			return nil, nil, fmt.Errorf("the provenance layer of %s is larger than %d MiB; refusing it", what, maxProvBytes>>20)
+		}
+		if prov, err = content.FetchAll(ctx, oc.registry.Blobs(), *provLayer); err != nil {
+			return nil, nil, oc.explain(ctx, "downloading the provenance layer", what, err, "the manifest names a provenance layer the registry does not have")
+		}
 	}
 	digest, digestErr := normaliseDigest(layer.Digest.String())
 	if digestErr == nil {
 		if data, ok := cache.verified(digest); ok {
-			return data, nil
+			return data, prov, nil
 		}
 	}
 	// FetchAll checks the size and the digest the manifest gives.
 	data, err := content.FetchAll(ctx, oc.registry.Blobs(), *layer)
 	if err != nil {
-		return nil, oc.explain(ctx, "downloading the chart layer", what, err, "the manifest names a layer the registry does not have")
+		return nil, nil, oc.explain(ctx, "downloading the chart layer", what, err, "the manifest names a layer the registry does not have")
 	}
 	if digestErr == nil {
 		cache.storeVerified(digest, data)
 	}
-	return data, nil
+	return data, prov, nil
 }
 
 // explain turns an oras error met while doing something to target into one

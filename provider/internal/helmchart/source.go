@@ -3,6 +3,8 @@ package helmchart
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -56,6 +58,22 @@ type Source struct {
 	// URL says http:// itself. A local chart's oci:// dependencies are
 	// fetched the same way.
 	PlainHTTP bool
+	// Verify checks the chart's archive against its provenance file (.prov)
+	// and the file's signature against Keyring before the chart is loaded,
+	// as helm's --verify: from an HTTP repository or chart URL the .prov is
+	// the archive's URL with .prov appended, fetched as the archive is; from
+	// a registry, the manifest's provenance layer; for a local .tgz, the
+	// .prov beside it. A chart directory cannot be verified. The chart's
+	// dependencies are not verified (nor does helm verify them).
+	Verify bool
+	// Keyring is the public keyring Verify checks signatures with; empty,
+	// helm's default: pubring.gpg in $GNUPGHOME or ~/.gnupg (pubring.kbx
+	// where only that exists). A leading ~ is the user's home directory.
+	// Unused without Verify.
+	Keyring string
+
+	// keyring is Keyring, opened by load when Verify is set.
+	keyring *keyring
 }
 
 // Chart is a loaded chart and the exact version it resolved to.
@@ -78,7 +96,9 @@ func (s Source) Remote() bool {
 // the cache (see cache.go), so a plan and the apply after it download a
 // chart once. The dependencies of a local or downloaded chart that are not
 // in its charts/ directory are built in memory, as `helm dependency build`
-// would, without writing to the chart.
+// would, without writing to the chart. With Verify, the chart's archive is
+// checked against its provenance file and Keyring first (provenance.go), and
+// a chart that fails is an error: nothing of it is returned.
 //
 // No error it returns contains the password or a URL with credentials in it.
 func Load(ctx context.Context, src Source) (*Chart, error) {
@@ -94,6 +114,18 @@ func Load(ctx context.Context, src Source) (*Chart, error) {
 }
 
 func load(ctx context.Context, src Source) (*Chart, error) {
+	if src.Verify {
+		if !src.Remote() {
+			if info, err := os.Stat(src.Chart); err == nil && info.IsDir() {
+				return nil, fmt.Errorf("verify = true, and chart %q is a directory, which cannot be verified: a provenance file signs a packaged chart; "+
+					"package and sign it (helm package --sign) and give the .tgz, with its .prov beside it, or set verify = false", src.Chart)
+			}
+		}
+		var err error
+		if src.keyring, err = openKeyring(src.Keyring); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case src.PlainHTTP && !isOCI(src.Repository) && !isOCI(src.Chart) && src.Remote():
 		return nil, errors.New("plain_http applies to oci:// registries only: write http:// in the repository or chart URL to fetch it over plain HTTP")

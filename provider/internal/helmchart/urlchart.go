@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -70,8 +71,9 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 		// Nothing kept, or a copy corrupted since: ask for the whole file.
 		held = validators{}
 	}
-	c := kept
-	if kept == nil || !exactVersion(src.Version) || urlVersionMatches(shown, kept, src.Version, src.Devel) != nil {
+	c, archive := kept, heldData
+	ask := kept == nil || !exactVersion(src.Version) || urlVersionMatches(shown, kept, src.Version, src.Devel) != nil
+	if ask {
 		data, fresh, err := origin.getConditional(ctx, u, maxArchiveBytes, "there is no file at this URL; check the chart URL", held)
 		if err != nil {
 			return nil, err
@@ -80,12 +82,21 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 			if c, err = readChartArchive(shown, data); err != nil {
 				return nil, err
 			}
+			archive = data
 		}
 		if err := urlVersionMatches(shown, c, src.Version, src.Devel); err != nil {
 			return nil, err
 		}
 		if !fresh.notModified {
 			cache.storeRevalidated(urlArea, key, fresh, data)
+		}
+	}
+	if src.keyring != nil {
+		// The provenance file is asked for when the archive is, and a kept
+		// archive not asked about is checked against the .prov kept with it.
+		names := []string{path.Base(u.Path), packageName(c.Metadata.Name, c.Metadata.Version)}
+		if err := origin.verify(ctx, cache, src.keyring, archive, u, names, ask); err != nil {
+			return nil, err
 		}
 	}
 

@@ -57,6 +57,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "chart": args.chart,
         "clusterConnection": args.clusterConnection,
         "devel": args.devel,
+        "keyring": args.keyring,
         "name": args.name,
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
@@ -70,6 +71,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "set": args.set,
         "setSensitive": args.setSensitive,
         "values": args.values,
+        "verify": args.verify,
         "version": args.version,
     }, opts);
 }
@@ -90,6 +92,10 @@ export interface GetHelmTemplateArgs {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: boolean;
+    /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+     */
+    keyring?: string;
     /**
      * The release name templates see as `.Release.Name`.
      */
@@ -143,6 +149,10 @@ export interface GetHelmTemplateArgs {
      */
     values?: string[];
     /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     */
+    verify?: boolean;
+    /**
      * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     version?: string;
@@ -184,6 +194,10 @@ export interface GetHelmTemplateResult {
      * The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
      */
     readonly hooks: {[key: string]: string};
+    /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+     */
+    readonly keyring?: string;
     /**
      * The Kubernetes version templates saw as `.Capabilities.KubeVersion`: the cluster's, or Helm's default without a cluster.
      */
@@ -261,6 +275,10 @@ export interface GetHelmTemplateResult {
      */
     readonly values?: string[];
     /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     */
+    readonly verify?: boolean;
+    /**
      * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     readonly version?: string;
@@ -316,6 +334,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "chart": args.chart,
         "clusterConnection": args.clusterConnection,
         "devel": args.devel,
+        "keyring": args.keyring,
         "name": args.name,
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
@@ -329,6 +348,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "set": args.set,
         "setSensitive": args.setSensitive,
         "values": args.values,
+        "verify": args.verify,
         "version": args.version,
     }, opts);
 }
@@ -349,6 +369,10 @@ export interface GetHelmTemplateOutputArgs {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+     */
+    keyring?: pulumi.Input<string | undefined>;
     /**
      * The release name templates see as `.Release.Name`.
      */
@@ -401,6 +425,10 @@ export interface GetHelmTemplateOutputArgs {
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     */
+    verify?: pulumi.Input<boolean | undefined>;
     /**
      * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */

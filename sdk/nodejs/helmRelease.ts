@@ -108,6 +108,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly ignoreFields: pulumi.Output<{[key: string]: string[]} | undefined>;
     /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+     */
+    declare public readonly keyring: pulumi.Output<string | undefined>;
+    /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
     declare public readonly maxHistory: pulumi.Output<number>;
@@ -180,6 +184,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly values: pulumi.Output<string[] | undefined>;
     /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     */
+    declare public readonly verify: pulumi.Output<boolean | undefined>;
+    /**
      * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     declare public readonly version: pulumi.Output<string | undefined>;
@@ -210,6 +218,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["devel"] = state?.devel;
             resourceInputs["ignoreFields"] = state?.ignoreFields;
+            resourceInputs["keyring"] = state?.keyring;
             resourceInputs["maxHistory"] = state?.maxHistory;
             resourceInputs["name"] = state?.name;
             resourceInputs["namespace"] = state?.namespace;
@@ -228,6 +237,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["status"] = state?.status;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["values"] = state?.values;
+            resourceInputs["verify"] = state?.verify;
             resourceInputs["version"] = state?.version;
             resourceInputs["wait"] = state?.wait;
         } else {
@@ -244,6 +254,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["devel"] = args?.devel;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
+            resourceInputs["keyring"] = args?.keyring;
             resourceInputs["maxHistory"] = args?.maxHistory;
             resourceInputs["name"] = args?.name;
             resourceInputs["namespace"] = args?.namespace;
@@ -259,6 +270,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["setSensitive"] = args?.setSensitive;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["values"] = args?.values;
+            resourceInputs["verify"] = args?.verify;
             resourceInputs["version"] = args?.version;
             resourceInputs["wait"] = args?.wait;
             resourceInputs["appVersion"] = undefined /*out*/;
@@ -315,6 +327,10 @@ export interface HelmReleaseState {
      * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
      */
     ignoreFields?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
+    /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+     */
+    keyring?: pulumi.Input<string | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
@@ -388,6 +404,10 @@ export interface HelmReleaseState {
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     */
+    verify?: pulumi.Input<boolean | undefined>;
+    /**
      * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */
     version?: pulumi.Input<string | undefined>;
@@ -425,6 +445,10 @@ export interface HelmReleaseArgs {
      * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
      */
     ignoreFields?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
+    /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+     */
+    keyring?: pulumi.Input<string | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
@@ -485,6 +509,10 @@ export interface HelmReleaseArgs {
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     */
+    verify?: pulumi.Input<boolean | undefined>;
     /**
      * An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
      */

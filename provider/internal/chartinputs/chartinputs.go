@@ -32,6 +32,8 @@ type Inputs struct {
 	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
 	PassCredentials    types.Bool   `tfsdk:"pass_credentials"`
 	PlainHTTP          types.Bool   `tfsdk:"plain_http"`
+	Verify             types.Bool   `tfsdk:"verify"`
+	Keyring            types.String `tfsdk:"keyring"`
 	Values             types.List   `tfsdk:"values"`
 	Set                []Setting    `tfsdk:"set"`
 	SetSensitive       []Setting    `tfsdk:"set_sensitive"`
@@ -88,6 +90,19 @@ var arguments = []argument{
 			"local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the " +
 			"local machine. repository_username and repository_password then cross the network unencrypted. " +
 			"Refused for an HTTP repository or chart URL, which says `http://` itself."},
+	{name: "verify", kind: flag,
+		description: "Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match " +
+			"its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan " +
+			"fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL " +
+			"(fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the " +
+			"chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. " +
+			"The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not " +
+			"verified: helm does not verify them either."},
+	{name: "keyring", kind: text,
+		description: "The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or " +
+			"keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in " +
+			"`$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is " +
+			"that user's home directory. Unused unless `verify` is true."},
 	{name: "values", kind: texts,
 		description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
 			"wins key by key."},
@@ -171,7 +186,7 @@ func join(a, b string) string {
 // loaded and rendered now.
 func (in Inputs) Known() bool {
 	for _, v := range []attr.Value{in.Chart, in.Repository, in.Version, in.Devel, in.RepositoryUsername,
-		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.PlainHTTP, in.Values} {
+		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.PlainHTTP, in.Verify, in.Keyring, in.Values} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -197,6 +212,7 @@ func (in Inputs) Source() helmchart.Source {
 		Chart: in.Chart.ValueString(), Repository: in.Repository.ValueString(), Version: in.Version.ValueString(),
 		Devel: in.Devel.ValueBool(), Username: in.RepositoryUsername.ValueString(), Password: in.RepositoryPassword.ValueString(),
 		PassCredentials: in.PassCredentials.ValueBool(), PlainHTTP: in.PlainHTTP.ValueBool(),
+		Verify: in.Verify.ValueBool(), Keyring: in.Keyring.ValueString(),
 		CAFile: in.RepositoryCAFile.ValueString(), CertFile: in.RepositoryCertFile.ValueString(), KeyFile: in.RepositoryKeyFile.ValueString(),
 	}
 }

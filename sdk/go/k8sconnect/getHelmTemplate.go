@@ -133,6 +133,8 @@ type GetHelmTemplateArgs struct {
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring *string `pulumi:"keyring"`
 	// The release name templates see as `.Release.Name`.
 	Name string `pulumi:"name"`
 	// The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -159,6 +161,8 @@ type GetHelmTemplateArgs struct {
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify *bool `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 }
@@ -181,6 +185,8 @@ type GetHelmTemplateResult struct {
 	Devel *bool `pulumi:"devel"`
 	// The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
 	Hooks map[string]string `pulumi:"hooks"`
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring *string `pulumi:"keyring"`
 	// The Kubernetes version templates saw as `.Capabilities.KubeVersion`: the cluster's, or Helm's default without a cluster.
 	KubeVersion string `pulumi:"kubeVersion"`
 	// The release name templates see as `.Release.Name`.
@@ -219,6 +225,8 @@ type GetHelmTemplateResult struct {
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify *bool `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 }
@@ -240,6 +248,8 @@ type GetHelmTemplateOutputArgs struct {
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput `pulumi:"devel"`
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring pulumi.StringPtrInput `pulumi:"keyring"`
 	// The release name templates see as `.Release.Name`.
 	Name pulumi.StringInput `pulumi:"name"`
 	// The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -266,6 +276,8 @@ type GetHelmTemplateOutputArgs struct {
 	SetSensitive GetHelmTemplateSetSensitiveArrayInput `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput `pulumi:"values"`
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify pulumi.BoolPtrInput `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput `pulumi:"version"`
 }
@@ -327,6 +339,11 @@ func (o GetHelmTemplateResultOutput) Devel() pulumi.BoolPtrOutput {
 // The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
 func (o GetHelmTemplateResultOutput) Hooks() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) map[string]string { return v.Hooks }).(pulumi.StringMapOutput)
+}
+
+// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+func (o GetHelmTemplateResultOutput) Keyring() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) *string { return v.Keyring }).(pulumi.StringPtrOutput)
 }
 
 // The Kubernetes version templates saw as `.Capabilities.KubeVersion`: the cluster's, or Helm's default without a cluster.
@@ -422,6 +439,11 @@ func (o GetHelmTemplateResultOutput) SetSensitive() GetHelmTemplateSetSensitiveA
 // Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 func (o GetHelmTemplateResultOutput) Values() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) []string { return v.Values }).(pulumi.StringArrayOutput)
+}
+
+// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+func (o GetHelmTemplateResultOutput) Verify() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.Verify }).(pulumi.BoolPtrOutput)
 }
 
 // An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.

@@ -96,6 +96,8 @@ type HelmRelease struct {
 	Devel pulumi.BoolPtrOutput `pulumi:"devel"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields pulumi.StringArrayMapOutput `pulumi:"ignoreFields"`
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring pulumi.StringPtrOutput `pulumi:"keyring"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntOutput `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -132,6 +134,8 @@ type HelmRelease struct {
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayOutput `pulumi:"values"`
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify pulumi.BoolPtrOutput `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrOutput `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
@@ -199,6 +203,8 @@ type helmReleaseState struct {
 	Devel *bool `pulumi:"devel"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring *string `pulumi:"keyring"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory *int `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -235,6 +241,8 @@ type helmReleaseState struct {
 	Timeout *string `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify *bool `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
@@ -260,6 +268,8 @@ type HelmReleaseState struct {
 	Devel pulumi.BoolPtrInput
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields pulumi.StringArrayMapInput
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring pulumi.StringPtrInput
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntPtrInput
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -296,6 +306,8 @@ type HelmReleaseState struct {
 	Timeout pulumi.StringPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify pulumi.BoolPtrInput
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
@@ -319,6 +331,8 @@ type helmReleaseArgs struct {
 	Devel *bool `pulumi:"devel"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring *string `pulumi:"keyring"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory *int `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -349,6 +363,8 @@ type helmReleaseArgs struct {
 	Timeout *string `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify *bool `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
@@ -369,6 +385,8 @@ type HelmReleaseArgs struct {
 	Devel pulumi.BoolPtrInput
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields pulumi.StringArrayMapInput
+	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+	Keyring pulumi.StringPtrInput
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntPtrInput
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -399,6 +417,8 @@ type HelmReleaseArgs struct {
 	Timeout pulumi.StringPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput
+	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+	Verify pulumi.BoolPtrInput
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
@@ -537,6 +557,11 @@ func (o HelmReleaseOutput) IgnoreFields() pulumi.StringArrayMapOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringArrayMapOutput { return v.IgnoreFields }).(pulumi.StringArrayMapOutput)
 }
 
+// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+func (o HelmReleaseOutput) Keyring() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Keyring }).(pulumi.StringPtrOutput)
+}
+
 // How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 func (o HelmReleaseOutput) MaxHistory() pulumi.IntOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.IntOutput { return v.MaxHistory }).(pulumi.IntOutput)
@@ -625,6 +650,11 @@ func (o HelmReleaseOutput) Timeout() pulumi.StringOutput {
 // Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 func (o HelmReleaseOutput) Values() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringArrayOutput { return v.Values }).(pulumi.StringArrayOutput)
+}
+
+// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+func (o HelmReleaseOutput) Verify() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Verify }).(pulumi.BoolPtrOutput)
 }
 
 // An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.

@@ -28,7 +28,7 @@ class GetHelmTemplateResult:
     """
     A collection of values returned by getHelmTemplate.
     """
-    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, version=None):
+    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, verify=None, version=None):
         if app_version and not isinstance(app_version, str):
             raise TypeError("Expected argument 'app_version' to be a str")
         pulumi.set(__self__, "app_version", app_version)
@@ -53,6 +53,9 @@ class GetHelmTemplateResult:
         if hooks and not isinstance(hooks, dict):
             raise TypeError("Expected argument 'hooks' to be a dict")
         pulumi.set(__self__, "hooks", hooks)
+        if keyring and not isinstance(keyring, str):
+            raise TypeError("Expected argument 'keyring' to be a str")
+        pulumi.set(__self__, "keyring", keyring)
         if kube_version and not isinstance(kube_version, str):
             raise TypeError("Expected argument 'kube_version' to be a str")
         pulumi.set(__self__, "kube_version", kube_version)
@@ -110,6 +113,9 @@ class GetHelmTemplateResult:
         if values and not isinstance(values, list):
             raise TypeError("Expected argument 'values' to be a list")
         pulumi.set(__self__, "values", values)
+        if verify and not isinstance(verify, bool):
+            raise TypeError("Expected argument 'verify' to be a bool")
+        pulumi.set(__self__, "verify", verify)
         if version and not isinstance(version, str):
             raise TypeError("Expected argument 'version' to be a str")
         pulumi.set(__self__, "version", version)
@@ -177,6 +183,14 @@ class GetHelmTemplateResult:
         The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
         """
         return pulumi.get(self, "hooks")
+
+    @_builtins.property
+    @pulumi.getter
+    def keyring(self) -> Optional[_builtins.str]:
+        """
+        The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        """
+        return pulumi.get(self, "keyring")
 
     @_builtins.property
     @pulumi.getter(name="kubeVersion")
@@ -332,6 +346,14 @@ class GetHelmTemplateResult:
 
     @_builtins.property
     @pulumi.getter
+    def verify(self) -> Optional[_builtins.bool]:
+        """
+        Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+        """
+        return pulumi.get(self, "verify")
+
+    @_builtins.property
+    @pulumi.getter
     def version(self) -> Optional[_builtins.str]:
         """
         An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -353,6 +375,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             crds=self.crds,
             devel=self.devel,
             hooks=self.hooks,
+            keyring=self.keyring,
             kube_version=self.kube_version,
             name=self.name,
             namespace=self.namespace,
@@ -372,12 +395,14 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             set=self.set,
             set_sensitive=self.set_sensitive,
             values=self.values,
+            verify=self.verify,
             version=self.version)
 
 
 def get_helm_template(chart: Optional[_builtins.str] = None,
                       cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
                       devel: Optional[_builtins.bool] = None,
+                      keyring: Optional[_builtins.str] = None,
                       name: Optional[_builtins.str] = None,
                       namespace: Optional[_builtins.str] = None,
                       pass_credentials: Optional[_builtins.bool] = None,
@@ -391,6 +416,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
                       set: Optional[Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']]] = None,
                       set_sensitive: Optional[Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']]] = None,
                       values: Optional[Sequence[_builtins.str]] = None,
+                      verify: Optional[_builtins.bool] = None,
                       version: Optional[_builtins.str] = None,
                       opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetHelmTemplateResult:
     """
@@ -459,6 +485,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
+    :param _builtins.str keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
@@ -472,12 +499,14 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
     :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
+    :param _builtins.bool verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
     :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
     """
     __args__ = dict()
     __args__['chart'] = chart
     __args__['clusterConnection'] = cluster_connection
     __args__['devel'] = devel
+    __args__['keyring'] = keyring
     __args__['name'] = name
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
@@ -491,6 +520,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__['set'] = set
     __args__['setSensitive'] = set_sensitive
     __args__['values'] = values
+    __args__['verify'] = verify
     __args__['version'] = version
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('k8sconnect:index/getHelmTemplate:getHelmTemplate', __args__, opts=opts, typ=GetHelmTemplateResult).value
@@ -504,6 +534,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         crds=pulumi.get(__ret__, 'crds'),
         devel=pulumi.get(__ret__, 'devel'),
         hooks=pulumi.get(__ret__, 'hooks'),
+        keyring=pulumi.get(__ret__, 'keyring'),
         kube_version=pulumi.get(__ret__, 'kube_version'),
         name=pulumi.get(__ret__, 'name'),
         namespace=pulumi.get(__ret__, 'namespace'),
@@ -523,10 +554,12 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         set=pulumi.get(__ret__, 'set'),
         set_sensitive=pulumi.get(__ret__, 'set_sensitive'),
         values=pulumi.get(__ret__, 'values'),
+        verify=pulumi.get(__ret__, 'verify'),
         version=pulumi.get(__ret__, 'version'))
 def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None,
                              cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                              devel: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                             keyring: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              name: pulumi.Input[Optional[_builtins.str]] = None,
                              namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              pass_credentials: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
@@ -540,6 +573,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
                              set: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']]]]] = None,
                              set_sensitive: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']]]]] = None,
                              values: pulumi.Input[Optional[Optional[Sequence[_builtins.str]]]] = None,
+                             verify: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              version: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetHelmTemplateResult]:
     """
@@ -608,6 +642,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
+    :param _builtins.str keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
@@ -621,12 +656,14 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
     :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
+    :param _builtins.bool verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
     :param _builtins.str version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
     """
     __args__ = dict()
     __args__['chart'] = chart
     __args__['clusterConnection'] = cluster_connection
     __args__['devel'] = devel
+    __args__['keyring'] = keyring
     __args__['name'] = name
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
@@ -640,6 +677,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__['set'] = set
     __args__['setSensitive'] = set_sensitive
     __args__['values'] = values
+    __args__['verify'] = verify
     __args__['version'] = version
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('k8sconnect:index/getHelmTemplate:getHelmTemplate', __args__, opts=opts, typ=GetHelmTemplateResult)
@@ -652,6 +690,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         crds=pulumi.get(__response__, 'crds'),
         devel=pulumi.get(__response__, 'devel'),
         hooks=pulumi.get(__response__, 'hooks'),
+        keyring=pulumi.get(__response__, 'keyring'),
         kube_version=pulumi.get(__response__, 'kube_version'),
         name=pulumi.get(__response__, 'name'),
         namespace=pulumi.get(__response__, 'namespace'),
@@ -671,4 +710,5 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         set=pulumi.get(__response__, 'set'),
         set_sensitive=pulumi.get(__response__, 'set_sensitive'),
         values=pulumi.get(__response__, 'values'),
+        verify=pulumi.get(__response__, 'verify'),
         version=pulumi.get(__response__, 'version')))

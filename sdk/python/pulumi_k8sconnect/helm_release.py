@@ -28,6 +28,7 @@ class HelmReleaseArgs:
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+                 keyring: pulumi.Input[Optional[_builtins.str]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -42,6 +43,7 @@ class HelmReleaseArgs:
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
                  wait: pulumi.Input[Optional[_builtins.bool]] = None):
         """
@@ -54,6 +56,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
@@ -68,6 +71,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
+        :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
@@ -83,6 +87,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "devel", devel)
         if ignore_fields is not None:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
+        if keyring is not None:
+            pulumi.set(__self__, "keyring", keyring)
         if max_history is not None:
             pulumi.set(__self__, "max_history", max_history)
         if namespace is not None:
@@ -111,6 +117,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "timeout", timeout)
         if values is not None:
             pulumi.set(__self__, "values", values)
+        if verify is not None:
+            pulumi.set(__self__, "verify", verify)
         if version is not None:
             pulumi.set(__self__, "version", version)
         if wait is not None:
@@ -199,6 +207,18 @@ class HelmReleaseArgs:
     @ignore_fields.setter
     def ignore_fields(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
         pulumi.set(self, "ignore_fields", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def keyring(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        """
+        return pulumi.get(self, "keyring")
+
+    @keyring.setter
+    def keyring(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "keyring", value)
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -370,6 +390,18 @@ class HelmReleaseArgs:
 
     @_builtins.property
     @pulumi.getter
+    def verify(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+        """
+        return pulumi.get(self, "verify")
+
+    @verify.setter
+    def verify(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "verify", value)
+
+    @_builtins.property
+    @pulumi.getter
     def version(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -405,6 +437,7 @@ class _HelmReleaseState:
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+                 keyring: pulumi.Input[Optional[_builtins.str]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -423,6 +456,7 @@ class _HelmReleaseState:
                  status: pulumi.Input[Optional[_builtins.str]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
                  wait: pulumi.Input[Optional[_builtins.bool]] = None):
         """
@@ -437,6 +471,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -455,6 +490,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
+        :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
@@ -476,6 +512,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "devel", devel)
         if ignore_fields is not None:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
+        if keyring is not None:
+            pulumi.set(__self__, "keyring", keyring)
         if max_history is not None:
             pulumi.set(__self__, "max_history", max_history)
         if name is not None:
@@ -512,6 +550,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "timeout", timeout)
         if values is not None:
             pulumi.set(__self__, "values", values)
+        if verify is not None:
+            pulumi.set(__self__, "verify", verify)
         if version is not None:
             pulumi.set(__self__, "version", version)
         if wait is not None:
@@ -624,6 +664,18 @@ class _HelmReleaseState:
     @ignore_fields.setter
     def ignore_fields(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]]):
         pulumi.set(self, "ignore_fields", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def keyring(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        """
+        return pulumi.get(self, "keyring")
+
+    @keyring.setter
+    def keyring(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "keyring", value)
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -843,6 +895,18 @@ class _HelmReleaseState:
 
     @_builtins.property
     @pulumi.getter
+    def verify(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+        """
+        return pulumi.get(self, "verify")
+
+    @verify.setter
+    def verify(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "verify", value)
+
+    @_builtins.property
+    @pulumi.getter
     def version(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -878,6 +942,7 @@ class HelmRelease(pulumi.CustomResource):
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+                 keyring: pulumi.Input[Optional[_builtins.str]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -893,6 +958,7 @@ class HelmRelease(pulumi.CustomResource):
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
                  wait: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
@@ -946,6 +1012,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -961,6 +1028,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
+        :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
@@ -1033,6 +1101,7 @@ class HelmRelease(pulumi.CustomResource):
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+                 keyring: pulumi.Input[Optional[_builtins.str]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1048,6 +1117,7 @@ class HelmRelease(pulumi.CustomResource):
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
                  wait: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
@@ -1067,6 +1137,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["devel"] = devel
             __props__.__dict__["ignore_fields"] = ignore_fields
+            __props__.__dict__["keyring"] = keyring
             __props__.__dict__["max_history"] = max_history
             if name is None and not opts.urn:
                 raise TypeError("Missing required property 'name'")
@@ -1084,6 +1155,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["set_sensitive"] = set_sensitive
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["values"] = values
+            __props__.__dict__["verify"] = verify
             __props__.__dict__["version"] = version
             __props__.__dict__["wait"] = wait
             __props__.__dict__["app_version"] = None
@@ -1113,6 +1185,7 @@ class HelmRelease(pulumi.CustomResource):
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
+            keyring: pulumi.Input[Optional[_builtins.str]] = None,
             max_history: pulumi.Input[Optional[_builtins.int]] = None,
             name: pulumi.Input[Optional[_builtins.str]] = None,
             namespace: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1131,6 +1204,7 @@ class HelmRelease(pulumi.CustomResource):
             status: pulumi.Input[Optional[_builtins.str]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+            verify: pulumi.Input[Optional[_builtins.bool]] = None,
             version: pulumi.Input[Optional[_builtins.str]] = None,
             wait: pulumi.Input[Optional[_builtins.bool]] = None) -> 'HelmRelease':
         """
@@ -1149,6 +1223,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
+        :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
@@ -1167,6 +1242,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
+        :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
@@ -1183,6 +1259,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["devel"] = devel
         __props__.__dict__["ignore_fields"] = ignore_fields
+        __props__.__dict__["keyring"] = keyring
         __props__.__dict__["max_history"] = max_history
         __props__.__dict__["name"] = name
         __props__.__dict__["namespace"] = namespace
@@ -1201,6 +1278,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["status"] = status
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["values"] = values
+        __props__.__dict__["verify"] = verify
         __props__.__dict__["version"] = version
         __props__.__dict__["wait"] = wait
         return HelmRelease(resource_name, opts=opts, __props__=__props__)
@@ -1276,6 +1354,14 @@ class HelmRelease(pulumi.CustomResource):
         Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         """
         return pulumi.get(self, "ignore_fields")
+
+    @_builtins.property
+    @pulumi.getter
+    def keyring(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        """
+        return pulumi.get(self, "keyring")
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -1420,6 +1506,14 @@ class HelmRelease(pulumi.CustomResource):
         Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         """
         return pulumi.get(self, "values")
+
+    @_builtins.property
+    @pulumi.getter
+    def verify(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+        """
+        return pulumi.get(self, "verify")
 
     @_builtins.property
     @pulumi.getter

@@ -191,6 +191,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.ignoreFields);
     }
     /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    @Export(name="keyring", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> keyring;
+
+    /**
+     * @return The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    public Output<Optional<String>> keyring() {
+        return Codegen.optional(this.keyring);
+    }
+    /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI&#39;s --history-max.
      * 
      */
@@ -441,6 +455,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<List<String>>> values() {
         return Codegen.optional(this.values);
+    }
+    /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    @Export(name="verify", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> verify;
+
+    /**
+     * @return Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    public Output<Optional<Boolean>> verify() {
+        return Codegen.optional(this.verify);
     }
     /**
      * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.

@@ -66,6 +66,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    @Import(name="keyring")
+    private @Nullable String keyring;
+
+    /**
+     * @return The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    public Optional<String> keyring() {
+        return Optional.ofNullable(this.keyring);
+    }
+
+    /**
      * The release name templates see as `.Release.Name`.
      * 
      */
@@ -261,6 +276,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    @Import(name="verify")
+    private @Nullable Boolean verify;
+
+    /**
+     * @return Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    public Optional<Boolean> verify() {
+        return Optional.ofNullable(this.verify);
+    }
+
+    /**
      * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
@@ -281,6 +311,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.chart = $.chart;
         this.clusterConnection = $.clusterConnection;
         this.devel = $.devel;
+        this.keyring = $.keyring;
         this.name = $.name;
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
@@ -294,6 +325,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.set = $.set;
         this.setSensitive = $.setSensitive;
         this.values = $.values;
+        this.verify = $.verify;
         this.version = $.version;
     }
 
@@ -345,6 +377,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder devel(@Nullable Boolean devel) {
             $.devel = devel;
+            return this;
+        }
+
+        /**
+         * @param keyring The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder keyring(@Nullable String keyring) {
+            $.keyring = keyring;
             return this;
         }
 
@@ -519,6 +562,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder values(String... values) {
             return values(List.of(values));
+        }
+
+        /**
+         * @param verify Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder verify(@Nullable Boolean verify) {
+            $.verify = verify;
+            return this;
         }
 
         /**

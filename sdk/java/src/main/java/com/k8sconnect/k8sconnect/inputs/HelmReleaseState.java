@@ -158,6 +158,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    @Import(name="keyring")
+    private @Nullable Output<String> keyring;
+
+    /**
+     * @return The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    public Optional<Output<String>> keyring() {
+        return Optional.ofNullable(this.keyring);
+    }
+
+    /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI&#39;s --history-max.
      * 
      */
@@ -428,6 +443,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    @Import(name="verify")
+    private @Nullable Output<Boolean> verify;
+
+    /**
+     * @return Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    public Optional<Output<Boolean>> verify() {
+        return Optional.ofNullable(this.verify);
+    }
+
+    /**
      * An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
@@ -469,6 +499,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.deleteProtection = $.deleteProtection;
         this.devel = $.devel;
         this.ignoreFields = $.ignoreFields;
+        this.keyring = $.keyring;
         this.maxHistory = $.maxHistory;
         this.name = $.name;
         this.namespace = $.namespace;
@@ -487,6 +518,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.status = $.status;
         this.timeout = $.timeout;
         this.values = $.values;
+        this.verify = $.verify;
         this.version = $.version;
         this.wait = $.wait;
     }
@@ -696,6 +728,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder ignoreFields(Map<String,List<String>> ignoreFields) {
             return ignoreFields(Output.of(ignoreFields));
+        }
+
+        /**
+         * @param keyring The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder keyring(@Nullable Output<String> keyring) {
+            $.keyring = keyring;
+            return this;
+        }
+
+        /**
+         * @param keyring The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder keyring(String keyring) {
+            return keyring(Output.of(keyring));
         }
 
         /**
@@ -1104,6 +1157,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder values(String... values) {
             return values(List.of(values));
+        }
+
+        /**
+         * @param verify Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder verify(@Nullable Output<Boolean> verify) {
+            $.verify = verify;
+            return this;
+        }
+
+        /**
+         * @param verify Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder verify(Boolean verify) {
+            return verify(Output.of(verify));
         }
 
         /**

@@ -59,6 +59,11 @@ public final class GetHelmTemplateResult {
      */
     private Map<String,String> hooks;
     /**
+     * @return The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    private @Nullable String keyring;
+    /**
      * @return The Kubernetes version templates saw as `.Capabilities.KubeVersion`: the cluster&#39;s, or Helm&#39;s default without a cluster.
      * 
      */
@@ -154,6 +159,11 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable List<String> values;
     /**
+     * @return Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    private @Nullable Boolean verify;
+    /**
      * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
@@ -215,6 +225,13 @@ public final class GetHelmTemplateResult {
      */
     public Map<String,String> hooks() {
         return this.hooks;
+    }
+    /**
+     * @return The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm&#39;s: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user&#39;s home directory. Unused unless `verify` is true.
+     * 
+     */
+    public Optional<String> keyring() {
+        return Optional.ofNullable(this.keyring);
     }
     /**
      * @return The Kubernetes version templates saw as `.Capabilities.KubeVersion`: the cluster&#39;s, or Helm&#39;s default without a cluster.
@@ -350,6 +367,13 @@ public final class GetHelmTemplateResult {
         return this.values == null ? List.of() : this.values;
     }
     /**
+     * @return Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive&#39;s URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive&#39;s credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
+     * 
+     */
+    public Optional<Boolean> verify() {
+        return Optional.ofNullable(this.verify);
+    }
+    /**
      * @return An exact chart version or a semver constraint (`~1.4`, `&gt;=2.0.0 &lt;3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL&#39;s archive must match it.
      * 
      */
@@ -374,6 +398,7 @@ public final class GetHelmTemplateResult {
         private Map<String,String> crds;
         private @Nullable Boolean devel;
         private Map<String,String> hooks;
+        private @Nullable String keyring;
         private String kubeVersion;
         private String name;
         private String namespace;
@@ -393,6 +418,7 @@ public final class GetHelmTemplateResult {
         private @Nullable List<GetHelmTemplateSet> set;
         private @Nullable List<GetHelmTemplateSetSensitive> setSensitive;
         private @Nullable List<String> values;
+        private @Nullable Boolean verify;
         private @Nullable String version;
         public Builder() {}
         public Builder(GetHelmTemplateResult defaults) {
@@ -405,6 +431,7 @@ public final class GetHelmTemplateResult {
     	      this.crds = defaults.crds;
     	      this.devel = defaults.devel;
     	      this.hooks = defaults.hooks;
+    	      this.keyring = defaults.keyring;
     	      this.kubeVersion = defaults.kubeVersion;
     	      this.name = defaults.name;
     	      this.namespace = defaults.namespace;
@@ -424,6 +451,7 @@ public final class GetHelmTemplateResult {
     	      this.set = defaults.set;
     	      this.setSensitive = defaults.setSensitive;
     	      this.values = defaults.values;
+    	      this.verify = defaults.verify;
     	      this.version = defaults.version;
         }
 
@@ -485,6 +513,12 @@ public final class GetHelmTemplateResult {
               throw new MissingRequiredPropertyException("GetHelmTemplateResult", "hooks");
             }
             this.hooks = hooks;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder keyring(@Nullable String keyring) {
+
+            this.keyring = keyring;
             return this;
         }
         @CustomType.Setter
@@ -630,6 +664,12 @@ public final class GetHelmTemplateResult {
             return values(List.of(values));
         }
         @CustomType.Setter
+        public Builder verify(@Nullable Boolean verify) {
+
+            this.verify = verify;
+            return this;
+        }
+        @CustomType.Setter
         public Builder version(@Nullable String version) {
 
             this.version = version;
@@ -645,6 +685,7 @@ public final class GetHelmTemplateResult {
             _resultValue.crds = crds;
             _resultValue.devel = devel;
             _resultValue.hooks = hooks;
+            _resultValue.keyring = keyring;
             _resultValue.kubeVersion = kubeVersion;
             _resultValue.name = name;
             _resultValue.namespace = namespace;
@@ -664,6 +705,7 @@ public final class GetHelmTemplateResult {
             _resultValue.set = set;
             _resultValue.setSensitive = setSensitive;
             _resultValue.values = values;
+            _resultValue.verify = verify;
             _resultValue.version = version;
             return _resultValue;
         }

@@ -46,6 +46,45 @@ func TestPulumiHelmReleaseFromPlainHTTPRegistry(t *testing.T) {
 	acctest.ExpectPresent(t, "pulumi stack export", exported, `"chartVersion": "1.0.0"`)
 }
 
+// A HelmRelease with verify from an OCI registry behind a password, under the
+// real Pulumi engine: the chart, pushed with its provenance layer as helm
+// push --sign pushes it, is verified with the keyring that holds its
+// signer's key and installs; the password is in no output.
+func TestPulumiHelmReleaseVerifiesProvenance(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	const user = "chart-reader"
+	password := acctest.NewSecretValue("provpw")
+	signer := chartrepo.NewSigner(t, "chart-signer")
+	registry := chartrepo.NewRegistry(t, chartrepo.Options{PlainHTTP: true, Username: user, Password: password.Plain})
+	archive := chartrepo.MustPackage(t, chartrepo.Chart("app", "1.0.0"))
+	registry.PushWithProvenance(t, "charts", archive, signer.Sign(t, archive))
+
+	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-helm-verify", map[string]map[string]any{
+		"app": {
+			"clusterConnection":  map[string]any{"kubeconfigFile": kubeconfig},
+			"name":               "signed",
+			"namespace":          ns,
+			"chart":              registry.Ref("charts", "app"),
+			"version":            "1.0.0",
+			"repositoryUsername": user,
+			"repositoryPassword": password.Plain,
+			"plainHttp":          true,
+			"verify":             true,
+			"keyring":            signer.Keyring,
+			"timeout":            "60s",
+		},
+	}, nil))
+	up := s.Run(pulumitest.Up, nil, pulumitest.Flag("--diff"))
+	expectChanges(t, up, map[string]int{"create": 2})
+	acctest.ExpectAbsent(t, "pulumi up --diff", up.Log, password)
+	if err := acctest.ConfigMapHas(t, ns, "signed-app", "greeting", "hello from app 1.0.0"); err != nil {
+		t.Error(err)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+}
+
 // A HelmRelease whose chart is the https:// URL of a packaged chart, behind
 // TLS and a password, under the real Pulumi engine: it installs, and the URL
 // republished with a new version is the next preview's update and up's

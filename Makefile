@@ -23,7 +23,7 @@ export CGO_ENABLED
 
 all: build
 
-## tools: build the pinned toolchain (kube-apiserver, etcd, kwok, pulumi, tofu, helm) once
+## tools: build the pinned toolchain (kube-apiserver, etcd, kwok, pulumi, tofu, helm 4 and 3) once
 tools:
 	$(DEV) tools
 

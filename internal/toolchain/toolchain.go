@@ -1,7 +1,7 @@
 // Package toolchain pins the binaries the project's tests and demos run: the
 // control plane of the embedded cluster (kube-apiserver, kube-controller-manager,
 // kube-scheduler, etcd, kwok), the pulumi CLI with its language hosts,
-// OpenTofu and the helm CLI. Each is built from the Go module of this
+// OpenTofu, and the helm CLI of Helm 4 and of Helm 3. Each is built from the Go module of this
 // repository that pins it, a small one under tools/<dir> or, for three tools
 // whose code the bridge's tests compile too, bridge/ (see the table below),
 // and kept in a per-machine cache, so a fresh clone on the same machine
@@ -9,7 +9,7 @@
 //
 //	$K8SCONNECT_TOOLS_DIR                       (if set), else
 //	os.UserCacheDir()/k8sconnect/tools          (~/.cache/k8sconnect/tools on Linux)
-//	  <name>-<version>/<binary>
+//	  <name>-<version>/<binary>                 (the binary is <name>, or helm for Helm3)
 //
 // The pulumi CLI and its language hosts (YAML, Java; Node.js, Python and Go)
 // share one directory, pulumi-<version>+yaml-<version>+hosts-<version>, laid
@@ -54,7 +54,8 @@ const (
 
 // tool is one pinned binary.
 type tool struct {
-	name    string // what callers ask for; also the binary's file name
+	name    string // what callers ask for; also the binary's file name, unless bin is set
+	bin     string // the binary's file name, when it is not name
 	version string
 	modDir  string // the directory, from the repository's root, of the go.mod that pins it
 	module  string // the Go module that modDir/go.mod must require at version
@@ -118,7 +119,9 @@ var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-ja
 // same reason puts etcd and kwok in tools/kubernetes, beside the control
 // plane whose packages they mostly share. tofu keeps its own: its fork of
 // hashicorp/hcl/v2 is a replace of one version, which a module shared with
-// the pulumi CLI (which requires a later hcl) would not apply.
+// the pulumi CLI (which requires a later hcl) would not apply. The Helm 3
+// CLI keeps its own too: helm.sh/helm/v3 is a module the tests never compile,
+// and in bridge/ its requirements would move the bridge's.
 var tools = []tool{
 	{name: "kube-apiserver", version: kubeVersion, modDir: "tools/kubernetes", module: "k8s.io/kubernetes",
 		pkg: "k8s.io/kubernetes/cmd/kube-apiserver", ldflags: kubeLDFlags()},
@@ -172,6 +175,14 @@ var tools = []tool{
 	{name: Helm, version: helmVersion, modDir: "bridge", module: "helm.sh/helm/v4",
 		pkg:     "helm.sh/helm/v4/cmd/helm",
 		ldflags: []string{"-X", "helm.sh/helm/v4/internal/version.version=" + helmVersion}},
+	// Helm 3, for the tests that adopt a release its `helm install` made. The
+	// binary is named helm, as users have it: Helm 3 names the field manager
+	// of what it writes after its own executable, so a binary named helm3
+	// would write as "helm3", a manager no real release has. Without the -X,
+	// `helm version` reports only "v3.22".
+	{name: Helm3, bin: "helm", version: helm3Version, modDir: "tools/helm3", module: "helm.sh/helm/v3",
+		pkg:     "helm.sh/helm/v3/cmd/helm",
+		ldflags: []string{"-X", "helm.sh/helm/v3/internal/version.version=" + helm3Version}},
 }
 
 // Helm is the name of the pinned helm CLI: a test calls Ensure(ctx, Helm) and
@@ -179,6 +190,12 @@ var tools = []tool{
 const Helm = "helm"
 
 const helmVersion = "v4.3.1"
+
+// Helm3 is the name of the pinned Helm 3 CLI: Ensure(ctx, Helm3), then
+// Path(Helm3), which ends in /helm (see the table).
+const Helm3 = "helm3"
+
+const helm3Version = "v3.22.0"
 
 // ClusterTools are the binaries the embedded cluster runs.
 var ClusterTools = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
@@ -228,7 +245,11 @@ func (t tool) path(root string) string {
 	if dir == "" {
 		dir = t.name + "-" + t.version
 	}
-	return filepath.Join(root, dir, t.name)
+	bin := t.bin
+	if bin == "" {
+		bin = t.name
+	}
+	return filepath.Join(root, dir, bin)
 }
 
 // Path returns the absolute path of a built tool, or an error that says how to

@@ -80,6 +80,13 @@ func TestPathLayout(t *testing.T) {
 			t.Errorf("%s is not beside the pulumi CLI: %s", name, host.path(root))
 		}
 	}
+	// Helm 3's binary is named helm, as users have it (Helm 3 names its field
+	// manager after it), in a directory of its own.
+	helm3, _ := lookup(Helm3)
+	helm4, _ := lookup(Helm)
+	if p := helm3.path(root); filepath.Base(p) != "helm" || filepath.Dir(p) == filepath.Dir(helm4.path(root)) {
+		t.Errorf("the Helm 3 CLI is at %s: want a binary named helm, not beside Helm 4's %s", p, helm4.path(root))
+	}
 	if _, err := Path("nope"); err == nil {
 		t.Error("Path of an unknown tool: no error")
 	}
@@ -144,7 +151,7 @@ func TestToolModulesShareProviderVersions(t *testing.T) {
 		// v1 changed its API; glamour v0.6.0, which the CLI's docs renderer uses, needs v0.0.x.
 		"tools/pulumi github.com/olekukonko/tablewriter": "v0.0.5",
 	}
-	for _, dir := range []string{"tools/kubernetes", "tools/pulumi", "tools/opentofu"} {
+	for _, dir := range []string{"tools/kubernetes", "tools/pulumi", "tools/opentofu", "tools/helm3"} {
 		for path, version := range requirements(t, filepath.Join(repo, dir, "go.mod")) {
 			if behind[dir+" "+path] == version {
 				continue

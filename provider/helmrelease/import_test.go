@@ -22,10 +22,17 @@ import (
 // helmCLI runs the pinned helm against the shared cluster and returns what it printed.
 func helmCLI(t *testing.T, args ...string) string {
 	t.Helper()
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
+	return helmCLIOf(t, toolchain.Helm, args...)
+}
+
+// helmCLIOf runs cli (toolchain.Helm, or toolchain.Helm3) against the shared
+// cluster and returns what it printed.
+func helmCLIOf(t *testing.T, cli string, args ...string) string {
+	t.Helper()
+	if err := toolchain.Ensure(context.Background(), cli); err != nil {
 		t.Fatal(err)
 	}
-	bin, err := toolchain.Path(toolchain.Helm)
+	bin, err := toolchain.Path(cli)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,24 +41,41 @@ func helmCLI(t *testing.T, args ...string) string {
 	cmd.Env = append(cmd.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("%s %s: %v\n%s", cli, strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }
 
-// A release made by `helm install` (Helm 4, server-side and client-side
-// apply) is imported and taken over in place: the same UIDs, the next
-// revision in the same history, Helm's field manager no longer holding the
-// fields the chart sets, and a clean plan after. The release stays helm's to
-// read: helm history lists both revisions.
+// A release made by `helm install` of Helm 4 (server-side and client-side
+// apply) or of Helm 3 (client-side: it has no other) is imported and taken
+// over in place: the same UIDs, the next revision in the same history,
+// Helm's field manager no longer holding the fields the chart sets, and a
+// clean plan after. The release stays the CLI's that made it: its helm
+// history lists both revisions. Helm 3 reads records k8sconnect writes in
+// Helm 4's format, so for it the release goes on: a change of ours, then a
+// rollback by Helm 3 to its own revision, which the next plan shows as drift
+// and the apply after it reverts.
 func TestAccHelmReleaseAdoptsAHelmInstall(t *testing.T) {
-	for _, serverSide := range []string{"true", "false"} {
-		t.Run("server-side="+serverSide, func(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cli   string
+		major string // what `helm version --short` starts with
+		flags []string
+	}{
+		{"helm4/server-side=true", toolchain.Helm, "v4.", []string{"--server-side=true"}},
+		{"helm4/server-side=false", toolchain.Helm, "v4.", []string{"--server-side=false"}},
+		{"helm3", toolchain.Helm3, "v3.", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
 			ns := acctest.Namespace(t)
 			name := "adopt"
-			helmCLI(t, "install", name, chartPath(t, "lifecycle"), "-n", ns, "--set", "greeting=hi",
-				"--set", "keep=false", "--server-side="+serverSide)
+			helm := func(args ...string) string { return helmCLIOf(t, c.cli, args...) }
+			if v := helm("version", "--short"); !strings.HasPrefix(v, c.major) {
+				t.Fatalf("%s is helm %s, want %s", c.cli, strings.TrimSpace(v), c.major)
+			}
+			helm(append([]string{"install", name, chartPath(t, "lifecycle"), "-n", ns, "--set", "greeting=hi",
+				"--set", "keep=false"}, c.flags...)...)
 			uid := acctest.UID(t, configMaps, ns, name+"-settings")
 			appUID := acctest.UID(t, deployments, ns, name+"-app")
 			config := fmt.Sprintf(`
@@ -81,35 +105,83 @@ import {
 				}
 				return nil
 			})
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.Factories(),
-				Steps: []resource.TestStep{
-					{
-						Config: config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
-						}},
-						ConfigStateChecks: []statecheck.StateCheck{
-							sameUIDs, helmLetGo,
-							statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
-							records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
-							configMapData(t, ns, name+"-settings", "greeting", "hi"),
-							acctest.ClusterCheck(func() error {
-								h := helmCLI(t, "history", name, "-n", ns)
-								if !strings.Contains(h, "Upgrade complete") || strings.Count(strings.TrimSpace(h), "\n") != 2 {
-									return fmt.Errorf("helm history after the adoption:\n%s", h)
-								}
-								return nil
-							}),
-						},
-					},
-					{
-						Config:           config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			steps := []resource.TestStep{
+				{
+					Config: config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						sameUIDs, helmLetGo,
+						statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+						records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+						configMapData(t, ns, name+"-settings", "greeting", "hi"),
+						acctest.ClusterCheck(func() error {
+							h := helm("history", name, "-n", ns)
+							if !strings.Contains(h, "Upgrade complete") || strings.Count(strings.TrimSpace(h), "\n") != 2 {
+								return fmt.Errorf("helm history after the adoption:\n%s", h)
+							}
+							return nil
+						}),
 					},
 				},
-			})
+				{
+					Config:           config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				},
+			}
+			if c.cli == toolchain.Helm3 {
+				steps = append(steps, helm3GoesOn(t, helm, ns, name, config, helmLetGo)...)
+			}
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.Factories(), Steps: steps})
 		})
+	}
+}
+
+// helm3GoesOn are the steps after the adoption of a release Helm 3 installed
+// (revision 1 Helm 3's, 2 ours): a change of ours, revision 3; then Helm 3
+// rolls back to its revision 1, writing 4 from the records k8sconnect wrote,
+// and the plan after shows the rollback's greeting as drift, which the apply
+// reverts in 5, taking the field back from Helm's manager (helmLetGo).
+// config is the adoption's configuration, greeting=hi.
+func helm3GoesOn(t *testing.T, helm func(...string) string, ns, name, config string, helmLetGo statecheck.StateCheck) []resource.TestStep {
+	changed := strings.Replace(config, `value = "hi"`, `value = "bonjour"`, 1)
+	key := "core/ConfigMap/" + ns + "/" + name + "-settings"
+	return []resource.TestStep{
+		{
+			Config: changed,
+			ConfigStateChecks: []statecheck.StateCheck{
+				configMapData(t, ns, name+"-settings", "greeting", "bonjour"),
+				statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
+			},
+		},
+		{
+			PreConfig: func() {
+				helm("rollback", name, "1", "-n", ns)
+				if err := configMapData(t, ns, name+"-settings", "greeting", "hi")(); err != nil {
+					t.Fatalf("after helm rollback %s 1: %v", name, err)
+				}
+			},
+			Config: changed,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("objects").AtMapKey(key).AtMapKey("data.greeting"),
+					knownvalue.StringExact("bonjour")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				configMapData(t, ns, name+"-settings", "greeting", "bonjour"), helmLetGo,
+				statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(5)),
+				records(t, ns, name, map[string]string{"v1": "superseded", "v2": "superseded", "v3": "superseded",
+					"v4": "superseded", "v5": "deployed"}),
+				acctest.ClusterCheck(func() error {
+					h := helm("history", name, "-n", ns)
+					if !strings.Contains(h, "Rollback to 1") || strings.Count(strings.TrimSpace(h), "\n") != 5 {
+						return fmt.Errorf("helm history after the rollback and our apply:\n%s", h)
+					}
+					return nil
+				}),
+			},
+		},
 	}
 }
 

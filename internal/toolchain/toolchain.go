@@ -75,7 +75,7 @@ func kubeLDFlags() []string {
 	return []string{
 		"-X", p + "gitVersion=" + kubeVersion,
 		"-X", p + "gitMajor=1",
-		"-X", p + "gitMinor=36",
+		"-X", p + "gitMinor=" + strings.Split(kubeVersion, ".")[1],
 		"-X", p + "gitTreeState=clean",
 		// buildDate stays at the package default (the Unix epoch) so that the
 		// build is reproducible and hits the cache; gitCommit is unknown here.
@@ -113,8 +113,8 @@ var PulumiTools = []string{"pulumi", "pulumi-language-yaml", "pulumi-language-ja
 // their own compiled every package again, since a single dependency at
 // another version (golang.org/x/sys, say) changes the build key of
 // everything above it. The others keep a module under tools/: their
-// dependencies are not the tests' (kube-apiserver's k8s.io is a minor
-// version behind the provider's), or do not build at the bridge's versions
+// dependencies are not all the tests' (kubernetes itself, OpenTofu's and the
+// pulumi CLI's own modules), or do not build at the bridge's versions
 // (the pulumi CLI needs olekukonko/tablewriter v0, the bridge has v1). The
 // same reason puts etcd and kwok in tools/kubernetes, beside the control
 // plane whose packages they mostly share. tofu keeps its own: its fork of

@@ -192,3 +192,14 @@ func requirements(t *testing.T, gomod string) map[string]string {
 	}
 	return out
 }
+
+// The API server reports the version it is built as in /version, and Helm's
+// .Capabilities.KubeVersion reads its minor from there: the stamped minor must
+// be gitVersion's (it once said 36 for v1.37.2).
+func TestKubeVersionStampAgrees(t *testing.T) {
+	flags := strings.Join(kubeLDFlags(), " ")
+	minor := strings.Split(strings.TrimPrefix(kubeVersion, "v"), ".")[1]
+	if !strings.Contains(flags, "gitMinor="+minor+" ") || !strings.Contains(flags, "gitVersion="+kubeVersion+" ") {
+		t.Errorf("the kube-apiserver build stamps %q, which disagrees with %s", flags, kubeVersion)
+	}
+}

@@ -54,6 +54,15 @@ func TestPulumiObject_oneFieldDeepInsideALargeCRDPreviewsAlone(t *testing.T) {
 	}
 
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
+	// The stack keeps spec.versions once, in yamlBody: its projection holds
+	// the value's length and digest (docs/adr/0015-large-values-by-digest.md).
+	exported := stack.CLI("stack", "export")
+	if !regexp.MustCompile(`"spec\.versions":\s*"\(\d{6} bytes, sha256:[0-9a-f]{64}\)"`).MatchString(exported) {
+		t.Errorf("the stack's managedStateProjection does not hold spec.versions by its digest")
+	}
+	if n := strings.Count(exported, `\"`+field+`\"`); n != 2 {
+		t.Errorf("the stack holds the changed property %s %d times, want twice (yamlBody's input and output)", field, n)
+	}
 	live := acctest.MustGet(t, crds, "", "bigs."+group)
 	if string(live.GetUID()) != uid {
 		t.Errorf("the CRD was replaced: UID %s, was %s", live.GetUID(), uid)

@@ -181,15 +181,18 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// asked (docs/adr/0011-bodies-as-json.md).
 		obs, unchanged = ownership.UnchangedSinceApply(ctx, req.Private, live, ssa.FieldManager, ownAnnotations, ignore, stateProjection, red)
 	}
+	var dry *unstructured.Unstructured
 	if !unchanged {
-		dry, err := r.dryRun(ctx, c, desired, live, recent)
-		if err != nil {
+		if dry, err = r.dryRun(ctx, c, desired, live, recent); err != nil {
 			r.explainDryRunError(err, id, false, at, resp)
 			return
 		}
 		if obs, err = observe(dry, nil, ignore, red); err != nil {
 			resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
 			return
+		}
+		if live != nil {
+			warnLargeChanges(id, live, dry, obs.Projection, stateProjection, red, &resp.Diagnostics)
 		}
 	}
 	resp.Diagnostics.Append(into(ctx, obs, &plan)...)

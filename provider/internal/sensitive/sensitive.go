@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/largevalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
 
@@ -105,12 +106,14 @@ func (r Redactor) Any(apiVersion, kind string) bool {
 	return r.all || len(r.Paths(apiVersion, kind)) > 0
 }
 
-// Render is objectpath.Render for the value v at path p of obj: the value
-// itself, or its keyed hash when the field is sensitive.
+// Render is objectpath.Render for the value v at path p of obj as the
+// projections show it: the value itself, its keyed hash when the field is
+// sensitive, or its digest when it is too large to keep twice (package
+// largevalue).
 func (r Redactor) Render(obj map[string]any, p objectpath.Path, v any) string {
 	rendered := objectpath.Render(v)
 	if !r.Sensitive(obj, p) {
-		return rendered
+		return largevalue.Of(rendered)
 	}
 	return r.Hash(p.String(), rendered)
 }

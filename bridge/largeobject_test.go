@@ -1,11 +1,16 @@
 package bridge_test
 
 import (
+	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
@@ -71,4 +76,26 @@ func TestPulumiObject_oneFieldDeepInsideALargeCRDPreviewsAlone(t *testing.T) {
 		t.Errorf("%s in the cluster has format %q, want int64", field, got)
 	}
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+
+	// Someone narrows the property back: a refreshed preview shows the
+	// update and warns which field inside spec.versions the up restores.
+	var original map[string]any
+	if err := yaml.Unmarshal([]byte(crd), &original); err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(original, "spec", "versions")
+	patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/versions", "value": versions}})
+	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), "bigs."+group, types.JSONPatchType, patch,
+		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+		t.Fatal(err)
+	}
+	drift := stack.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst)
+	expectChanges(t, drift, map[string]int{"same": 1, "update": 1})
+	if !strings.Contains(drift.Log, "A large value changes") || !strings.Contains(drift.Log, `format: "int32" -> "int64"`) {
+		t.Errorf("the refreshed preview does not warn which field changes inside spec.versions:\n%.3000s", drift.Log)
+	}
+	expectChanges(t, stack.Run(pulumitest.Up, nil, pulumitest.RefreshFirst), map[string]int{"same": 1, "update": 1})
+	if got := bundles.PropertyFormat(acctest.MustGet(t, crds, "", "bigs."+group).Object, field); got != "int64" {
+		t.Errorf("%s in the cluster has format %q after the up, want int64 restored", field, got)
+	}
 }

@@ -186,6 +186,7 @@ type planned struct {
 	value      attr.Value
 	projection projection.Projection
 	live       *unstructured.Unstructured
+	dry        *unstructured.Unstructured // the dry run's answer, when one was asked
 	// unchanged: as the last apply left it, so there is nothing to explain.
 	unchanged bool
 }
@@ -239,6 +240,12 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			ownership.Explain(ctx, p.key, ssa.FieldManager, results[i].live, results[i].projection, stored,
 				privatestate.Of{R: req.Private, W: resp.Private, Object: p.key}, r.verbosity, diags, ownership.Redacting(p.red),
 				ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]"))
+			if results[i].dry != nil {
+				for _, detail := range projection.LargeChanges(p.key, "objects", results[i].live, results[i].dry,
+					results[i].projection, stored, p.red) {
+					diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), projection.LargeChangesSummary, detail)
+				}
+			}
 		}
 	}
 	if diags.HasError() {
@@ -305,7 +312,7 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	if err != nil {
 		return planned{}, err
 	}
-	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live}, nil
+	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live, dry: dry}, nil
 }
 
 // existedBefore tells from a dry run's answer whether the object was there

@@ -2,13 +2,11 @@ package object
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/k8sconnect/k8sconnect/provider/internal/largevalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
@@ -51,45 +49,12 @@ func lineDiffed(body string) bool {
 	return strings.Contains(t, "\n") && !strings.HasPrefix(t, "{")
 }
 
-// largeChangesShown is how many changed fields warnLargeChanges lists per
-// value.
-const largeChangesShown = 10
-
-// warnLargeChanges says, field by field, what the apply changes inside a value
-// that managed_state_projection holds by its digest (package largevalue): the
-// plan itself shows only that the digest changes. Whether yaml_body changed
-// there or someone changed the object, this is what the apply will write:
-// the live value against the dry run's.
+// warnLargeChanges warns, field by field, what the apply changes inside each
+// value that managed_state_projection holds by its digest (package
+// largevalue): the plan itself shows only that the digest changes.
 func warnLargeChanges(id manifest.Identity, live, dry *unstructured.Unstructured, planned, stored projection.Projection,
 	red sensitive.Redactor, diags *diag.Diagnostics) {
-	names := make([]string, 0, 1)
-	for name, v := range planned {
-		if largevalue.Is(v) && stored[name] != v {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		p, err := red.Resolve(dry.Object, name)
-		if err != nil {
-			continue
-		}
-		was, _ := projection.Value(live.Object, p)
-		now, _ := projection.Value(dry.Object, p)
-		changes, total := largevalue.Changes(p, was, now, largeChangesShown)
-		if total == 0 {
-			continue // only the digest's stand-in changed, not the value: nothing to list
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "managed_state_projection holds %s of %s by its length and digest, a value too large to keep "+
-			"in state twice, so the plan shows only that the digest changes. The apply changes these fields in it (%d in all):",
-			name, id, total)
-		for _, c := range changes {
-			fmt.Fprintf(&b, "\n  %s: %s -> %s", c.Path, c.Was, c.Now)
-		}
-		if total > len(changes) {
-			fmt.Fprintf(&b, "\n  and %d more", total-len(changes))
-		}
-		diags.AddAttributeWarning(pathProjection, "A large value changes", b.String())
+	for _, detail := range projection.LargeChanges(id.String(), "managed_state_projection", live, dry, planned, stored, red) {
+		diags.AddAttributeWarning(pathProjection, projection.LargeChangesSummary, detail)
 	}
 }

@@ -143,7 +143,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"managed_state_projection": schema.MapAttribute{
 				Description: "The fields k8sconnect owns and their values as the server stores them " +
 					"(after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values " +
-					"(a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`.",
+					"(a Secret's data and stringData, sensitive_fields) are `(sensitive, hmac-sha256:<16 hex>)`. A value " +
+					"longer than 64 KiB (a CRD's `spec.versions`, which `yaml_body` holds already) is its length and " +
+					"digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change " +
+					"inside it in a warning.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},

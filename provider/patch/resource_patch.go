@@ -135,7 +135,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"managed_fields": schema.MapAttribute{
-				Description: "The patched fields and their live values, keyed by path. Drift is judged on these only.",
+				Description: "The patched fields and their live values, keyed by path. Drift is judged on these only. " +
+					"A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},

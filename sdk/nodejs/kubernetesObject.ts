@@ -117,7 +117,7 @@ export class KubernetesObject extends pulumi.CustomResource {
      */
     declare public readonly ignoreFields: pulumi.Output<string[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`. A value longer than 64 KiB (a CRD's `spec.versions`, which `yamlBody` holds already) is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change inside it in a warning.
      */
     declare public /*out*/ readonly managedStateProjection: pulumi.Output<{[key: string]: string}>;
     /**
@@ -230,7 +230,7 @@ export interface KubernetesObjectState {
      */
     ignoreFields?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`. A value longer than 64 KiB (a CRD's `spec.versions`, which `yamlBody` holds already) is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change inside it in a warning.
      */
     managedStateProjection?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**

@@ -102,7 +102,7 @@ export class Patch extends pulumi.CustomResource {
      */
     declare public readonly jsonPatch: pulumi.Output<string | undefined>;
     /**
-     * The patched fields and their live values, keyed by path. Drift is judged on these only.
+     * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
      */
     declare public /*out*/ readonly managedFields: pulumi.Output<{[key: string]: string}>;
     /**
@@ -209,7 +209,7 @@ export interface PatchState {
      */
     jsonPatch?: pulumi.Input<string | undefined>;
     /**
-     * The patched fields and their live values, keyed by path. Drift is judged on these only.
+     * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
      */
     managedFields?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**

@@ -7,12 +7,16 @@ package projection
 
 import (
 	"encoding/base64"
+	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"golang.org/x/text/unicode/norm"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/largevalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
@@ -179,4 +183,53 @@ func without(s *fieldpath.Set, paths []objectpath.Path) *fieldpath.Set {
 		return s
 	}
 	return s.Difference(fieldpath.NewSet(drop...))
+}
+
+// LargeChangesSummary is the summary of LargeChanges' warnings.
+const LargeChangesSummary = "A large value changes"
+
+// largeChangesShown is how many changed fields a LargeChanges warning lists
+// per value.
+const largeChangesShown = 10
+
+// LargeChanges is the detail of a plan warning for each value of planned that
+// is held by its digest (package largevalue) and differs from stored, the
+// projection in state: the fields that differ inside it, live against dry,
+// the dry run's answer, which is what the apply will write. The plan itself
+// shows only that the digest changes. subject names the object, attribute the
+// projection that holds the stand-in.
+func LargeChanges(subject, attribute string, live, dry *unstructured.Unstructured, planned, stored Projection,
+	red sensitive.Redactor) []string {
+	var names []string
+	for name, v := range planned {
+		if largevalue.Is(v) && stored[name] != v {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, name := range names {
+		p, err := red.Resolve(dry.Object, name)
+		if err != nil {
+			continue
+		}
+		was, _ := Value(live.Object, p)
+		now, _ := Value(dry.Object, p)
+		changes, total := largevalue.Changes(p, was, now, largeChangesShown)
+		if total == 0 {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s holds %s of %s by its length and digest, a value too large to keep in state twice, "+
+			"so the plan shows only that the digest changes. The apply changes these fields in it (%d in all):",
+			attribute, name, subject, total)
+		for _, c := range changes {
+			fmt.Fprintf(&b, "\n  %s: %s -> %s", c.Path, c.Was, c.Now)
+		}
+		if total > len(changes) {
+			fmt.Fprintf(&b, "\n  and %d more", total-len(changes))
+		}
+		out = append(out, b.String())
+	}
+	return out
 }

@@ -107,7 +107,7 @@ type KubernetesObject struct {
 	ForceDestroy pulumi.BoolPtrOutput `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayOutput `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`. A value longer than 64 KiB (a CRD's `spec.versions`, which `yamlBody` holds already) is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change inside it in a warning.
 	ManagedStateProjection pulumi.StringMapOutput `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for Wait.resourceRef.
 	ResourceRef ResourceRefOutput `pulumi:"resourceRef"`
@@ -175,7 +175,7 @@ type kubernetesObjectState struct {
 	ForceDestroy *bool `pulumi:"forceDestroy"`
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields []string `pulumi:"ignoreFields"`
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`. A value longer than 64 KiB (a CRD's `spec.versions`, which `yamlBody` holds already) is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change inside it in a warning.
 	ManagedStateProjection map[string]string `pulumi:"managedStateProjection"`
 	// The object's identity and connection, for Wait.resourceRef.
 	ResourceRef *ResourceRef `pulumi:"resourceRef"`
@@ -207,7 +207,7 @@ type KubernetesObjectState struct {
 	ForceDestroy pulumi.BoolPtrInput
 	// Fields to leave to other managers, e.g. `spec.replicas` for an HPA or `spec.template.spec.containers[name=app].image`. kubectl's JSONPath forms work too: `containers[?(@.name=='app')]`, `labels['app.kubernetes.io/name']`, and `containers[*].image` for every element. They are left out of the apply and out of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayInput
-	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+	// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`. A value longer than 64 KiB (a CRD's `spec.versions`, which `yamlBody` holds already) is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change inside it in a warning.
 	ManagedStateProjection pulumi.StringMapInput
 	// The object's identity and connection, for Wait.resourceRef.
 	ResourceRef ResourceRefPtrInput
@@ -395,7 +395,7 @@ func (o KubernetesObjectOutput) IgnoreFields() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringArrayOutput { return v.IgnoreFields }).(pulumi.StringArrayOutput)
 }
 
-// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`.
+// The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret's data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:<16 hex>)`. A value longer than 64 KiB (a CRD's `spec.versions`, which `yamlBody` holds already) is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`; a plan that changes one names the fields that change inside it in a warning.
 func (o KubernetesObjectOutput) ManagedStateProjection() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *KubernetesObject) pulumi.StringMapOutput { return v.ManagedStateProjection }).(pulumi.StringMapOutput)
 }

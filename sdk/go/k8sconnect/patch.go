@@ -106,7 +106,7 @@ type Patch struct {
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrOutput `pulumi:"jsonPatch"`
-	// The patched fields and their live values, keyed by path. Drift is judged on these only.
+	// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 	ManagedFields pulumi.StringMapOutput `pulumi:"managedFields"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch pulumi.StringPtrOutput `pulumi:"mergePatch"`
@@ -176,7 +176,7 @@ type patchState struct {
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
-	// The patched fields and their live values, keyed by path. Drift is judged on these only.
+	// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 	ManagedFields map[string]string `pulumi:"managedFields"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch *string `pulumi:"mergePatch"`
@@ -204,7 +204,7 @@ type PatchState struct {
 	FieldOwnership pulumi.StringArrayMapInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
-	// The patched fields and their live values, keyed by path. Drift is judged on these only.
+	// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 	ManagedFields pulumi.StringMapInput
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch pulumi.StringPtrInput
@@ -375,7 +375,7 @@ func (o PatchOutput) JsonPatch() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.JsonPatch }).(pulumi.StringPtrOutput)
 }
 
-// The patched fields and their live values, keyed by path. Drift is judged on these only.
+// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 func (o PatchOutput) ManagedFields() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringMapOutput { return v.ManagedFields }).(pulumi.StringMapOutput)
 }

@@ -177,7 +177,7 @@ class _PatchState:
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
@@ -264,7 +264,7 @@ class _PatchState:
     @pulumi.getter(name="managedFields")
     def managed_fields(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        The patched fields and their live values, keyed by path. Drift is judged on these only.
+        The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
         """
         return pulumi.get(self, "managed_fields")
 
@@ -582,7 +582,7 @@ class Patch(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
@@ -646,7 +646,7 @@ class Patch(pulumi.CustomResource):
     @pulumi.getter(name="managedFields")
     def managed_fields(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        The patched fields and their live values, keyed by path. Drift is judged on these only.
+        The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
         """
         return pulumi.get(self, "managed_fields")
 

@@ -174,14 +174,14 @@ public class KubernetesObject extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.ignoreFields);
     }
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`. A value longer than 64 KiB (a CRD&#39;s `spec.versions`, which `yamlBody` holds already) is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`; a plan that changes one names the fields that change inside it in a warning.
      * 
      */
     @Export(name="managedStateProjection", refs={Map.class,String.class}, tree="[0,1,1]")
     private Output<Map<String,String>> managedStateProjection;
 
     /**
-     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`. A value longer than 64 KiB (a CRD&#39;s `spec.versions`, which `yamlBody` holds already) is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`; a plan that changes one names the fields that change inside it in a warning.
      * 
      */
     public Output<Map<String,String>> managedStateProjection() {

@@ -151,14 +151,14 @@ public class Patch extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.jsonPatch);
     }
     /**
-     * The patched fields and their live values, keyed by path. Drift is judged on these only.
+     * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
      * 
      */
     @Export(name="managedFields", refs={Map.class,String.class}, tree="[0,1,1]")
     private Output<Map<String,String>> managedFields;
 
     /**
-     * @return The patched fields and their live values, keyed by path. Drift is judged on these only.
+     * @return The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
      * 
      */
     public Output<Map<String,String>> managedFields() {

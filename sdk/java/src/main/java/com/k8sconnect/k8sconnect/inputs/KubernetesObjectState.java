@@ -127,14 +127,14 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
     }
 
     /**
-     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`. A value longer than 64 KiB (a CRD&#39;s `spec.versions`, which `yamlBody` holds already) is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`; a plan that changes one names the fields that change inside it in a warning.
      * 
      */
     @Import(name="managedStateProjection")
     private @Nullable Output<Map<String,String>> managedStateProjection;
 
     /**
-     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+     * @return The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`. A value longer than 64 KiB (a CRD&#39;s `spec.versions`, which `yamlBody` holds already) is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`; a plan that changes one names the fields that change inside it in a warning.
      * 
      */
     public Optional<Output<Map<String,String>>> managedStateProjection() {
@@ -428,7 +428,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`. A value longer than 64 KiB (a CRD&#39;s `spec.versions`, which `yamlBody` holds already) is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`; a plan that changes one names the fields that change inside it in a warning.
          * 
          * @return builder
          * 
@@ -439,7 +439,7 @@ public final class KubernetesObjectState extends com.pulumi.resources.ResourceAr
         }
 
         /**
-         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`.
+         * @param managedStateProjection The fields k8sconnect owns and their values as the server stores them (after defaulting and normalisation), keyed by path. Drift is judged on this. Sensitive values (a Secret&#39;s data and stringData, sensitiveFields) are `(sensitive, hmac-sha256:&lt;16 hex&gt;)`. A value longer than 64 KiB (a CRD&#39;s `spec.versions`, which `yamlBody` holds already) is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`; a plan that changes one names the fields that change inside it in a warning.
          * 
          * @return builder
          * 

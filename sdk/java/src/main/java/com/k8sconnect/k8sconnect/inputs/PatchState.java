@@ -82,14 +82,14 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * The patched fields and their live values, keyed by path. Drift is judged on these only.
+     * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
      * 
      */
     @Import(name="managedFields")
     private @Nullable Output<Map<String,String>> managedFields;
 
     /**
-     * @return The patched fields and their live values, keyed by path. Drift is judged on these only.
+     * @return The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
      * 
      */
     public Optional<Output<Map<String,String>>> managedFields() {
@@ -323,7 +323,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param managedFields The patched fields and their live values, keyed by path. Drift is judged on these only.
+         * @param managedFields The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
          * 
          * @return builder
          * 
@@ -334,7 +334,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param managedFields The patched fields and their live values, keyed by path. Drift is judged on these only.
+         * @param managedFields The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
          * 
          * @return builder
          * 

@@ -51,7 +51,7 @@ func (e *claimedError) Error() string { return e.msg }
 // first step created. Only an object whose marker is gone was created by a run
 // that reported success (and so is in some state).
 func create(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, id string) (*unstructured.Unstructured, error) {
-	pending := desired.DeepCopy()
+	pending := metadataCopy(desired)
 	a := pending.GetAnnotations()
 	a[annotationCreatePending] = id
 	pending.SetAnnotations(a)
@@ -59,15 +59,19 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 	if err != nil {
 		return nil, err
 	}
-	final := desired.DeepCopy()
-	final.SetUID(created.GetUID())
-	final.SetNamespace(created.GetNamespace())
+	// Only the UID and namespace of the first step's answer are used from
+	// here on, so the answer (as large as the object) is garbage during the
+	// second step.
+	uid, ns := created.GetUID(), created.GetNamespace()
+	final := metadataCopy(desired)
+	final.SetUID(uid)
+	final.SetNamespace(ns)
 	applied, err := applyWithOrdering(ctx, c, final)
 	if err != nil && connection.Unreachable(err) {
 		// Every answer was lost for the whole retry window, but the apply
 		// may have landed: if the object now is exactly what it would have
 		// made (our id, no marker, the same UID), the create is done.
-		if live, gerr := get(ctx, c, manifest.IdentityOf(final)); gerr == nil && live.GetUID() == created.GetUID() &&
+		if live, gerr := get(ctx, c, manifest.IdentityOf(final)); gerr == nil && live.GetUID() == uid &&
 			live.GetAnnotations()[annotationOwnedBy] == id && !createPending(live) {
 			tflog.Info(ctx, "the second step's answer was lost, but reading the object shows it landed",
 				map[string]any{"object": manifest.IdentityOf(final).String()})
@@ -92,7 +96,7 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 func createOnly(ctx context.Context, c *connection.Client, pending *unstructured.Unstructured, id string) (*unstructured.Unstructured, error) {
 	ident := manifest.IdentityOf(pending)
 	for attempt := 0; attempt < 5; attempt++ {
-		obj := pending.DeepCopy()
+		obj := metadataCopy(pending)
 		obj.SetResourceVersion(createOnlyVersion)
 		created, err := applyWithOrdering(ctx, c, obj)
 		if err == nil {
@@ -128,7 +132,7 @@ func createOnly(ctx context.Context, c *connection.Client, pending *unstructured
 			map[string]any{"object": ident.String(), "unfinished_id": owner})
 		// Bound to the version judged stale: if its creator finishes after
 		// all, this apply fails with a conflict and the loop looks again.
-		takeover := pending.DeepCopy()
+		takeover := metadataCopy(pending)
 		takeover.SetUID(stale.GetUID())
 		takeover.SetResourceVersion(stale.GetResourceVersion())
 		taken, err := applyWithOrdering(ctx, c, takeover)
@@ -203,4 +207,24 @@ func markedAt(obj *unstructured.Unstructured) time.Time {
 
 func createPending(obj *unstructured.Unstructured) bool {
 	return obj.GetAnnotations()[annotationCreatePending] != ""
+}
+
+// metadataCopy is obj with its own top level and metadata, sharing everything
+// else: enough for the requests here, which set only metadata fields (a
+// marker, the UID, a resourceVersion, the namespace) on what they send. A
+// deep copy of a CRD of several hundred KB is megabytes of maps, and a create
+// made three of them.
+func metadataCopy(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := make(map[string]any, len(obj.Object))
+	for k, v := range obj.Object {
+		out[k] = v
+	}
+	if m, ok := obj.Object["metadata"].(map[string]any); ok {
+		meta := make(map[string]any, len(m)+2)
+		for k, v := range m {
+			meta[k] = v
+		}
+		out["metadata"] = meta
+	}
+	return &unstructured.Unstructured{Object: out}
 }

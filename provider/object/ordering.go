@@ -25,7 +25,7 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 	var applied *unstructured.Unstructured
 	err := retry(ctx, func(err error) bool { return waitsForOrdering(err) || transient(err) }, func(ctx context.Context) error {
 		var err error
-		applied, err = ssa.Apply(ctx, c, obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		applied, err = ssa.Apply(ctx, c, metadataCopy(obj), ssa.Options{FieldManager: ssa.FieldManager})
 		return err
 	})
 	lastErr := err

@@ -57,7 +57,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	red := redactor(ctx, plan, &resp.Diagnostics)
-	defer red.ScrubDiagnostics(&resp.Diagnostics, desired.DeepCopy().Object)
+	defer red.ScrubDiagnosticsLater(&resp.Diagnostics, desired.Object)()
 	id := manifest.IdentityOf(desired)
 	if creating || !plan.YAMLBody.Equal(state.YAMLBody) {
 		r.warnSecretInYAMLBody(plan, id, &resp.Diagnostics)
@@ -245,7 +245,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 	if r.phase.Replanning() {
 		return
 	}
-	probe := desired.DeepCopy()
+	probe := metadataCopy(desired)
 	probe.SetResourceVersion(createOnlyVersion)
 	_, err := ssa.Apply(ctx, c, probe, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
 	switch {

@@ -13,3 +13,12 @@ import (
 func (r Redactor) ScrubDiagnostics(diags *diag.Diagnostics, objs ...map[string]any) {
 	diagtext.Rewrite(diags, func(s string) string { return r.Scrub(s, objs...) })
 }
+
+// ScrubDiagnosticsLater is ScrubDiagnostics of the sensitive values objs hold
+// now, for a caller that changes objs before the diagnostics are final: the
+// values are taken at once (a few strings), where a deep copy of a large
+// object would cost far more than they do.
+func (r Redactor) ScrubDiagnosticsLater(diags *diag.Diagnostics, objs ...map[string]any) func() {
+	values := r.scrubbed(objs)
+	return func() { diagtext.Rewrite(diags, func(s string) string { return scrubValues(s, values) }) }
+}

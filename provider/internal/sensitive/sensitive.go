@@ -297,6 +297,12 @@ func collect(v any, out *[]string) {
 // MinScrub characters are left: replacing every "a" or "1" would make the text
 // unreadable while hiding next to nothing.
 func (r Redactor) Scrub(text string, objs ...map[string]any) string {
+	return scrubValues(text, r.scrubbed(objs))
+}
+
+// scrubbed is the sensitive values of objs, longest first, so that a value
+// that contains another is hidden whole.
+func (r Redactor) scrubbed(objs []map[string]any) []string {
 	var values []string
 	for _, o := range objs {
 		if o != nil {
@@ -304,6 +310,10 @@ func (r Redactor) Scrub(text string, objs ...map[string]any) string {
 		}
 	}
 	sort.Slice(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
+	return values
+}
+
+func scrubValues(text string, values []string) string {
 	for _, v := range values {
 		if len(v) >= MinScrub {
 			text = strings.ReplaceAll(text, v, Hidden)

@@ -113,6 +113,21 @@ func TestScrubHidesEncodedAndDecodedValues(t *testing.T) {
 	}
 }
 
+// A plan changes its object after it defers the scrub (the namespace, the
+// owner's annotation): the values to hide are those the object held when the
+// scrub was deferred, and a value added later is not among them.
+func TestScrubDiagnosticsLaterHidesTheValuesHeldWhenDeferred(t *testing.T) {
+	obj := secret(map[string]any{"password": base64.StdEncoding.EncodeToString([]byte("hunter2-long"))})
+	var diags diag.Diagnostics
+	scrub := New("k", nil).ScrubDiagnosticsLater(&diags, obj)
+	obj["data"] = map[string]any{"password": base64.StdEncoding.EncodeToString([]byte("changed-later"))}
+	diags.AddError("rejected", "hunter2-long and changed-later")
+	scrub()
+	if got := diags[0].Detail(); strings.Contains(got, "hunter2-long") || !strings.Contains(got, "changed-later") {
+		t.Errorf("scrubbed detail %q: want the value held when deferred hidden, and only that", got)
+	}
+}
+
 func TestNameHidesSelectorsUnderSensitiveFieldsAndResolvesBack(t *testing.T) {
 	obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Database", "spec": map[string]any{
 		"apiKeys": []any{"key-one", "key-two"},

@@ -148,7 +148,7 @@ func TestTableRows(t *testing.T) {
 		{tool: "kubectl", n: 200, op: opUpdate, duration: 10 * time.Second, objects: 201, requests: requestStats{total: 402},
 			cpu: 2010 * time.Millisecond, peakKiB: 70 * 1024},
 		{tool: "terraform", n: 200, op: opUpdate, duration: 15 * time.Second, objects: 201, requests: requestStats{total: 804},
-			peakKiB: 75 * 1024, anonKiB: 30 * 1024, stateBytes: 3 << 19},
+			peakKiB: 75 * 1024, anonKiB: 30 * 1024, stateBytes: 3 << 19, engineCPU: 2500 * time.Millisecond, apiServerCPU: 4 * time.Second},
 		// No kubectl counterpart of its own: compared with kubectl's update.
 		{tool: "pulumi", n: 200, op: opUpdateSkip, duration: 12 * time.Second, objects: 201},
 		// No kubectl measurement at this N: no ratio.
@@ -156,10 +156,10 @@ func TestTableRows(t *testing.T) {
 	}
 	got := tableRows(ms, "kubectl")
 	want := [][]string{
-		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70", "", ""},
-		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", "75", "30", "1.50"},
-		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", "", "", ""},
-		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", "", "", ""},
+		{"kubectl", "200", "update", "10.0", "", "2.00", "10.0", "70", "", "", "", ""},
+		{"terraform", "200", "update", "15.0", "1.50", "4.00", "0.0", "75", "30", "1.50", "2.5", "4.0"},
+		{"pulumi", "200", "update --skip-preview", "12.0", "1.20", "0.00", "0.0", "", "", "", "", ""},
+		{"terraform", "1000", "create", "50.0", "", "0.00", "0.0", "", "", "", "", ""},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("tableRows =\n%q\nwant\n%q", got, want)

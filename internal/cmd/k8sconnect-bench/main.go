@@ -230,32 +230,37 @@ type tool interface {
 
 // measurement is one timed step.
 type measurement struct {
-	tool       string
-	n          int
-	op         string
-	duration   time.Duration
-	objects    int // N ConfigMaps and their namespace, or the bundle's objects
-	requests   requestStats
-	cpu        time.Duration
-	peakKiB    int64
-	anonKiB    int64  // the plugins' largest sampled RssAnon; 0 for kubectl
-	processes  int    // provider plugin processes seen
-	profileDir string // with -profile
-	stateBytes int64  // the engine's state after the operation; 0: none or unknown
+	tool     string
+	n        int
+	op       string
+	duration time.Duration
+	objects  int // N ConfigMaps and their namespace, or the bundle's objects
+	requests requestStats
+	cpu      time.Duration
+	peakKiB  int64
+	anonKiB  int64 // the plugins' largest sampled RssAnon; 0 for kubectl
+	// apiServerCPU is the API server's CPU time while the step ran;
+	// engineCPU the engine's own (terraform, tofu, pulumi and its language
+	// host: the step's processes less the plugins), 0 for kubectl and helm.
+	apiServerCPU, engineCPU time.Duration
+	processes               int    // provider plugin processes seen
+	profileDir              string // with -profile
+	stateBytes              int64  // the engine's state after the operation; 0: none or unknown
 	// requestsUnknown: the tool logs no requests (helm); the column is blank.
 	requestsUnknown bool
 }
 
 type bench struct {
-	o        options
-	state    *stateServer // the http backend's, when a configuration uses it
-	work     string
-	outDir   string
-	kubectl  string
-	reqLog   string
-	tools    []tool
-	results  []measurement
-	versions []string
+	o         options
+	apiServer int          // the embedded cluster's kube-apiserver process
+	state     *stateServer // the http backend's, when a configuration uses it
+	work      string
+	outDir    string
+	kubectl   string
+	reqLog    string
+	tools     []tool
+	results   []measurement
+	versions  []string
 }
 
 func run(ctx context.Context, o options) error {
@@ -311,6 +316,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer func() { _ = cluster.Stop() }()
+	b.apiServer = apiServerPID(cluster.Dir)
 	for _, t := range b.tools {
 		switch t := t.(type) {
 		case *kubectlTool:
@@ -566,6 +572,8 @@ func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invoc
 	var stdout, stderr bytes.Buffer
 	var log []byte
 	var err error
+	apiServer0 := cpuOf(b.apiServer)
+	var stepsCPU time.Duration // every process of the steps, plugins included
 	start := time.Now()
 	for _, args := range append([][]string{inv.args}, inv.then...) {
 		stdout.Reset()
@@ -585,6 +593,10 @@ func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invoc
 			sampler = startSampler(cmd.Process.Pid, 50*time.Millisecond)
 		}
 		err = cmd.Wait()
+		if cmd.ProcessState != nil {
+			// wait4 counts the descendants the process waited for: its plugins.
+			stepsCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
 		if sampler != nil {
 			cpu, processes, peak, anon := sampler.Stop()
 			m.cpu += cpu
@@ -606,6 +618,10 @@ func (b *bench) measure(ctx context.Context, t tool, n int, op string, inv invoc
 		}
 	}
 	m.duration = time.Since(start)
+	m.apiServerCPU = cpuOf(b.apiServer) - apiServer0
+	if _, isHelm := t.(*helmTool); !t.isKubectl() && !isHelm {
+		m.engineCPU = max(0, stepsCPU-m.cpu)
+	}
 	logName := filepath.Join(b.work, "logs", fmt.Sprintf("%s-%d-%s.log", t.name(), n, slug(op)))
 	if os.MkdirAll(filepath.Dir(logName), 0o755) == nil {
 		_ = os.WriteFile(logName, log, 0o600)
@@ -705,7 +721,7 @@ type report struct{ text, markdown string }
 // the fifth the baseline the engines' times are divided by.
 func tableHeader(w workload) []string {
 	return []string{"tool", w.sizeColumn(), "operation", "seconds", "vs " + w.baseline(), "requests/object", "CPU ms/object", "peak RSS MiB",
-		"anon MiB", "state MiB"}
+		"anon MiB", "state MiB", "engine CPU s", "API server CPU s"}
 }
 
 func (b *bench) report(load0, load1 string, took time.Duration, runErr error) report {
@@ -792,10 +808,18 @@ func tableRows(ms []measurement, baseline string) [][]string {
 			vs,
 			requests,
 			fmt.Sprintf("%.1f", float64(m.cpu.Microseconds())/1000/float64(m.objects)),
-			rss, anon, state,
+			rss, anon, state, seconds(m.engineCPU), seconds(m.apiServerCPU),
 		})
 	}
 	return rows
+}
+
+// seconds is d for a table cell, blank when it was not measured.
+func seconds(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f", d.Seconds())
 }
 
 func find(ms []measurement, tool string, n int, op string) (measurement, bool) {

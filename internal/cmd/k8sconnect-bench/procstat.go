@@ -241,3 +241,27 @@ func (s *pluginSampler) Stop() (cpu time.Duration, processes int, peakKiB, peakA
 	}
 	return time.Duration(ticks) * clockTick, len(s.cpu), s.peakKiB, s.peakAnonKiB
 }
+
+// apiServerPID is the embedded cluster's kube-apiserver process, from the pid
+// file the cluster keeps in dir (localcluster's run/<name>.pid); 0 if unknown.
+func apiServerPID(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, "run", "kube-apiserver.pid"))
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, _ := strconv.Atoi(strings.TrimSpace(first))
+	return pid
+}
+
+// cpuOf is the CPU time process pid has used so far; 0 if unknown.
+func cpuOf(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	st, ok := readStat(pid)
+	if !ok {
+		return 0
+	}
+	return time.Duration(st.cpuTicks) * clockTick
+}

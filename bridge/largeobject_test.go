@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
@@ -85,7 +85,7 @@ func TestPulumiObject_oneFieldDeepInsideALargeCRDPreviewsAlone(t *testing.T) {
 	}
 	versions, _, _ := unstructured.NestedSlice(original, "spec", "versions")
 	patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/versions", "value": versions}})
-	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), "bigs."+group, types.JSONPatchType, patch,
+	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), "bigs."+group, ktypes.JSONPatchType, patch,
 		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
@@ -79,7 +79,7 @@ resource "k8sconnect_helm_release" "big" {
 	}
 	versions, _, _ := unstructured.NestedSlice(edited, "spec", "versions")
 	patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/versions", "value": versions}})
-	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), name, types.JSONPatchType, patch,
+	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), name, ktypes.JSONPatchType, patch,
 		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,20 @@ import (
 // output, and a Patch whose target is a Secret has its patch content marked
 // secret. The rule is provider.HoldsSecrets, the same one the provider uses.
 func markSecrets(info *sdkbridge.ProviderInfo) {
+	// The YAML data sources' content is sensitive for Terraform's plan, which
+	// prints the arguments of a deferred read. Pulumi shows no function
+	// arguments, and a secret argument would make every result of an
+	// output-form call secret, hiding each object's diff in a bundle that
+	// holds a single Secret (docs/guides/secrets.md says how Secrets stay
+	// secret there).
+	for _, name := range []string{"_yaml_split", "_yaml_scoped"} {
+		if ds := info.DataSources[provider.TypeName+name]; ds != nil {
+			if ds.Fields == nil {
+				ds.Fields = map[string]*sdkbridge.SchemaInfo{}
+			}
+			ds.Fields["content"] = &sdkbridge.SchemaInfo{Secret: sdkbridge.False()}
+		}
+	}
 	refSecretWhenCredentialed := secretWhenCredentialed(sensitiveFields(
 		info.P.ResourcesMap().Get(provider.TypeName + "_object").Schema().Get("cluster_connection")))
 	if r := info.Resources[provider.TypeName+"_wait"]; r != nil {

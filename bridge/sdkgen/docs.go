@@ -158,6 +158,10 @@ var pulumiTerms = []struct{ tf, pulumi string }{
 	{"`{ \"status.phase\" = \"Bound\" }`", "`{ \"status.phase\": \"Bound\" }`"},
 	{"e.g. `\"${path.module}/manifests/*.yaml\"`", "e.g. `manifests/*.yaml`"},
 	{"e.g. `file(\"${path.module}/app.yaml\")` or a `templatefile(...)`", "e.g. a file's content that the program reads"},
+	// content is sensitive for Terraform's plans only (bridge/secrets.go).
+	{"Sensitive, since a bundle may hold Secrets: a plan never prints it, not even when the read is deferred " +
+		"to the apply. The documents come out in the plain maps, apart from the Secrets.",
+		"A preview does not show it; the documents come out in the plain maps, apart from the Secrets."},
 	{"Terraform's working directory", "the directory of the Pulumi project"},
 	{"(chain the three `for_each` resources with `depends_on`)",
 		"(create each map's objects with `dependsOn` on the previous map's)"},

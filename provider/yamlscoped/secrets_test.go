@@ -155,3 +155,70 @@ output "scoped_namespaced" {
 	acctest.ExpectAbsent(t, "state outside the sensitive maps", outside, all...)
 	w.MustPlanNoChanges()
 }
+
+// A bundle given as content, read after the namespace it goes into
+// (depends_on): while that namespace is being created, Terraform and OpenTofu
+// defer the read to the apply and print the data source's arguments in the
+// plan. content is sensitive, so the Secret in it is in no plan or apply
+// output, and still reaches the cluster.
+func TestAccYAMLDataSources_contentHiddenWhenTheReadIsDeferred(t *testing.T) {
+	ns := acctest.Name("deferredsec")
+	password := acctest.NewSecretValue("deferredpw")
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "namespace" {
+  yaml_body = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata: {name: %[1]s}
+  EOT
+  %[3]s
+}
+
+data "k8sconnect_yaml_split" "bundle" {
+  content    = <<-EOT
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: db, namespace: %[1]s}
+    stringData: {password: %[2]s}
+    ---
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: %[1]s}
+    data: {mode: fast}
+  EOT
+  depends_on = [k8sconnect_object.namespace]
+}
+
+resource "k8sconnect_object" "secret" {
+  yaml_body_wo = data.k8sconnect_yaml_split.bundle.sensitive["core/Secret/%[1]s/db"]
+  %[3]s
+}
+`, ns, password.Plain, acctest.Connection(t)))
+	w.Cleanup()
+
+	run := func(what string, cmd ...string) string {
+		t.Helper()
+		r := w.Run(append(cmd, "-input=false", "-no-color")...)
+		if r.Err != nil {
+			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), what, r.Err, r.Output)
+		}
+		acctest.ExpectAbsent(t, what+" output", r.Output, password)
+		return r.Output
+	}
+	plan := run("plan", "plan")
+	// The read is deferred, and the plan prints the arguments it has.
+	for _, want := range []string{"data.k8sconnect_yaml_split.bundle will be read during apply", "content = (sensitive value)"} {
+		if !strings.Contains(strings.Join(strings.Fields(plan), " "), want) {
+			t.Errorf("the plan does not say %q:\n%.3000s", want, plan)
+		}
+	}
+	run("apply", "apply", "-auto-approve")
+	show := w.Run("show", "-no-color")
+	if show.Err != nil {
+		t.Fatalf("show: %v\n%s", show.Err, show.Output)
+	}
+	acctest.ExpectAbsent(t, "show output", show.Output, password)
+	live, _ := json.Marshal(acctest.MustGet(t, secretsGVR, ns, "db").Object)
+	acctest.ExpectPresent(t, "the Secret in the cluster", string(live), password.Base64())
+}

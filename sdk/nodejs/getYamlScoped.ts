@@ -53,7 +53,7 @@ export interface GetYamlScopedArgs {
      */
     clusterConnection?: inputs.ClusterConnection;
     /**
-     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      */
     content?: string;
     /**
@@ -79,7 +79,7 @@ export interface GetYamlScopedResult {
      */
     readonly clusterScoped: {[key: string]: string};
     /**
-     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      */
     readonly content?: string;
     /**
@@ -154,7 +154,7 @@ export interface GetYamlScopedOutputArgs {
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
-     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      */
     content?: pulumi.Input<string | undefined>;
     /**

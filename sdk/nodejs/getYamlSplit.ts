@@ -32,7 +32,7 @@ export function getYamlSplit(args?: GetYamlSplitArgs, opts?: pulumi.InvokeOption
  */
 export interface GetYamlSplitArgs {
     /**
-     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      */
     content?: string;
     /**
@@ -50,7 +50,7 @@ export interface GetYamlSplitArgs {
  */
 export interface GetYamlSplitResult {
     /**
-     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      */
     readonly content?: string;
     /**
@@ -102,7 +102,7 @@ export function getYamlSplitOutput(args?: GetYamlSplitOutputArgs, opts?: pulumi.
  */
 export interface GetYamlSplitOutputArgs {
     /**
-     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      */
     content?: pulumi.Input<string | undefined>;
     /**

@@ -24,8 +24,15 @@ var (
 func InputAttributes(attrs map[string]schema.Attribute) map[string]schema.Attribute {
 	attrs["content"] = schema.StringAttribute{
 		Optional: true,
+		// Sensitive: a bundle may hold Secrets, and when Terraform or OpenTofu
+		// defer the read to the apply (depends_on on a resource that changes)
+		// the plan prints the data source's arguments. The outputs keep a
+		// Secret apart in the sensitive maps either way.
+		Sensitive: true,
 		Description: "Multi-document YAML, e.g. `file(\"${path.module}/app.yaml\")` or a `templatefile(...)`. " +
-			"Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.",
+			"Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. " +
+			"Sensitive, since a bundle may hold Secrets: a plan never prints it, not even when the read is deferred " +
+			"to the apply. The documents come out in the plain maps, apart from the Secrets.",
 	}
 	attrs["pattern"] = schema.StringAttribute{
 		Optional: true,

@@ -86,7 +86,7 @@ func GetYamlScoped(ctx *pulumi.Context, args *GetYamlScopedArgs, opts ...pulumi.
 type GetYamlScopedArgs struct {
 	// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
@@ -100,7 +100,7 @@ type GetYamlScopedResult struct {
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Cluster-scoped objects other than CRDs (Namespaces, ClusterRoles, cluster-scoped custom resources), each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	ClusterScoped map[string]string `pulumi:"clusterScoped"`
-	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
 	// CustomResourceDefinitions, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	Crds map[string]string `pulumi:"crds"`
@@ -129,7 +129,7 @@ func GetYamlScopedOutput(ctx *pulumi.Context, args GetYamlScopedOutputArgs, opts
 type GetYamlScopedOutputArgs struct {
 	// Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
-	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content pulumi.StringPtrInput `pulumi:"content"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath pulumi.StringPtrInput `pulumi:"kustomizePath"`
@@ -166,7 +166,7 @@ func (o GetYamlScopedResultOutput) ClusterScoped() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.ClusterScoped }).(pulumi.StringMapOutput)
 }
 
-// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 func (o GetYamlScopedResultOutput) Content() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.Content }).(pulumi.StringPtrOutput)
 }

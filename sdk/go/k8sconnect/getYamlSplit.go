@@ -39,7 +39,7 @@ func GetYamlSplit(ctx *pulumi.Context, args *GetYamlSplitArgs, opts ...pulumi.In
 
 // A collection of arguments for invoking getYamlSplit.
 type GetYamlSplitArgs struct {
-	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
@@ -49,7 +49,7 @@ type GetYamlSplitArgs struct {
 
 // A collection of values returned by getYamlSplit.
 type GetYamlSplitResult struct {
-	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath *string `pulumi:"kustomizePath"`
@@ -74,7 +74,7 @@ func GetYamlSplitOutput(ctx *pulumi.Context, args GetYamlSplitOutputArgs, opts .
 
 // A collection of arguments for invoking getYamlSplit.
 type GetYamlSplitOutputArgs struct {
-	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content pulumi.StringPtrInput `pulumi:"content"`
 	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
 	KustomizePath pulumi.StringPtrInput `pulumi:"kustomizePath"`
@@ -101,7 +101,7 @@ func (o GetYamlSplitResultOutput) ToGetYamlSplitResultOutputWithContext(ctx cont
 	return o
 }
 
-// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 func (o GetYamlSplitResultOutput) Content() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.Content }).(pulumi.StringPtrOutput)
 }

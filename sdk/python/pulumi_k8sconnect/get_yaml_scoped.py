@@ -77,7 +77,7 @@ class GetYamlScopedResult:
     @pulumi.getter
     def content(self) -> Optional[_builtins.str]:
         """
-        Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+        Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
         """
         return pulumi.get(self, "content")
 
@@ -194,7 +194,7 @@ def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 
 
 
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
-    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
     :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
@@ -263,7 +263,7 @@ def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Un
 
 
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
-    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
     :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """

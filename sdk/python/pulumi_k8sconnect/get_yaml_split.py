@@ -50,7 +50,7 @@ class GetYamlSplitResult:
     @pulumi.getter
     def content(self) -> Optional[_builtins.str]:
         """
-        Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+        Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
         """
         return pulumi.get(self, "content")
 
@@ -128,7 +128,7 @@ def get_yaml_split(content: Optional[_builtins.str] = None,
     ```
 
 
-    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
     :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
@@ -165,7 +165,7 @@ def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]
     ```
 
 
-    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+    :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
     :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """

@@ -31,14 +31,14 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
     }
 
     /**
-     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      * 
      */
     @Import(name="content")
     private @Nullable String content;
 
     /**
-     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      * 
      */
     public Optional<String> content() {
@@ -114,7 +114,7 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
         }
 
         /**
-         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
          * 
          * @return builder
          * 

@@ -15,14 +15,14 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
     public static final GetYamlSplitPlainArgs Empty = new GetYamlSplitPlainArgs();
 
     /**
-     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      * 
      */
     @Import(name="content")
     private @Nullable String content;
 
     /**
-     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      * 
      */
     public Optional<String> content() {
@@ -86,7 +86,7 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
         }
 
         /**
-         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+         * @param content Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
          * 
          * @return builder
          * 

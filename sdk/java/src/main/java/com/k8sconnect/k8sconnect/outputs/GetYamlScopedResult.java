@@ -26,7 +26,7 @@ public final class GetYamlScopedResult {
      */
     private Map<String,String> clusterScoped;
     /**
-     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      * 
      */
     private @Nullable String content;
@@ -77,7 +77,7 @@ public final class GetYamlScopedResult {
         return this.clusterScoped;
     }
     /**
-     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items.
+     * @return Multi-document YAML, e.g. a file&#39;s content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
      * 
      */
     public Optional<String> content() {

@@ -1,16 +1,11 @@
 package bridge_test
 
 import (
-	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ktypes "k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
@@ -79,16 +74,7 @@ func TestPulumiObject_oneFieldDeepInsideALargeCRDPreviewsAlone(t *testing.T) {
 
 	// Someone narrows the property back: a refreshed preview shows the
 	// update and warns which field inside spec.versions the up restores.
-	var original map[string]any
-	if err := yaml.Unmarshal([]byte(crd), &original); err != nil {
-		t.Fatal(err)
-	}
-	versions, _, _ := unstructured.NestedSlice(original, "spec", "versions")
-	patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/versions", "value": versions}})
-	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), "bigs."+group, ktypes.JSONPatchType, patch,
-		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
-		t.Fatal(err)
-	}
+	acctest.PatchAs(t, "someone-else", crds, "", "bigs."+group, bundles.VersionsPatch(crd))
 	drift := stack.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst)
 	expectChanges(t, drift, map[string]int{"same": 1, "update": 1})
 	if !strings.Contains(drift.Log, "A large value changes") || !strings.Contains(drift.Log, `format: "int32" -> "int64"`) {

@@ -13,9 +13,6 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/bundles"
@@ -73,16 +70,7 @@ resource "k8sconnect_helm_release" "big" {
 		t.Errorf("the state is %d bytes: the 300 KB CRD is in it although the release's inputs do not hold it", len(state))
 	}
 
-	var edited map[string]any
-	if err := yaml.Unmarshal([]byte(widened), &edited); err != nil {
-		t.Fatal(err)
-	}
-	versions, _, _ := unstructured.NestedSlice(edited, "spec", "versions")
-	patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/versions", "value": versions}})
-	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), name, ktypes.JSONPatchType, patch,
-		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
-		t.Fatal(err)
-	}
+	acctest.PatchAs(t, "someone-else", crds, "", name, bundles.VersionsPatch(widened))
 	plan := w.Plan()
 	if plan.Err != nil {
 		t.Fatalf("plan: %v\n%s", plan.Err, plan.Output)

@@ -14,10 +14,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ktypes "k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/bundles"
@@ -151,16 +148,7 @@ resource "k8sconnect_object" "crd" {
 	uid := acctest.UID(t, crds, "", name)
 
 	// The widened CRD, as someone else's tool would write it.
-	var edited map[string]any
-	if err := yaml.Unmarshal([]byte(widened), &edited); err != nil {
-		t.Fatal(err)
-	}
-	versions, _, _ := unstructured.NestedSlice(edited, "spec", "versions")
-	patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/versions", "value": versions}})
-	if _, err := acctest.Dynamic(t).Resource(crds).Patch(context.Background(), name, ktypes.JSONPatchType, patch,
-		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
-		t.Fatal(err)
-	}
+	acctest.PatchAs(t, "someone-else", crds, "", name, bundles.VersionsPatch(widened))
 
 	plan := w.Plan()
 	if plan.Err != nil {

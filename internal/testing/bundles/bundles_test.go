@@ -1,12 +1,15 @@
 package bundles
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // TestCRDSizeAndDeterminism: the same inputs give the same bytes, the size
@@ -289,5 +292,25 @@ func TestUpdates(t *testing.T) {
 	}
 	if b.YAML() != before {
 		t.Error("a With method changed the bundle it was called on")
+	}
+}
+
+// VersionsPatch carries the widened schema whole: applied as a merge patch to
+// the original CRD, it gives the widened CRD's versions.
+func TestVersionsPatchCarriesTheWholeSchema(t *testing.T) {
+	crd := CRD("patch.example.test", "Patched", 40_000)
+	widened, field := WidenDeepestInt32(crd)
+	var patch, want map[string]any
+	if err := json.Unmarshal([]byte(VersionsPatch(widened)), &patch); err != nil {
+		t.Fatal(err)
+	}
+	if err := sigsyaml.Unmarshal([]byte(widened), &want); err != nil {
+		t.Fatal(err)
+	}
+	if got := PropertyFormat(patch, field); got != "int64" {
+		t.Errorf("the patch gives %s format %q, want int64", field, got)
+	}
+	if !reflect.DeepEqual(patch["spec"].(map[string]any)["versions"], want["spec"].(map[string]any)["versions"]) {
+		t.Error("the patch's versions are not the widened CRD's")
 	}
 }

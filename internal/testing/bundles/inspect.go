@@ -1,5 +1,11 @@
 package bundles
 
+import (
+	"encoding/json"
+
+	"sigs.k8s.io/yaml"
+)
+
 // PropertyFormat is the format of the schema property named field anywhere
 // in a CRD as read from the cluster (generated property names are unique in
 // a CRD), or "" if there is none: what a test reads back after changing it
@@ -29,4 +35,20 @@ func propertyFormat(v any, field string) string {
 		}
 	}
 	return ""
+}
+
+// VersionsPatch is a JSON merge patch that sets a CRD's spec.versions to
+// those of crd (YAML), as another tool's update of its schema would: merge
+// patches replace a list whole. A test sends it with acctest.PatchAs to
+// change one field deep inside a CRD behind k8sconnect's back.
+func VersionsPatch(crd string) string {
+	var obj struct {
+		Spec struct {
+			Versions json.RawMessage `json:"versions"`
+		} `json:"spec"`
+	}
+	if j, err := yaml.YAMLToJSON([]byte(crd)); err != nil || json.Unmarshal(j, &obj) != nil {
+		panic("bundles.VersionsPatch: not a CRD made by CRD")
+	}
+	return `{"spec":{"versions":` + string(obj.Spec.Versions) + `}}`
 }

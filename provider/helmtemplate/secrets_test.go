@@ -26,17 +26,9 @@ func TestAccHelmTemplate_sensitiveValuesNeverInClear(t *testing.T) {
 	w := acctest.NewWorkdir(t)
 	w.Write(config(first))
 	w.Cleanup()
-	human := func(cmd ...string) string {
-		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), cmd[0], r.Err, r.Output)
-		}
-		return r.Output
-	}
 
-	acctest.ExpectAbsent(t, "plan output", human("plan"), first)
-	acctest.ExpectAbsent(t, "apply output", human("apply", "-auto-approve"), first)
+	acctest.ExpectAbsent(t, "plan output", w.Human("plan").Output, first)
+	acctest.ExpectAbsent(t, "apply output", w.Human("apply", "-auto-approve").Output, first)
 	if err := acctest.ConfigMapHas(t, ns, "web-shop", "greeting", first.Plain); err != nil {
 		t.Fatalf("the value did not reach the cluster: %v", err)
 	}
@@ -62,8 +54,8 @@ func TestAccHelmTemplate_sensitiveValuesNeverInClear(t *testing.T) {
 		t.Errorf("a new set_sensitive value should change the one object that holds it; plan: +%d ~%d -%d\n%s", add, change, remove, plan.Output)
 	}
 	acctest.ExpectAbsent(t, "plan -json output of the change", plan.Output, first, second, password)
-	acctest.ExpectAbsent(t, "plan output of the change", human("plan"), first, second, password)
-	acctest.ExpectAbsent(t, "apply output of the change", human("apply", "-auto-approve"), first, second, password)
+	acctest.ExpectAbsent(t, "plan output of the change", w.Human("plan").Output, first, second, password)
+	acctest.ExpectAbsent(t, "apply output of the change", w.Human("apply", "-auto-approve").Output, first, second, password)
 	if err := acctest.ConfigMapHas(t, ns, "web-shop", "greeting", second.Plain); err != nil {
 		t.Errorf("the new value did not reach the cluster: %v", err)
 	}

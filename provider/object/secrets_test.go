@@ -77,14 +77,7 @@ func TestAccObject_secretValuesNeverInClear(t *testing.T) {
 	w.Write(secretConfig(c.KubeconfigPath, ns, password.Base64(), token.Plain, apiKey.Plain))
 	w.Cleanup()
 
-	human := func(cmd ...string) acctest.Result {
-		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), cmd[0], r.Err, r.Output)
-		}
-		return r
-	}
+	human := w.Human
 	plan := human("plan")
 	acctest.ExpectAbsent(t, "plan output", plan.Output, all...)
 	if !strings.Contains(plan.Output, "managed_state_projection") {
@@ -317,10 +310,7 @@ grants:
 	}
 	human := func(what string, cmd ...string) acctest.Result {
 		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s: %v\n%s", what, r.Err, r.Output)
-		}
+		r := w.Human(cmd...)
 		acctest.ExpectAbsent(t, what, r.Output, all...)
 		return r
 	}

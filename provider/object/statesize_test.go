@@ -50,18 +50,10 @@ resource "k8sconnect_wait" "mode" {
 `, ns, c.Host, string(c.CAPEM), c.Token))
 	w.Cleanup()
 
-	human := func(cmd ...string) string {
-		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), cmd[0], r.Err, r.Output)
-		}
-		return r.Output
-	}
-	plan := human("plan")
+	plan := w.Human("plan").Output
 	acctest.ExpectPresent(t, "plan output", plan, "k8sconnect_object.settings will be created")
 	acctest.ExpectAbsent(t, "plan output", plan, token)
-	apply := human("apply", "-auto-approve")
+	apply := w.Human("apply", "-auto-approve").Output
 	acctest.ExpectPresent(t, "apply output", apply, "Apply complete!")
 	acctest.ExpectAbsent(t, "apply output", apply, token)
 	acctest.MustGet(t, configMaps, ns, "settings")

@@ -67,10 +67,7 @@ func TestAccObject_writeOnlyBodyNeverInStateOrPlan(t *testing.T) {
 
 	human := func(what string, cmd ...string) acctest.Result {
 		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), what, r.Err, r.Output)
-		}
+		r := w.Human(cmd...)
 		acctest.ExpectAbsent(t, what+" output", r.Output, all...)
 		return r
 	}

@@ -36,14 +36,7 @@ resource "k8sconnect_patch" "creds" {
 }
 `, c.KubeconfigPath, ns, patched.Base64()))
 	w.Cleanup()
-	run := func(cmd ...string) acctest.Result {
-		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), cmd[0], r.Err, r.Output)
-		}
-		return r
-	}
+	run := w.Human
 	first := run("plan").Output
 	acctest.ExpectAbsent(t, "plan output", first, all...)
 	if !strings.Contains(first, "A patch of a Secret is kept in state") || !strings.Contains(first, "patch_wo") {

@@ -41,10 +41,7 @@ resource "k8sconnect_patch" "creds" {
 	}
 	run := func(what string, cmd ...string) {
 		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), what, r.Err, r.Output)
-		}
+		r := w.Human(cmd...)
 		acctest.ExpectAbsent(t, what+" output", r.Output, all...)
 	}
 	nowhere := func(when string) {

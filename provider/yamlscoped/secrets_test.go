@@ -97,10 +97,7 @@ output "scoped_namespaced" {
 
 	human := func(what string, cmd ...string) string {
 		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), what, r.Err, r.Output)
-		}
+		r := w.Human(cmd...)
 		acctest.ExpectAbsent(t, what+" output", r.Output, all...)
 		return r.Output
 	}
@@ -199,10 +196,7 @@ resource "k8sconnect_object" "secret" {
 
 	run := func(what string, cmd ...string) string {
 		t.Helper()
-		r := w.Run(append(cmd, "-input=false", "-no-color")...)
-		if r.Err != nil {
-			t.Fatalf("%s %s: %v\n%s", acctest.Engine(), what, r.Err, r.Output)
-		}
+		r := w.Human(cmd...)
 		acctest.ExpectAbsent(t, what+" output", r.Output, password)
 		return r.Output
 	}

@@ -316,6 +316,18 @@ func (w *Workdir) MustApply() Result {
 	return r
 }
 
+// Human runs a command as a user at a terminal reads it (-input=false,
+// -no-color; not for show, which takes no -input) and fails the test if it
+// fails. The secret searches of its output stay with each test.
+func (w *Workdir) Human(args ...string) Result {
+	w.t.Helper()
+	r := w.run(append(args, "-input=false", "-no-color")...)
+	if r.Err != nil {
+		w.t.Fatalf("%s %s: %v\n%s", Engine(), strings.Join(args, " "), r.Err, r.Output)
+	}
+	return r
+}
+
 // MustFail checks that a command failed the way a user sees it: it ran and
 // exited non-zero.
 func (w *Workdir) MustFail(r Result, what string) {

@@ -11,7 +11,7 @@ import (
 // may quote a server's message about an object, since API servers and
 // admission webhooks may echo the values they reject.
 func (r Redactor) ScrubDiagnostics(diags *diag.Diagnostics, objs ...map[string]any) {
-	diagtext.Rewrite(diags, func(s string) string { return r.Scrub(s, objs...) })
+	r.ScrubDiagnosticsLater(diags, objs...)()
 }
 
 // ScrubDiagnosticsLater is ScrubDiagnostics of the sensitive values objs hold

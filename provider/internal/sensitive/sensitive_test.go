@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/largevalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
 
@@ -196,5 +197,21 @@ func TestRedactSetHidesSelectorsAndResolvesAgainstTheObject(t *testing.T) {
 	want := `{"f:spec":{"f:apiKeys":{"v:\"key-one\"":{}},"f:grants":{"k:{\"token\":\"tok-1\"}":{".":{},"f:scope":{},"f:token":{}}}}}`
 	if string(resolved) != want {
 		t.Errorf("resolved set\n got %s\nwant %s", resolved, want)
+	}
+}
+
+// A value too large to keep twice is shown by its length and digest, but a
+// Secret's, however large, keeps its keyed hash: a plain SHA-256 of a secret
+// would let anyone holding the state test guesses against it.
+func TestRenderLargeValues(t *testing.T) {
+	large := strings.Repeat("x", largevalue.Threshold+1)
+	r := New("k", nil)
+	p := objectpath.MustParse("data.big")
+	if got := r.Render(map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, p, large); !largevalue.Is(got) {
+		t.Errorf("a large ConfigMap value renders as %.60q, want its length and digest", got)
+	}
+	got := r.Render(secret(map[string]any{"big": large}), p, large)
+	if largevalue.Is(got) || !strings.HasPrefix(got, "(sensitive, hmac-sha256:") {
+		t.Errorf("a large Secret value renders as %.60q, want its keyed hash", got)
 	}
 }

@@ -181,9 +181,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// asked (docs/adr/0011-bodies-as-json.md).
 		obs, unchanged = ownership.UnchangedSinceApply(ctx, req.Private, live, ssa.FieldManager, ownAnnotations, ignore, stateProjection, red)
 	}
-	var dry *unstructured.Unstructured
 	if !unchanged {
-		if dry, err = r.dryRun(ctx, c, desired, live, recent); err != nil {
+		dry, err := r.dryRun(ctx, c, desired, live, recent)
+		if err != nil {
 			r.explainDryRunError(err, id, false, at, resp)
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,11 +30,14 @@ const maxDependencyDepth = 10
 // reads. A copy of the chart directory with a filled charts/ would have
 // cost a copy of the user's files and its cleaning up, for nothing.
 type dependencyBuilder struct {
-	// tls carries the CA and client certificate files, and PlainHTTP for
-	// oci:// ones, to dependency repositories; the username and password are
-	// not sent there, since those belong to the Source's repository and
-	// Chart.yaml may name any host.
-	tls Source
+	// chart is the Source of the chart being completed: its TLS files,
+	// PlainHTTP for oci:// dependencies, and DependencyRepositories, reach
+	// its dependencies' repositories as reach says; its credentials go only
+	// to those on origin.
+	chart Source
+	// origin is the chart's own repository or URL (scheme, host and port),
+	// nil for a chart on disk.
+	origin *url.URL
 	// building holds the local charts being completed, to catch a file://
 	// cycle.
 	building map[string]bool
@@ -191,19 +195,13 @@ func (b *dependencyBuilder) fetch(ctx context.Context, dep *chart.Dependency, wa
 	case strings.HasPrefix(repository, "file://"):
 		return b.fetchFile(ctx, dep, want, chartPath, depth)
 	}
-	src := Source{
-		Chart:      dep.Name,
-		Repository: repository,
-		Version:    want,
-		CAFile:     b.tls.CAFile,
-		CertFile:   b.tls.CertFile,
-		KeyFile:    b.tls.KeyFile,
-		PlainHTTP:  b.tls.PlainHTTP && isOCI(repository),
-	}
+	src := Source{Chart: dep.Name, Repository: repository, Version: want, PlainHTTP: b.chart.PlainHTTP && isOCI(repository)}
 	src, secrets, err := normalise(src)
 	if err != nil {
 		return nil, redact(err, secrets)
 	}
+	src = b.reach(src)
+	secrets = append(secrets, src.Password)
 	var loaded *Chart
 	switch {
 	case isOCI(repository):

@@ -137,19 +137,36 @@ func refusedClientCertificate(err error) bool {
 	return strings.HasSuffix(text, "certificate required") || strings.HasSuffix(text, "bad certificate")
 }
 
+// credentialArgs names, for a 401 or 403, the arguments behind a server's
+// credentials: a dependency's come from elsewhere than the chart's own, and
+// the error must send the user to the argument that fixes it.
+type credentialArgs struct {
+	// sent names where the credentials that were sent came from.
+	sent string
+	// toSet says what to set when none were sent.
+	toSet string
+}
+
+// chartCredentials are the arguments of the chart's own repository,
+// registry or URL.
+var chartCredentials = credentialArgs{
+	sent:  "repository_username and repository_password",
+	toSet: "repository_username and repository_password",
+}
+
 // statusError explains an HTTP answer other than 200 from what. notFound is
-// what a 404 means there.
-func statusError(what string, status int, sentCredentials bool, notFound string) error {
+// what a 404 means there; args name the arguments behind the credentials.
+func statusError(what string, status int, sentCredentials bool, notFound string, args credentialArgs) error {
 	text := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	switch {
 	case status == http.StatusUnauthorized && sentCredentials:
-		return fmt.Errorf("%s refused the credentials (%s): check repository_username and repository_password", what, text)
+		return fmt.Errorf("%s refused the credentials (%s): check %s", what, text, args.sent)
 	case status == http.StatusUnauthorized:
-		return fmt.Errorf("%s requires credentials (%s): set repository_username and repository_password", what, text)
+		return fmt.Errorf("%s requires credentials (%s): set %s", what, text, args.toSet)
 	case status == http.StatusForbidden && sentCredentials:
-		return fmt.Errorf("%s denied access to these credentials (%s)", what, text)
+		return fmt.Errorf("%s denied access to these credentials (%s), from %s", what, text, args.sent)
 	case status == http.StatusForbidden:
-		return fmt.Errorf("%s denied access (%s): it may require repository_username and repository_password", what, text)
+		return fmt.Errorf("%s denied access (%s): it may require %s", what, text, args.toSet)
 	case status == http.StatusNotFound && notFound != "":
 		return fmt.Errorf("%s: %s (%s)", what, notFound, text)
 	}

@@ -33,6 +33,8 @@ type httpRepository struct {
 	password string
 	// passCredentials sends them to every host, not only the repository's.
 	passCredentials bool
+	// args name the arguments behind the credentials, for a 401 or 403.
+	args credentialArgs
 }
 
 func openHTTPRepository(src Source) (*httpRepository, error) {
@@ -48,7 +50,8 @@ func openHTTPRepository(src Source) (*httpRepository, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &httpRepository{url: u, client: client, username: src.Username, password: src.Password, passCredentials: src.PassCredentials}, nil
+	return &httpRepository{url: u, client: client, username: src.Username, password: src.Password, passCredentials: src.PassCredentials,
+		args: src.credentialArgs()}, nil
 }
 
 // loadFromRepository resolves src.Version against the repository's index,
@@ -138,7 +141,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 		// A redirect elsewhere dropped the credentials; a 401 there is not
 		// about them.
 		sent := sendCredentials && (r.passCredentials || sameOrigin(resp.Request.URL, r.url))
-		return nil, fresh, statusError(shown, resp.StatusCode, sent, notFound)
+		return nil, fresh, statusError(shown, resp.StatusCode, sent, notFound, r.args)
 	}
 	data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {

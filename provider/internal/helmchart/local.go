@@ -23,7 +23,7 @@ func loadLocal(ctx context.Context, src Source) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	builder := &dependencyBuilder{tls: src, building: map[string]bool{}}
+	builder := &dependencyBuilder{chart: src, building: map[string]bool{}}
 	if err := builder.complete(ctx, c, src.Chart, 0); err != nil {
 		return nil, err
 	}

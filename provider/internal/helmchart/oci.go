@@ -43,6 +43,7 @@ type ociChart struct {
 	registry *remote.Repository
 	shown    string // oci://host/path/name, for errors
 	sentAuth bool
+	args     credentialArgs // the arguments behind the credentials, for errors
 }
 
 func openOCI(src Source) (*ociChart, error) {
@@ -82,6 +83,7 @@ func openOCI(src Source) (*ociChart, error) {
 		registry: repository,
 		shown:    "oci://" + ref.Registry + "/" + ref.Repository,
 		sentAuth: sentAuth,
+		args:     src.credentialArgs(),
 	}, nil
 }
 
@@ -283,14 +285,14 @@ func (oc *ociChart) explain(ctx context.Context, doing, target string, err error
 	var response *errcode.ErrorResponse
 	switch {
 	case errors.As(err, &response):
-		explained := statusError(target, response.StatusCode, oc.sentAuth, notFound)
+		explained := statusError(target, response.StatusCode, oc.sentAuth, notFound, oc.args)
 		if len(response.Errors) > 0 {
 			return fmt.Errorf("%s: %w; the registry says: %s", doing, explained, response.Errors.Error())
 		}
 		return fmt.Errorf("%s: %w", doing, explained)
 	case errors.Is(err, auth.ErrBasicCredentialNotFound):
 		// The registry asked for basic auth and none was given.
-		return fmt.Errorf("%s: %w", doing, statusError(target, http.StatusUnauthorized, false, ""))
+		return fmt.Errorf("%s: %w", doing, statusError(target, http.StatusUnauthorized, false, "", oc.args))
 	case errors.Is(err, errdef.ErrNotFound) && notFound != "":
 		return &rewordedError{msg: fmt.Sprintf("%s: %s: %s", doing, target, notFound), cause: err}
 	case errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData):

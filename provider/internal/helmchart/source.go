@@ -31,8 +31,9 @@ type Source struct {
 	// registry may trade them for a token); never logged or returned in an
 	// error. They are sent only to the repository's (or the chart URL's) own
 	// scheme, host and port: not to a chart URL an index gives on another
-	// host or a redirect elsewhere, and not to the repositories a local or
-	// downloaded chart's dependencies name. Credentials written in the
+	// host or a redirect elsewhere, and, of the repositories a downloaded
+	// chart's dependencies name, only to one on that same scheme, host and
+	// port (see dependencyaccess.go). Credentials written in the
 	// Repository, oci:// or chart URL (https://user:pass@host) are moved
 	// here first.
 	Username string
@@ -46,7 +47,7 @@ type Source struct {
 	// CAFile, CertFile and KeyFile are PEM files for the repository's TLS:
 	// CAFile is trusted in addition to the system's roots. A local chart's
 	// dependencies are fetched with them too (they grant nothing the server
-	// could reuse).
+	// could reuse), unless a DependencyRepositories entry gives its own.
 	CAFile   string
 	CertFile string
 	KeyFile  string
@@ -71,6 +72,15 @@ type Source struct {
 	// where only that exists). A leading ~ is the user's home directory.
 	// Unused without Verify.
 	Keyring string
+	// DependencyRepositories give the repositories and registries that the
+	// chart's dependencies (those missing from its charts/ directory) come
+	// from their credentials and TLS files, each to the URLs under its own
+	// (see dependencyaccess.go).
+	DependencyRepositories []DependencyRepository
+
+	// credentials name the arguments behind Username and Password, for a 401
+	// or 403; the zero value is the chart's own (chartCredentials).
+	credentials credentialArgs
 
 	// keyring is Keyring, opened by load when Verify is set.
 	keyring *keyring
@@ -114,6 +124,9 @@ func Load(ctx context.Context, src Source) (*Chart, error) {
 }
 
 func load(ctx context.Context, src Source) (*Chart, error) {
+	if err := checkDependencyRepositories(src.DependencyRepositories); err != nil {
+		return nil, err
+	}
 	if src.Verify {
 		if !src.Remote() {
 			if info, err := os.Stat(src.Chart); err == nil && info.IsDir() {
@@ -148,6 +161,9 @@ func load(ctx context.Context, src Source) (*Chart, error) {
 // redact to hide.
 func normalise(src Source) (Source, []string, error) {
 	secrets := []string{src.Password}
+	for _, d := range src.DependencyRepositories {
+		secrets = append(secrets, d.Password)
+	}
 	if src.Chart == "" {
 		return src, secrets, errors.New("chart is empty: give a chart directory, a packaged .tgz or its http(s) URL, a chart name with repository, or an oci:// reference")
 	}
@@ -164,6 +180,14 @@ func normalise(src Source) (Source, []string, error) {
 		src.Username, src.Password = user, pass
 	}
 	return src, secrets, nil
+}
+
+// credentialArgs names the arguments behind the Source's credentials.
+func (s Source) credentialArgs() credentialArgs {
+	if s.credentials == (credentialArgs{}) {
+		return chartCredentials
+	}
+	return s.credentials
 }
 
 func isOCI(s string) bool {

@@ -55,7 +55,8 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 	// The URL's own origin takes the place of a repository's for the rule of
 	// where the credentials go: there, and past a redirect only with
 	// PassCredentials.
-	origin := &httpRepository{url: u, client: client, username: src.Username, password: src.Password, passCredentials: src.PassCredentials}
+	origin := &httpRepository{url: u, client: client, username: src.Username, password: src.Password, passCredentials: src.PassCredentials,
+		args: src.credentialArgs()}
 	cache, err := openCache()
 	if err != nil {
 		return nil, err
@@ -100,7 +101,7 @@ func loadFromURL(ctx context.Context, src Source) (*Chart, error) {
 		}
 	}
 
-	builder := &dependencyBuilder{tls: src, building: map[string]bool{}}
+	builder := &dependencyBuilder{chart: src, origin: u, building: map[string]bool{}}
 	if err := builder.complete(ctx, c, shown, 0); err != nil {
 		return nil, err
 	}

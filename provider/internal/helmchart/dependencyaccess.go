@@ -1,0 +1,163 @@
+package helmchart
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+)
+
+// DependencyRepository gives the repositories and registries under URL,
+// when a chart's dependencies name them, their credentials and TLS files.
+// helm dependency build finds those in repositories.yaml (helm repo add) and
+// in helm registry login's store; k8sconnect reads neither (cache.go says
+// why), so the configuration says them.
+type DependencyRepository struct {
+	// URL is an http(s):// repository or an oci:// registry URL. It covers
+	// itself and every URL under it, path segment by path segment, on the
+	// same scheme, host and port only: https://charts.example.com/private
+	// covers https://charts.example.com/private/team, not
+	// https://charts.example.com/private-team nor http://charts.example.com.
+	URL string
+	// Username and Password are sent to a dependency's repository that URL
+	// covers (to its scheme, host and port only, not past a redirect
+	// elsewhere), in place of none.
+	Username string
+	Password string
+	// CAFile, CertFile and KeyFile, when set, take the place of the chart's
+	// own (Source's) for those dependencies.
+	CAFile   string
+	CertFile string
+	KeyFile  string
+}
+
+// ParseRepositoryURL checks a DependencyRepository's URL: an http://,
+// https:// or oci:// URL with a host, and no credentials, query or fragment
+// in it. Its error quotes the URL without any credentials.
+func ParseRepositoryURL(raw string) (*url.URL, error) {
+	shown := hideUserinfo(raw)
+	u, err := url.Parse(raw)
+	switch {
+	case shown != raw || (err == nil && u.User != nil):
+		return nil, fmt.Errorf("%q has credentials in it: give them as username and password", shown)
+	case err != nil || u.Host == "" || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "oci"):
+		return nil, fmt.Errorf("%q is not an http://, https:// or oci:// URL with a host (such as https://charts.example.com/private or oci://registry.example.com/charts)", shown)
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return nil, fmt.Errorf("%q has a query or a fragment: give the repository's or registry's URL, which covers the URLs under it", shown)
+	}
+	return u, nil
+}
+
+// RepositoryURLKey is what two DependencyRepository URLs that cover the same
+// URLs have in common (https://Host:443/a/ and https://host/a), so that
+// validation can refuse a list that names one twice.
+func RepositoryURLKey(u *url.URL) string {
+	p := prefixOf(u)
+	return p.scheme + "://" + p.host + ":" + p.port + "/" + strings.Join(p.segments, "/")
+}
+
+// repositoryPrefix is a URL as matching compares it.
+type repositoryPrefix struct {
+	scheme, host, port string
+	// segments are the path's, cleaned as a request's path is (url.JoinPath
+	// cleans the index's URL), so /public/../private is /private here too.
+	segments []string
+}
+
+func prefixOf(u *url.URL) repositoryPrefix {
+	var segments []string
+	for _, s := range strings.Split(path.Clean("/"+u.Path), "/") {
+		if s != "" {
+			segments = append(segments, s)
+		}
+	}
+	return repositoryPrefix{scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: portOf(u), segments: segments}
+}
+
+// covers reports whether q is p or a URL under p.
+func (p repositoryPrefix) covers(q repositoryPrefix) bool {
+	return p.scheme == q.scheme && p.host == q.host && p.port == q.port &&
+		len(p.segments) <= len(q.segments) && slices.Equal(p.segments, q.segments[:len(p.segments)])
+}
+
+// dependencyRepositoryFor is the entry whose URL covers repository with the
+// most path segments (the most specific), or nil.
+func dependencyRepositoryFor(entries []DependencyRepository, repository *url.URL) *DependencyRepository {
+	target := prefixOf(repository)
+	var best *DependencyRepository
+	bestLen := -1
+	for i := range entries {
+		u, err := ParseRepositoryURL(entries[i].URL)
+		if err != nil {
+			continue // load has refused it already
+		}
+		if p := prefixOf(u); p.covers(target) && len(p.segments) > bestLen {
+			best, bestLen = &entries[i], len(p.segments)
+		}
+	}
+	return best
+}
+
+// checkDependencyRepositories refuses an entry that could not be matched,
+// which validation at plan time catches first.
+func checkDependencyRepositories(entries []DependencyRepository) error {
+	for _, e := range entries {
+		if _, err := ParseRepositoryURL(e.URL); err != nil {
+			return fmt.Errorf("dependency_repositories: %w", err)
+		}
+	}
+	return nil
+}
+
+// reach gives a dependency's Source (normalised: its Repository without
+// credentials) the credentials and TLS files to reach its repository with:
+//
+//   - credentials written in Chart.yaml's URL of it, which are for it alone;
+//   - else those of the dependency_repositories entry that covers it;
+//   - else the chart's own repository_username and repository_password if
+//     the dependency's repository is on the chart's own scheme, host and
+//     port (a downloaded chart's: a local chart has no host), as helm sends
+//     a repository's credentials to its own host only;
+//   - else none. Chart.yaml may name any host, so credentials never go to
+//     one the configuration did not name.
+//
+// TLS files are the entry's where it gives them, else the chart's, which
+// grant nothing a server could reuse.
+func (b *dependencyBuilder) reach(src Source) Source {
+	u, err := url.Parse(src.Repository)
+	var entry *DependencyRepository
+	if err == nil && u.Host != "" {
+		entry = dependencyRepositoryFor(b.chart.DependencyRepositories, u)
+	}
+	src.CAFile, src.CertFile, src.KeyFile = b.chart.CAFile, b.chart.CertFile, b.chart.KeyFile
+	if entry != nil && entry.CAFile != "" {
+		src.CAFile = entry.CAFile
+	}
+	if entry != nil && (entry.CertFile != "" || entry.KeyFile != "") {
+		src.CertFile, src.KeyFile = entry.CertFile, entry.KeyFile
+	}
+
+	shown := hideUserinfo(src.Repository)
+	if err == nil {
+		shown = displayURL(u)
+	}
+	src.credentials.toSet = fmt.Sprintf("a username and password for it in dependency_repositories, in an entry whose url is %s or a prefix of it "+
+		"(repository_username and repository_password go to the chart's own repository, registry or URL only)", shown)
+	switch {
+	case src.Username != "" || src.Password != "":
+		src.credentials.sent = "the credentials written in its repository URL in Chart.yaml"
+	case entry != nil && (entry.Username != "" || entry.Password != ""):
+		src.Username, src.Password = entry.Username, entry.Password
+		src.credentials.sent = fmt.Sprintf("the username and password of the dependency_repositories entry %q", entry.URL)
+	case entry != nil:
+		src.credentials.toSet = fmt.Sprintf("a username and password in the dependency_repositories entry %q", entry.URL)
+	case b.origin != nil && u != nil && sameOrigin(u, b.origin) && (b.chart.Username != "" || b.chart.Password != ""):
+		// Fetched as the chart is, from the same origin: the same
+		// credentials under the same rules.
+		src.Username, src.Password, src.PassCredentials = b.chart.Username, b.chart.Password, b.chart.PassCredentials
+		src.credentials.sent = "repository_username and repository_password, sent to it as it is on the chart's own host " +
+			"(or give it a username and password of its own in dependency_repositories)"
+	}
+	return src
+}

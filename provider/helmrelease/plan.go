@@ -161,9 +161,11 @@ func (r *Resource) planClient(ctx context.Context, m model, diags *diag.Diagnost
 }
 
 // sameInputs reports whether everything that decides what a revision holds,
-// other than the objects, is as in state. How an apply runs (wait, timeout,
-// max_history), the connection and delete_protection are not: a change to
-// them alone writes no revision.
+// other than the objects, is as in state. How the chart is reached (the
+// credentials and TLS files of its repository and of its dependencies'
+// dependency_repositories, verify and keyring), how an apply runs (wait,
+// timeout, max_history), the connection and delete_protection are not: a
+// change to them alone (a rotated password) writes no revision.
 func sameInputs(plan, state model) bool {
 	return plan.ChartVersion.Equal(state.ChartVersion) && sameValues(plan, state)
 }

@@ -156,7 +156,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: connection.IdentityDescription("the release was installed in") + " A release " +
 					"installed by an earlier version records it at its next refresh."},
 		}, map[string]string{"set_sensitive": "Every field a value reaches (as written or base64-encoded) shows in " +
-			"`objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for."}),
+			"`objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.",
+			"dependency_repositories": "A change to them alone (a rotated password) writes no release revision."}),
 	}
 }
 

@@ -56,6 +56,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
     return pulumi.runtime.invoke("k8sconnect:index/getHelmTemplate:getHelmTemplate", {
         "chart": args.chart,
         "clusterConnection": args.clusterConnection,
+        "dependencyRepositories": args.dependencyRepositories,
         "devel": args.devel,
         "keyring": args.keyring,
         "name": args.name,
@@ -88,6 +89,10 @@ export interface GetHelmTemplateArgs {
      * The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
      */
     clusterConnection?: inputs.ClusterConnection;
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+     */
+    dependencyRepositories?: inputs.GetHelmTemplateDependencyRepository[];
     /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
@@ -186,6 +191,10 @@ export interface GetHelmTemplateResult {
      * CustomResourceDefinitions, from the chart's `crds/` directories and its templates, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them.
      */
     readonly crds: {[key: string]: string};
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+     */
+    readonly dependencyRepositories?: outputs.GetHelmTemplateDependencyRepository[];
     /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
@@ -333,6 +342,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
     return pulumi.runtime.invokeOutput("k8sconnect:index/getHelmTemplate:getHelmTemplate", {
         "chart": args.chart,
         "clusterConnection": args.clusterConnection,
+        "dependencyRepositories": args.dependencyRepositories,
         "devel": args.devel,
         "keyring": args.keyring,
         "name": args.name,
@@ -365,6 +375,10 @@ export interface GetHelmTemplateOutputArgs {
      * The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+     */
+    dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.GetHelmTemplateDependencyRepositoryArgs>[] | undefined>;
     /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */

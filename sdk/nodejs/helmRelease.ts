@@ -100,6 +100,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly deleteProtection: pulumi.Output<boolean>;
     /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     */
+    declare public readonly dependencyRepositories: pulumi.Output<outputs.HelmReleaseDependencyRepository[] | undefined>;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
@@ -216,6 +220,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["clusterUid"] = state?.clusterUid;
             resourceInputs["createNamespace"] = state?.createNamespace;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
+            resourceInputs["dependencyRepositories"] = state?.dependencyRepositories;
             resourceInputs["devel"] = state?.devel;
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["keyring"] = state?.keyring;
@@ -252,6 +257,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["clusterConnection"] = args?.clusterConnection;
             resourceInputs["createNamespace"] = args?.createNamespace;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
+            resourceInputs["dependencyRepositories"] = args?.dependencyRepositories;
             resourceInputs["devel"] = args?.devel;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["keyring"] = args?.keyring;
@@ -319,6 +325,10 @@ export interface HelmReleaseState {
      * Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
      */
     deleteProtection?: pulumi.Input<boolean | undefined>;
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     */
+    dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
@@ -437,6 +447,10 @@ export interface HelmReleaseArgs {
      * Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
      */
     deleteProtection?: pulumi.Input<boolean | undefined>;
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     */
+    dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */

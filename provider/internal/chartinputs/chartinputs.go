@@ -34,9 +34,13 @@ type Inputs struct {
 	PlainHTTP          types.Bool   `tfsdk:"plain_http"`
 	Verify             types.Bool   `tfsdk:"verify"`
 	Keyring            types.String `tfsdk:"keyring"`
-	Values             types.List   `tfsdk:"values"`
-	Set                []Setting    `tfsdk:"set"`
-	SetSensitive       []Setting    `tfsdk:"set_sensitive"`
+	// DependencyRepositories is a list of objects (repositoryAttributes),
+	// not a slice of structs: a list known only at apply (built from
+	// another resource's output) must not fail the plan's decoding.
+	DependencyRepositories types.List `tfsdk:"dependency_repositories"`
+	Values                 types.List `tfsdk:"values"`
+	Set                    []Setting  `tfsdk:"set"`
+	SetSensitive           []Setting  `tfsdk:"set_sensitive"`
 }
 
 // Setting is one entry of set or set_sensitive.
@@ -53,6 +57,7 @@ const (
 	flag
 	texts
 	settings
+	repositories
 )
 
 // argument is one shared argument; both schemas are made from this table.
@@ -103,6 +108,16 @@ var arguments = []argument{
 			"keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in " +
 			"`$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is " +
 			"that user's home directory. Unused unless `verify` is true."},
+	{name: "dependency_repositories", kind: repositories,
+		description: "Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies " +
+			"come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would " +
+			"(helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers " +
+			"a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then " +
+			"whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). " +
+			"The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. " +
+			"repository_username and repository_password reach a dependency only on the scheme, host and port of the " +
+			"chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from " +
+			"here alone."},
 	{name: "values", kind: texts,
 		description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
 			"wins key by key."},
@@ -112,6 +127,22 @@ var arguments = []argument{
 }
 
 var (
+	repositoryURLDescription = "An `https://`, `http://` or `oci://` URL: a chart repository, a registry " +
+		"(`oci://registry.example.com`) or a path in either. It covers itself and every URL under it."
+	repositoryAttributes = []struct {
+		name, description string
+		sensitive         bool
+		validators        []validator.String
+	}{
+		{name: "url", description: repositoryURLDescription, validators: []validator.String{repositoryURL{}}},
+		{name: "username", description: "User name for the repositories `url` covers.", validators: []validator.String{alsoRequires("password")}},
+		{name: "password", sensitive: true, description: "Password or token for the repositories `url` covers.",
+			validators: []validator.String{alsoRequires("username")}},
+		{name: "ca_file", description: "PEM file of the CA that signs their certificates, in place of repository_ca_file."},
+		{name: "cert_file", description: "PEM client certificate for them, in place of repository_cert_file.",
+			validators: []validator.String{alsoRequires("key_file")}},
+		{name: "key_file", description: "PEM key of cert_file.", validators: []validator.String{alsoRequires("cert_file")}},
+	}
 	settingName = "The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, " +
 		"`podLabels.app\\.kubernetes\\.io/name`)."
 	settingType = "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
@@ -142,6 +173,14 @@ func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]st
 					"value": dschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
 					"type":  dschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
 				}}}
+		case repositories:
+			nested := map[string]dschema.Attribute{}
+			for _, r := range repositoryAttributes {
+				nested[r.name] = dschema.StringAttribute{Required: r.name == "url", Optional: r.name != "url", Sensitive: r.sensitive,
+					Description: r.description, Validators: r.validators}
+			}
+			attrs[a.name] = dschema.ListNestedAttribute{Optional: true, Description: desc, Validators: uniqueRepositoryURLs,
+				NestedObject: dschema.NestedAttributeObject{Attributes: nested}}
 		}
 	}
 	return attrs
@@ -170,6 +209,14 @@ func ResourceAttributes(attrs map[string]rschema.Attribute, more map[string]stri
 					"value": rschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
 					"type":  rschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
 				}}}
+		case repositories:
+			nested := map[string]rschema.Attribute{}
+			for _, r := range repositoryAttributes {
+				nested[r.name] = rschema.StringAttribute{Required: r.name == "url", Optional: r.name != "url", Sensitive: r.sensitive,
+					Description: r.description, Validators: r.validators}
+			}
+			attrs[a.name] = rschema.ListNestedAttribute{Optional: true, Description: desc, Validators: uniqueRepositoryURLs,
+				NestedObject: rschema.NestedAttributeObject{Attributes: nested}}
 		}
 	}
 	return attrs
@@ -190,6 +237,9 @@ func (in Inputs) Known() bool {
 		if v.IsUnknown() {
 			return false
 		}
+	}
+	if !repositoriesKnown(in.DependencyRepositories) {
+		return false
 	}
 	if !in.Values.IsNull() {
 		for _, v := range in.Values.Elements() {
@@ -214,6 +264,7 @@ func (in Inputs) Source() helmchart.Source {
 		PassCredentials: in.PassCredentials.ValueBool(), PlainHTTP: in.PlainHTTP.ValueBool(),
 		Verify: in.Verify.ValueBool(), Keyring: in.Keyring.ValueString(),
 		CAFile: in.RepositoryCAFile.ValueString(), CertFile: in.RepositoryCertFile.ValueString(), KeyFile: in.RepositoryKeyFile.ValueString(),
+		DependencyRepositories: dependencyRepositories(in.DependencyRepositories),
 	}
 }
 

@@ -131,6 +131,8 @@ type GetHelmTemplateArgs struct {
 	Chart string `pulumi:"chart"`
 	// The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
+	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+	DependencyRepositories []GetHelmTemplateDependencyRepository `pulumi:"dependencyRepositories"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -181,6 +183,8 @@ type GetHelmTemplateResult struct {
 	ClusterScoped map[string]string `pulumi:"clusterScoped"`
 	// CustomResourceDefinitions, from the chart's `crds/` directories and its templates, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them.
 	Crds map[string]string `pulumi:"crds"`
+	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+	DependencyRepositories []GetHelmTemplateDependencyRepository `pulumi:"dependencyRepositories"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
 	// The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
@@ -246,6 +250,8 @@ type GetHelmTemplateOutputArgs struct {
 	Chart pulumi.StringInput `pulumi:"chart"`
 	// The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
+	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+	DependencyRepositories GetHelmTemplateDependencyRepositoryArrayInput `pulumi:"dependencyRepositories"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput `pulumi:"devel"`
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -329,6 +335,11 @@ func (o GetHelmTemplateResultOutput) ClusterScoped() pulumi.StringMapOutput {
 // CustomResourceDefinitions, from the chart's `crds/` directories and its templates, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them.
 func (o GetHelmTemplateResultOutput) Crds() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) map[string]string { return v.Crds }).(pulumi.StringMapOutput)
+}
+
+// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+func (o GetHelmTemplateResultOutput) DependencyRepositories() GetHelmTemplateDependencyRepositoryArrayOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) []GetHelmTemplateDependencyRepository { return v.DependencyRepositories }).(GetHelmTemplateDependencyRepositoryArrayOutput)
 }
 
 // Let an empty `version` or a constraint pick pre-release versions.

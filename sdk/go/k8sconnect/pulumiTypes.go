@@ -534,6 +534,148 @@ func (o ClusterConnectionExecPtrOutput) Env() pulumi.StringMapOutput {
 	}).(pulumi.StringMapOutput)
 }
 
+type HelmReleaseDependencyRepository struct {
+	// PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+	CaFile *string `pulumi:"caFile"`
+	// PEM client certificate for them, in place of repositoryCertFile.
+	CertFile *string `pulumi:"certFile"`
+	// PEM key of certFile.
+	KeyFile *string `pulumi:"keyFile"`
+	// Password or token for the repositories `url` covers.
+	Password *string `pulumi:"password"`
+	// An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+	Url string `pulumi:"url"`
+	// User name for the repositories `url` covers.
+	Username *string `pulumi:"username"`
+}
+
+// HelmReleaseDependencyRepositoryInput is an input type that accepts HelmReleaseDependencyRepositoryArgs and HelmReleaseDependencyRepositoryOutput values.
+// You can construct a concrete instance of `HelmReleaseDependencyRepositoryInput` via:
+//
+//	HelmReleaseDependencyRepositoryArgs{...}
+type HelmReleaseDependencyRepositoryInput interface {
+	pulumi.Input
+
+	ToHelmReleaseDependencyRepositoryOutput() HelmReleaseDependencyRepositoryOutput
+	ToHelmReleaseDependencyRepositoryOutputWithContext(context.Context) HelmReleaseDependencyRepositoryOutput
+}
+
+type HelmReleaseDependencyRepositoryArgs struct {
+	// PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+	CaFile pulumi.StringPtrInput `pulumi:"caFile"`
+	// PEM client certificate for them, in place of repositoryCertFile.
+	CertFile pulumi.StringPtrInput `pulumi:"certFile"`
+	// PEM key of certFile.
+	KeyFile pulumi.StringPtrInput `pulumi:"keyFile"`
+	// Password or token for the repositories `url` covers.
+	Password pulumi.StringPtrInput `pulumi:"password"`
+	// An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+	Url pulumi.StringInput `pulumi:"url"`
+	// User name for the repositories `url` covers.
+	Username pulumi.StringPtrInput `pulumi:"username"`
+}
+
+func (HelmReleaseDependencyRepositoryArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseDependencyRepository)(nil)).Elem()
+}
+
+func (i HelmReleaseDependencyRepositoryArgs) ToHelmReleaseDependencyRepositoryOutput() HelmReleaseDependencyRepositoryOutput {
+	return i.ToHelmReleaseDependencyRepositoryOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseDependencyRepositoryArgs) ToHelmReleaseDependencyRepositoryOutputWithContext(ctx context.Context) HelmReleaseDependencyRepositoryOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseDependencyRepositoryOutput)
+}
+
+// HelmReleaseDependencyRepositoryArrayInput is an input type that accepts HelmReleaseDependencyRepositoryArray and HelmReleaseDependencyRepositoryArrayOutput values.
+// You can construct a concrete instance of `HelmReleaseDependencyRepositoryArrayInput` via:
+//
+//	HelmReleaseDependencyRepositoryArray{ HelmReleaseDependencyRepositoryArgs{...} }
+type HelmReleaseDependencyRepositoryArrayInput interface {
+	pulumi.Input
+
+	ToHelmReleaseDependencyRepositoryArrayOutput() HelmReleaseDependencyRepositoryArrayOutput
+	ToHelmReleaseDependencyRepositoryArrayOutputWithContext(context.Context) HelmReleaseDependencyRepositoryArrayOutput
+}
+
+type HelmReleaseDependencyRepositoryArray []HelmReleaseDependencyRepositoryInput
+
+func (HelmReleaseDependencyRepositoryArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseDependencyRepository)(nil)).Elem()
+}
+
+func (i HelmReleaseDependencyRepositoryArray) ToHelmReleaseDependencyRepositoryArrayOutput() HelmReleaseDependencyRepositoryArrayOutput {
+	return i.ToHelmReleaseDependencyRepositoryArrayOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseDependencyRepositoryArray) ToHelmReleaseDependencyRepositoryArrayOutputWithContext(ctx context.Context) HelmReleaseDependencyRepositoryArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseDependencyRepositoryArrayOutput)
+}
+
+type HelmReleaseDependencyRepositoryOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseDependencyRepositoryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseDependencyRepository)(nil)).Elem()
+}
+
+func (o HelmReleaseDependencyRepositoryOutput) ToHelmReleaseDependencyRepositoryOutput() HelmReleaseDependencyRepositoryOutput {
+	return o
+}
+
+func (o HelmReleaseDependencyRepositoryOutput) ToHelmReleaseDependencyRepositoryOutputWithContext(ctx context.Context) HelmReleaseDependencyRepositoryOutput {
+	return o
+}
+
+// PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+func (o HelmReleaseDependencyRepositoryOutput) CaFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseDependencyRepository) *string { return v.CaFile }).(pulumi.StringPtrOutput)
+}
+
+// PEM client certificate for them, in place of repositoryCertFile.
+func (o HelmReleaseDependencyRepositoryOutput) CertFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseDependencyRepository) *string { return v.CertFile }).(pulumi.StringPtrOutput)
+}
+
+// PEM key of certFile.
+func (o HelmReleaseDependencyRepositoryOutput) KeyFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseDependencyRepository) *string { return v.KeyFile }).(pulumi.StringPtrOutput)
+}
+
+// Password or token for the repositories `url` covers.
+func (o HelmReleaseDependencyRepositoryOutput) Password() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseDependencyRepository) *string { return v.Password }).(pulumi.StringPtrOutput)
+}
+
+// An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+func (o HelmReleaseDependencyRepositoryOutput) Url() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseDependencyRepository) string { return v.Url }).(pulumi.StringOutput)
+}
+
+// User name for the repositories `url` covers.
+func (o HelmReleaseDependencyRepositoryOutput) Username() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseDependencyRepository) *string { return v.Username }).(pulumi.StringPtrOutput)
+}
+
+type HelmReleaseDependencyRepositoryArrayOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseDependencyRepositoryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseDependencyRepository)(nil)).Elem()
+}
+
+func (o HelmReleaseDependencyRepositoryArrayOutput) ToHelmReleaseDependencyRepositoryArrayOutput() HelmReleaseDependencyRepositoryArrayOutput {
+	return o
+}
+
+func (o HelmReleaseDependencyRepositoryArrayOutput) ToHelmReleaseDependencyRepositoryArrayOutputWithContext(ctx context.Context) HelmReleaseDependencyRepositoryArrayOutput {
+	return o
+}
+
+func (o HelmReleaseDependencyRepositoryArrayOutput) Index(i pulumi.IntInput) HelmReleaseDependencyRepositoryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseDependencyRepository {
+		return vs[0].([]HelmReleaseDependencyRepository)[vs[1].(int)]
+	}).(HelmReleaseDependencyRepositoryOutput)
+}
+
 type HelmReleaseSet struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -1403,6 +1545,148 @@ func (o WaitWaitForPtrOutput) Timeout() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type GetHelmTemplateDependencyRepository struct {
+	// PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+	CaFile *string `pulumi:"caFile"`
+	// PEM client certificate for them, in place of repositoryCertFile.
+	CertFile *string `pulumi:"certFile"`
+	// PEM key of certFile.
+	KeyFile *string `pulumi:"keyFile"`
+	// Password or token for the repositories `url` covers.
+	Password *string `pulumi:"password"`
+	// An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+	Url string `pulumi:"url"`
+	// User name for the repositories `url` covers.
+	Username *string `pulumi:"username"`
+}
+
+// GetHelmTemplateDependencyRepositoryInput is an input type that accepts GetHelmTemplateDependencyRepositoryArgs and GetHelmTemplateDependencyRepositoryOutput values.
+// You can construct a concrete instance of `GetHelmTemplateDependencyRepositoryInput` via:
+//
+//	GetHelmTemplateDependencyRepositoryArgs{...}
+type GetHelmTemplateDependencyRepositoryInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateDependencyRepositoryOutput() GetHelmTemplateDependencyRepositoryOutput
+	ToGetHelmTemplateDependencyRepositoryOutputWithContext(context.Context) GetHelmTemplateDependencyRepositoryOutput
+}
+
+type GetHelmTemplateDependencyRepositoryArgs struct {
+	// PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+	CaFile pulumi.StringPtrInput `pulumi:"caFile"`
+	// PEM client certificate for them, in place of repositoryCertFile.
+	CertFile pulumi.StringPtrInput `pulumi:"certFile"`
+	// PEM key of certFile.
+	KeyFile pulumi.StringPtrInput `pulumi:"keyFile"`
+	// Password or token for the repositories `url` covers.
+	Password pulumi.StringPtrInput `pulumi:"password"`
+	// An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+	Url pulumi.StringInput `pulumi:"url"`
+	// User name for the repositories `url` covers.
+	Username pulumi.StringPtrInput `pulumi:"username"`
+}
+
+func (GetHelmTemplateDependencyRepositoryArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateDependencyRepository)(nil)).Elem()
+}
+
+func (i GetHelmTemplateDependencyRepositoryArgs) ToGetHelmTemplateDependencyRepositoryOutput() GetHelmTemplateDependencyRepositoryOutput {
+	return i.ToGetHelmTemplateDependencyRepositoryOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateDependencyRepositoryArgs) ToGetHelmTemplateDependencyRepositoryOutputWithContext(ctx context.Context) GetHelmTemplateDependencyRepositoryOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateDependencyRepositoryOutput)
+}
+
+// GetHelmTemplateDependencyRepositoryArrayInput is an input type that accepts GetHelmTemplateDependencyRepositoryArray and GetHelmTemplateDependencyRepositoryArrayOutput values.
+// You can construct a concrete instance of `GetHelmTemplateDependencyRepositoryArrayInput` via:
+//
+//	GetHelmTemplateDependencyRepositoryArray{ GetHelmTemplateDependencyRepositoryArgs{...} }
+type GetHelmTemplateDependencyRepositoryArrayInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateDependencyRepositoryArrayOutput() GetHelmTemplateDependencyRepositoryArrayOutput
+	ToGetHelmTemplateDependencyRepositoryArrayOutputWithContext(context.Context) GetHelmTemplateDependencyRepositoryArrayOutput
+}
+
+type GetHelmTemplateDependencyRepositoryArray []GetHelmTemplateDependencyRepositoryInput
+
+func (GetHelmTemplateDependencyRepositoryArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateDependencyRepository)(nil)).Elem()
+}
+
+func (i GetHelmTemplateDependencyRepositoryArray) ToGetHelmTemplateDependencyRepositoryArrayOutput() GetHelmTemplateDependencyRepositoryArrayOutput {
+	return i.ToGetHelmTemplateDependencyRepositoryArrayOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateDependencyRepositoryArray) ToGetHelmTemplateDependencyRepositoryArrayOutputWithContext(ctx context.Context) GetHelmTemplateDependencyRepositoryArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateDependencyRepositoryArrayOutput)
+}
+
+type GetHelmTemplateDependencyRepositoryOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateDependencyRepositoryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateDependencyRepository)(nil)).Elem()
+}
+
+func (o GetHelmTemplateDependencyRepositoryOutput) ToGetHelmTemplateDependencyRepositoryOutput() GetHelmTemplateDependencyRepositoryOutput {
+	return o
+}
+
+func (o GetHelmTemplateDependencyRepositoryOutput) ToGetHelmTemplateDependencyRepositoryOutputWithContext(ctx context.Context) GetHelmTemplateDependencyRepositoryOutput {
+	return o
+}
+
+// PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+func (o GetHelmTemplateDependencyRepositoryOutput) CaFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateDependencyRepository) *string { return v.CaFile }).(pulumi.StringPtrOutput)
+}
+
+// PEM client certificate for them, in place of repositoryCertFile.
+func (o GetHelmTemplateDependencyRepositoryOutput) CertFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateDependencyRepository) *string { return v.CertFile }).(pulumi.StringPtrOutput)
+}
+
+// PEM key of certFile.
+func (o GetHelmTemplateDependencyRepositoryOutput) KeyFile() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateDependencyRepository) *string { return v.KeyFile }).(pulumi.StringPtrOutput)
+}
+
+// Password or token for the repositories `url` covers.
+func (o GetHelmTemplateDependencyRepositoryOutput) Password() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateDependencyRepository) *string { return v.Password }).(pulumi.StringPtrOutput)
+}
+
+// An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+func (o GetHelmTemplateDependencyRepositoryOutput) Url() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplateDependencyRepository) string { return v.Url }).(pulumi.StringOutput)
+}
+
+// User name for the repositories `url` covers.
+func (o GetHelmTemplateDependencyRepositoryOutput) Username() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateDependencyRepository) *string { return v.Username }).(pulumi.StringPtrOutput)
+}
+
+type GetHelmTemplateDependencyRepositoryArrayOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateDependencyRepositoryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateDependencyRepository)(nil)).Elem()
+}
+
+func (o GetHelmTemplateDependencyRepositoryArrayOutput) ToGetHelmTemplateDependencyRepositoryArrayOutput() GetHelmTemplateDependencyRepositoryArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateDependencyRepositoryArrayOutput) ToGetHelmTemplateDependencyRepositoryArrayOutputWithContext(ctx context.Context) GetHelmTemplateDependencyRepositoryArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateDependencyRepositoryArrayOutput) Index(i pulumi.IntInput) GetHelmTemplateDependencyRepositoryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetHelmTemplateDependencyRepository {
+		return vs[0].([]GetHelmTemplateDependencyRepository)[vs[1].(int)]
+	}).(GetHelmTemplateDependencyRepositoryOutput)
+}
+
 type GetHelmTemplateSet struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -1638,6 +1922,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionPtrInput)(nil)).Elem(), ClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecInput)(nil)).Elem(), ClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecPtrInput)(nil)).Elem(), ClusterConnectionExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryArrayInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetInput)(nil)).Elem(), HelmReleaseSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetArrayInput)(nil)).Elem(), HelmReleaseSetArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveInput)(nil)).Elem(), HelmReleaseSetSensitiveArgs{})
@@ -1648,6 +1934,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefPtrInput)(nil)).Elem(), ResourceRefArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForInput)(nil)).Elem(), WaitWaitForArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForPtrInput)(nil)).Elem(), WaitWaitForArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateDependencyRepositoryInput)(nil)).Elem(), GetHelmTemplateDependencyRepositoryArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateDependencyRepositoryArrayInput)(nil)).Elem(), GetHelmTemplateDependencyRepositoryArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetInput)(nil)).Elem(), GetHelmTemplateSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetArrayInput)(nil)).Elem(), GetHelmTemplateSetArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArgs{})
@@ -1656,6 +1944,8 @@ func init() {
 	pulumi.RegisterOutputType(ClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionExecOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionExecPtrOutput{})
+	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryOutput{})
+	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveOutput{})
@@ -1666,6 +1956,8 @@ func init() {
 	pulumi.RegisterOutputType(ResourceRefPtrOutput{})
 	pulumi.RegisterOutputType(WaitWaitForOutput{})
 	pulumi.RegisterOutputType(WaitWaitForPtrOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateDependencyRepositoryOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateDependencyRepositoryArrayOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetArrayOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveOutput{})

@@ -137,6 +137,60 @@ export interface ClusterConnectionExecArgs {
     env?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
 }
 
+export interface GetHelmTemplateDependencyRepository {
+    /**
+     * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+     */
+    caFile?: string;
+    /**
+     * PEM client certificate for them, in place of repositoryCertFile.
+     */
+    certFile?: string;
+    /**
+     * PEM key of certFile.
+     */
+    keyFile?: string;
+    /**
+     * Password or token for the repositories `url` covers.
+     */
+    password?: string;
+    /**
+     * An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+     */
+    url: string;
+    /**
+     * User name for the repositories `url` covers.
+     */
+    username?: string;
+}
+
+export interface GetHelmTemplateDependencyRepositoryArgs {
+    /**
+     * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+     */
+    caFile?: pulumi.Input<string | undefined>;
+    /**
+     * PEM client certificate for them, in place of repositoryCertFile.
+     */
+    certFile?: pulumi.Input<string | undefined>;
+    /**
+     * PEM key of certFile.
+     */
+    keyFile?: pulumi.Input<string | undefined>;
+    /**
+     * Password or token for the repositories `url` covers.
+     */
+    password?: pulumi.Input<string | undefined>;
+    /**
+     * An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+     */
+    url: pulumi.Input<string>;
+    /**
+     * User name for the repositories `url` covers.
+     */
+    username?: pulumi.Input<string | undefined>;
+}
+
 export interface GetHelmTemplateSet {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
@@ -195,6 +249,33 @@ export interface GetHelmTemplateSetSensitiveArgs {
      * The value.
      */
     value: pulumi.Input<string>;
+}
+
+export interface HelmReleaseDependencyRepository {
+    /**
+     * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+     */
+    caFile?: pulumi.Input<string | undefined>;
+    /**
+     * PEM client certificate for them, in place of repositoryCertFile.
+     */
+    certFile?: pulumi.Input<string | undefined>;
+    /**
+     * PEM key of certFile.
+     */
+    keyFile?: pulumi.Input<string | undefined>;
+    /**
+     * Password or token for the repositories `url` covers.
+     */
+    password?: pulumi.Input<string | undefined>;
+    /**
+     * An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+     */
+    url: pulumi.Input<string>;
+    /**
+     * User name for the repositories `url` covers.
+     */
+    username?: pulumi.Input<string | undefined>;
 }
 
 export interface HelmReleaseSet {

@@ -71,6 +71,33 @@ export interface ClusterConnectionExec {
     env?: {[key: string]: string};
 }
 
+export interface GetHelmTemplateDependencyRepository {
+    /**
+     * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+     */
+    caFile?: string;
+    /**
+     * PEM client certificate for them, in place of repositoryCertFile.
+     */
+    certFile?: string;
+    /**
+     * PEM key of certFile.
+     */
+    keyFile?: string;
+    /**
+     * Password or token for the repositories `url` covers.
+     */
+    password?: string;
+    /**
+     * An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+     */
+    url: string;
+    /**
+     * User name for the repositories `url` covers.
+     */
+    username?: string;
+}
+
 export interface GetHelmTemplateSet {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
@@ -99,6 +126,33 @@ export interface GetHelmTemplateSetSensitive {
      * The value.
      */
     value: string;
+}
+
+export interface HelmReleaseDependencyRepository {
+    /**
+     * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+     */
+    caFile?: string;
+    /**
+     * PEM client certificate for them, in place of repositoryCertFile.
+     */
+    certFile?: string;
+    /**
+     * PEM key of certFile.
+     */
+    keyFile?: string;
+    /**
+     * Password or token for the repositories `url` covers.
+     */
+    password?: string;
+    /**
+     * An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+     */
+    url: string;
+    /**
+     * User name for the repositories `url` covers.
+     */
+    username?: string;
 }
 
 export interface HelmReleaseSet {

@@ -23,6 +23,8 @@ __all__ = [
     'ClusterConnectionExecArgsDict',
     'ClusterConnectionExecArgs',
     'ClusterConnectionExecArgsDict',
+    'HelmReleaseDependencyRepositoryArgs',
+    'HelmReleaseDependencyRepositoryArgsDict',
     'HelmReleaseSetArgs',
     'HelmReleaseSetArgsDict',
     'HelmReleaseSetSensitiveArgs',
@@ -33,6 +35,8 @@ __all__ = [
     'ResourceRefArgsDict',
     'WaitWaitForArgs',
     'WaitWaitForArgsDict',
+    'GetHelmTemplateDependencyRepositoryArgs',
+    'GetHelmTemplateDependencyRepositoryArgsDict',
     'GetHelmTemplateSetArgs',
     'GetHelmTemplateSetArgsDict',
     'GetHelmTemplateSetSensitiveArgs',
@@ -675,6 +679,134 @@ class ClusterConnectionExecArgs:
         pulumi.set(self, "env", value)
 
 
+class HelmReleaseDependencyRepositoryArgsDict(TypedDict):
+    url: pulumi.Input[_builtins.str]
+    """
+    An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+    """
+    ca_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+    """
+    cert_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    PEM client certificate for them, in place of repositoryCertFile.
+    """
+    key_file: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    PEM key of certFile.
+    """
+    password: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Password or token for the repositories `url` covers.
+    """
+    username: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    User name for the repositories `url` covers.
+    """
+
+@pulumi.input_type
+class HelmReleaseDependencyRepositoryArgs:
+    def __init__(__self__, *,
+                 url: pulumi.Input[_builtins.str],
+                 ca_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 cert_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 key_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 password: pulumi.Input[Optional[_builtins.str]] = None,
+                 username: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] url: An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        :param pulumi.Input[_builtins.str] ca_file: PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        :param pulumi.Input[_builtins.str] cert_file: PEM client certificate for them, in place of repositoryCertFile.
+        :param pulumi.Input[_builtins.str] key_file: PEM key of certFile.
+        :param pulumi.Input[_builtins.str] password: Password or token for the repositories `url` covers.
+        :param pulumi.Input[_builtins.str] username: User name for the repositories `url` covers.
+        """
+        pulumi.set(__self__, "url", url)
+        if ca_file is not None:
+            pulumi.set(__self__, "ca_file", ca_file)
+        if cert_file is not None:
+            pulumi.set(__self__, "cert_file", cert_file)
+        if key_file is not None:
+            pulumi.set(__self__, "key_file", key_file)
+        if password is not None:
+            pulumi.set(__self__, "password", password)
+        if username is not None:
+            pulumi.set(__self__, "username", username)
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> pulumi.Input[_builtins.str]:
+        """
+        An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        """
+        return pulumi.get(self, "url")
+
+    @url.setter
+    def url(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="caFile")
+    def ca_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        """
+        return pulumi.get(self, "ca_file")
+
+    @ca_file.setter
+    def ca_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "ca_file", value)
+
+    @_builtins.property
+    @pulumi.getter(name="certFile")
+    def cert_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        PEM client certificate for them, in place of repositoryCertFile.
+        """
+        return pulumi.get(self, "cert_file")
+
+    @cert_file.setter
+    def cert_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cert_file", value)
+
+    @_builtins.property
+    @pulumi.getter(name="keyFile")
+    def key_file(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        PEM key of certFile.
+        """
+        return pulumi.get(self, "key_file")
+
+    @key_file.setter
+    def key_file(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "key_file", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def password(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Password or token for the repositories `url` covers.
+        """
+        return pulumi.get(self, "password")
+
+    @password.setter
+    def password(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "password", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def username(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        User name for the repositories `url` covers.
+        """
+        return pulumi.get(self, "username")
+
+    @username.setter
+    def username(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "username", value)
+
+
 class HelmReleaseSetArgsDict(TypedDict):
     name: pulumi.Input[_builtins.str]
     """
@@ -1128,6 +1260,134 @@ class WaitWaitForArgs:
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "timeout", value)
+
+
+class GetHelmTemplateDependencyRepositoryArgsDict(TypedDict):
+    url: _builtins.str
+    """
+    An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+    """
+    ca_file: NotRequired[_builtins.str]
+    """
+    PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+    """
+    cert_file: NotRequired[_builtins.str]
+    """
+    PEM client certificate for them, in place of repositoryCertFile.
+    """
+    key_file: NotRequired[_builtins.str]
+    """
+    PEM key of certFile.
+    """
+    password: NotRequired[_builtins.str]
+    """
+    Password or token for the repositories `url` covers.
+    """
+    username: NotRequired[_builtins.str]
+    """
+    User name for the repositories `url` covers.
+    """
+
+@pulumi.input_type
+class GetHelmTemplateDependencyRepositoryArgs:
+    def __init__(__self__, *,
+                 url: _builtins.str,
+                 ca_file: Optional[_builtins.str] = None,
+                 cert_file: Optional[_builtins.str] = None,
+                 key_file: Optional[_builtins.str] = None,
+                 password: Optional[_builtins.str] = None,
+                 username: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str url: An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        :param _builtins.str ca_file: PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        :param _builtins.str cert_file: PEM client certificate for them, in place of repositoryCertFile.
+        :param _builtins.str key_file: PEM key of certFile.
+        :param _builtins.str password: Password or token for the repositories `url` covers.
+        :param _builtins.str username: User name for the repositories `url` covers.
+        """
+        pulumi.set(__self__, "url", url)
+        if ca_file is not None:
+            pulumi.set(__self__, "ca_file", ca_file)
+        if cert_file is not None:
+            pulumi.set(__self__, "cert_file", cert_file)
+        if key_file is not None:
+            pulumi.set(__self__, "key_file", key_file)
+        if password is not None:
+            pulumi.set(__self__, "password", password)
+        if username is not None:
+            pulumi.set(__self__, "username", username)
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> _builtins.str:
+        """
+        An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        """
+        return pulumi.get(self, "url")
+
+    @url.setter
+    def url(self, value: _builtins.str):
+        pulumi.set(self, "url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="caFile")
+    def ca_file(self) -> Optional[_builtins.str]:
+        """
+        PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        """
+        return pulumi.get(self, "ca_file")
+
+    @ca_file.setter
+    def ca_file(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "ca_file", value)
+
+    @_builtins.property
+    @pulumi.getter(name="certFile")
+    def cert_file(self) -> Optional[_builtins.str]:
+        """
+        PEM client certificate for them, in place of repositoryCertFile.
+        """
+        return pulumi.get(self, "cert_file")
+
+    @cert_file.setter
+    def cert_file(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "cert_file", value)
+
+    @_builtins.property
+    @pulumi.getter(name="keyFile")
+    def key_file(self) -> Optional[_builtins.str]:
+        """
+        PEM key of certFile.
+        """
+        return pulumi.get(self, "key_file")
+
+    @key_file.setter
+    def key_file(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "key_file", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def password(self) -> Optional[_builtins.str]:
+        """
+        Password or token for the repositories `url` covers.
+        """
+        return pulumi.get(self, "password")
+
+    @password.setter
+    def password(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "password", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def username(self) -> Optional[_builtins.str]:
+        """
+        User name for the repositories `url` covers.
+        """
+        return pulumi.get(self, "username")
+
+    @username.setter
+    def username(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "username", value)
 
 
 class GetHelmTemplateSetArgsDict(TypedDict):

@@ -28,7 +28,7 @@ class GetHelmTemplateResult:
     """
     A collection of values returned by getHelmTemplate.
     """
-    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, devel=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, verify=None, version=None):
+    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, dependency_repositories=None, devel=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, verify=None, version=None):
         if app_version and not isinstance(app_version, str):
             raise TypeError("Expected argument 'app_version' to be a str")
         pulumi.set(__self__, "app_version", app_version)
@@ -47,6 +47,9 @@ class GetHelmTemplateResult:
         if crds and not isinstance(crds, dict):
             raise TypeError("Expected argument 'crds' to be a dict")
         pulumi.set(__self__, "crds", crds)
+        if dependency_repositories and not isinstance(dependency_repositories, list):
+            raise TypeError("Expected argument 'dependency_repositories' to be a list")
+        pulumi.set(__self__, "dependency_repositories", dependency_repositories)
         if devel and not isinstance(devel, bool):
             raise TypeError("Expected argument 'devel' to be a bool")
         pulumi.set(__self__, "devel", devel)
@@ -167,6 +170,14 @@ class GetHelmTemplateResult:
         CustomResourceDefinitions, from the chart's `crds/` directories and its templates, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them.
         """
         return pulumi.get(self, "crds")
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyRepositories")
+    def dependency_repositories(self) -> Optional[Sequence['outputs.GetHelmTemplateDependencyRepositoryResult']]:
+        """
+        Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+        """
+        return pulumi.get(self, "dependency_repositories")
 
     @_builtins.property
     @pulumi.getter
@@ -373,6 +384,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             cluster_connection=self.cluster_connection,
             cluster_scoped=self.cluster_scoped,
             crds=self.crds,
+            dependency_repositories=self.dependency_repositories,
             devel=self.devel,
             hooks=self.hooks,
             keyring=self.keyring,
@@ -401,6 +413,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
 
 def get_helm_template(chart: Optional[_builtins.str] = None,
                       cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
+                      dependency_repositories: Optional[Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']]] = None,
                       devel: Optional[_builtins.bool] = None,
                       keyring: Optional[_builtins.str] = None,
                       name: Optional[_builtins.str] = None,
@@ -484,6 +497,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
 
     :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
+    :param Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
@@ -505,6 +519,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__ = dict()
     __args__['chart'] = chart
     __args__['clusterConnection'] = cluster_connection
+    __args__['dependencyRepositories'] = dependency_repositories
     __args__['devel'] = devel
     __args__['keyring'] = keyring
     __args__['name'] = name
@@ -532,6 +547,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         cluster_connection=pulumi.get(__ret__, 'cluster_connection'),
         cluster_scoped=pulumi.get(__ret__, 'cluster_scoped'),
         crds=pulumi.get(__ret__, 'crds'),
+        dependency_repositories=pulumi.get(__ret__, 'dependency_repositories'),
         devel=pulumi.get(__ret__, 'devel'),
         hooks=pulumi.get(__ret__, 'hooks'),
         keyring=pulumi.get(__ret__, 'keyring'),
@@ -558,6 +574,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         version=pulumi.get(__ret__, 'version'))
 def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None,
                              cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
+                             dependency_repositories: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']]]]] = None,
                              devel: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              keyring: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -641,6 +658,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
 
     :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
+    :param Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
     :param _builtins.str keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
@@ -662,6 +680,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__ = dict()
     __args__['chart'] = chart
     __args__['clusterConnection'] = cluster_connection
+    __args__['dependencyRepositories'] = dependency_repositories
     __args__['devel'] = devel
     __args__['keyring'] = keyring
     __args__['name'] = name
@@ -688,6 +707,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         cluster_connection=pulumi.get(__response__, 'cluster_connection'),
         cluster_scoped=pulumi.get(__response__, 'cluster_scoped'),
         crds=pulumi.get(__response__, 'crds'),
+        dependency_repositories=pulumi.get(__response__, 'dependency_repositories'),
         devel=pulumi.get(__response__, 'devel'),
         hooks=pulumi.get(__response__, 'hooks'),
         keyring=pulumi.get(__response__, 'keyring'),

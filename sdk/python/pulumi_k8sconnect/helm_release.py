@@ -26,6 +26,7 @@ class HelmReleaseArgs:
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
+                 dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -54,6 +55,7 @@ class HelmReleaseArgs:
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -83,6 +85,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "create_namespace", create_namespace)
         if delete_protection is not None:
             pulumi.set(__self__, "delete_protection", delete_protection)
+        if dependency_repositories is not None:
+            pulumi.set(__self__, "dependency_repositories", dependency_repositories)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
         if ignore_fields is not None:
@@ -183,6 +187,18 @@ class HelmReleaseArgs:
     @delete_protection.setter
     def delete_protection(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "delete_protection", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyRepositories")
+    def dependency_repositories(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]]:
+        """
+        Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        """
+        return pulumi.get(self, "dependency_repositories")
+
+    @dependency_repositories.setter
+    def dependency_repositories(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]]):
+        pulumi.set(self, "dependency_repositories", value)
 
     @_builtins.property
     @pulumi.getter
@@ -435,6 +451,7 @@ class _HelmReleaseState:
                  cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
+                 dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -469,6 +486,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -508,6 +526,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "create_namespace", create_namespace)
         if delete_protection is not None:
             pulumi.set(__self__, "delete_protection", delete_protection)
+        if dependency_repositories is not None:
+            pulumi.set(__self__, "dependency_repositories", dependency_repositories)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
         if ignore_fields is not None:
@@ -640,6 +660,18 @@ class _HelmReleaseState:
     @delete_protection.setter
     def delete_protection(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "delete_protection", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyRepositories")
+    def dependency_repositories(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]]:
+        """
+        Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        """
+        return pulumi.get(self, "dependency_repositories")
+
+    @dependency_repositories.setter
+    def dependency_repositories(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]]):
+        pulumi.set(self, "dependency_repositories", value)
 
     @_builtins.property
     @pulumi.getter
@@ -940,6 +972,7 @@ class HelmRelease(pulumi.CustomResource):
                  cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
+                 dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1010,6 +1043,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -1099,6 +1133,7 @@ class HelmRelease(pulumi.CustomResource):
                  cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
+                 dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1135,6 +1170,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["cluster_connection"] = cluster_connection
             __props__.__dict__["create_namespace"] = create_namespace
             __props__.__dict__["delete_protection"] = delete_protection
+            __props__.__dict__["dependency_repositories"] = dependency_repositories
             __props__.__dict__["devel"] = devel
             __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["keyring"] = keyring
@@ -1183,6 +1219,7 @@ class HelmRelease(pulumi.CustomResource):
             cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
+            dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1221,6 +1258,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -1257,6 +1295,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["cluster_uid"] = cluster_uid
         __props__.__dict__["create_namespace"] = create_namespace
         __props__.__dict__["delete_protection"] = delete_protection
+        __props__.__dict__["dependency_repositories"] = dependency_repositories
         __props__.__dict__["devel"] = devel
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["keyring"] = keyring
@@ -1338,6 +1377,14 @@ class HelmRelease(pulumi.CustomResource):
         Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         """
         return pulumi.get(self, "delete_protection")
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyRepositories")
+    def dependency_repositories(self) -> pulumi.Output[Optional[Sequence['outputs.HelmReleaseDependencyRepository']]]:
+        """
+        Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        """
+        return pulumi.get(self, "dependency_repositories")
 
     @_builtins.property
     @pulumi.getter

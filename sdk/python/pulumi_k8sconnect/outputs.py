@@ -18,11 +18,13 @@ from . import outputs
 __all__ = [
     'ClusterConnectionResult',
     'ClusterConnectionExecResult',
+    'HelmReleaseDependencyRepository',
     'HelmReleaseSet',
     'HelmReleaseSetSensitive',
     'PatchTarget',
     'ResourceRef',
     'WaitWaitFor',
+    'GetHelmTemplateDependencyRepositoryResult',
     'GetHelmTemplateSetResult',
     'GetHelmTemplateSetSensitiveResult',
 ]
@@ -263,6 +265,105 @@ class ClusterConnectionExecResult(dict):
         Environment variables for the command.
         """
         return pulumi.get(self, "env")
+
+
+@pulumi.output_type
+class HelmReleaseDependencyRepository(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "caFile":
+            suggest = "ca_file"
+        elif key == "certFile":
+            suggest = "cert_file"
+        elif key == "keyFile":
+            suggest = "key_file"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in HelmReleaseDependencyRepository. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        HelmReleaseDependencyRepository.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        HelmReleaseDependencyRepository.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 url: _builtins.str,
+                 ca_file: Optional[_builtins.str] = None,
+                 cert_file: Optional[_builtins.str] = None,
+                 key_file: Optional[_builtins.str] = None,
+                 password: Optional[_builtins.str] = None,
+                 username: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str url: An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        :param _builtins.str ca_file: PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        :param _builtins.str cert_file: PEM client certificate for them, in place of repositoryCertFile.
+        :param _builtins.str key_file: PEM key of certFile.
+        :param _builtins.str password: Password or token for the repositories `url` covers.
+        :param _builtins.str username: User name for the repositories `url` covers.
+        """
+        pulumi.set(__self__, "url", url)
+        if ca_file is not None:
+            pulumi.set(__self__, "ca_file", ca_file)
+        if cert_file is not None:
+            pulumi.set(__self__, "cert_file", cert_file)
+        if key_file is not None:
+            pulumi.set(__self__, "key_file", key_file)
+        if password is not None:
+            pulumi.set(__self__, "password", password)
+        if username is not None:
+            pulumi.set(__self__, "username", username)
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> _builtins.str:
+        """
+        An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        """
+        return pulumi.get(self, "url")
+
+    @_builtins.property
+    @pulumi.getter(name="caFile")
+    def ca_file(self) -> Optional[_builtins.str]:
+        """
+        PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        """
+        return pulumi.get(self, "ca_file")
+
+    @_builtins.property
+    @pulumi.getter(name="certFile")
+    def cert_file(self) -> Optional[_builtins.str]:
+        """
+        PEM client certificate for them, in place of repositoryCertFile.
+        """
+        return pulumi.get(self, "cert_file")
+
+    @_builtins.property
+    @pulumi.getter(name="keyFile")
+    def key_file(self) -> Optional[_builtins.str]:
+        """
+        PEM key of certFile.
+        """
+        return pulumi.get(self, "key_file")
+
+    @_builtins.property
+    @pulumi.getter
+    def password(self) -> Optional[_builtins.str]:
+        """
+        Password or token for the repositories `url` covers.
+        """
+        return pulumi.get(self, "password")
+
+    @_builtins.property
+    @pulumi.getter
+    def username(self) -> Optional[_builtins.str]:
+        """
+        User name for the repositories `url` covers.
+        """
+        return pulumi.get(self, "username")
 
 
 @pulumi.output_type
@@ -593,6 +694,84 @@ class WaitWaitFor(dict):
         How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
         """
         return pulumi.get(self, "timeout")
+
+
+@pulumi.output_type
+class GetHelmTemplateDependencyRepositoryResult(dict):
+    def __init__(__self__, *,
+                 url: _builtins.str,
+                 ca_file: Optional[_builtins.str] = None,
+                 cert_file: Optional[_builtins.str] = None,
+                 key_file: Optional[_builtins.str] = None,
+                 password: Optional[_builtins.str] = None,
+                 username: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str url: An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        :param _builtins.str ca_file: PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        :param _builtins.str cert_file: PEM client certificate for them, in place of repositoryCertFile.
+        :param _builtins.str key_file: PEM key of certFile.
+        :param _builtins.str password: Password or token for the repositories `url` covers.
+        :param _builtins.str username: User name for the repositories `url` covers.
+        """
+        pulumi.set(__self__, "url", url)
+        if ca_file is not None:
+            pulumi.set(__self__, "ca_file", ca_file)
+        if cert_file is not None:
+            pulumi.set(__self__, "cert_file", cert_file)
+        if key_file is not None:
+            pulumi.set(__self__, "key_file", key_file)
+        if password is not None:
+            pulumi.set(__self__, "password", password)
+        if username is not None:
+            pulumi.set(__self__, "username", username)
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> _builtins.str:
+        """
+        An `https://`, `http://` or `oci://` URL: a chart repository, a registry (`oci://registry.example.com`) or a path in either. It covers itself and every URL under it.
+        """
+        return pulumi.get(self, "url")
+
+    @_builtins.property
+    @pulumi.getter(name="caFile")
+    def ca_file(self) -> Optional[_builtins.str]:
+        """
+        PEM file of the CA that signs their certificates, in place of repositoryCaFile.
+        """
+        return pulumi.get(self, "ca_file")
+
+    @_builtins.property
+    @pulumi.getter(name="certFile")
+    def cert_file(self) -> Optional[_builtins.str]:
+        """
+        PEM client certificate for them, in place of repositoryCertFile.
+        """
+        return pulumi.get(self, "cert_file")
+
+    @_builtins.property
+    @pulumi.getter(name="keyFile")
+    def key_file(self) -> Optional[_builtins.str]:
+        """
+        PEM key of certFile.
+        """
+        return pulumi.get(self, "key_file")
+
+    @_builtins.property
+    @pulumi.getter
+    def password(self) -> Optional[_builtins.str]:
+        """
+        Password or token for the repositories `url` covers.
+        """
+        return pulumi.get(self, "password")
+
+    @_builtins.property
+    @pulumi.getter
+    def username(self) -> Optional[_builtins.str]:
+        """
+        User name for the repositories `url` covers.
+        """
+        return pulumi.get(self, "username")
 
 
 @pulumi.output_type

@@ -7,6 +7,7 @@ import com.k8sconnect.k8sconnect.HelmReleaseArgs;
 import com.k8sconnect.k8sconnect.Utilities;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseState;
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
+import com.k8sconnect.k8sconnect.outputs.HelmReleaseDependencyRepository;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSet;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetSensitive;
 import com.pulumi.core.Output;
@@ -161,6 +162,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Boolean> deleteProtection() {
         return this.deleteProtection;
+    }
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     * 
+     */
+    @Export(name="dependencyRepositories", refs={List.class,HelmReleaseDependencyRepository.class}, tree="[0,1]")
+    private Output</* @Nullable */ List<HelmReleaseDependencyRepository>> dependencyRepositories;
+
+    /**
+     * @return Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     * 
+     */
+    public Output<Optional<List<HelmReleaseDependencyRepository>>> dependencyRepositories() {
+        return Codegen.optional(this.dependencyRepositories);
     }
     /**
      * Let an empty `version` or a constraint pick pre-release versions.

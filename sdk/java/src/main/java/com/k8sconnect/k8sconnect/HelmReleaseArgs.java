@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
+import com.k8sconnect.k8sconnect.inputs.HelmReleaseDependencyRepositoryArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetSensitiveArgs;
 import com.pulumi.core.Output;
@@ -81,6 +82,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> deleteProtection() {
         return Optional.ofNullable(this.deleteProtection);
+    }
+
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     * 
+     */
+    @Import(name="dependencyRepositories")
+    private @Nullable Output<List<HelmReleaseDependencyRepositoryArgs>> dependencyRepositories;
+
+    /**
+     * @return Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+     * 
+     */
+    public Optional<Output<List<HelmReleaseDependencyRepositoryArgs>>> dependencyRepositories() {
+        return Optional.ofNullable(this.dependencyRepositories);
     }
 
     /**
@@ -405,6 +421,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.clusterConnection = $.clusterConnection;
         this.createNamespace = $.createNamespace;
         this.deleteProtection = $.deleteProtection;
+        this.dependencyRepositories = $.dependencyRepositories;
         this.devel = $.devel;
         this.ignoreFields = $.ignoreFields;
         this.keyring = $.keyring;
@@ -528,6 +545,37 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder deleteProtection(Boolean deleteProtection) {
             return deleteProtection(Output.of(deleteProtection));
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(@Nullable Output<List<HelmReleaseDependencyRepositoryArgs>> dependencyRepositories) {
+            $.dependencyRepositories = dependencyRepositories;
+            return this;
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(List<HelmReleaseDependencyRepositoryArgs> dependencyRepositories) {
+            return dependencyRepositories(Output.of(dependencyRepositories));
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(HelmReleaseDependencyRepositoryArgs... dependencyRepositories) {
+            return dependencyRepositories(List.of(dependencyRepositories));
         }
 
         /**

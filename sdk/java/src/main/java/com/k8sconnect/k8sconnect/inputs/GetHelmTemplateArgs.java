@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateDependencyRepositoryArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetSensitiveArgs;
 import com.pulumi.core.Output;
@@ -49,6 +50,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
      */
     public Optional<Output<ClusterConnectionArgs>> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
+    }
+
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+     * 
+     */
+    @Import(name="dependencyRepositories")
+    private @Nullable Output<List<GetHelmTemplateDependencyRepositoryArgs>> dependencyRepositories;
+
+    /**
+     * @return Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+     * 
+     */
+    public Optional<Output<List<GetHelmTemplateDependencyRepositoryArgs>>> dependencyRepositories() {
+        return Optional.ofNullable(this.dependencyRepositories);
     }
 
     /**
@@ -311,6 +327,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     private GetHelmTemplateArgs(GetHelmTemplateArgs $) {
         this.chart = $.chart;
         this.clusterConnection = $.clusterConnection;
+        this.dependencyRepositories = $.dependencyRepositories;
         this.devel = $.devel;
         this.keyring = $.keyring;
         this.name = $.name;
@@ -388,6 +405,37 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
          */
         public Builder clusterConnection(ClusterConnectionArgs clusterConnection) {
             return clusterConnection(Output.of(clusterConnection));
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(@Nullable Output<List<GetHelmTemplateDependencyRepositoryArgs>> dependencyRepositories) {
+            $.dependencyRepositories = dependencyRepositories;
+            return this;
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(List<GetHelmTemplateDependencyRepositoryArgs> dependencyRepositories) {
+            return dependencyRepositories(Output.of(dependencyRepositories));
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(GetHelmTemplateDependencyRepositoryArgs... dependencyRepositories) {
+            return dependencyRepositories(List.of(dependencyRepositories));
         }
 
         /**

@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnection;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateDependencyRepository;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSet;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetSensitive;
 import com.pulumi.core.annotations.Import;
@@ -48,6 +49,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
      */
     public Optional<ClusterConnection> clusterConnection() {
         return Optional.ofNullable(this.clusterConnection);
+    }
+
+    /**
+     * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+     * 
+     */
+    @Import(name="dependencyRepositories")
+    private @Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories;
+
+    /**
+     * @return Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+     * 
+     */
+    public Optional<List<GetHelmTemplateDependencyRepository>> dependencyRepositories() {
+        return Optional.ofNullable(this.dependencyRepositories);
     }
 
     /**
@@ -310,6 +326,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     private GetHelmTemplatePlainArgs(GetHelmTemplatePlainArgs $) {
         this.chart = $.chart;
         this.clusterConnection = $.clusterConnection;
+        this.dependencyRepositories = $.dependencyRepositories;
         this.devel = $.devel;
         this.keyring = $.keyring;
         this.name = $.name;
@@ -367,6 +384,27 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         public Builder clusterConnection(@Nullable ClusterConnection clusterConnection) {
             $.clusterConnection = clusterConnection;
             return this;
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(@Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories) {
+            $.dependencyRepositories = dependencyRepositories;
+            return this;
+        }
+
+        /**
+         * @param dependencyRepositories Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyRepositories(GetHelmTemplateDependencyRepository... dependencyRepositories) {
+            return dependencyRepositories(List.of(dependencyRepositories));
         }
 
         /**

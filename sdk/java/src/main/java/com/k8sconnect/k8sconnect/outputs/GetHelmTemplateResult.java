@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect.outputs;
 
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
+import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateDependencyRepository;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSet;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSetSensitive;
 import com.pulumi.core.annotations.CustomType;
@@ -48,6 +49,11 @@ public final class GetHelmTemplateResult {
      * 
      */
     private Map<String,String> crds;
+    /**
+     * @return Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+     * 
+     */
+    private @Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories;
     /**
      * @return Let an empty `version` or a constraint pick pre-release versions.
      * 
@@ -211,6 +217,13 @@ public final class GetHelmTemplateResult {
      */
     public Map<String,String> crds() {
         return this.crds;
+    }
+    /**
+     * @return Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart&#39;s dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart&#39;s own URL, never another host; a chart on disk has none, so its dependencies&#39; credentials come from here alone.
+     * 
+     */
+    public List<GetHelmTemplateDependencyRepository> dependencyRepositories() {
+        return this.dependencyRepositories == null ? List.of() : this.dependencyRepositories;
     }
     /**
      * @return Let an empty `version` or a constraint pick pre-release versions.
@@ -396,6 +409,7 @@ public final class GetHelmTemplateResult {
         private @Nullable ClusterConnection clusterConnection;
         private Map<String,String> clusterScoped;
         private Map<String,String> crds;
+        private @Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories;
         private @Nullable Boolean devel;
         private Map<String,String> hooks;
         private @Nullable String keyring;
@@ -429,6 +443,7 @@ public final class GetHelmTemplateResult {
     	      this.clusterConnection = defaults.clusterConnection;
     	      this.clusterScoped = defaults.clusterScoped;
     	      this.crds = defaults.crds;
+    	      this.dependencyRepositories = defaults.dependencyRepositories;
     	      this.devel = defaults.devel;
     	      this.hooks = defaults.hooks;
     	      this.keyring = defaults.keyring;
@@ -500,6 +515,15 @@ public final class GetHelmTemplateResult {
             }
             this.crds = crds;
             return this;
+        }
+        @CustomType.Setter
+        public Builder dependencyRepositories(@Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories) {
+
+            this.dependencyRepositories = dependencyRepositories;
+            return this;
+        }
+        public Builder dependencyRepositories(GetHelmTemplateDependencyRepository... dependencyRepositories) {
+            return dependencyRepositories(List.of(dependencyRepositories));
         }
         @CustomType.Setter
         public Builder devel(@Nullable Boolean devel) {
@@ -683,6 +707,7 @@ public final class GetHelmTemplateResult {
             _resultValue.clusterConnection = clusterConnection;
             _resultValue.clusterScoped = clusterScoped;
             _resultValue.crds = crds;
+            _resultValue.dependencyRepositories = dependencyRepositories;
             _resultValue.devel = devel;
             _resultValue.hooks = hooks;
             _resultValue.keyring = keyring;

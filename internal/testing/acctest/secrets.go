@@ -96,6 +96,20 @@ func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private stri
 	return string(out), strings.Join(bodies, "\n---\n"), strings.Join(privates, "\n---\n")
 }
 
+// ProviderLogLines are the lines of a TF_LOG file that the provider wrote
+// (the engine prefixes them with the plugin's name): those whose content is
+// the provider's to control.
+func ProviderLogLines(log string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "provider.terraform-provider-k8sconnect") || strings.Contains(l, "@module=k8sconnect") ||
+			strings.Contains(l, "tf_provider_addr=") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
 // DecodePrivate turns a resource instance's private state (as a Terraform state
 // file or a Pulumi stack's __meta holds it) into searchable text.
 func DecodePrivate(t testing.TB, p string) string {

@@ -160,10 +160,10 @@ func (r *Registry) PushWithProvenance(t testing.TB, repository string, archive, 
 		t.Fatal(err)
 	}
 	target.PlainHTTP = r.plainHTTP
-	target.Client = &auth.Client{
-		Client:     r.client,
-		Credential: auth.StaticCredential(r.Host, auth.Credential{Username: r.username, Password: r.password}),
-	}
+	r.mu.Lock()
+	credential := auth.Credential{Username: r.username, Password: r.password}
+	r.mu.Unlock()
+	target.Client = &auth.Client{Client: r.client, Credential: auth.StaticCredential(r.Host, credential)}
 	if _, err := oras.Copy(ctx, store, tag, target, tag, oras.DefaultCopyOptions); err != nil {
 		t.Fatalf("chartrepo: pushing %s %s: %v", c.Name(), c.Metadata.Version, err)
 	}

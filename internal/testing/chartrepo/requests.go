@@ -59,11 +59,12 @@ func (l *requestLog) wrap(next http.Handler) http.Handler {
 		l.mu.Lock()
 		l.requests = append(l.requests, Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization") != ""})
 		w := &statusRecorder{ResponseWriter: rw, log: l, entry: len(l.requests) - 1}
+		username, password := l.username, l.password
 		l.mu.Unlock()
-		if l.username != "" || l.password != "" {
+		if username != "" || password != "" {
 			user, pass, ok := r.BasicAuth()
-			if !ok || subtle.ConstantTimeCompare([]byte(user), []byte(l.username)) != 1 ||
-				subtle.ConstantTimeCompare([]byte(pass), []byte(l.password)) != 1 {
+			if !ok || subtle.ConstantTimeCompare([]byte(user), []byte(username)) != 1 ||
+				subtle.ConstantTimeCompare([]byte(pass), []byte(password)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Basic realm="chartrepo"`)
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
@@ -71,6 +72,14 @@ func (l *requestLog) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// SetPassword changes the password the server requires from now on, as a
+// rotated credential.
+func (l *requestLog) SetPassword(password string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.password = password
 }
 
 // Requests is every request so far, oldest first.

@@ -619,6 +619,31 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 			setup:  func(e *env) { e.helmChart("", nil) },
 			config: func(e *env) string { return e.helm(`values = ["- replicas\n- 2\n"]`) },
 			want:   []string{"values[0] is not a YAML map of values"}},
+		{name: "helm_template dependency repository url not a URL",
+			setup: func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string {
+				return e.helm(`dependency_repositories = [{ url = "charts.example.com/private" }]`)
+			},
+			want: []string{"Invalid dependency repository URL",
+				`"charts.example.com/private" is not an http://, https:// or oci:// URL with a host`}},
+		{name: "helm_template dependency repository url with credentials",
+			setup: func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string {
+				return e.helm(`dependency_repositories = [{ url = "https://reader:hunter22@charts.example.com/private" }]`)
+			},
+			want: []string{`"https://charts.example.com/private" has credentials in it: give them as username and password`}},
+		{name: "helm_template dependency repository password without username",
+			setup: func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string {
+				return e.helm(`dependency_repositories = [{ url = "oci://registry.example.com", password = "hunter22" }]`)
+			},
+			want: []string{`"dependency_repositories[0].username" must be specified when "dependency_repositories[0].password" is specified`}},
+		{name: "helm_template dependency repository twice",
+			setup: func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string {
+				return e.helm(`dependency_repositories = [{ url = "https://charts.example.com/a" }, { url = "https://CHARTS.example.com:443/a/" }]`)
+			},
+			want: []string{"Duplicate dependency repository", `"https://CHARTS.example.com:443/a/" is the url of dependency_repositories[0] already`}},
 		{name: "helm_template kubeVersion not met",
 			setup:  func(e *env) { e.helmChart("kubeVersion: \"<1.10.0\"\n", nil) },
 			config: func(e *env) string { return e.helm("") },

@@ -67,7 +67,8 @@ func (uniqueURLs) ValidateList(_ context.Context, req validator.ListRequest, res
 		key := helmchart.RepositoryURLKey(u)
 		if first, ok := seen[key]; ok {
 			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i).AtName("url"), "Duplicate dependency repository",
-				fmt.Sprintf("%q is the url of entry %d already (written the same or otherwise): give each repository one entry", raw, first))
+				fmt.Sprintf("%q is the url of %s already (written the same or otherwise): give each repository one entry",
+					raw, req.Path.AtListIndex(first)))
 			continue
 		}
 		seen[key] = i

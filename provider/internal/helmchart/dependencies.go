@@ -30,10 +30,10 @@ const maxDependencyDepth = 10
 // reads. A copy of the chart directory with a filled charts/ would have
 // cost a copy of the user's files and its cleaning up, for nothing.
 type dependencyBuilder struct {
-	// chart is the Source of the chart being completed: its TLS files,
-	// PlainHTTP for oci:// dependencies, and DependencyRepositories, reach
-	// its dependencies' repositories as reach says; its credentials go only
-	// to those on origin.
+	// chart is the Source of the chart being completed. Its TLS files, its
+	// PlainHTTP (for oci:// dependencies) and its DependencyRepositories
+	// decide how each dependency's repository is reached (reach); its own
+	// credentials go only to a dependency on origin.
 	chart Source
 	// origin is the chart's own repository or URL (scheme, host and port),
 	// nil for a chart on disk.

@@ -72,10 +72,10 @@ type Source struct {
 	// where only that exists). A leading ~ is the user's home directory.
 	// Unused without Verify.
 	Keyring string
-	// DependencyRepositories give the repositories and registries that the
-	// chart's dependencies (those missing from its charts/ directory) come
-	// from their credentials and TLS files, each to the URLs under its own
-	// (see dependencyaccess.go).
+	// DependencyRepositories are the credentials and TLS files of the
+	// repositories and registries that the chart's dependencies (those
+	// missing from its charts/ directory) come from, each entry for the
+	// URLs under its own (see dependencyaccess.go).
 	DependencyRepositories []DependencyRepository
 
 	// credentials name the arguments behind Username and Password, for a 401

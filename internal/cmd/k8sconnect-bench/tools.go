@@ -6,9 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // The data value each operation leaves: create and plan apply v1, update v2,
@@ -208,7 +209,7 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 		// decides what runs, so every configuration runs the same plugin
 		// the same way.
 		mirror := filepath.Join(t.dir(n), "mirror")
-		if err := mirrorPlugin(filepath.Join(t.bin, "terraform-provider-k8sconnect"), mirror); err != nil {
+		if err := toolchain.MirrorProvider(filepath.Join(t.bin, "terraform-provider-k8sconnect"), mirror, "k8sconnect/k8sconnect"); err != nil {
 			return err
 		}
 		list := "[" + strings.Join(sources, ", ") + "]"
@@ -272,28 +273,12 @@ resource "k8sconnect_object" "cm" {
 	return os.WriteFile(filepath.Join(t.dir(n), "main.tf"), []byte(main), 0o600)
 }
 
-// registries are the hosts under which Terraform (registry.terraform.io) and
-// OpenTofu (registry.opentofu.org) name the provider k8sconnect/k8sconnect.
-var registries = []string{"registry.terraform.io", "registry.opentofu.org"}
+// registries are the hosts under which Terraform and OpenTofu name the
+// provider.
+var registries = toolchain.Registries
 
-// mirrorVersion is the plugin's version in the mirror: any release but
-// 0.0.0, which the engines take for "no version" and never select.
-const mirrorVersion = "0.0.1"
-
-// mirrorPlugin lays the plugin out as an unpacked filesystem mirror for both
-// registries: <host>/k8sconnect/k8sconnect/<version>/<os>_<arch>/<plugin>.
-func mirrorPlugin(plugin, mirror string) error {
-	for _, host := range registries {
-		dir := filepath.Join(mirror, host, "k8sconnect", "k8sconnect", mirrorVersion, runtime.GOOS+"_"+runtime.GOARCH)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.Symlink(plugin, filepath.Join(dir, filepath.Base(plugin))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// mirrorVersion is the plugin's version in the mirror.
+const mirrorVersion = toolchain.MirrorVersion
 
 // namesLocal is the ConfigMaps' names as a local map, which the for_each
 // names. Terraform and OpenTofu evaluate a resource's for_each expression

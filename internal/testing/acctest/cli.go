@@ -27,6 +27,7 @@ type Workdir struct {
 	t         testing.TB
 	dir       string
 	env       []string
+	mirror    string // the providers' mirror for init, "" without one
 }
 
 // Diagnostic is one warning or error the engine printed.
@@ -182,10 +183,38 @@ func (w *Workdir) writeCLIConfig() {
 			fmt.Fprintf(&rc, "    %q = %q\n", host+"/"+source, w.overrides[source])
 		}
 	}
-	rc.WriteString("  }\n  direct {}\n}\n")
+	rc.WriteString("  }\n")
+	if w.mirror == "" {
+		rc.WriteString("  direct {}\n}\n")
+	} else {
+		var sources []string
+		for _, source := range slices.Sorted(maps.Keys(w.overrides)) {
+			for _, host := range toolchain.Registries {
+				sources = append(sources, fmt.Sprintf("%q", host+"/"+source))
+			}
+		}
+		list := "[" + strings.Join(sources, ", ") + "]"
+		fmt.Fprintf(&rc, "  filesystem_mirror {\n    path    = %q\n    include = %s\n  }\n  direct {\n    exclude = %s\n  }\n}\n",
+			w.mirror, list, list)
+	}
 	if err := os.WriteFile(filepath.Join(w.dir, ".cli.tfrc"), []byte(rc.String()), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
+}
+
+// InstallFromMirror lets `init` install the providers of this directory, as a
+// configuration with a backend needs, from a mirror of the same binaries the
+// development overrides run.
+func (w *Workdir) InstallFromMirror() {
+	w.t.Helper()
+	w.mirror = filepath.Join(w.dir, ".mirror")
+	for source, dir := range w.overrides {
+		plugin := filepath.Join(dir, "terraform-provider-"+source[strings.LastIndex(source, "/")+1:])
+		if err := toolchain.MirrorProvider(plugin, w.mirror, source); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.writeCLIConfig()
 }
 
 // UseStandIn lets this directory's state name another provider (see package

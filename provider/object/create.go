@@ -55,6 +55,7 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 	a := pending.GetAnnotations()
 	a[annotationCreatePending] = id
 	pending.SetAnnotations(a)
+	setCreatedByRun(pending)
 	created, err := createOnly(ctx, c, pending, id)
 	if err != nil {
 		return nil, err
@@ -64,6 +65,7 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 	// second step.
 	uid, ns := created.GetUID(), created.GetNamespace()
 	final := metadataCopy(desired)
+	setCreatedByRun(final)
 	final.SetUID(uid)
 	final.SetNamespace(ns)
 	applied, err := applyWithOrdering(ctx, c, final)
@@ -115,21 +117,25 @@ func createOnly(ctx context.Context, c *connection.Client, pending *unstructured
 			return nil, fmt.Errorf("%s exists, and reading it to see whose it is failed, so nothing was changed: %w", ident, err)
 		}
 		owner := live.GetAnnotations()[annotationOwnedBy]
+		stale := live
 		switch {
 		case owner == id:
 			return live, nil // our own first step landed; its response was lost
+		case adoptable(live):
+			tflog.Info(ctx, "taking over an object a killed run left",
+				map[string]any{"object": ident.String(), "run": live.GetAnnotations()[annotationCreatedByRun], "left_id": owner})
 		case !createPending(live):
 			return nil, &claimedError{adoptionError(live, ident).Error()}
+		default:
+			if stale, err = awaitPending(ctx, c, ident, live); err != nil {
+				return nil, err
+			}
+			if stale == nil {
+				continue // finished, deleted or changed: look again
+			}
+			tflog.Info(ctx, "taking over an object whose create did not finish",
+				map[string]any{"object": ident.String(), "unfinished_id": owner})
 		}
-		stale, err := awaitPending(ctx, c, ident, live)
-		if err != nil {
-			return nil, err
-		}
-		if stale == nil {
-			continue // finished, deleted or changed: look again
-		}
-		tflog.Info(ctx, "taking over an object whose create did not finish",
-			map[string]any{"object": ident.String(), "unfinished_id": owner})
 		// Bound to the version judged stale: if its creator finishes after
 		// all, this apply fails with a conflict and the loop looks again.
 		takeover := metadataCopy(pending)

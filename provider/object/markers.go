@@ -39,7 +39,7 @@ func newID() string {
 }
 
 // ownAnnotations are k8sconnect's own markers on an object, never projected.
-var ownAnnotations = []objectpath.Path{annotationPath, pendingPath}
+var ownAnnotations = []objectpath.Path{annotationPath, pendingPath, runPath}
 
 // notOurs explains an update or delete refused because the object in the
 // cluster is not the one this resource created, or "" when it is.

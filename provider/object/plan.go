@@ -283,6 +283,12 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 	case knownInState(c, id) == owner:
 		// A replacement: the old object is still there until the apply
 		// deletes it.
+	case adoptable(live) && knownInState(c, id) == "":
+		// Left by a run the user named as a killed apply of this
+		// configuration: Create takes it over in place.
+		resp.Diagnostics.AddAttributeWarning(at, "Taking over an object a killed apply left",
+			fmt.Sprintf("%s was created by the run %s (%s), and no state holds it: this apply takes it over in place, "+
+				"with the same UID. Nothing else is taken over.", id, live.GetAnnotations()[annotationCreatedByRun], AdoptRunEnv))
 	default:
 		// Another resource's finished object (in this state or another):
 		// refused now, as Create would refuse it.
@@ -382,7 +388,12 @@ func identityChanged(prev, next manifest.Identity, namespace types.String) bool 
 // adoptionError says why a create must not take over an existing object: it
 // belongs to someone else, or to another k8sconnect resource.
 func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error {
-	if owner := live.GetAnnotations()[annotationOwnedBy]; owner != "" {
+	owner := live.GetAnnotations()[annotationOwnedBy]
+	if left := leftByRun(live); owner != "" && left != "" {
+		return fmt.Errorf("%s already exists and carries the id %s of another k8sconnect resource (annotation %s), "+
+			"whose create finished. %s", id, owner, annotationOwnedBy, left)
+	}
+	if owner != "" {
 		return fmt.Errorf("%[1]s already exists and carries the id %[2]s of another k8sconnect resource (annotation %[3]s), "+
 			"whose create finished. If two resources declare this object, remove one of them or move it in state "+
 			"(terraform state mv / pulumi state move). If it was left by an apply of this resource that failed while "+

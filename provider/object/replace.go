@@ -65,7 +65,7 @@ func warnHandOver(live *unstructured.Unstructured, paths []objectpath.Path, red 
 		return
 	}
 	var leaves []projection.Leaf
-	for _, l := range projection.Leaves(fields.Manager(ssa.FieldManager), annotationPath, pendingPath) {
+	for _, l := range projection.Leaves(fields.Manager(ssa.FieldManager), ownAnnotations...) {
 		if l.Path.UnderAny(paths) {
 			leaves = append(leaves, l)
 		}

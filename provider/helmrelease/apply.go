@@ -113,11 +113,14 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	if !plan.ClusterUID.IsUnknown() {
 		recorded = plan.ClusterUID.ValueString()
 	}
-	cluster, err := c.CheckCluster(ctx, recorded, "release "+plan.ID.ValueString(), ns)
+	// The plan compared every identity recorded; the apply checks the one in
+	// state, and keeps all it sees now for later plans (connection.Record).
+	cluster, err := c.CheckCluster(ctx, connection.Recorded{Identity: recorded}, "release "+plan.ID.ValueString(), ns)
 	if err != nil {
 		diags.AddError("Cannot confirm which cluster this is", connection.Explain(err))
 		return false
 	}
+	diags.Append(connection.Record(ctx, out, cluster)...)
 	if plan.ClusterUID.IsUnknown() {
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}

@@ -61,7 +61,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !ok || c == nil {
 		return
 	}
-	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), "release "+plan.ID.ValueString(), plan.Namespace.ValueString())
+	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), "release "+plan.ID.ValueString(), plan.Namespace.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot confirm which cluster this is", connection.Explain(err))
 		return

@@ -53,7 +53,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	// usable answer, keep the state as it was, with a warning; the plan then
 	// reads the release with the configuration's connection.
 	subject := "release " + state.ID.ValueString()
-	cluster, outcome := refresh.Cluster(ctx, c, state.ClusterUID.ValueString(), subject, ns, &resp.Diagnostics)
+	cluster, outcome := refresh.Cluster(ctx, c, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), resp.Private, subject, ns, &resp.Diagnostics)
 	if outcome != refresh.Found {
 		return
 	}

@@ -44,11 +44,14 @@ func (r *Resource) applyAndRecord(ctx context.Context, config tfsdk.Config, plan
 	if prior != nil {
 		recorded = prior.ClusterUID.ValueString()
 	}
-	cluster, err := c.CheckCluster(ctx, recorded, ident.String(), ident.Namespace)
+	// The plan compared every identity recorded; the apply checks the one in
+	// state, and keeps all it sees now for later plans (connection.Record).
+	cluster, err := c.CheckCluster(ctx, connection.Recorded{Identity: recorded}, ident.String(), ident.Namespace)
 	if err != nil {
 		diags.AddError("Cannot confirm which cluster this is", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}
+	diags.Append(connection.Record(ctx, private, cluster)...)
 	setOwnedBy(desired, plan.ID.ValueString())
 	forget(c, ident)
 	var applied *unstructured.Unstructured

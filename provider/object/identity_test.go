@@ -96,36 +96,69 @@ func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
 	w.MustPlanNoChanges()
 }
 
-// An object created with credentials that read kube-system records its UID,
-// as before. Later runs use a namespace-bound account (a pipeline's): the UID
-// cannot be compared, so the plan warns what is lost, and changes nothing;
-// it is the same cluster, and refusing would be wrong.
-func TestAccIdentity_credentialsThatCannotReadTheRecordedSourceWarn(t *testing.T) {
+// An object created, and a target patched, with credentials that read
+// kube-system record its UID, as before, and also the CA seen in the same
+// handshake. Later runs use a namespace-bound account (a pipeline's), which
+// cannot read kube-system: the plan compares the CA instead, so it confirms
+// the cluster without a warning and changes nothing. The kubeconfig is then
+// edited to reach a second cluster, where the same account exists: the plan
+// refuses, naming both CAs and the UID it could not read, keeps both resources
+// in state and creates nothing there. Before the CA was kept beside the UID,
+// that plan only warned, the refresh read NotFound there, and the object left
+// state to be created again in the wrong cluster.
+func TestAccIdentity_adminMadeObjectsStayCheckedUnderANamespaceAccount(t *testing.T) {
 	t.Parallel()
-	c := localcluster.Shared(t)
-	ns, name := acctest.Namespace(t), acctest.Name("admin-made")
-	token := acctest.NamespaceAccount(t, c, ns, "ci", configMapRules)
-	kc := acctest.NewTokenKubeconfig(t, c, "") // the admin's
-	kubeconfig, writeToken := kc.Path, kc.Write
+	ns := acctest.Namespace(t)
+	clusters := acctest.TwoClusterKubeconfig(t, ns, configMapRules)
+	first, second := clusters.First, clusters.Second
+	name, target := acctest.Name("admin-made"), acctest.Name("admin-patched")
+	acctest.ApplyAs(t, "someone-else", configMaps, fmt.Sprintf(
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	reach := func(c *localcluster.Cluster, token string) {
+		acctest.WriteKubeconfig(t, kubeconfig, "ci", map[string]acctest.KubeContext{"ci": {Cluster: c, Token: token}})
+	}
+	reach(first, "") // the admin's
 	w := acctest.NewWorkdir(t)
-	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))
+	w.Write(objectAndPatch(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, target))
 	w.Cleanup()
 	w.MustApply()
-	uid := kubeSystemUID(t, c)
-	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != uid {
-		t.Fatalf("cluster_uid = %q, want kube-system's UID %s", got, uid)
+	uid := acctest.KubeSystemUID(t, first)
+	for _, address := range []string{"k8sconnect_object.cm", "k8sconnect_patch.p"} {
+		if got := w.StateAttribute(address, "cluster_uid"); got != uid {
+			t.Fatalf("%s: cluster_uid = %q, want kube-system's UID %s", address, got, uid)
+		}
 	}
-	writeToken(token)
+
+	reach(first, clusters.FirstToken)
 	r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode")
-	if add, change, remove := r.Changes(); add != 0 || change != 0 || remove != 0 {
-		t.Fatalf("plan with the namespace account: want no resource changes, have +%d ~%d -%d\n%s", add, change, remove, r.Output)
+	if add, change, remove := r.Changes(); r.Err != nil || add != 0 || change != 0 || remove != 0 {
+		t.Fatalf("plan with the namespace account: want no changes, have +%d ~%d -%d (%v)\n%s", add, change, remove, r.Err, r.Output)
 	}
-	if !hasWarning(r, "could not be confirmed", uid, "may not read namespace kube-system", "not noticed") {
-		t.Fatalf("the plan should warn that the recorded kube-system UID cannot be compared, and what is lost: %+v", r.Warnings())
+	if got := identityWarnings(r); len(got) != 0 {
+		t.Fatalf("the namespace account's connection verifies the CA recorded beside the UID, yet it was warned: %+v", got)
 	}
-	if strings.Contains(r.Output, token) {
-		t.Fatal("the plan's output holds the ServiceAccount token")
+
+	reach(second, clusters.SecondToken)
+	r = w.Plan()
+	w.MustFail(r, "plan with the namespace account, its kubeconfig edited to reach the second cluster")
+	firstCA, secondCA := acctest.CAFingerprint(t, first.CAPEM), acctest.CAFingerprint(t, second.CAPEM)
+	if !r.HasError("different cluster", firstCA, secondCA, uid) {
+		t.Fatalf("the error does not name both CAs (%s, %s) and the UID it could not read (%s): %+v", firstCA, secondCA, uid, r.Errors())
 	}
+	if got := w.StateList(); len(got) != 2 {
+		t.Fatalf("state lost a resource: %q", got)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object was created in the second cluster")
+	}
+	for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
+		if strings.Contains(r.Output, token) {
+			t.Fatal("the plan's output holds a ServiceAccount token")
+		}
+	}
+	reach(first, clusters.FirstToken)
+	w.MustPlanNoChanges()
 }
 
 // The API server's certificate is renewed by the same CA: the identity holds

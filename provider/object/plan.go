@@ -114,7 +114,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	desired.SetNamespace(namespace.ValueString())
 	id.Namespace = namespace.ValueString()
 
-	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), id.String(), id.Namespace)
+	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), id.String(), id.Namespace)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))

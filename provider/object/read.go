@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
@@ -44,7 +45,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.Diagnostics.Append(diags...)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("resource_ref"), state.ResourceRef)...)
 	}
-	got := refresh.Object(ctx, c, state.ClusterUID.ValueString(), id, id.String(), &resp.Diagnostics)
+	got := refresh.Object(ctx, c, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), resp.Private, id, id.String(), &resp.Diagnostics)
 	if got.Outcome == refresh.CredentialsRefused {
 		// Credentials stored at the last apply and refused now (a rotated
 		// token): the plan reads with the configuration's connection instead.

@@ -301,8 +301,8 @@ func TestAccSafety_switchedClusterIsRefused(t *testing.T) {
 	w.Write(configMapConfig(conn("first"), ns, name, "hello"))
 	w.Cleanup()
 	w.MustApply()
-	firstUID := kubeSystemUID(t, first)
-	secondUID := kubeSystemUID(t, second)
+	firstUID := acctest.KubeSystemUID(t, first)
+	secondUID := acctest.KubeSystemUID(t, second)
 	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != firstUID {
 		t.Fatalf("state cluster_uid = %q, want kube-system's %s", got, firstUID)
 	}
@@ -328,15 +328,6 @@ func TestAccSafety_switchedClusterIsRefused(t *testing.T) {
 	refused("plan after editing the kubeconfig file")
 	clusters.Swap(t)
 	w.MustPlanNoChanges()
-}
-
-func kubeSystemUID(t *testing.T, c *localcluster.Cluster) string {
-	t.Helper()
-	ns, err := kubernetes.NewForConfigOrDie(c.RESTConfig()).CoreV1().Namespaces().Get(context.Background(), "kube-system", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(ns.UID)
 }
 
 // The token expires between two runs. Refresh keeps the state and says what

@@ -73,12 +73,15 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 	if !ok {
 		return false
 	}
-	cluster, err := c.CheckCluster(ctx, recordedCluster, target.String(), target.Namespace)
+	// The plan compared every identity recorded; the apply checks the one in
+	// state, and keeps all it sees now for later plans (connection.Record).
+	cluster, err := c.CheckCluster(ctx, connection.Recorded{Identity: recordedCluster}, target.String(), target.Namespace)
 	if err != nil {
 		diags.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return false
 	}
+	diags.Append(connection.Record(ctx, private, cluster)...)
 	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}

@@ -89,7 +89,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		resp.Diagnostics.AddError("Invalid cluster_connection", err.Error())
 		return
 	}
-	cluster, err := c.CheckCluster(ctx, state.ClusterUID.ValueString(), target.String(), target.Namespace)
+	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), target.String(), target.Namespace)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
 			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))

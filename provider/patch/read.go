@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -20,7 +21,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if !ok {
 		return
 	}
-	got := refresh.Object(ctx, c, state.ClusterUID.ValueString(), target, "the patch of "+target.String(), &resp.Diagnostics)
+	got := refresh.Object(ctx, c, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), resp.Private, target, "the patch of "+target.String(), &resp.Diagnostics)
 	switch got.Outcome {
 	case refresh.Found:
 	case refresh.Gone:

@@ -212,3 +212,14 @@ func CAFingerprint(t testing.TB, bundle []byte) string {
 	sum := sha256.Sum256(block.Bytes)
 	return hex.EncodeToString(sum[:])
 }
+
+// KubeSystemUID is the UID of namespace kube-system in c: the cluster
+// identity k8sconnect records for credentials that may read it.
+func KubeSystemUID(t testing.TB, c *localcluster.Cluster) string {
+	t.Helper()
+	ns, err := kubernetes.NewForConfigOrDie(c.RESTConfig()).CoreV1().Namespaces().Get(context.Background(), "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(ns.UID)
+}

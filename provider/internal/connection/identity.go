@@ -25,6 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 )
 
 var (
@@ -181,6 +183,21 @@ func (o observed) preferred() string {
 		return rootCAPrefix + o.rootCA[0]
 	}
 	return ""
+}
+
+// seen is every identity o holds, in recorded form.
+func (o observed) seen() []string {
+	var ids []string
+	if o.uid != "" {
+		ids = append(ids, o.uid)
+	}
+	if len(o.anchors) > 0 {
+		ids = append(ids, tlsCAPrefix+o.anchors[0])
+	}
+	if len(o.rootCA) > 0 {
+		ids = append(ids, rootCAPrefix+o.rootCA[0])
+	}
+	return ids
 }
 
 // kubeSystemUID reads (once per Client) the UID of namespace kube-system: ""
@@ -424,71 +441,147 @@ type ClusterCheck struct {
 	// what the user loses: a plan shows it as a warning. The check never
 	// passes silently.
 	Unconfirmed string
+	// Seen is every identity the connection established now, when it
+	// confirmed the cluster (or named a new one): what Record keeps beside
+	// Identity, so that later credentials that cannot read Identity's source
+	// can still check another.
+	Seen []string
 }
 
-// CheckCluster compares the cluster c reaches with recorded, the identity
-// stored when the object was created ("" when none was). object names the
-// object for messages; namespace is where kube-root-ca.crt is looked for
-// when it is needed (the object's namespace; "" for default).
+// Recorded is what a resource holds of the cluster it acted in: Identity
+// (cluster_uid) and Also, the other identities seen when it last acted
+// there, from its private state.
+type Recorded struct {
+	Identity string
+	Also     []string
+}
+
+// RecordedIn is the identity recorded in cluster_uid with the others that
+// private keeps (none for a resource last written before they were kept).
+func RecordedIn(ctx context.Context, clusterUID string, private privatestate.Reader) Recorded {
+	r := Recorded{Identity: clusterUID}
+	if private == nil || clusterUID == "" {
+		return r
+	}
+	seen, _, err := privatestate.Load[[]string](ctx, private, privatestate.ClusterIdentities)
+	if err != nil {
+		return r // unreadable: the check falls back to cluster_uid alone
+	}
+	for _, id := range seen {
+		if id != clusterUID && id != "" {
+			r.Also = append(r.Also, id)
+		}
+	}
+	return r
+}
+
+// Record keeps check.Seen in private for RecordedIn. A check that confirmed
+// nothing keeps what was there.
+func Record(ctx context.Context, private privatestate.Writer, check ClusterCheck) diag.Diagnostics {
+	if private == nil || len(check.Seen) == 0 || check.Unconfirmed != "" {
+		return nil
+	}
+	return privatestate.Save(ctx, private, privatestate.ClusterIdentities, check.Seen)
+}
+
+// CheckCluster compares the cluster c reaches with recorded: the identity
+// stored when the object was created ("" when none was), and the others seen
+// when it was last written. object names the object for messages; namespace
+// is where kube-root-ca.crt is looked for when it is needed (the object's
+// namespace; "" for default).
 //
-// It refuses (an *OtherClusterError) only when the source recorded is
-// available now and names another cluster. A fingerprint found in any of the
-// CAs the cluster shows now confirms it: during a CA rotation the handshake
-// may already use the new CA while kube-root-ca.crt still lists the old one.
-// When the recorded source is not available now (credentials that may no
-// longer read kube-system, a connection switched to insecure), nothing is
-// compared and Unconfirmed says so.
-func (c *Client) CheckCluster(ctx context.Context, recorded, object, namespace string) (ClusterCheck, error) {
-	src := sourceOf(recorded)
-	switch src {
-	case noIdentity:
+// It refuses (an *OtherClusterError) only when a recorded identity's source
+// is available now and names another cluster. The identity in cluster_uid is
+// compared first; when its source is not available now (credentials that may
+// not read kube-system, a connection switched to insecure), the others are,
+// in their order, so that an object an admin created is still checked under a
+// pipeline's namespace-bound account. A fingerprint found in any of the CAs
+// the cluster shows now confirms it: during a CA rotation the handshake may
+// already use the new CA while kube-root-ca.crt still lists the old one. When
+// no recorded source is available, nothing is compared and Unconfirmed says
+// so.
+func (c *Client) CheckCluster(ctx context.Context, recorded Recorded, object, namespace string) (ClusterCheck, error) {
+	if recorded.Identity == "" {
 		o, err := c.observe(ctx, namespace, false)
 		if err != nil {
 			return ClusterCheck{}, err
 		}
 		if id := o.preferred(); id != "" {
-			return ClusterCheck{Identity: id}, nil
+			return ClusterCheck{Identity: id, Seen: c.seenNow(o)}, nil
 		}
 		if o, err = c.observe(ctx, namespace, true); err != nil {
 			return ClusterCheck{}, err
 		}
 		if id := o.preferred(); id != "" {
-			return ClusterCheck{Identity: id}, nil
+			return ClusterCheck{Identity: id, Seen: o.seen()}, nil
 		}
 		return ClusterCheck{Unconfirmed: noIdentityWarning(object, o)}, nil
-	case fromKubeSystem:
-		o, err := c.observe(ctx, namespace, false)
-		switch {
-		case err != nil:
-			return ClusterCheck{}, err
-		case o.uid == recorded:
-			return ClusterCheck{Identity: recorded}, nil
-		case o.uid != "":
-			return ClusterCheck{}, &OtherClusterError{Object: object, Recorded: recorded, Reaching: o.uid, Host: c.Host}
-		}
-		return ClusterCheck{Identity: recorded, Unconfirmed: unconfirmedWarning(object, recorded, o)}, nil
 	}
-	fp := strings.TrimPrefix(strings.TrimPrefix(recorded, tlsCAPrefix), rootCAPrefix)
+	var o observed
+	for _, id := range append([]string{recorded.Identity}, recorded.Also...) {
+		var confirmed bool
+		var err error
+		o, confirmed, err = c.compare(ctx, id, object, namespace)
+		if err != nil {
+			var other *OtherClusterError
+			if errors.As(err, &other) && id != recorded.Identity {
+				other.Via = recorded.Identity
+			}
+			return ClusterCheck{}, err
+		}
+		if confirmed {
+			return ClusterCheck{Identity: recorded.Identity, Seen: c.seenNow(o)}, nil
+		}
+	}
+	return ClusterCheck{Identity: recorded.Identity, Unconfirmed: unconfirmedWarning(object, recorded.Identity, o)}, nil
+}
+
+// seenNow is o's identities, with kube-root-ca.crt's when this Client has
+// read it already: recording costs no request.
+func (c *Client) seenNow(o observed) []string {
+	if o.rootCA == nil {
+		c.identity.mu.Lock()
+		o.rootCA = c.identity.rootCA
+		c.identity.mu.Unlock()
+	}
+	return o.seen()
+}
+
+// compare checks one recorded identity against what c reaches: confirmed,
+// an *OtherClusterError when its source is available and names another
+// cluster, or neither when its source is not available now.
+func (c *Client) compare(ctx context.Context, recorded, object, namespace string) (observed, bool, error) {
+	src := sourceOf(recorded)
 	o, err := c.observe(ctx, namespace, false)
 	if err != nil {
-		return ClusterCheck{}, err
+		return o, false, err
 	}
+	if src == fromKubeSystem {
+		switch {
+		case o.uid == recorded:
+			return o, true, nil
+		case o.uid != "":
+			return o, false, &OtherClusterError{Object: object, Recorded: recorded, Reaching: o.uid, Host: c.Host}
+		}
+		return o, false, nil
+	}
+	fp := strings.TrimPrefix(strings.TrimPrefix(recorded, tlsCAPrefix), rootCAPrefix)
 	if slices.Contains(o.anchors, fp) {
-		return ClusterCheck{Identity: recorded}, nil
+		return o, true, nil
 	}
 	if o, err = c.observe(ctx, namespace, true); err != nil {
-		return ClusterCheck{}, err
+		return o, false, err
 	}
 	if slices.Contains(o.rootCA, fp) {
-		return ClusterCheck{Identity: recorded}, nil
+		return o, true, nil
 	}
 	switch {
 	case src == fromTLSCA && len(o.anchors) > 0:
-		return ClusterCheck{}, &OtherClusterError{Object: object, Recorded: recorded, Reaching: tlsCAPrefix + o.anchors[0], Host: c.Host}
+		return o, false, &OtherClusterError{Object: object, Recorded: recorded, Reaching: tlsCAPrefix + o.anchors[0], Host: c.Host}
 	case src == fromRootCA && len(o.rootCA) > 0:
-		return ClusterCheck{}, &OtherClusterError{Object: object, Recorded: recorded, Reaching: rootCAPrefix + o.rootCA[0], Host: c.Host}
+		return o, false, &OtherClusterError{Object: object, Recorded: recorded, Reaching: rootCAPrefix + o.rootCA[0], Host: c.Host}
 	}
-	return ClusterCheck{Identity: recorded, Unconfirmed: unconfirmedWarning(object, recorded, o)}, nil
+	return o, false, nil
 }
 
 // describe says in words what an identity is.
@@ -546,6 +639,9 @@ type OtherClusterError struct {
 	Object             string
 	Recorded, Reaching string
 	Host               string
+	// Via is cluster_uid when Recorded is another identity seen with it
+	// (the credentials now cannot read cluster_uid's source).
+	Via string
 }
 
 func (e *OtherClusterError) Error() string {
@@ -553,6 +649,12 @@ func (e *OtherClusterError) Error() string {
 		"connection (server %s) reaches %s. k8sconnect neither forgets the object nor plans a create in the "+
 		"other cluster. If the kubeconfig context or file was switched by mistake, switch it back.",
 		e.Object, describe(e.Recorded), e.Host, describe(e.Reaching))
+	if e.Via != "" {
+		msg += fmt.Sprintf(" (The object's cluster_uid is %s, which these credentials cannot read; the cluster was "+
+			"also recorded as %s when the object was last written, and that is what was compared. If this is the "+
+			"same cluster and only its CA changed, one refresh with credentials that may read namespace "+
+			"kube-system records the new CA: terraform apply -refresh-only, or pulumi refresh.)", e.Via, e.Recorded)
+	}
 	if sourceOf(e.Recorded) == fromKubeSystem {
 		return msg + " If the object really lives in the new cluster now, remove it from state (terraform " +
 			"state rm, tofu state rm or pulumi state delete) and import it there."

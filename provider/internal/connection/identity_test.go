@@ -8,14 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/pki"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 )
 
 // Which connections may name a cluster by the CA of their handshake: only
@@ -155,5 +158,45 @@ func TestRequestRemedyOnlyForTheClustersAnswers(t *testing.T) {
 	}
 	if got := Explain(errors.New("hook failed")); got != "hook failed" {
 		t.Errorf("Explain of a hook's failure added a remedy: %q", got)
+	}
+}
+
+// memoryPrivate is a private state held in a map.
+type memoryPrivate map[string][]byte
+
+func (m memoryPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return m[key], nil
+}
+func (m memoryPrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
+	m[key] = value
+	return nil
+}
+
+// What an apply or refresh keeps is what the next check compares after
+// cluster_uid; an unconfirmed check keeps what was there, and cluster_uid is
+// not repeated among the others.
+func TestRecordedIdentitiesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	private := memoryPrivate{}
+	if got := RecordedIn(ctx, "uid-1", private); len(got.Also) != 0 || got.Identity != "uid-1" {
+		t.Fatalf("nothing kept yet: %+v", got)
+	}
+	seen := []string{"uid-1", tlsCAPrefix + "aa", rootCAPrefix + "bb"}
+	if d := Record(ctx, private, ClusterCheck{Identity: "uid-1", Seen: seen}); d.HasError() {
+		t.Fatal(d)
+	}
+	if got := RecordedIn(ctx, "uid-1", private); !slices.Equal(got.Also, seen[1:]) {
+		t.Fatalf("kept %v, want %v", got.Also, seen[1:])
+	}
+	Record(ctx, private, ClusterCheck{Identity: "uid-1", Seen: []string{tlsCAPrefix + "cc"}, Unconfirmed: "could not compare"})
+	if got := RecordedIn(ctx, "uid-1", private); !slices.Equal(got.Also, seen[1:]) {
+		t.Fatalf("an unconfirmed check replaced what was kept: %v", got.Also)
+	}
+	if got := RecordedIn(ctx, "", private); len(got.Also) != 0 {
+		t.Fatalf("no cluster_uid, yet others to compare: %v", got.Also)
+	}
+	private[privatestate.ClusterIdentities] = []byte("not json")
+	if got := RecordedIn(ctx, "uid-1", private); len(got.Also) != 0 || got.Identity != "uid-1" {
+		t.Fatalf("an unreadable list: %+v", got)
 	}
 }

@@ -29,6 +29,10 @@ const (
 	// RevertStreaks: consecutive applies that reverted a field from the same
 	// manager; absent when there are none.
 	RevertStreaks = "revert_streaks"
+	// ClusterIdentities: every identity of the cluster seen when the resource
+	// last acted there (connection.ClusterCheck.Seen), so that credentials
+	// that cannot read cluster_uid's source can check another.
+	ClusterIdentities = "cluster_identities"
 )
 
 // Reader is the read side of the framework's private state.

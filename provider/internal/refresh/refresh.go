@@ -25,6 +25,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 )
 
 // Outcome is what a Read may conclude.
@@ -66,17 +67,18 @@ type Result struct {
 	Asked bool
 }
 
-// Object confirms that c reaches the cluster recorded in state (recorded; ""
-// when none was recorded), then reads id. subject names what is refreshed in
-// the warning that keeps state, such as "the patch of <object>".
-func Object(ctx context.Context, c *connection.Client, recorded string, id manifest.Identity, subject string, diags *diag.Diagnostics) Result {
+// Object confirms that c reaches the cluster recorded in state (recorded;
+// its Identity "" when none was recorded), keeping what it saw in private,
+// then reads id. subject names what is refreshed in the warning that keeps
+// state, such as "the patch of <object>".
+func Object(ctx context.Context, c *connection.Client, recorded connection.Recorded, private privatestate.Writer, id manifest.Identity, subject string, diags *diag.Diagnostics) Result {
 	var r Result
 	keep := func(err error) Result {
 		warnKept(err, subject, diags)
 		r.Live, r.Outcome = nil, Kept
 		return r
 	}
-	cluster, outcome := checkCluster(ctx, c, recorded, id.String(), id.Namespace, subject, diags)
+	cluster, outcome := checkCluster(ctx, c, recorded, private, id.String(), id.Namespace, subject, diags)
 	if outcome != Found {
 		return Result{Outcome: outcome}
 	}
@@ -110,21 +112,25 @@ func Object(ctx context.Context, c *connection.Client, recorded string, id manif
 
 // Cluster is Object's first step for a Read that holds more than one object
 // (a Helm release, whose Read goes on to its records and every object): it
-// confirms that c reaches the cluster recorded in state. The outcome is Found,
+// confirms that c reaches the cluster recorded in state, as Object does. The outcome is Found,
 // with the cluster's identity, when it does; Failed when c reaches another
 // cluster (an error says so); CredentialsRefused or Kept when the check could
 // not be made (a warning says so, and the Read keeps state as it was). what
 // names the release in messages; namespace is where kube-root-ca.crt is
 // looked for when it is needed.
-func Cluster(ctx context.Context, c *connection.Client, recorded, what, namespace string, diags *diag.Diagnostics) (string, Outcome) {
-	return checkCluster(ctx, c, recorded, what, namespace, what, diags)
+func Cluster(ctx context.Context, c *connection.Client, recorded connection.Recorded, private privatestate.Writer, what, namespace string, diags *diag.Diagnostics) (string, Outcome) {
+	return checkCluster(ctx, c, recorded, private, what, namespace, what, diags)
 }
 
-func checkCluster(ctx context.Context, c *connection.Client, recorded, what, namespace, subject string, diags *diag.Diagnostics) (string, Outcome) {
+// checkCluster keeps, when the check passes, every identity it saw
+// (connection.Record), so that an admin's refresh lets a later account that
+// cannot read cluster_uid's source check another.
+func checkCluster(ctx context.Context, c *connection.Client, recorded connection.Recorded, private privatestate.Writer, what, namespace, subject string, diags *diag.Diagnostics) (string, Outcome) {
 	cluster, err := c.CheckCluster(ctx, recorded, what, namespace)
 	var other *connection.OtherClusterError
 	switch {
 	case err == nil:
+		diags.Append(connection.Record(ctx, private, cluster)...)
 		return cluster.Identity, Found
 	case errors.As(err, &other):
 		diags.AddError("The connection reaches another cluster", err.Error())

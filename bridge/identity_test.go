@@ -143,3 +143,96 @@ func TestPulumiIdentity_noIdentityWarns(t *testing.T) {
 	}
 	expectChanges(t, stack.Run(pulumitest.Up, nil), map[string]int{"create": 2})
 }
+
+// An object, a patch and a release made with the admin's credentials record
+// kube-system's UID, and beside it (in private state) the CA of the
+// handshake. The kubeconfig file then holds a namespace-bound account's
+// token, as a pipeline's would: the preview confirms the cluster by that CA,
+// without a warning, and changes nothing. Edited to reach a second cluster
+// where the same account exists, preview and up are refused naming both CAs
+// and the UID that could not be read, and nothing reaches the second
+// cluster.
+func TestPulumiIdentity_adminMadeStayCheckedUnderANamespaceAccount(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
+	clusters := acctest.TwoClusterKubeconfig(t, ns, rules)
+	first, second := clusters.First, clusters.Second
+	name, target := acctest.Name("admin-made"), acctest.Name("admin-patched")
+	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	reach := func(c *localcluster.Cluster, token string) {
+		acctest.WriteKubeconfig(t, kubeconfig, "ci", map[string]acctest.KubeContext{"ci": {Cluster: c, Token: token}})
+	}
+	conn := map[string]any{"kubeconfigFile": kubeconfig}
+	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-identity", "runtime": "yaml", "resources": map[string]any{
+		"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+			"clusterConnection": conn,
+			"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
+		}},
+		"p": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
+			"clusterConnection": conn,
+			"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": target},
+			"patch":             "data: {patched-by: k8sconnect}",
+			"takeOwnership":     true,
+		}},
+		"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
+			"clusterConnection": conn, "name": "admin", "namespace": ns, "chart": chart, "timeout": "60s",
+		}},
+	}, "outputs": map[string]any{"cm": "${cm.clusterUid}", "p": "${p.clusterUid}", "app": "${app.clusterUid}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach(first, "") // the admin's
+	stack := pulumitest.NewYAMLProgram(t, string(b))
+	up := stack.Run(pulumitest.Up, nil)
+	uid := acctest.KubeSystemUID(t, first)
+	for _, out := range []string{"cm", "p", "app"} {
+		if got := fmt.Sprint(up.Outputs[out]); got != uid {
+			t.Fatalf("%s.clusterUid = %q, want kube-system's UID %s", out, got, uid)
+		}
+	}
+
+	reach(first, clusters.FirstToken)
+	preview := stack.Run(pulumitest.Preview, nil)
+	expectChanges(t, preview, map[string]int{"same": 4})
+	if strings.Contains(preview.Log, "could not be confirmed") || strings.Contains(preview.Log, "No cluster identity") {
+		t.Fatalf("the account's connection verifies the CA recorded beside the UID, yet the preview warned:\n%s", preview.Log)
+	}
+
+	reach(second, clusters.SecondToken)
+	firstCA, secondCA := acctest.CAFingerprint(t, first.CAPEM), acctest.CAFingerprint(t, second.CAPEM)
+	for _, op := range []pulumitest.Operation{pulumitest.Preview, pulumitest.Up} {
+		res, refusal := stack.Try(op, nil)
+		if refusal == nil {
+			t.Fatalf("pulumi %s after the kubeconfig was edited to reach the second cluster: not refused\n%s", op, res.Log)
+		}
+		for _, want := range []string{"different cluster", firstCA, secondCA, uid} {
+			if !strings.Contains(refusal.Error(), want) {
+				t.Fatalf("pulumi %s: the refusal does not say %q: %v", op, want, refusal)
+			}
+		}
+		for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
+			if strings.Contains(res.Log, token) || strings.Contains(refusal.Error(), token) {
+				t.Fatalf("pulumi %s: the output holds a ServiceAccount token", op)
+			}
+		}
+	}
+	cs := kubernetes.NewForConfigOrDie(second.RESTConfig())
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object was created in the second cluster")
+	}
+	if records, err := cs.CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "owner=helm"}); err != nil || len(records.Items) != 0 {
+		t.Fatalf("release records in the second cluster (err %v)", err)
+	}
+	reach(first, "")
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 4})
+}

@@ -46,25 +46,7 @@ func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
 	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
 	program := func(context string) string {
 		conn := map[string]any{"kubeconfigFile": clusters.Kubeconfig, "context": context}
-		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-identity", "runtime": "yaml", "resources": map[string]any{
-			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
-				"clusterConnection": conn,
-				"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
-			}},
-			"p": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
-				"clusterConnection": conn,
-				"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": target},
-				"patch":             "data: {patched-by: k8sconnect}",
-				"takeOwnership":     true,
-			}},
-			"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
-				"clusterConnection": conn, "name": "ci", "namespace": ns, "chart": chart, "timeout": "60s",
-			}},
-		}, "outputs": map[string]any{"cm": "${cm.clusterUid}", "p": "${p.clusterUid}", "app": "${app.clusterUid}"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return identityProgram(t, conn, ns, name, target, chart, "ci")
 	}
 	stack := pulumitest.NewYAMLProgram(t, program("first"))
 	up := stack.Run(pulumitest.Up, nil)
@@ -172,27 +154,9 @@ func TestPulumiIdentity_adminMadeStayCheckedUnderANamespaceAccount(t *testing.T)
 	reach := func(c *localcluster.Cluster, token string) {
 		acctest.WriteKubeconfig(t, kubeconfig, "ci", map[string]acctest.KubeContext{"ci": {Cluster: c, Token: token}})
 	}
-	conn := map[string]any{"kubeconfigFile": kubeconfig}
-	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-identity", "runtime": "yaml", "resources": map[string]any{
-		"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
-			"clusterConnection": conn,
-			"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
-		}},
-		"p": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
-			"clusterConnection": conn,
-			"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": target},
-			"patch":             "data: {patched-by: k8sconnect}",
-			"takeOwnership":     true,
-		}},
-		"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
-			"clusterConnection": conn, "name": "admin", "namespace": ns, "chart": chart, "timeout": "60s",
-		}},
-	}, "outputs": map[string]any{"cm": "${cm.clusterUid}", "p": "${p.clusterUid}", "app": "${app.clusterUid}"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	program := identityProgram(t, map[string]any{"kubeconfigFile": kubeconfig}, ns, name, target, chart, "admin")
 	reach(first, "") // the admin's
-	stack := pulumitest.NewYAMLProgram(t, string(b))
+	stack := pulumitest.NewYAMLProgram(t, program)
 	up := stack.Run(pulumitest.Up, nil)
 	uid := acctest.KubeSystemUID(t, first)
 	for _, out := range []string{"cm", "p", "app"} {
@@ -235,4 +199,29 @@ func TestPulumiIdentity_adminMadeStayCheckedUnderANamespaceAccount(t *testing.T)
 	}
 	reach(first, "")
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 4})
+}
+
+// identityProgram is a Pulumi YAML program of an object, a patch of target and
+// a release of chart, all through conn, exporting each one's clusterUid.
+func identityProgram(t *testing.T, conn map[string]any, ns, name, target, chart, release string) string {
+	t.Helper()
+	b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-identity", "runtime": "yaml", "resources": map[string]any{
+		"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+			"clusterConnection": conn,
+			"yamlBody":          fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
+		}},
+		"p": map[string]any{"type": "k8sconnect:Patch", "properties": map[string]any{
+			"clusterConnection": conn,
+			"target":            map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "namespace": ns, "name": target},
+			"patch":             "data: {patched-by: k8sconnect}",
+			"takeOwnership":     true,
+		}},
+		"app": map[string]any{"type": "k8sconnect:HelmRelease", "properties": map[string]any{
+			"clusterConnection": conn, "name": release, "namespace": ns, "chart": chart, "timeout": "60s",
+		}},
+	}, "outputs": map[string]any{"cm": "${cm.clusterUid}", "p": "${p.clusterUid}", "app": "${app.clusterUid}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

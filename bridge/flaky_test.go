@@ -31,20 +31,7 @@ const (
 func TestPulumiFlakyNetwork(t *testing.T) {
 	e := newPulumiCrash(t)
 	prefix := e.name + "-"
-	resources := map[string]any{}
-	names := make([]string, flakyObjects)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", prefix, i)
-		resources[fmt.Sprintf("cm%d", i)] = map[string]any{
-			"type": "k8sconnect:KubernetesObject",
-			"properties": map[string]any{
-				"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
-				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  greeting: hello\n",
-					names[i], e.ns),
-			},
-		}
-	}
-	e.writeProgram(resources)
+	names := e.writeConfigMaps(prefix, flakyObjects)
 	history := acctest.WatchConfigMaps(t, e.ns, prefix)
 	chaos := acctest.FlakyLink(t, e.proxy, flakyMeanInterval)
 
@@ -98,4 +85,24 @@ func TestPulumiFlakyNetwork(t *testing.T) {
 func lastLines(out string, n int) string {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// writeConfigMaps makes the program n ConfigMaps named prefix0, prefix1...,
+// each reached through the proxy, and returns their names.
+func (e *pulumiCrash) writeConfigMaps(prefix string, n int) []string {
+	resources := map[string]any{}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", prefix, i)
+		resources[fmt.Sprintf("cm%d", i)] = map[string]any{
+			"type": "k8sconnect:KubernetesObject",
+			"properties": map[string]any{
+				"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
+				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  greeting: hello\n",
+					names[i], e.ns),
+			},
+		}
+	}
+	e.writeProgram(resources)
+	return names
 }

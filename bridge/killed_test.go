@@ -1,7 +1,6 @@
 package bridge_test
 
 import (
-	"fmt"
 	"net/http"
 	"regexp"
 	"testing"
@@ -27,20 +26,7 @@ var adoptRun = regexp.MustCompile(object.AdoptRunEnv + `=(\S+) terraform apply`)
 func TestPulumiKilledUp(t *testing.T) {
 	e := newPulumiCrash(t)
 	prefix := e.name + "-"
-	resources := map[string]any{}
-	names := make([]string, killedObjects)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", prefix, i)
-		resources[fmt.Sprintf("cm%d", i)] = map[string]any{
-			"type": "k8sconnect:KubernetesObject",
-			"properties": map[string]any{
-				"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
-				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  greeting: hello\n",
-					names[i], e.ns),
-			},
-		}
-	}
-	e.writeProgram(resources)
+	names := e.writeConfigMaps(prefix, killedObjects)
 	history := acctest.WatchConfigMaps(t, e.ns, prefix)
 
 	// Each apply request waits a second, so that many creates are in flight

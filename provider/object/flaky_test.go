@@ -48,30 +48,9 @@ func TestAccFlakyNetwork_planApplyDestroy(t *testing.T) {
 	// the object over once the lease has passed. The default (60 s) would
 	// only slow the reruns down.
 	w.SetEnv("K8SCONNECT_CREATE_PENDING_LEASE", "5s")
-	w.Write(fmt.Sprintf(`
-resource "k8sconnect_object" "cm" {
-  count = %d
-  yaml_body = <<-YAML
-    apiVersion: v1
-    kind: ConfigMap
-    metadata:
-      name: %s${count.index}
-      namespace: %s
-    data:
-      greeting: hello
-  YAML
-  cluster_connection = {
-    host                   = %q
-    cluster_ca_certificate = %q
-    token                  = %q
-  }
-}
-`, flakyObjects, prefix, ns, proxy.URL, string(proxy.CAPEM), cluster.Token))
+	config, names := configMapsVia(flakyObjects, prefix, ns, proxy, cluster.Token)
+	w.Write(config)
 	w.Cleanup() // after the link is fixed: cleanups run in reverse
-	names := make([]string, flakyObjects)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", prefix, i)
-	}
 	history := acctest.WatchConfigMaps(t, ns, prefix)
 	chaos := acctest.FlakyLink(t, proxy, flakyMeanInterval)
 
@@ -129,4 +108,33 @@ resource "k8sconnect_object" "cm" {
 	if got := w.StateList(); len(got) != 0 {
 		t.Fatalf("after destroy, state holds %q", got)
 	}
+}
+
+// configMapsVia is n ConfigMaps named prefix0, prefix1... in ns, as one
+// k8sconnect_object "cm" with count, each connected through proxy; and their
+// names.
+func configMapsVia(n int, prefix, ns string, proxy *faultproxy.Proxy, token string) (string, []string) {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  count = %d
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: %s${count.index}
+      namespace: %s
+    data:
+      greeting: hello
+  YAML
+  cluster_connection = {
+    host                   = %q
+    cluster_ca_certificate = %q
+    token                  = %q
+  }
+}
+`, n, prefix, ns, proxy.URL, string(proxy.CAPEM), token), names
 }

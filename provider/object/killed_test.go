@@ -1,7 +1,6 @@
 package object_test
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,31 +32,10 @@ func TestAccKilledApplyUnderARemoteBackend(t *testing.T) {
 	backend := acctest.NewKubernetesBackend(t, ns, strings.TrimSuffix(prefix, "-"))
 	w := acctest.NewWorkdir(t)
 	w.SetEnv("K8SCONNECT_CREATE_PENDING_LEASE", "3s")
-	w.Write(backend.Block() + fmt.Sprintf(`
-resource "k8sconnect_object" "cm" {
-  for_each = { for i in range(%d) : tostring(i) => i }
-  yaml_body = <<-YAML
-    apiVersion: v1
-    kind: ConfigMap
-    metadata:
-      name: %s${each.key}
-      namespace: %s
-    data:
-      greeting: hello
-  YAML
-  cluster_connection = {
-    host                   = %q
-    cluster_ca_certificate = %q
-    token                  = %q
-  }
-}
-`, killedObjects, prefix, ns, proxy.URL, string(proxy.CAPEM), cluster.Token))
+	config, names := configMapsVia(killedObjects, prefix, ns, proxy, cluster.Token)
+	w.Write(backend.Block() + config)
 	backend.Init(w)
 	w.Cleanup()
-	names := make([]string, killedObjects)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", prefix, i)
-	}
 	history := acctest.WatchConfigMaps(t, ns, prefix)
 
 	// Each apply request waits a second, so the run lasts about 40 s: long

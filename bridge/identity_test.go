@@ -31,19 +31,8 @@ import (
 func TestPulumiIdentity_namespaceAccountSwitchedCluster(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	ns := acctest.Namespace(t)
-	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
-		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
-	clusters := acctest.TwoClusterKubeconfig(t, ns, rules)
+	ns, clusters, name, target, chart := identityFixture(t, "ci-owned", "ci-patched")
 	first, second := clusters.First, clusters.Second
-	name, target := acctest.Name("ci-owned"), acctest.Name("ci-patched")
-	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
-		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
 	program := func(context string) string {
 		conn := map[string]any{"kubeconfigFile": clusters.Kubeconfig, "context": context}
 		return identityProgram(t, conn, ns, name, target, chart, "ci")
@@ -137,19 +126,8 @@ func TestPulumiIdentity_noIdentityWarns(t *testing.T) {
 func TestPulumiIdentity_adminMadeStayCheckedUnderANamespaceAccount(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	ns := acctest.Namespace(t)
-	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
-		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
-	clusters := acctest.TwoClusterKubeconfig(t, ns, rules)
+	ns, clusters, name, target, chart := identityFixture(t, "admin-made", "admin-patched")
 	first, second := clusters.First, clusters.Second
-	name, target := acctest.Name("admin-made"), acctest.Name("admin-patched")
-	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
-		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	reach := func(c *localcluster.Cluster, token string) {
 		acctest.WriteKubeconfig(t, kubeconfig, "ci", map[string]acctest.KubeContext{"ci": {Cluster: c, Token: token}})
@@ -199,6 +177,26 @@ func TestPulumiIdentity_adminMadeStayCheckedUnderANamespaceAccount(t *testing.T)
 	}
 	reach(first, "")
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 4})
+}
+
+// identityFixture is what the identity tests switch between: two clusters in
+// which a namespace account exists (see acctest.TwoClusterKubeconfig), names
+// for an object and a patch target (which it creates as someone else would),
+// and a chart of one ConfigMap.
+func identityFixture(t *testing.T, object, patched string) (ns string, clusters *acctest.TwoClusters, name, target, chart string) {
+	t.Helper()
+	ns = acctest.Namespace(t)
+	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
+	clusters = acctest.TwoClusterKubeconfig(t, ns, rules)
+	name, target = acctest.Name(object), acctest.Name(patched)
+	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns, clusters, name, target, filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "one-configmap")
 }
 
 // identityProgram is a Pulumi YAML program of an object, a patch of target and

@@ -81,17 +81,7 @@ func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
 	if !r.HasError("different cluster", firstCA, secondCA) {
 		t.Fatalf("the error does not name both CAs (%s, %s): %+v", firstCA, secondCA, r.Errors())
 	}
-	if got := w.StateList(); len(got) != 2 {
-		t.Fatalf("state lost a resource: %q", got)
-	}
-	if _, err := kubernetes.NewForConfigOrDie(second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
-		t.Fatal("the object was created in the second cluster")
-	}
-	for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
-		if strings.Contains(r.Output, token) {
-			t.Fatal("the plan's output holds a ServiceAccount token")
-		}
-	}
+	expectKeptAndNotThere(t, w, r, clusters, ns, name)
 	w.Write(objectAndPatch(conn("first"), ns, name, target))
 	w.MustPlanNoChanges()
 }
@@ -146,17 +136,7 @@ func TestAccIdentity_adminMadeObjectsStayCheckedUnderANamespaceAccount(t *testin
 	if !r.HasError("different cluster", firstCA, secondCA, uid) {
 		t.Fatalf("the error does not name both CAs (%s, %s) and the UID it could not read (%s): %+v", firstCA, secondCA, uid, r.Errors())
 	}
-	if got := w.StateList(); len(got) != 2 {
-		t.Fatalf("state lost a resource: %q", got)
-	}
-	if _, err := kubernetes.NewForConfigOrDie(second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
-		t.Fatal("the object was created in the second cluster")
-	}
-	for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
-		if strings.Contains(r.Output, token) {
-			t.Fatal("the plan's output holds a ServiceAccount token")
-		}
-	}
+	expectKeptAndNotThere(t, w, r, clusters, ns, name)
 	reach(first, clusters.FirstToken)
 	w.MustPlanNoChanges()
 }
@@ -287,6 +267,24 @@ resource "k8sconnect_object" "s" {
 	w2.MustApply()
 	if got := w2.StateAttribute("k8sconnect_object.s", "cluster_uid"); got != "" {
 		t.Fatalf("cluster_uid = %q, want empty: nothing could name the cluster", got)
+	}
+}
+
+// expectKeptAndNotThere checks what a refused plan against the second cluster
+// must leave: both resources in state, the object not created there, and no
+// token in the output.
+func expectKeptAndNotThere(t *testing.T, w *acctest.Workdir, r acctest.Result, clusters *acctest.TwoClusters, ns, name string) {
+	t.Helper()
+	if got := w.StateList(); len(got) != 2 {
+		t.Fatalf("state lost a resource: %q", got)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(clusters.Second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object was created in the second cluster")
+	}
+	for _, token := range []string{clusters.FirstToken, clusters.SecondToken} {
+		if strings.Contains(r.Output, token) {
+			t.Fatal("the plan's output holds a ServiceAccount token")
+		}
 	}
 }
 

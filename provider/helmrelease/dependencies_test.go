@@ -3,7 +3,6 @@ package helmrelease_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -145,16 +144,8 @@ resource "k8sconnect_helm_release" "oci" {
 	}
 	w.MustPlanNoChanges()
 
-	logs, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	providerLines := acctest.ProviderLogLines(string(logs))
-	if !strings.Contains(providerLines, "k8sconnect") {
-		t.Fatal("no provider lines in the DEBUG log: the log search would be blind")
-	}
-	acctest.ExpectAbsent(t, "the provider's lines of the DEBUG log", providerLines, all...)
-	acctest.ExpectAbsent(t, "the DEBUG log", string(logs), all...)
+	logs := acctest.ExpectAbsentFromProviderLog(t, logPath, all...)
+	acctest.ExpectAbsent(t, "the DEBUG log", logs, all...)
 }
 
 // expectSensitivePasswords checks that the engine marks each release's

@@ -213,15 +213,7 @@ func TestAccObject_writeOnlyBodyNeverInStateOrPlan(t *testing.T) {
 	human("destroy", "destroy", "-auto-approve")
 	acctest.MustNotExist(t, secrets, ns, "db2")
 
-	logs, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	providerLines := acctest.ProviderLogLines(string(logs))
-	if !strings.Contains(providerLines, "k8sconnect") {
-		t.Fatalf("no provider lines found in the TRACE log: the log search would be blind")
-	}
-	acctest.ExpectAbsent(t, "the provider's TRACE log", providerLines, all...)
+	acctest.ExpectAbsentFromProviderLog(t, logPath, all...)
 }
 
 // Exactly one of yaml_body and yaml_body_wo, and a revision only beside

@@ -96,18 +96,29 @@ func (w *Workdir) StateParts(legit ...string) (outside, yamlBodies, private stri
 	return string(out), strings.Join(bodies, "\n---\n"), strings.Join(privates, "\n---\n")
 }
 
-// ProviderLogLines are the lines of a TF_LOG file that the provider wrote
-// (the engine prefixes them with the plugin's name): those whose content is
-// the provider's to control.
-func ProviderLogLines(log string) string {
+// ExpectAbsentFromProviderLog reads the TF_LOG file at path and checks that
+// none of values is in the lines the provider wrote (the engine prefixes them
+// with the plugin's name): those whose content is the provider's to control.
+// A log without such lines fails the test, since the search would be blind.
+// It returns the whole log, for checks of the engine's own lines.
+func ExpectAbsentFromProviderLog(t testing.TB, path string, values ...SecretValue) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	for _, l := range strings.Split(log, "\n") {
+	for _, l := range strings.Split(string(raw), "\n") {
 		if strings.Contains(l, "provider.terraform-provider-k8sconnect") || strings.Contains(l, "@module=k8sconnect") ||
 			strings.Contains(l, "tf_provider_addr=") {
 			b.WriteString(l + "\n")
 		}
 	}
-	return b.String()
+	if !strings.Contains(b.String(), "k8sconnect") {
+		t.Fatalf("no provider lines in the log %s: the search for secret values would be blind", path)
+	}
+	ExpectAbsent(t, "the provider's lines of the log", b.String(), values...)
+	return string(raw)
 }
 
 // DecodePrivate turns a resource instance's private state (as a Terraform state

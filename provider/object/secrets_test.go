@@ -150,7 +150,7 @@ func TestAccObject_secretValuesNeverInClear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	providerLines := providerLogLines(string(logs))
+	providerLines := acctest.ProviderLogLines(string(logs))
 	if !strings.Contains(providerLines, "k8sconnect") {
 		t.Fatalf("no provider lines found in the TRACE log: the log search would be blind")
 	}
@@ -164,19 +164,6 @@ func TestAccObject_secretValuesNeverInClear(t *testing.T) {
 			}
 		}
 	}
-}
-
-// providerLogLines are the lines of a TF_LOG file that the provider wrote
-// (the engine prefixes them with the plugin's name).
-func providerLogLines(log string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, "provider.terraform-provider-k8sconnect") || strings.Contains(l, "@module=k8sconnect") ||
-			strings.Contains(l, "tf_provider_addr=") {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.String()
 }
 
 // A custom resource that carries a credential, named in sensitive_fields: the

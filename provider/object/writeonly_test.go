@@ -217,7 +217,7 @@ func TestAccObject_writeOnlyBodyNeverInStateOrPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	providerLines := providerLogLines(string(logs))
+	providerLines := acctest.ProviderLogLines(string(logs))
 	if !strings.Contains(providerLines, "k8sconnect") {
 		t.Fatalf("no provider lines found in the TRACE log: the log search would be blind")
 	}

@@ -118,3 +118,16 @@ func DecodePrivate(t testing.TB, p string) string {
 	}
 	return b.String()
 }
+
+// ProviderLogLines are the lines of a TF_LOG file that the provider wrote
+// (the engine prefixes them with the plugin's name).
+func ProviderLogLines(log string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "provider.terraform-provider-k8sconnect") || strings.Contains(l, "@module=k8sconnect") ||
+			strings.Contains(l, "tf_provider_addr=") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}

@@ -137,7 +137,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 
 	manager := FieldManager(plan.ID.ValueString())
 	red := redactor(plan.ID)
-	defer red.ScrubDiagnostics(&resp.Diagnostics, ct.object, live.Object)
+	defer scrubLater(red, &resp.Diagnostics, ct, target, live.Object)()
 	dry, err := send(ctx, c, target, ct, manager, true, "")
 	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && (ct.given.writeOnly || plan.JSONPatch.Equal(state.JSONPatch)) && patchRefused(err) {
 		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"

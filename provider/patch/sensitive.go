@@ -2,10 +2,13 @@ package patch
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
@@ -18,6 +21,57 @@ func redactor(id types.String) sensitive.Redactor {
 		return sensitive.New("", nil)
 	}
 	return sensitive.New(id.ValueString(), nil)
+}
+
+// scrubLater hides from diags, when called, every value that a message about
+// sending ct to target must not show, taken now: the sensitive values of the
+// live target and of the patch as the target would hold them (a Secret's data,
+// encoded and decoded, and stringData), and every value of a write-only patch,
+// whatever its path, since the user made all of it secret. The API server and
+// admission webhooks may quote the values they reject.
+func scrubLater(red sensitive.Redactor, diags *diag.Diagnostics, ct *content, target manifest.Identity, live map[string]any) func() {
+	objs := heldValues(ct)
+	for _, obj := range objs {
+		if ct.given.writeOnly {
+			red = red.Also(sensitive.Leaves(obj))
+		}
+		obj["apiVersion"], obj["kind"] = target.APIVersion, target.Kind
+	}
+	return red.ScrubDiagnosticsLater(diags, append(objs, live)...)
+}
+
+// heldValues is the patch as the target would hold its values: an apply or
+// merge patch as it is, a JSON Patch as one object per operation, holding
+// the operation's value at its path (the value an add or replace writes, or
+// a test compares: a secret either way). Paths, ops and keys are not values:
+// messages keep them.
+func heldValues(ct *content) []map[string]any {
+	if ct.patchType != ktypes.JSONPatchType {
+		obj := map[string]any{}
+		_ = kubejson.Unmarshal(ct.body, &obj)
+		return []map[string]any{obj}
+	}
+	var ops []map[string]any
+	_ = kubejson.Unmarshal(ct.body, &ops)
+	var objs []map[string]any
+	unescape := strings.NewReplacer("~1", "/", "~0", "~")
+	for _, op := range ops {
+		value, ok := op["value"]
+		pointer, _ := op["path"].(string)
+		if whole, isObject := value.(map[string]any); ok && pointer == "" && isObject {
+			objs = append(objs, whole) // the whole document replaced
+		}
+		if !ok || !strings.HasPrefix(pointer, "/") {
+			continue
+		}
+		tokens := strings.Split(pointer[1:], "/")
+		held := map[string]any{unescape.Replace(tokens[len(tokens)-1]): value}
+		for i := len(tokens) - 2; i >= 0; i-- {
+			held = map[string]any{unescape.Replace(tokens[i]): held}
+		}
+		objs = append(objs, held)
+	}
+	return objs
 }
 
 // warnSecretInPatch is the patch's twin of the object's warning on a Secret

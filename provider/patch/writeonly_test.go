@@ -163,6 +163,60 @@ resource "k8sconnect_patch" "creds" {
 	acctest.ExpectAbsent(t, "the provider's DEBUG log", providerLines, all...)
 }
 
+// Two inputs at once, or a revision beside another input than its own, are
+// refused at plan, naming the attributes. A json_patch_wo that the API server
+// rejects, quoting the value it refuses (a Secret's type is immutable), is
+// reported with the value hidden: every value of a write-only patch is
+// secret, whatever its path. Nothing reaches the cluster.
+func TestAccPatch_writeOnlyPatchRefused(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	orig, value := acctest.NewSecretValue("orig"), acctest.NewSecretValue("wotype")
+	acctest.ApplyAs(t, "operator", secrets, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: %s}\ntype: Opaque\ndata: {password: %s}\n", ns, orig.Base64()))
+	before := acctest.MustGet(t, secrets, ns, "creds").GetResourceVersion()
+
+	w := acctest.NewWorkdir(t)
+	// From a sensitive variable, as a real credential comes: Terraform quotes
+	// the configuration's source in its diagnostics, literals and all.
+	w.SetEnv("TF_VAR_secret", value.Plain)
+	for _, tc := range []struct{ name, attrs, want string }{
+		{"merge_patch and merge_patch_wo", `merge_patch = jsonencode({ data = { a = "b" } })
+  merge_patch_wo = jsonencode({ data = { password = var.secret } })`, "Exactly one of these attributes must be configured"},
+		{"a revision beside another input", `patch_wo = yamlencode({ data = { password = var.secret } })
+  merge_patch_wo_revision = 1`, `Attribute "merge_patch_wo" must be specified when "merge_patch_wo_revision" is`},
+		{"a json_patch_wo the server rejects", `json_patch_wo = jsonencode([{ op = "replace", path = "/type", value = var.secret }])`,
+			"field is immutable"},
+	} {
+		w.Write(fmt.Sprintf(`
+variable "secret" {
+  type      = string
+  sensitive = true
+}
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %q }
+}
+resource "k8sconnect_patch" "creds" {
+  target         = { api_version = "v1", kind = "Secret", name = "creds", namespace = %q }
+  %s
+  take_ownership = true
+}
+`, c.KubeconfigPath, ns, tc.attrs))
+		r := w.Run("plan", "-input=false", "-no-color")
+		w.MustFail(r, "plan with "+tc.name)
+		flat := strings.Join(strings.Fields(r.Output), " ")
+		if !strings.Contains(flat, tc.want) {
+			t.Errorf("%s: want an error saying %q:\n%s", tc.name, tc.want, r.Output)
+		}
+		acctest.ExpectAbsent(t, "plan output with "+tc.name, r.Output, value, orig)
+	}
+	if !strings.Contains(w.Run("plan", "-input=false", "-no-color").Output, "(sensitive value hidden)") {
+		t.Errorf("the server's rejection should be shown with the value hidden")
+	}
+	if after := acctest.MustGet(t, secrets, ns, "creds").GetResourceVersion(); after != before {
+		t.Errorf("a refused patch changed the Secret (resourceVersion %s -> %s)", before, after)
+	}
+}
+
 // A Secret patched by an input kept in state is warned about, naming the
 // write-only input of the same patch type and its revision: following the
 // advice changes where the patch is kept, not what it does.

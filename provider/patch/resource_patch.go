@@ -13,7 +13,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -33,10 +33,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure        = (*Resource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*Resource)(nil)
-	_ resource.ResourceWithValidateConfig   = (*Resource)(nil)
-	_ resource.ResourceWithConfigValidators = (*Resource)(nil)
+	_ resource.ResourceWithConfigure      = (*Resource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*Resource)(nil)
+	_ resource.ResourceWithValidateConfig = (*Resource)(nil)
 )
 
 // Resource implements k8sconnect_patch.
@@ -111,6 +110,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): " +
 					"lists such as containers and env merge by their keys. Applied with Server-Side Apply.",
 				Optional: true,
+				// On one attribute, as the object's yaml_body has it: the
+				// Pulumi bridge runs attribute validators, and its preview let
+				// two inputs through with a resource-level ExactlyOneOf.
+				Validators: []validator.String{stringvalidator.ExactlyOneOf(inputPaths()...)},
 			},
 			"patch_wo":          writeOnlyAttribute("patch"),
 			"patch_wo_revision": revisionAttribute("patch_wo"),
@@ -179,20 +182,11 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 	}
 	refuseOldEngines(m, req.ClientCapabilities, &resp.Diagnostics)
 	if _, ok := m.given(); !ok {
-		return // ConfigValidators says which inputs to set
+		return // the validator of patch says which inputs to set
 	}
 	if _, err := parseContent(m); err != nil {
 		resp.Diagnostics.AddAttributeError(contentPath(m), "Invalid patch", err.Error())
 	}
-}
-
-// ConfigValidators: exactly one of the six inputs gives the patch.
-func (r *Resource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	paths := make([]path.Expression, len(inputs))
-	for i, in := range inputs {
-		paths[i] = path.MatchRoot(in.attr)
-	}
-	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(paths...)}
 }
 
 // refuseOldEngines names the versions that take a write-only input when the
@@ -212,6 +206,16 @@ func refuseOldEngines(m model, caps resource.ValidateConfigClientCapabilities, d
 				"later, or OpenTofu 1.11 or later. Upgrade the engine, or give the patch by %s (wrapped in "+
 				"sensitive() when it holds a credential), which is kept in state.", in.attr, in.twin))
 	}
+}
+
+// inputPaths are the paths of the six patch inputs, patch's own among them
+// so that the validator's message names all six.
+func inputPaths() []path.Expression {
+	out := make([]path.Expression, len(inputs))
+	for i, in := range inputs {
+		out[i] = path.MatchRoot(in.attr)
+	}
+	return out
 }
 
 // writeOnlyAttribute is the write-only twin of the patch input kept.

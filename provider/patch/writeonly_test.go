@@ -181,7 +181,7 @@ func TestAccPatch_writeOnlyPatchRefused(t *testing.T) {
 	w.SetEnv("TF_VAR_secret", value.Plain)
 	for _, tc := range []struct{ name, attrs, want string }{
 		{"merge_patch and merge_patch_wo", `merge_patch = jsonencode({ data = { a = "b" } })
-  merge_patch_wo = jsonencode({ data = { password = var.secret } })`, "Exactly one of these attributes must be configured"},
+  merge_patch_wo = jsonencode({ data = { password = var.secret } })`, "2 attributes specified when one (and only one) of [patch,patch_wo,merge_patch,merge_patch_wo,json_patch,json_patch_wo] is required"},
 		{"a revision beside another input", `patch_wo = yamlencode({ data = { password = var.secret } })
   merge_patch_wo_revision = 1`, `Attribute "merge_patch_wo" must be specified when "merge_patch_wo_revision" is`},
 		{"a json_patch_wo the server rejects", `json_patch_wo = jsonencode([{ op = "replace", path = "/type", value = var.secret }])`,

@@ -51,7 +51,7 @@ var inputs = []input{
 
 func (in input) path() path.Path { return path.Root(in.attr) }
 
-// text is the field of m that holds in, in the order of inputs.
+// text is the field of m that holds the input.
 func (m *model) text(in input) *types.String {
 	switch in.attr {
 	case "patch":
@@ -64,8 +64,10 @@ func (m *model) text(in input) *types.String {
 		return &m.MergePatchWO
 	case "json_patch":
 		return &m.JSONPatch
+	case "json_patch_wo":
+		return &m.JSONPatchWO
 	}
-	return &m.JSONPatchWO
+	panic("patch: no model field for input " + in.attr) // a new input in inputs without its field
 }
 
 // given is the one input m sets. ok is false when none is, or more than one

@@ -91,7 +91,7 @@ func encryptedIn(t *testing.T, export, name string) (int, string) {
 				t.Fatal(err)
 			}
 			n := strings.Count(string(r), `"ciphertext"`)
-			for _, wo := range []string{"yamlBodyWo", "patchWo"} {
+			for _, wo := range []string{"yamlBodyWo", "patchWo", "mergePatchWo", "jsonPatchWo"} {
 				n -= strings.Count(string(res.Outputs[wo]), `"ciphertext"`)
 			}
 			return n, string(r)

@@ -483,7 +483,7 @@ func TestPulumiPatch_badInput(t *testing.T) {
 		{"op without path", []string{`jsonPatch: '[{"op": "add", "value": "x"}]'`, "takeOwnership: true"}, "jsonPatch operation 0 (add) needs a path"},
 		{"op without value", []string{`jsonPatch: '[{"op": "replace", "path": "/data/a"}]'`, "takeOwnership: true"}, "jsonPatch operation 0 (replace) needs a value"},
 		{"takeOwnership false", []string{`patch: "data: {a: b}"`, "takeOwnership: false"}, "takeOwnership must be true"},
-		{"two patch types", []string{`patch: "data: {a: b}"`, `mergePatch: "data: {a: c}"`, "takeOwnership: true"}, "Exactly one patch type is required"},
+		{"two patch types", []string{`patch: "data: {a: b}"`, `mergePatch: "data: {a: c}"`, "takeOwnership: true"}, "2 attributes specified when one (and only one) of"},
 		{"metadata.uid", []string{`mergePatch: "metadata: {uid: abc}"`, "takeOwnership: true"}, "sets metadata.uid, which the API server owns"},
 		{"status", []string{`jsonPatch: '[{"op": "add", "path": "/status/x", "value": 1}]'`, "takeOwnership: true"}, "changes status, which the object's controller owns"},
 	}

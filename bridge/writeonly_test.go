@@ -175,13 +175,32 @@ func TestPulumiSecrets_writeOnlyBody(t *testing.T) {
 	stack("after reverting drift", pw2)
 }
 
-// A Patch of an operator's Secret by patchWo: the value reaches the cluster
-// and a new one with a new revision too, the patch keeps the field, and the
-// value is in no preview, up, stack export or stack output; decrypted, the
-// stack holds it among the Patch's inputs only.
+// A Patch of an operator's Secret by each write-only input (patchWo,
+// mergePatchWo, jsonPatchWo): the value reaches the cluster and a new one
+// with a new revision too, the patch keeps the field, and the value is in no
+// preview, up, stack export or stack output; decrypted, the stack holds it
+// among the Patch's inputs only.
 func TestPulumiSecrets_writeOnlyPatch(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
+	for _, in := range []struct {
+		property string
+		text     func(b64 string) string
+	}{
+		{"patchWo", func(b64 string) string { return fmt.Sprintf("data: {password: %s}", b64) }},
+		{"mergePatchWo", func(b64 string) string { return fmt.Sprintf(`{"data": {"password": %q}}`, b64) }},
+		{"jsonPatchWo", func(b64 string) string {
+			return fmt.Sprintf(`[{"op": "add", "path": "/data/password", "value": %q}]`, b64)
+		}},
+	} {
+		t.Run(in.property, func(t *testing.T) {
+			t.Parallel()
+			writeOnlyPatch(t, in.property, in.text)
+		})
+	}
+}
+
+func writeOnlyPatch(t *testing.T, property string, text func(b64 string) string) {
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)
 	orig, first, second := acctest.NewSecretValue("orig"), acctest.NewSecretValue("wofirst"), acctest.NewSecretValue("wosecond")
@@ -196,13 +215,13 @@ func TestPulumiSecrets_writeOnlyPatch(t *testing.T) {
 					"properties": map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": cluster.KubeconfigPath}}},
 				"creds": map[string]any{"type": "k8sconnect:Patch", "options": map[string]any{"provider": "${k8s}"},
 					"properties": map[string]any{
-						"target":          map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": ns, "name": "creds"},
-						"patchWo":         fmt.Sprintf("data: {password: %s}", v.Base64()),
-						"patchWoRevision": revision,
-						"takeOwnership":   true,
+						"target":              map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": ns, "name": "creds"},
+						property:              text(v.Base64()),
+						property + "Revision": revision,
+						"takeOwnership":       true,
 					}},
 			},
-			"outputs": map[string]any{"managed": "${creds.managedFields}", "content": "${creds.patchWo}"},
+			"outputs": map[string]any{"managed": "${creds.managedFields}", "content": "${creds." + property + "}"},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -244,4 +263,16 @@ func TestPulumiSecrets_writeOnlyPatch(t *testing.T) {
 	acctest.ExpectAbsent(t, "pulumi up of the new value", up.Log, all...)
 	check(second, "after the new value")
 	s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
+
+	// An edit in the cluster: drift, named without values, and reverted.
+	drifted := acctest.NewSecretValue("wodrift")
+	all = append(all, drifted)
+	acctest.PatchAs(t, "kubectl-edit", secSecrets, ns, "creds", fmt.Sprintf(`{"data":{"password":%q}}`, drifted.Base64()))
+	preview := s.Run(pulumitest.Preview, nil, pulumitest.RefreshFirst, diff)
+	if !strings.Contains(preview.Log, "data.password: changed (sensitive: values not shown) (changed by kubectl-edit)") {
+		t.Errorf("the preview should name the drift on data.password:\n%s", preview.Log)
+	}
+	acctest.ExpectAbsent(t, "pulumi preview after drift", preview.Log, all...)
+	acctest.ExpectAbsent(t, "pulumi up reverting drift", s.Run(pulumitest.Up, nil, pulumitest.RefreshFirst, diff).Log, all...)
+	check(second, "after reverting drift")
 }

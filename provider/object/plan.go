@@ -34,6 +34,10 @@ import (
 // store in the fields k8sconnect owns, so the plan shows real changes only.
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		var prior model
+		if !req.State.Raw.IsNull() && !req.State.Get(ctx, &prior).HasError() {
+			r.warnSecretDestroyed(ctx, prior, &resp.Diagnostics)
+		}
 		return // destroy
 	}
 	var plan, state model

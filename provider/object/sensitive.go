@@ -11,6 +11,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
@@ -76,4 +77,34 @@ func (r *Resource) warnSecretInYAMLBody(plan model, id manifest.Identity, diags 
 			"yaml_body_wo_revision: a write-only attribute (Terraform 1.11 or OpenTofu 1.11 and later), never "+
 			"kept in state or shown in a plan, still checked for drift. This warning comes with each plan that "+
 			"creates or changes yaml_body.", id))
+}
+
+// warnSecretDestroyed speaks to the user who upgraded past the release in
+// which k8sconnect_yaml_split and k8sconnect_yaml_scoped stopped handing out
+// Secrets in manifests and namespaced: a for_each over those maps loses its
+// Secrets, and the plan destroys each one, though the bundle still holds it.
+// The provider cannot tell that destroy from a wanted one (for both, the
+// engine sends no configuration), so the warning says both and names the
+// recipe that keeps the object. It is kept to the population the change hit:
+// a Secret given by yaml_body (one given by yaml_body_wo came from sensitive
+// already), under Terraform and OpenTofu (the bridge's programs do not
+// for_each over a data source's map). A terraform destroy of such Secrets
+// gets it too, once per Secret: one line of reading, against a credential
+// destroyed unseen.
+func (r *Resource) warnSecretDestroyed(ctx context.Context, prior model, diags *diag.Diagnostics) {
+	if prior.writeOnly() || r.handOnPlans || r.phase.Replanning() {
+		return
+	}
+	ref, d := resourceref.FromObject(ctx, prior.ResourceRef)
+	id := ref.Identity()
+	if d.HasError() || !sensitive.IsSecret(id.APIVersion, id.Kind) {
+		return
+	}
+	diags.AddWarning("A Secret given by yaml_body is destroyed",
+		fmt.Sprintf("This plan destroys %s, given by yaml_body. If that is what you want, nothing is wrong. If it "+
+			"came from k8sconnect_yaml_split or k8sconnect_yaml_scoped through a for_each over manifests or "+
+			"namespaced, it is destroyed because those data sources now hand out every Secret in sensitive, keyed "+
+			"in sensitive_keys, and no longer in those maps. To keep it (the same object, the same UID), take it out "+
+			"of state with `state rm` and import it into a resource over sensitive_keys that gives it by "+
+			"yaml_body_wo, as the \"Secrets in a bundle\" section of the Secrets guide shows.", id))
 }

@@ -320,3 +320,66 @@ resource "k8sconnect_object" "settings" {
 		t.Errorf("a plan that changes the Secret's yaml_body should warn once: %+v", got)
 	}
 }
+
+// The warning on a destroyed Secret given by yaml_body (for the user whose
+// for_each over a YAML data source lost its Secrets) comes exactly with the
+// plans that destroy such a Secret: not for a ConfigMap, not for a Secret
+// given by yaml_body_wo, once per Secret on a whole destroy, and never with
+// a value.
+func TestAccObject_destroyedSecretWarns(t *testing.T) {
+	ns := acctest.Namespace(t)
+	c := localcluster.Shared(t)
+	pw := acctest.NewSecretValue("destroypw")
+	w := acctest.NewWorkdir(t)
+	objects := map[string]string{
+		"settings": fmt.Sprintf("yaml_body = <<-EOT\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: settings, namespace: %s}\n    data: {mode: fast}\n  EOT", ns),
+		"plain":    fmt.Sprintf("yaml_body = sensitive(<<-EOT\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: plain, namespace: %s}\n    stringData: {password: %s}\n  EOT\n  )", ns, pw.Plain),
+		"wo":       fmt.Sprintf("yaml_body_wo = <<-EOT\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: wo, namespace: %s}\n    stringData: {password: %s}\n  EOT", ns, pw.Plain),
+	}
+	config := func(names ...string) {
+		text := fmt.Sprintf("provider \"k8sconnect\" {\n  cluster_connection = { kubeconfig_file = %q }\n}\n", c.KubeconfigPath)
+		for _, n := range names {
+			text += fmt.Sprintf("resource \"k8sconnect_object\" %q {\n  %s\n}\n", n, objects[n])
+		}
+		w.Write(text)
+	}
+	warnings := func(r acctest.Result, what string, removes int) []string {
+		t.Helper()
+		if _, _, remove := r.Changes(); r.Err != nil || remove != removes {
+			t.Fatalf("%s should destroy %d, got %d (%v)\n%s", what, removes, remove, r.Err, r.Output)
+		}
+		acctest.ExpectAbsent(t, what, r.Output, pw)
+		var out []string
+		for _, d := range r.Warnings() {
+			if d.Summary == "A Secret given by yaml_body is destroyed" {
+				out = append(out, d.Detail)
+			}
+		}
+		return out
+	}
+	config("settings", "plain", "wo")
+	w.Cleanup()
+	w.MustApply()
+
+	for _, gone := range []string{"settings", "wo"} {
+		var rest []string
+		for _, n := range []string{"settings", "plain", "wo"} {
+			if n != gone {
+				rest = append(rest, n)
+			}
+		}
+		config(rest...)
+		if got := warnings(w.Plan(), "a plan without "+gone, 1); len(got) != 0 {
+			t.Errorf("the destroy of %s should not warn: %q", gone, got)
+		}
+	}
+	config("settings", "wo")
+	if got := warnings(w.Plan(), "a plan without the Secret given by yaml_body", 1); len(got) != 1 || !strings.Contains(got[0], "Secret "+ns+"/plain") {
+		t.Errorf("the destroy of the Secret given by yaml_body should warn once, naming it: %q", got)
+	}
+	config("settings", "plain", "wo")
+	got := warnings(w.Run("plan", "-destroy", "-input=false", "-json"), "plan -destroy", 3)
+	if len(got) != 1 || !strings.Contains(got[0], "Secret "+ns+"/plain") {
+		t.Errorf("a whole destroy should warn once, for the Secret given by yaml_body: %q", got)
+	}
+}

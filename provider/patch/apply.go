@@ -101,7 +101,7 @@ func (r *Resource) apply(ctx context.Context, plan *model, recordedCluster strin
 	}
 	manager := FieldManager(plan.ID.ValueString())
 	red := redactor(plan.ID)
-	defer red.ScrubDiagnostics(diags, ct.object, live.Object)
+	defer scrubLater(red, diags, ct, target, live.Object)()
 	result, err := sendUnrivalled(ctx, c, target, ct, manager, plan, live)
 	var rival *rivalError
 	switch {

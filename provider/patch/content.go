@@ -23,40 +23,117 @@ type content struct {
 	body []byte
 	// object is the apply patch as a map (apply patches only).
 	object map[string]any
+	// given is the input the patch came by; a write-only one makes every
+	// value in the patch secret, whatever the target's kind.
+	given input
 }
 
-var pathPatchWO = path.Root("patch_wo")
+// input is one of the six ways to give a patch: three patch types, each
+// kept in state or write-only.
+type input struct {
+	attr      string
+	patchType ktypes.PatchType
+	// writeOnly inputs are never in a plan or a state; twin is the other
+	// input of the same patch type (the write-only one of a kept one, and
+	// the kept one of a write-only one).
+	writeOnly bool
+	twin      string
+}
+
+var inputs = []input{
+	{"patch", ktypes.ApplyPatchType, false, "patch_wo"},
+	{"patch_wo", ktypes.ApplyPatchType, true, "patch"},
+	{"merge_patch", ktypes.MergePatchType, false, "merge_patch_wo"},
+	{"merge_patch_wo", ktypes.MergePatchType, true, "merge_patch"},
+	{"json_patch", ktypes.JSONPatchType, false, "json_patch_wo"},
+	{"json_patch_wo", ktypes.JSONPatchType, true, "json_patch"},
+}
+
+func (in input) path() path.Path { return path.Root(in.attr) }
+
+// text is the field of m that holds the input.
+func (m *model) text(in input) *types.String {
+	switch in.attr {
+	case "patch":
+		return &m.Patch
+	case "patch_wo":
+		return &m.PatchWO
+	case "merge_patch":
+		return &m.MergePatch
+	case "merge_patch_wo":
+		return &m.MergePatchWO
+	case "json_patch":
+		return &m.JSONPatch
+	case "json_patch_wo":
+		return &m.JSONPatchWO
+	}
+	panic("patch: no model field for input " + in.attr) // a new input in inputs without its field
+}
+
+// given is the one input m sets. ok is false when none is, or more than one
+// (the configuration validator reports both).
+func (m model) given() (in input, ok bool) {
+	n := 0
+	for _, each := range inputs {
+		if !m.text(each).IsNull() {
+			in, n = each, n+1
+		}
+	}
+	return in, n == 1
+}
 
 // writeOnlyEngines is a sentence the Pulumi docs replace with their own
 // (bridge/sdkgen's pulumiTerms).
 const writeOnlyEngines = "Needs Terraform 1.11 or OpenTofu 1.11 or later."
 
-// withWriteOnly is m (read from a plan, where the engine leaves patch_wo
-// null) with the write-only patch of the configuration. It must be nulled
-// again before m is written to a plan or a state (withoutWriteOnly): the
-// engine refuses a write-only value there.
+// withWriteOnly is m (read from a plan, where the engine leaves the
+// write-only inputs null) with the write-only patch of the configuration. It
+// must be nulled again before m is written to a plan or a state
+// (withoutWriteOnly): the engine refuses a write-only value there.
 func withWriteOnly(ctx context.Context, m model, config tfsdk.Config, diags *diag.Diagnostics) model {
-	diags.Append(config.GetAttribute(ctx, pathPatchWO, &m.PatchWO)...)
+	for _, in := range inputs {
+		if in.writeOnly {
+			diags.Append(config.GetAttribute(ctx, in.path(), m.text(in))...)
+		}
+	}
 	return m
 }
 
-func withoutWriteOnly(m *model) { m.PatchWO = types.StringNull() }
+func withoutWriteOnly(m *model) {
+	for _, in := range inputs {
+		if in.writeOnly {
+			*m.text(in) = types.StringNull()
+		}
+	}
+}
 
+// contentPath is the attribute that errors about the patch are bound to.
 func contentPath(m model) path.Path {
-	switch {
-	case !m.PatchWO.IsNull():
-		return pathPatchWO
-	case !m.JSONPatch.IsNull():
-		return path.Root("json_patch")
-	case !m.MergePatch.IsNull():
-		return path.Root("merge_patch")
+	if in, ok := m.given(); ok {
+		return in.path()
 	}
 	return path.Root("patch")
 }
 
-// known reports whether the patch text is known at plan time.
+// contentKnown reports whether the patch text is known at plan time.
 func (m model) contentKnown() bool {
-	return !m.Patch.IsUnknown() && !m.PatchWO.IsUnknown() && !m.JSONPatch.IsUnknown() && !m.MergePatch.IsUnknown()
+	for _, in := range inputs {
+		if m.text(in).IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// keptEqual reports whether m and prior give the same patch by the inputs
+// that are kept in state (the write-only ones are null in both).
+func (m model) keptEqual(prior model) bool {
+	for _, in := range inputs {
+		if !in.writeOnly && !m.text(in).Equal(*prior.text(in)) {
+			return false
+		}
+	}
+	return true
 }
 
 // serverOwned are metadata fields the API server sets; a patch must not touch them.
@@ -66,30 +143,25 @@ var serverOwned = map[string]bool{
 }
 
 func parseContent(m model) (*content, error) {
-	switch {
-	case (!m.Patch.IsNull() && !m.Patch.IsUnknown()) || (!m.PatchWO.IsNull() && !m.PatchWO.IsUnknown()):
-		text, attr := m.Patch, "patch"
-		if m.Patch.IsNull() {
-			text, attr = m.PatchWO, "patch_wo"
-		}
-		obj, err := parseObject(text.ValueString(), attr)
-		if err != nil {
-			return nil, err
-		}
-		body, err := json.Marshal(obj)
-		return &content{patchType: ktypes.ApplyPatchType, body: body, object: obj}, err
-	case !m.MergePatch.IsNull() && !m.MergePatch.IsUnknown():
-		obj, err := parseObject(m.MergePatch.ValueString(), "merge_patch")
-		if err != nil {
-			return nil, err
-		}
-		body, err := json.Marshal(obj)
-		return &content{patchType: ktypes.MergePatchType, body: body}, err
-	case !m.JSONPatch.IsNull() && !m.JSONPatch.IsUnknown():
-		body, err := parseJSONPatch(m.JSONPatch.ValueString())
-		return &content{patchType: ktypes.JSONPatchType, body: body}, err
+	in, ok := m.given()
+	text := m.text(in)
+	if !ok || text.IsUnknown() {
+		return nil, nil
 	}
-	return nil, nil
+	if in.patchType == ktypes.JSONPatchType {
+		body, err := parseJSONPatch(text.ValueString(), in.attr)
+		return &content{patchType: in.patchType, body: body, given: in}, err
+	}
+	obj, err := parseObject(text.ValueString(), in.attr)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(obj)
+	ct := &content{patchType: in.patchType, body: body, given: in}
+	if in.patchType == ktypes.ApplyPatchType {
+		ct.object = obj
+	}
+	return ct, err
 }
 
 // parseObject and parseJSONPatch decode with kubejson, as kubectl does, so
@@ -138,21 +210,21 @@ func yamlKind(v any) string {
 }
 
 func jsonPatchHint(attr string, doc any) string {
-	if _, list := doc.([]any); list && attr == "merge_patch" {
-		return "; for a list of RFC 6902 operations, use json_patch"
+	if _, list := doc.([]any); list && strings.HasPrefix(attr, "merge_patch") {
+		return "; for a list of RFC 6902 operations, use " + strings.Replace(attr, "merge_patch", "json_patch", 1)
 	}
 	return ""
 }
 
 // parseJSONPatch checks every operation has what RFC 6902 requires, so a typo
 // fails at plan with the operation's index rather than at the server.
-func parseJSONPatch(text string) ([]byte, error) {
+func parseJSONPatch(text, attr string) ([]byte, error) {
 	var ops []map[string]any
 	if err := kubejson.Unmarshal([]byte(text), &ops); err != nil {
-		return nil, fmt.Errorf("json_patch must be a JSON array of operations: %v", err)
+		return nil, fmt.Errorf("%s must be a JSON array of operations: %v", attr, err)
 	}
 	if len(ops) == 0 {
-		return nil, fmt.Errorf("json_patch has no operations")
+		return nil, fmt.Errorf("%s has no operations", attr)
 	}
 	for i, op := range ops {
 		name, _ := op["op"].(string)
@@ -162,34 +234,34 @@ func parseJSONPatch(text string) ([]byte, error) {
 		switch name {
 		case "add", "replace", "test":
 			if !hasValue {
-				return nil, fmt.Errorf("json_patch operation %d (%s) needs a value", i, name)
+				return nil, fmt.Errorf("%s operation %d (%s) needs a value", attr, i, name)
 			}
 		case "move", "copy":
 			if !hasFrom {
-				return nil, fmt.Errorf("json_patch operation %d (%s) needs from", i, name)
+				return nil, fmt.Errorf("%s operation %d (%s) needs from", attr, i, name)
 			}
-			if err := checkPointer(from, i); err != nil {
+			if err := checkPointer(from, attr, i); err != nil {
 				return nil, err
 			}
 		case "remove":
 		case "":
-			return nil, fmt.Errorf("json_patch operation %d has no op", i)
+			return nil, fmt.Errorf("%s operation %d has no op", attr, i)
 		default:
-			return nil, fmt.Errorf("json_patch operation %d: op %q is not one of add, remove, replace, move, copy, test", i, name)
+			return nil, fmt.Errorf("%s operation %d: op %q is not one of add, remove, replace, move, copy, test", attr, i, name)
 		}
 		if !hasPath {
-			return nil, fmt.Errorf("json_patch operation %d (%s) needs a path", i, name)
+			return nil, fmt.Errorf("%s operation %d (%s) needs a path", attr, i, name)
 		}
-		if err := checkPointer(p, i); err != nil {
+		if err := checkPointer(p, attr, i); err != nil {
 			return nil, err
 		}
 	}
 	return json.Marshal(ops)
 }
 
-func checkPointer(p string, i int) error {
+func checkPointer(p, attr string, i int) error {
 	if p != "" && !strings.HasPrefix(p, "/") {
-		return fmt.Errorf("json_patch operation %d: path %q must start with / (a JSON Pointer)", i, p)
+		return fmt.Errorf("%s operation %d: path %q must start with / (a JSON Pointer)", attr, i, p)
 	}
 	parts := strings.Split(p, "/")
 	unescape := strings.NewReplacer("~1", "/", "~0", "~")
@@ -197,10 +269,10 @@ func checkPointer(p string, i int) error {
 		parts[j] = unescape.Replace(parts[j])
 	}
 	if len(parts) > 1 && parts[1] == "status" {
-		return fmt.Errorf("json_patch operation %d changes status, which the object's controller owns", i)
+		return fmt.Errorf("%s operation %d changes status, which the object's controller owns", attr, i)
 	}
 	if len(parts) > 2 && parts[1] == "metadata" && serverOwned[parts[2]] {
-		return fmt.Errorf("json_patch operation %d changes metadata.%s, which the API server owns", i, parts[2])
+		return fmt.Errorf("%s operation %d changes metadata.%s, which the API server owns", attr, i, parts[2])
 	}
 	return nil
 }

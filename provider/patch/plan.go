@@ -66,7 +66,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if creating {
 		plan.ID = types.StringValue(idFor(target, ct))
 	}
-	if creating || !plan.Patch.Equal(state.Patch) || !plan.JSONPatch.Equal(state.JSONPatch) || !plan.MergePatch.Equal(state.MergePatch) {
+	if creating || !plan.keptEqual(state) {
 		r.warnSecretInPatch(plan, target, &resp.Diagnostics)
 	}
 	ctx, serverWarnings := connection.CollectWarnings(ctx)
@@ -137,14 +137,17 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 
 	manager := FieldManager(plan.ID.ValueString())
 	red := redactor(plan.ID)
-	defer red.ScrubDiagnostics(&resp.Diagnostics, ct.object, live.Object)
+	defer scrubLater(red, &resp.Diagnostics, ct, target, live.Object)()
 	dry, err := send(ctx, c, target, ct, manager, true, "")
-	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && plan.JSONPatch.Equal(state.JSONPatch) && patchRefused(err) {
+	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && (ct.given.writeOnly || plan.JSONPatch.Equal(state.JSONPatch)) && patchRefused(err) {
 		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
 		// cannot apply twice. An unchanged patch that the server refuses as
 		// not applicable plans no change only when the live object shows
 		// every operation's effect; anything else (drift, a 403, a 5xx) is
-		// an error below, never silence.
+		// an error below, never silence. A json_patch_wo is in no state to
+		// compare with, so it is taken as unchanged: showing its effect is
+		// what no change means, and one that does not is still refused by
+		// the apply, naming the operation.
 		if effectInPlace(live, ct.body) {
 			tflog.Debug(ctx, "unchanged json_patch has taken effect and does not apply again; planning no change",
 				map[string]any{"target": target.String()})
@@ -153,12 +156,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 		// Real drift: a diff, not an error, so the plan (and a destroy's
 		// refresh) still runs; the apply then fails naming the operation.
-		resp.Diagnostics.AddWarning("The json_patch no longer applies, and its effect is gone",
-			fmt.Sprintf("The server refuses the unchanged json_patch on %s, and the live object no longer shows what it "+
+		attr := contentPath(plan).String()
+		resp.Diagnostics.AddWarning("The "+attr+" no longer applies, and its effect is gone",
+			fmt.Sprintf("The server refuses the %s on %s, and the live object no longer shows what it "+
 				"did (someone changed the patched fields since):\n\n%s\n\nJSON Patch operations such as remove and "+
-				"move cannot be applied twice, so applying this plan fails. Edit the json_patch to reach the state you "+
+				"move cannot be applied twice, so applying this plan fails. Edit the %[1]s to reach the state you "+
 				"want from the object as it is now, or use patch (strategic merge) or merge_patch, which can be "+
-				"re-applied.", target, rejection(err, ct, live)))
+				"re-applied.", attr, target, rejection(err, ct, live)))
 		return
 	}
 	var predicted projection.Projection
@@ -306,7 +310,7 @@ func rejection(err error, ct *content, live *unstructured.Unstructured) string {
 	if ct.patchType != ktypes.JSONPatchType || live == nil {
 		return msg
 	}
-	if failed := failingOperation(live, ct.body); failed != "" {
+	if failed := failingOperation(live, ct.body, ct.given.attr); failed != "" {
 		msg += "\n\n" + failed
 	}
 	return msg
@@ -314,7 +318,7 @@ func rejection(err error, ct *content, live *unstructured.Unstructured) string {
 
 // failingOperation applies a JSON Patch to obj one operation at a time and
 // describes the first that fails, or returns "" if they all apply.
-func failingOperation(obj *unstructured.Unstructured, body []byte) string {
+func failingOperation(obj *unstructured.Unstructured, body []byte, attr string) string {
 	doc, err := json.Marshal(obj.Object)
 	if err != nil {
 		return ""
@@ -331,7 +335,7 @@ func failingOperation(obj *unstructured.Unstructured, body []byte) string {
 			doc, err = p.Apply(doc)
 		}
 		if err != nil {
-			return fmt.Sprintf("json_patch operation %d (%s %s) failed: %v", i, op.Op, op.Path, err)
+			return fmt.Sprintf("%s operation %d (%s %s) failed: %v", attr, i, op.Op, op.Path, err)
 		}
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -56,7 +57,11 @@ type model struct {
 	PatchWO           types.String `tfsdk:"patch_wo"`
 	PatchWORevision   types.Int64  `tfsdk:"patch_wo_revision"`
 	JSONPatch         types.String `tfsdk:"json_patch"`
+	JSONPatchWO       types.String `tfsdk:"json_patch_wo"`
+	JSONPatchWORev    types.Int64  `tfsdk:"json_patch_wo_revision"`
 	MergePatch        types.String `tfsdk:"merge_patch"`
+	MergePatchWO      types.String `tfsdk:"merge_patch_wo"`
+	MergePatchWORev   types.Int64  `tfsdk:"merge_patch_wo_revision"`
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
 	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 	ManagedFields     types.Map    `tfsdk:"managed_fields"`
@@ -105,30 +110,25 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): " +
 					"lists such as containers and env merge by their keys. Applied with Server-Side Apply.",
 				Optional: true,
+				// On one attribute, as the object's yaml_body has it: the
+				// Pulumi bridge runs attribute validators, and its preview let
+				// two inputs through with a resource-level ExactlyOneOf.
+				Validators: []validator.String{stringvalidator.ExactlyOneOf(inputPaths()...)},
 			},
-			"patch_wo": schema.StringAttribute{
-				Description: "The fields to set, as patch, but write-only: never kept in state, never shown in a " +
-					"plan. " + writeOnlyEngines + " Every plan still dry-runs it, so a changed value shows in " +
-					"managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends " +
-					"it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.",
-				Optional:  true,
-				WriteOnly: true,
-			},
-			"patch_wo_revision": schema.Int64Attribute{
-				Description: "Any number, kept in state beside patch_wo. A change of patch_wo is planned whenever " +
-					"the server would store something else, revision or not; changing the revision plans an apply " +
-					"of patch_wo even when nothing would change.",
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("patch_wo"))},
-			},
+			"patch_wo":          writeOnlyAttribute("patch"),
+			"patch_wo_revision": revisionAttribute("patch_wo"),
 			"json_patch": schema.StringAttribute{
 				Description: "An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).",
 				Optional:    true,
 			},
+			"json_patch_wo":          writeOnlyAttribute("json_patch"),
+			"json_patch_wo_revision": revisionAttribute("json_patch_wo"),
 			"merge_patch": schema.StringAttribute{
 				Description: "An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.",
 				Optional:    true,
 			},
+			"merge_patch_wo":          writeOnlyAttribute("merge_patch"),
+			"merge_patch_wo_revision": revisionAttribute("merge_patch_wo"),
 			"take_ownership": schema.BoolAttribute{
 				Description: "Must be true: acknowledges that the patch forcibly takes the fields from their current managers.",
 				Required:    true,
@@ -180,27 +180,66 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 				"  2. the previous manager may change them back, which shows as drift on the next plan;\n"+
 				"  3. destroying the patch releases the fields but does not restore their old values.")
 	}
-	set := 0
-	if !req.ClientCapabilities.WriteOnlyAttributesAllowed && !m.PatchWO.IsNull() {
-		resp.Diagnostics.AddAttributeError(pathPatchWO, "patch_wo needs Terraform 1.11 or OpenTofu 1.11",
-			"patch_wo is a write-only attribute, which this engine does not support: it needs Terraform 1.11 or "+
-				"later, or OpenTofu 1.11 or later. Upgrade the engine, or give the patch by patch (wrapped in "+
-				"sensitive() when it holds a credential), which is kept in state.")
-	}
-	for _, v := range []types.String{m.Patch, m.PatchWO, m.JSONPatch, m.MergePatch} {
-		if !v.IsNull() {
-			set++
-		}
-	}
-	if set != 1 {
-		resp.Diagnostics.AddAttributeError(path.Root("patch"), "Exactly one patch type is required",
-			fmt.Sprintf("Set exactly one of patch (strategic-merge style, applied with Server-Side Apply), its "+
-				"write-only twin patch_wo, json_patch "+
-				"(RFC 6902) or merge_patch (RFC 7386); %d are set.", set))
-		return
+	refuseOldEngines(m, req.ClientCapabilities, &resp.Diagnostics)
+	if _, ok := m.given(); !ok {
+		return // the validator of patch says which inputs to set
 	}
 	if _, err := parseContent(m); err != nil {
 		resp.Diagnostics.AddAttributeError(contentPath(m), "Invalid patch", err.Error())
+	}
+}
+
+// refuseOldEngines names the versions that take a write-only input when the
+// engine does not say it can: an engine that cannot would store the value in
+// state or fail on the null the provider returns for it. The framework
+// refuses it too, naming Terraform alone.
+func refuseOldEngines(m model, caps resource.ValidateConfigClientCapabilities, diags *diag.Diagnostics) {
+	if caps.WriteOnlyAttributesAllowed {
+		return
+	}
+	for _, in := range inputs {
+		if !in.writeOnly || m.text(in).IsNull() {
+			continue
+		}
+		diags.AddAttributeError(in.path(), in.attr+" needs Terraform 1.11 or OpenTofu 1.11",
+			fmt.Sprintf("%s is a write-only attribute, which this engine does not support: it needs Terraform 1.11 or "+
+				"later, or OpenTofu 1.11 or later. Upgrade the engine, or give the patch by %s (wrapped in "+
+				"sensitive() when it holds a credential), which is kept in state.", in.attr, in.twin))
+	}
+}
+
+// inputPaths are the paths of the six patch inputs, patch's own among them
+// so that the validator's message names all six.
+func inputPaths() []path.Expression {
+	out := make([]path.Expression, len(inputs))
+	for i, in := range inputs {
+		out[i] = path.MatchRoot(in.attr)
+	}
+	return out
+}
+
+// writeOnlyAttribute is the write-only twin of the patch input kept.
+func writeOnlyAttribute(kept string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Description: fmt.Sprintf("As %[1]s, but write-only: never kept in state, never shown in a "+
+			"plan. "+writeOnlyEngines+" Every plan still dry-runs it, so a changed value shows in "+
+			"managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends "+
+			"it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.", kept),
+		Optional:  true,
+		WriteOnly: true,
+	}
+}
+
+// revisionAttribute goes beside one write-only input, and only beside it: a
+// user who writes merge_patch_wo looks for merge_patch_wo_revision, as for
+// yaml_body_wo and patch_wo.
+func revisionAttribute(writeOnly string) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		Description: fmt.Sprintf("Any number, kept in state beside %[1]s. A change of %[1]s is planned whenever "+
+			"the server would store something else, revision or not; changing the revision plans an apply "+
+			"of %[1]s even when nothing would change.", writeOnly),
+		Optional:   true,
+		Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot(writeOnly))},
 	}
 }
 

@@ -351,7 +351,7 @@ func TestAccPatch_badInput(t *testing.T) {
 		"op without path":      {`json_patch = jsonencode([{ op = "add", value = "x" }])` + "\n take_ownership = true", `operation 0 \(add\) needs a path`},
 		"op without value":     {`json_patch = jsonencode([{ op = "replace", path = "/data/a" }])` + "\n take_ownership = true", `needs a value`},
 		"take_ownership false": {`patch = "data: {a: b}"` + "\n take_ownership = false", `take_ownership must be true`},
-		"two patch types":      {`patch = "data: {a: b}"` + "\n merge_patch = \"data: {a: c}\"\n take_ownership = true", `Exactly one patch type`},
+		"two patch types":      {`patch = "data: {a: b}"` + "\n merge_patch = \"data: {a: c}\"\n take_ownership = true", `2 attributes specified when one \(and only one\) of`},
 		"metadata.uid":         {`merge_patch = "metadata: {uid: abc}"` + "\n take_ownership = true", `metadata.uid`},
 		"status":               {`json_patch = jsonencode([{ op = "add", path = "/status/x", value = 1 }])` + "\n take_ownership = true", `changes status`},
 	}

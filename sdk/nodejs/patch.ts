@@ -102,6 +102,15 @@ export class Patch extends pulumi.CustomResource {
      */
     declare public readonly jsonPatch: pulumi.Output<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    declare public readonly jsonPatchWo: pulumi.Output<string | undefined>;
+    /**
+     * Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     */
+    declare public readonly jsonPatchWoRevision: pulumi.Output<number | undefined>;
+    /**
      * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
      */
     declare public /*out*/ readonly managedFields: pulumi.Output<{[key: string]: string}>;
@@ -110,12 +119,21 @@ export class Patch extends pulumi.CustomResource {
      */
     declare public readonly mergePatch: pulumi.Output<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    declare public readonly mergePatchWo: pulumi.Output<string | undefined>;
+    /**
+     * Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     */
+    declare public readonly mergePatchWoRevision: pulumi.Output<number | undefined>;
+    /**
      * The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
      */
     declare public readonly patch: pulumi.Output<string | undefined>;
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      */
     declare public readonly patchWo: pulumi.Output<string | undefined>;
     /**
@@ -152,8 +170,12 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["clusterUid"] = state?.clusterUid;
             resourceInputs["fieldOwnership"] = state?.fieldOwnership;
             resourceInputs["jsonPatch"] = state?.jsonPatch;
+            resourceInputs["jsonPatchWo"] = state?.jsonPatchWo;
+            resourceInputs["jsonPatchWoRevision"] = state?.jsonPatchWoRevision;
             resourceInputs["managedFields"] = state?.managedFields;
             resourceInputs["mergePatch"] = state?.mergePatch;
+            resourceInputs["mergePatchWo"] = state?.mergePatchWo;
+            resourceInputs["mergePatchWoRevision"] = state?.mergePatchWoRevision;
             resourceInputs["patch"] = state?.patch;
             resourceInputs["patchWo"] = state?.patchWo;
             resourceInputs["patchWoRevision"] = state?.patchWoRevision;
@@ -170,7 +192,11 @@ export class Patch extends pulumi.CustomResource {
             }
             resourceInputs["clusterConnection"] = args?.clusterConnection;
             resourceInputs["jsonPatch"] = args?.jsonPatch;
+            resourceInputs["jsonPatchWo"] = args?.jsonPatchWo ? pulumi.secret(args.jsonPatchWo) : undefined;
+            resourceInputs["jsonPatchWoRevision"] = args?.jsonPatchWoRevision;
             resourceInputs["mergePatch"] = args?.mergePatch;
+            resourceInputs["mergePatchWo"] = args?.mergePatchWo ? pulumi.secret(args.mergePatchWo) : undefined;
+            resourceInputs["mergePatchWoRevision"] = args?.mergePatchWoRevision;
             resourceInputs["patch"] = args?.patch;
             resourceInputs["patchWo"] = args?.patchWo ? pulumi.secret(args.patchWo) : undefined;
             resourceInputs["patchWoRevision"] = args?.patchWoRevision;
@@ -182,7 +208,7 @@ export class Patch extends pulumi.CustomResource {
             resourceInputs["previousOwners"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const secretOpts = { additionalSecretOutputs: ["patchWo"] };
+        const secretOpts = { additionalSecretOutputs: ["jsonPatchWo", "mergePatchWo", "patchWo"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
         super(Patch.__pulumiType, name, resourceInputs, opts);
     }
@@ -209,6 +235,15 @@ export interface PatchState {
      */
     jsonPatch?: pulumi.Input<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    jsonPatchWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     */
+    jsonPatchWoRevision?: pulumi.Input<number | undefined>;
+    /**
      * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
      */
     managedFields?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
@@ -217,12 +252,21 @@ export interface PatchState {
      */
     mergePatch?: pulumi.Input<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    mergePatchWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     */
+    mergePatchWoRevision?: pulumi.Input<number | undefined>;
+    /**
      * The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
      */
     patch?: pulumi.Input<string | undefined>;
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      */
     patchWo?: pulumi.Input<string | undefined>;
     /**
@@ -256,16 +300,34 @@ export interface PatchArgs {
      */
     jsonPatch?: pulumi.Input<string | undefined>;
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    jsonPatchWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     */
+    jsonPatchWoRevision?: pulumi.Input<number | undefined>;
+    /**
      * An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
      */
     mergePatch?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     */
+    mergePatchWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     */
+    mergePatchWoRevision?: pulumi.Input<number | undefined>;
     /**
      * The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
      */
     patch?: pulumi.Input<string | undefined>;
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      */
     patchWo?: pulumi.Input<string | undefined>;
     /**

@@ -114,8 +114,8 @@ func ExpectAbsentFromProviderLog(t testing.TB, path string, values ...SecretValu
 			b.WriteString(l + "\n")
 		}
 	}
-	if !strings.Contains(b.String(), "k8sconnect") {
-		t.Fatalf("no provider lines in the log %s: the search for secret values would be blind", path)
+	if !strings.Contains(b.String(), "k8sconnect") || !strings.Contains(b.String(), "ApplyResourceChange") {
+		t.Fatalf("no provider lines about applies in the log %s: the search for secret values would be blind", path)
 	}
 	ExpectAbsent(t, "the provider's lines of the log", b.String(), values...)
 	return string(raw)

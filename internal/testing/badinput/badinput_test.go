@@ -464,8 +464,8 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 			want: []string{"cluster_connection.exec.command is required"}},
 
 		// k8sconnect_patch
-		with(patch(`take_ownership = true`), "patch without content", "Exactly one patch type is required", "Set exactly one of patch", "0 are set"),
-		with(patch("patch = \"data: {a: b}\"\n  merge_patch = \"data: {a: c}\"\n  take_ownership = true"), "patch with two contents", "Exactly one patch type is required", "2 are set"),
+		with(patch(`take_ownership = true`), "patch without content", "No attribute specified when one (and only one) of [patch,patch_wo,merge_patch,merge_patch_wo,json_patch,json_patch_wo] is required"),
+		with(patch("patch = \"data: {a: b}\"\n  merge_patch = \"data: {a: c}\"\n  take_ownership = true"), "patch with two contents", "Invalid Attribute Combination", "2 attributes specified when one (and only one) of [patch,patch_wo,merge_patch,merge_patch_wo,json_patch,json_patch_wo] is required"),
 		with(patch(`patch = "data: {a: b}"`), "patch take_ownership missing", "take_ownership", "required"),
 		with(patch("patch = \"data: {a: b}\"\n  take_ownership = false"), "patch take_ownership false", "take_ownership must be true", "Set take_ownership = true"),
 		with(patch("json_patch = jsonencode({ op = \"add\", path = \"/data/x\", value = \"y\" })\n  take_ownership = true"), "json_patch not an array",

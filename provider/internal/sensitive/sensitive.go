@@ -59,6 +59,24 @@ type Redactor struct {
 	key   string
 	extra []objectpath.Path
 	all   bool // every field: the sensitive paths are not known yet
+	// also are values that scrubs hide besides those of the objects they
+	// are given (Also).
+	also []string
+}
+
+// Also is r whose scrubs (Scrub, ScrubDiagnostics) hide values as well: the
+// values of a write-only input, every one of them secret whatever its path.
+func (r Redactor) Also(values []string) Redactor {
+	r.also = append(append([]string(nil), r.also...), values...)
+	return r
+}
+
+// Leaves are the values v holds, rendered as the projections render them:
+// every string, number and boolean in it, at any depth.
+func Leaves(v any) []string {
+	var out []string
+	collect(v, &out)
+	return out
 }
 
 // Unknown is the redactor while a resource's sensitive_fields is unknown (it
@@ -303,7 +321,7 @@ func (r Redactor) Scrub(text string, objs ...map[string]any) string {
 // scrubbed is the sensitive values of objs, longest first, so that a value
 // that contains another is hidden whole.
 func (r Redactor) scrubbed(objs []map[string]any) []string {
-	var values []string
+	values := append([]string(nil), r.also...)
 	for _, o := range objs {
 		if o != nil {
 			values = append(values, r.Values(o)...)

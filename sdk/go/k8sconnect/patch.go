@@ -106,14 +106,24 @@ type Patch struct {
 	FieldOwnership pulumi.StringArrayMapOutput `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrOutput `pulumi:"jsonPatch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	JsonPatchWo pulumi.StringPtrOutput `pulumi:"jsonPatchWo"`
+	// Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+	JsonPatchWoRevision pulumi.IntPtrOutput `pulumi:"jsonPatchWoRevision"`
 	// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 	ManagedFields pulumi.StringMapOutput `pulumi:"managedFields"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch pulumi.StringPtrOutput `pulumi:"mergePatch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	MergePatchWo pulumi.StringPtrOutput `pulumi:"mergePatchWo"`
+	// Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+	MergePatchWoRevision pulumi.IntPtrOutput `pulumi:"mergePatchWoRevision"`
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch pulumi.StringPtrOutput `pulumi:"patch"`
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	// As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
 	PatchWo pulumi.StringPtrOutput `pulumi:"patchWo"`
 	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
 	PatchWoRevision pulumi.IntPtrOutput `pulumi:"patchWoRevision"`
@@ -138,10 +148,18 @@ func NewPatch(ctx *pulumi.Context,
 	if args.Target == nil {
 		return nil, errors.New("invalid value for required argument 'Target'")
 	}
+	if args.JsonPatchWo != nil {
+		args.JsonPatchWo = pulumi.ToSecret(args.JsonPatchWo).(pulumi.StringPtrInput)
+	}
+	if args.MergePatchWo != nil {
+		args.MergePatchWo = pulumi.ToSecret(args.MergePatchWo).(pulumi.StringPtrInput)
+	}
 	if args.PatchWo != nil {
 		args.PatchWo = pulumi.ToSecret(args.PatchWo).(pulumi.StringPtrInput)
 	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"jsonPatchWo",
+		"mergePatchWo",
 		"patchWo",
 	})
 	opts = append(opts, secrets)
@@ -176,14 +194,24 @@ type patchState struct {
 	FieldOwnership map[string][]string `pulumi:"fieldOwnership"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	JsonPatchWo *string `pulumi:"jsonPatchWo"`
+	// Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+	JsonPatchWoRevision *int `pulumi:"jsonPatchWoRevision"`
 	// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 	ManagedFields map[string]string `pulumi:"managedFields"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch *string `pulumi:"mergePatch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	MergePatchWo *string `pulumi:"mergePatchWo"`
+	// Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+	MergePatchWoRevision *int `pulumi:"mergePatchWoRevision"`
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch *string `pulumi:"patch"`
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	// As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
 	PatchWo *string `pulumi:"patchWo"`
 	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
 	PatchWoRevision *int `pulumi:"patchWoRevision"`
@@ -204,14 +232,24 @@ type PatchState struct {
 	FieldOwnership pulumi.StringArrayMapInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	JsonPatchWo pulumi.StringPtrInput
+	// Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+	JsonPatchWoRevision pulumi.IntPtrInput
 	// The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 	ManagedFields pulumi.StringMapInput
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	MergePatchWo pulumi.StringPtrInput
+	// Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+	MergePatchWoRevision pulumi.IntPtrInput
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch pulumi.StringPtrInput
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	// As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
 	PatchWo pulumi.StringPtrInput
 	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
 	PatchWoRevision pulumi.IntPtrInput
@@ -232,12 +270,22 @@ type patchArgs struct {
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch *string `pulumi:"jsonPatch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	JsonPatchWo *string `pulumi:"jsonPatchWo"`
+	// Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+	JsonPatchWoRevision *int `pulumi:"jsonPatchWoRevision"`
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch *string `pulumi:"mergePatch"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	MergePatchWo *string `pulumi:"mergePatchWo"`
+	// Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+	MergePatchWoRevision *int `pulumi:"mergePatchWoRevision"`
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch *string `pulumi:"patch"`
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	// As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
 	PatchWo *string `pulumi:"patchWo"`
 	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
 	PatchWoRevision *int `pulumi:"patchWoRevision"`
@@ -253,12 +301,22 @@ type PatchArgs struct {
 	ClusterConnection ClusterConnectionPtrInput
 	// An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
 	JsonPatch pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	JsonPatchWo pulumi.StringPtrInput
+	// Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+	JsonPatchWoRevision pulumi.IntPtrInput
 	// An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
 	MergePatch pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	MergePatchWo pulumi.StringPtrInput
+	// Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+	MergePatchWoRevision pulumi.IntPtrInput
 	// The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 	Patch pulumi.StringPtrInput
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+	// As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
 	PatchWo pulumi.StringPtrInput
 	// Any number, kept in state beside patchWo. A change of patchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patchWo even when nothing would change.
 	PatchWoRevision pulumi.IntPtrInput
@@ -375,6 +433,17 @@ func (o PatchOutput) JsonPatch() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.JsonPatch }).(pulumi.StringPtrOutput)
 }
 
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+func (o PatchOutput) JsonPatchWo() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.JsonPatchWo }).(pulumi.StringPtrOutput)
+}
+
+// Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+func (o PatchOutput) JsonPatchWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Patch) pulumi.IntPtrOutput { return v.JsonPatchWoRevision }).(pulumi.IntPtrOutput)
+}
+
 // The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
 func (o PatchOutput) ManagedFields() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringMapOutput { return v.ManagedFields }).(pulumi.StringMapOutput)
@@ -385,13 +454,24 @@ func (o PatchOutput) MergePatch() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.MergePatch }).(pulumi.StringPtrOutput)
 }
 
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+func (o PatchOutput) MergePatchWo() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.MergePatchWo }).(pulumi.StringPtrOutput)
+}
+
+// Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+func (o PatchOutput) MergePatchWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Patch) pulumi.IntPtrOutput { return v.MergePatchWoRevision }).(pulumi.IntPtrOutput)
+}
+
 // The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
 func (o PatchOutput) Patch() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.Patch }).(pulumi.StringPtrOutput)
 }
 
 // **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-// The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+// As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
 func (o PatchOutput) PatchWo() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Patch) pulumi.StringPtrOutput { return v.PatchWo }).(pulumi.StringPtrOutput)
 }

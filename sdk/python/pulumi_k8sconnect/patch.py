@@ -25,7 +25,11 @@ class PatchArgs:
                  target: pulumi.Input['PatchTargetArgs'],
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
@@ -36,10 +40,16 @@ class PatchArgs:
         :param pulumi.Input['PatchTargetArgs'] target: The object to patch. It must exist. Changing the target replaces the patch.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
+        :param pulumi.Input[_builtins.str] json_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] json_patch_wo_revision: Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
+        :param pulumi.Input[_builtins.str] merge_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] merge_patch_wo_revision: Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+               As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         """
         pulumi.set(__self__, "take_ownership", take_ownership)
@@ -48,8 +58,16 @@ class PatchArgs:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
         if json_patch is not None:
             pulumi.set(__self__, "json_patch", json_patch)
+        if json_patch_wo is not None:
+            pulumi.set(__self__, "json_patch_wo", json_patch_wo)
+        if json_patch_wo_revision is not None:
+            pulumi.set(__self__, "json_patch_wo_revision", json_patch_wo_revision)
         if merge_patch is not None:
             pulumi.set(__self__, "merge_patch", merge_patch)
+        if merge_patch_wo is not None:
+            pulumi.set(__self__, "merge_patch_wo", merge_patch_wo)
+        if merge_patch_wo_revision is not None:
+            pulumi.set(__self__, "merge_patch_wo_revision", merge_patch_wo_revision)
         if patch is not None:
             pulumi.set(__self__, "patch", patch)
         if patch_wo is not None:
@@ -106,6 +124,31 @@ class PatchArgs:
         pulumi.set(self, "json_patch", value)
 
     @_builtins.property
+    @pulumi.getter(name="jsonPatchWo")
+    def json_patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "json_patch_wo")
+
+    @json_patch_wo.setter
+    def json_patch_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "json_patch_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="jsonPatchWoRevision")
+    def json_patch_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "json_patch_wo_revision")
+
+    @json_patch_wo_revision.setter
+    def json_patch_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "json_patch_wo_revision", value)
+
+    @_builtins.property
     @pulumi.getter(name="mergePatch")
     def merge_patch(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -116,6 +159,31 @@ class PatchArgs:
     @merge_patch.setter
     def merge_patch(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "merge_patch", value)
+
+    @_builtins.property
+    @pulumi.getter(name="mergePatchWo")
+    def merge_patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "merge_patch_wo")
+
+    @merge_patch_wo.setter
+    def merge_patch_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "merge_patch_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="mergePatchWoRevision")
+    def merge_patch_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "merge_patch_wo_revision")
+
+    @merge_patch_wo_revision.setter
+    def merge_patch_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "merge_patch_wo_revision", value)
 
     @_builtins.property
     @pulumi.getter
@@ -134,7 +202,7 @@ class PatchArgs:
     def patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-        The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         """
         return pulumi.get(self, "patch_wo")
 
@@ -162,8 +230,12 @@ class _PatchState:
                  cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
@@ -177,11 +249,17 @@ class _PatchState:
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
+        :param pulumi.Input[_builtins.str] json_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] json_patch_wo_revision: Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
+        :param pulumi.Input[_builtins.str] merge_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] merge_patch_wo_revision: Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+               As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] previous_owners: For each patched field, the managers that owned it before this patch first took it.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
@@ -195,10 +273,18 @@ class _PatchState:
             pulumi.set(__self__, "field_ownership", field_ownership)
         if json_patch is not None:
             pulumi.set(__self__, "json_patch", json_patch)
+        if json_patch_wo is not None:
+            pulumi.set(__self__, "json_patch_wo", json_patch_wo)
+        if json_patch_wo_revision is not None:
+            pulumi.set(__self__, "json_patch_wo_revision", json_patch_wo_revision)
         if managed_fields is not None:
             pulumi.set(__self__, "managed_fields", managed_fields)
         if merge_patch is not None:
             pulumi.set(__self__, "merge_patch", merge_patch)
+        if merge_patch_wo is not None:
+            pulumi.set(__self__, "merge_patch_wo", merge_patch_wo)
+        if merge_patch_wo_revision is not None:
+            pulumi.set(__self__, "merge_patch_wo_revision", merge_patch_wo_revision)
         if patch is not None:
             pulumi.set(__self__, "patch", patch)
         if patch_wo is not None:
@@ -261,6 +347,31 @@ class _PatchState:
         pulumi.set(self, "json_patch", value)
 
     @_builtins.property
+    @pulumi.getter(name="jsonPatchWo")
+    def json_patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "json_patch_wo")
+
+    @json_patch_wo.setter
+    def json_patch_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "json_patch_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="jsonPatchWoRevision")
+    def json_patch_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "json_patch_wo_revision")
+
+    @json_patch_wo_revision.setter
+    def json_patch_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "json_patch_wo_revision", value)
+
+    @_builtins.property
     @pulumi.getter(name="managedFields")
     def managed_fields(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
@@ -285,6 +396,31 @@ class _PatchState:
         pulumi.set(self, "merge_patch", value)
 
     @_builtins.property
+    @pulumi.getter(name="mergePatchWo")
+    def merge_patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "merge_patch_wo")
+
+    @merge_patch_wo.setter
+    def merge_patch_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "merge_patch_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="mergePatchWoRevision")
+    def merge_patch_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "merge_patch_wo_revision")
+
+    @merge_patch_wo_revision.setter
+    def merge_patch_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "merge_patch_wo_revision", value)
+
+    @_builtins.property
     @pulumi.getter
     def patch(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -301,7 +437,7 @@ class _PatchState:
     def patch_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-        The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         """
         return pulumi.get(self, "patch_wo")
 
@@ -366,7 +502,11 @@ class Patch(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
@@ -431,10 +571,16 @@ class Patch(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
+        :param pulumi.Input[_builtins.str] json_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] json_patch_wo_revision: Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
+        :param pulumi.Input[_builtins.str] merge_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] merge_patch_wo_revision: Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+               As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
         :param pulumi.Input[Union['PatchTargetArgs', 'PatchTargetArgsDict']] target: The object to patch. It must exist. Changing the target replaces the patch.
@@ -516,7 +662,11 @@ class Patch(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  json_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 json_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 merge_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  patch: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
@@ -533,7 +683,11 @@ class Patch(pulumi.CustomResource):
 
             __props__.__dict__["cluster_connection"] = cluster_connection
             __props__.__dict__["json_patch"] = json_patch
+            __props__.__dict__["json_patch_wo"] = None if json_patch_wo is None else pulumi.Output.secret(json_patch_wo)
+            __props__.__dict__["json_patch_wo_revision"] = json_patch_wo_revision
             __props__.__dict__["merge_patch"] = merge_patch
+            __props__.__dict__["merge_patch_wo"] = None if merge_patch_wo is None else pulumi.Output.secret(merge_patch_wo)
+            __props__.__dict__["merge_patch_wo_revision"] = merge_patch_wo_revision
             __props__.__dict__["patch"] = patch
             __props__.__dict__["patch_wo"] = None if patch_wo is None else pulumi.Output.secret(patch_wo)
             __props__.__dict__["patch_wo_revision"] = patch_wo_revision
@@ -547,7 +701,7 @@ class Patch(pulumi.CustomResource):
             __props__.__dict__["field_ownership"] = None
             __props__.__dict__["managed_fields"] = None
             __props__.__dict__["previous_owners"] = None
-        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["patchWo"])
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["jsonPatchWo", "mergePatchWo", "patchWo"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Patch, __self__).__init__(
             'k8sconnect:index/patch:Patch',
@@ -563,8 +717,12 @@ class Patch(pulumi.CustomResource):
             cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
             field_ownership: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             json_patch: pulumi.Input[Optional[_builtins.str]] = None,
+            json_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+            json_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
             managed_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
             merge_patch: pulumi.Input[Optional[_builtins.str]] = None,
+            merge_patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
+            merge_patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
             patch: pulumi.Input[Optional[_builtins.str]] = None,
             patch_wo: pulumi.Input[Optional[_builtins.str]] = None,
             patch_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
@@ -582,11 +740,17 @@ class Patch(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the target was patched in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] field_ownership: For each patched field, every manager that owns it now.
         :param pulumi.Input[_builtins.str] json_patch: An RFC 6902 JSON Patch: a JSON array of operations (add, remove, replace, move, copy, test).
+        :param pulumi.Input[_builtins.str] json_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] json_patch_wo_revision: Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] managed_fields: The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(<bytes> bytes, sha256:<64 hex>)`.
         :param pulumi.Input[_builtins.str] merge_patch: An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
+        :param pulumi.Input[_builtins.str] merge_patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        :param pulumi.Input[_builtins.int] merge_patch_wo_revision: Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
         :param pulumi.Input[_builtins.str] patch: The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
         :param pulumi.Input[_builtins.str] patch_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+               As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         :param pulumi.Input[_builtins.int] patch_wo_revision: Any number, kept in state beside patchWo. A change of patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of patch_wo even when nothing would change.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] previous_owners: For each patched field, the managers that owned it before this patch first took it.
         :param pulumi.Input[_builtins.bool] take_ownership: Must be true: acknowledges that the patch forcibly takes the fields from their current managers.
@@ -600,8 +764,12 @@ class Patch(pulumi.CustomResource):
         __props__.__dict__["cluster_uid"] = cluster_uid
         __props__.__dict__["field_ownership"] = field_ownership
         __props__.__dict__["json_patch"] = json_patch
+        __props__.__dict__["json_patch_wo"] = json_patch_wo
+        __props__.__dict__["json_patch_wo_revision"] = json_patch_wo_revision
         __props__.__dict__["managed_fields"] = managed_fields
         __props__.__dict__["merge_patch"] = merge_patch
+        __props__.__dict__["merge_patch_wo"] = merge_patch_wo
+        __props__.__dict__["merge_patch_wo_revision"] = merge_patch_wo_revision
         __props__.__dict__["patch"] = patch
         __props__.__dict__["patch_wo"] = patch_wo
         __props__.__dict__["patch_wo_revision"] = patch_wo_revision
@@ -643,6 +811,23 @@ class Patch(pulumi.CustomResource):
         return pulumi.get(self, "json_patch")
 
     @_builtins.property
+    @pulumi.getter(name="jsonPatchWo")
+    def json_patch_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "json_patch_wo")
+
+    @_builtins.property
+    @pulumi.getter(name="jsonPatchWoRevision")
+    def json_patch_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside jsonPatchWo. A change of json_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of json_patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "json_patch_wo_revision")
+
+    @_builtins.property
     @pulumi.getter(name="managedFields")
     def managed_fields(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
@@ -659,6 +844,23 @@ class Patch(pulumi.CustomResource):
         return pulumi.get(self, "merge_patch")
 
     @_builtins.property
+    @pulumi.getter(name="mergePatchWo")
+    def merge_patch_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        """
+        return pulumi.get(self, "merge_patch_wo")
+
+    @_builtins.property
+    @pulumi.getter(name="mergePatchWoRevision")
+    def merge_patch_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside mergePatchWo. A change of merge_patch_wo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of merge_patch_wo even when nothing would change.
+        """
+        return pulumi.get(self, "merge_patch_wo_revision")
+
+    @_builtins.property
     @pulumi.getter
     def patch(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -671,7 +873,7 @@ class Patch(pulumi.CustomResource):
     def patch_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-        The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+        As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managed_fields (as `(sensitive, hmac-sha256:...)` for a Secret's data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
         """
         return pulumi.get(self, "patch_wo")
 

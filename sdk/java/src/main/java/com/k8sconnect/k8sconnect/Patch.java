@@ -151,6 +151,36 @@ public class Patch extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.jsonPatch);
     }
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Export(name="jsonPatchWo", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> jsonPatchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Output<Optional<String>> jsonPatchWo() {
+        return Codegen.optional(this.jsonPatchWo);
+    }
+    /**
+     * Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     * 
+     */
+    @Export(name="jsonPatchWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> jsonPatchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     * 
+     */
+    public Output<Optional<Integer>> jsonPatchWoRevision() {
+        return Codegen.optional(this.jsonPatchWoRevision);
+    }
+    /**
      * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
      * 
      */
@@ -179,6 +209,36 @@ public class Patch extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.mergePatch);
     }
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Export(name="mergePatchWo", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> mergePatchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Output<Optional<String>> mergePatchWo() {
+        return Codegen.optional(this.mergePatchWo);
+    }
+    /**
+     * Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     * 
+     */
+    @Export(name="mergePatchWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> mergePatchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     * 
+     */
+    public Output<Optional<Integer>> mergePatchWoRevision() {
+        return Codegen.optional(this.mergePatchWoRevision);
+    }
+    /**
      * The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
      * 
      */
@@ -194,7 +254,7 @@ public class Patch extends com.pulumi.resources.CustomResource {
     }
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      * 
      */
     @Export(name="patchWo", refs={String.class}, tree="[0]")
@@ -202,7 +262,7 @@ public class Patch extends com.pulumi.resources.CustomResource {
 
     /**
      * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      * 
      */
     public Output<Optional<String>> patchWo() {
@@ -306,6 +366,8 @@ public class Patch extends com.pulumi.resources.CustomResource {
             .version(Utilities.getVersion())
             .pluginDownloadURL("github://api.github.com/k8sconnect/k8sconnect")
             .additionalSecretOutputs(List.of(
+                "jsonPatchWo",
+                "mergePatchWo",
                 "patchWo"
             ))
             .build();

@@ -51,6 +51,38 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Import(name="jsonPatchWo")
+    private @Nullable Output<String> jsonPatchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Optional<Output<String>> jsonPatchWo() {
+        return Optional.ofNullable(this.jsonPatchWo);
+    }
+
+    /**
+     * Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     * 
+     */
+    @Import(name="jsonPatchWoRevision")
+    private @Nullable Output<Integer> jsonPatchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     * 
+     */
+    public Optional<Output<Integer>> jsonPatchWoRevision() {
+        return Optional.ofNullable(this.jsonPatchWoRevision);
+    }
+
+    /**
      * An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
      * 
      */
@@ -63,6 +95,38 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<String>> mergePatch() {
         return Optional.ofNullable(this.mergePatch);
+    }
+
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Import(name="mergePatchWo")
+    private @Nullable Output<String> mergePatchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Optional<Output<String>> mergePatchWo() {
+        return Optional.ofNullable(this.mergePatchWo);
+    }
+
+    /**
+     * Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     * 
+     */
+    @Import(name="mergePatchWoRevision")
+    private @Nullable Output<Integer> mergePatchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     * 
+     */
+    public Optional<Output<Integer>> mergePatchWoRevision() {
+        return Optional.ofNullable(this.mergePatchWoRevision);
     }
 
     /**
@@ -82,7 +146,7 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
 
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      * 
      */
     @Import(name="patchWo")
@@ -90,7 +154,7 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
 
     /**
      * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      * 
      */
     public Optional<Output<String>> patchWo() {
@@ -147,7 +211,11 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
     private PatchArgs(PatchArgs $) {
         this.clusterConnection = $.clusterConnection;
         this.jsonPatch = $.jsonPatch;
+        this.jsonPatchWo = $.jsonPatchWo;
+        this.jsonPatchWoRevision = $.jsonPatchWoRevision;
         this.mergePatch = $.mergePatch;
+        this.mergePatchWo = $.mergePatchWo;
+        this.mergePatchWoRevision = $.mergePatchWoRevision;
         this.patch = $.patch;
         this.patchWo = $.patchWo;
         this.patchWoRevision = $.patchWoRevision;
@@ -216,6 +284,50 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param jsonPatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWo(@Nullable Output<String> jsonPatchWo) {
+            $.jsonPatchWo = jsonPatchWo;
+            return this;
+        }
+
+        /**
+         * @param jsonPatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWo(String jsonPatchWo) {
+            return jsonPatchWo(Output.of(jsonPatchWo));
+        }
+
+        /**
+         * @param jsonPatchWoRevision Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWoRevision(@Nullable Output<Integer> jsonPatchWoRevision) {
+            $.jsonPatchWoRevision = jsonPatchWoRevision;
+            return this;
+        }
+
+        /**
+         * @param jsonPatchWoRevision Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWoRevision(Integer jsonPatchWoRevision) {
+            return jsonPatchWoRevision(Output.of(jsonPatchWoRevision));
+        }
+
+        /**
          * @param mergePatch An RFC 7386 JSON Merge Patch, as YAML or JSON; null deletes a key, lists are replaced whole.
          * 
          * @return builder
@@ -234,6 +346,50 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder mergePatch(String mergePatch) {
             return mergePatch(Output.of(mergePatch));
+        }
+
+        /**
+         * @param mergePatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWo(@Nullable Output<String> mergePatchWo) {
+            $.mergePatchWo = mergePatchWo;
+            return this;
+        }
+
+        /**
+         * @param mergePatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWo(String mergePatchWo) {
+            return mergePatchWo(Output.of(mergePatchWo));
+        }
+
+        /**
+         * @param mergePatchWoRevision Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWoRevision(@Nullable Output<Integer> mergePatchWoRevision) {
+            $.mergePatchWoRevision = mergePatchWoRevision;
+            return this;
+        }
+
+        /**
+         * @param mergePatchWoRevision Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWoRevision(Integer mergePatchWoRevision) {
+            return mergePatchWoRevision(Output.of(mergePatchWoRevision));
         }
 
         /**
@@ -259,7 +415,7 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
 
         /**
          * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
          * 
          * @return builder
          * 
@@ -271,7 +427,7 @@ public final class PatchArgs extends com.pulumi.resources.ResourceArgs {
 
         /**
          * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
          * 
          * @return builder
          * 

@@ -82,6 +82,38 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Import(name="jsonPatchWo")
+    private @Nullable Output<String> jsonPatchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Optional<Output<String>> jsonPatchWo() {
+        return Optional.ofNullable(this.jsonPatchWo);
+    }
+
+    /**
+     * Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     * 
+     */
+    @Import(name="jsonPatchWoRevision")
+    private @Nullable Output<Integer> jsonPatchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+     * 
+     */
+    public Optional<Output<Integer>> jsonPatchWoRevision() {
+        return Optional.ofNullable(this.jsonPatchWoRevision);
+    }
+
+    /**
      * The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
      * 
      */
@@ -112,6 +144,38 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    @Import(name="mergePatchWo")
+    private @Nullable Output<String> mergePatchWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * 
+     */
+    public Optional<Output<String>> mergePatchWo() {
+        return Optional.ofNullable(this.mergePatchWo);
+    }
+
+    /**
+     * Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     * 
+     */
+    @Import(name="mergePatchWoRevision")
+    private @Nullable Output<Integer> mergePatchWoRevision;
+
+    /**
+     * @return Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+     * 
+     */
+    public Optional<Output<Integer>> mergePatchWoRevision() {
+        return Optional.ofNullable(this.mergePatchWoRevision);
+    }
+
+    /**
      * The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
      * 
      */
@@ -128,7 +192,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
 
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      * 
      */
     @Import(name="patchWo")
@@ -136,7 +200,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
 
     /**
      * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+     * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
      * 
      */
     public Optional<Output<String>> patchWo() {
@@ -210,8 +274,12 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         this.clusterUid = $.clusterUid;
         this.fieldOwnership = $.fieldOwnership;
         this.jsonPatch = $.jsonPatch;
+        this.jsonPatchWo = $.jsonPatchWo;
+        this.jsonPatchWoRevision = $.jsonPatchWoRevision;
         this.managedFields = $.managedFields;
         this.mergePatch = $.mergePatch;
+        this.mergePatchWo = $.mergePatchWo;
+        this.mergePatchWoRevision = $.mergePatchWoRevision;
         this.patch = $.patch;
         this.patchWo = $.patchWo;
         this.patchWoRevision = $.patchWoRevision;
@@ -323,6 +391,50 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param jsonPatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWo(@Nullable Output<String> jsonPatchWo) {
+            $.jsonPatchWo = jsonPatchWo;
+            return this;
+        }
+
+        /**
+         * @param jsonPatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As jsonPatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWo(String jsonPatchWo) {
+            return jsonPatchWo(Output.of(jsonPatchWo));
+        }
+
+        /**
+         * @param jsonPatchWoRevision Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWoRevision(@Nullable Output<Integer> jsonPatchWoRevision) {
+            $.jsonPatchWoRevision = jsonPatchWoRevision;
+            return this;
+        }
+
+        /**
+         * @param jsonPatchWoRevision Any number, kept in state beside jsonPatchWo. A change of jsonPatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of jsonPatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder jsonPatchWoRevision(Integer jsonPatchWoRevision) {
+            return jsonPatchWoRevision(Output.of(jsonPatchWoRevision));
+        }
+
+        /**
          * @param managedFields The patched fields and their live values, keyed by path. Drift is judged on these only. A value longer than 64 KiB is its length and digest, `(&lt;bytes&gt; bytes, sha256:&lt;64 hex&gt;)`.
          * 
          * @return builder
@@ -365,6 +477,50 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param mergePatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWo(@Nullable Output<String> mergePatchWo) {
+            $.mergePatchWo = mergePatchWo;
+            return this;
+        }
+
+        /**
+         * @param mergePatchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * As mergePatch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWo(String mergePatchWo) {
+            return mergePatchWo(Output.of(mergePatchWo));
+        }
+
+        /**
+         * @param mergePatchWoRevision Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWoRevision(@Nullable Output<Integer> mergePatchWoRevision) {
+            $.mergePatchWoRevision = mergePatchWoRevision;
+            return this;
+        }
+
+        /**
+         * @param mergePatchWoRevision Any number, kept in state beside mergePatchWo. A change of mergePatchWo is planned whenever the server would store something else, revision or not; changing the revision plans an apply of mergePatchWo even when nothing would change.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder mergePatchWoRevision(Integer mergePatchWoRevision) {
+            return mergePatchWoRevision(Output.of(mergePatchWoRevision));
+        }
+
+        /**
          * @param patch The fields to set, as YAML or JSON, in the shape of the object (strategic-merge style): lists such as containers and env merge by their keys. Applied with Server-Side Apply.
          * 
          * @return builder
@@ -387,7 +543,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
 
         /**
          * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
          * 
          * @return builder
          * 
@@ -399,7 +555,7 @@ public final class PatchState extends com.pulumi.resources.ResourceArgs {
 
         /**
          * @param patchWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-         * The fields to set, as patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
+         * As patch, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs it, so a changed value shows in managedFields (as `(sensitive, hmac-sha256:...)` for a Secret&#39;s data), and every apply sends it in full, so the patch keeps every field it sets. Use it to patch a credential into a Secret.
          * 
          * @return builder
          * 

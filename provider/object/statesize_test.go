@@ -145,8 +145,8 @@ func sensitivePaths(t *testing.T, stateFile string) map[string][]string {
 // twice over (the framework encodes each value, Terraform the whole), so each
 // byte there costs 1.8 in the state file that is rewritten after every object.
 // After an apply an object keeps the fields it owns (without its own
-// annotation, which is never projected); the values it applied are the
-// projection in state. A refresh that finds them changed keeps the applied
+// annotation, which is never projected) and the cluster identities beside
+// cluster_uid; the values it applied are the projection in state. A refresh that finds them changed keeps the applied
 // values apart, since the ownership messages measure drift against them; the
 // next apply drops them again, and counts the revert.
 func TestAccObject_privateStateKeepsOnlyWhatStateLacks(t *testing.T) {
@@ -166,7 +166,10 @@ resource "k8sconnect_object" "settings" {
 	w.MustApply()
 	w.Cleanup()
 	stateFile := filepath.Join(w.Dir(), "terraform.tfstate")
-	want := map[string]string{"owned_fields": `{"f:data":{"f:mode":{}}}`}
+	// cluster_uid holds kube-system's UID; the CA of the same handshake is
+	// kept apart, for credentials that cannot read kube-system.
+	ca := acctest.CAFingerprint(t, localcluster.Shared(t).CAPEM)
+	want := map[string]string{"owned_fields": `{"f:data":{"f:mode":{}}}`, "cluster_identities": `["tls-ca-sha256:` + ca + `"]`}
 	if got := privateState(t, stateFile, "k8sconnect_object.settings"); !maps.Equal(got, want) {
 		t.Errorf("private state after apply = %q, want %q", got, want)
 	}

@@ -324,7 +324,8 @@ func Decode(t testing.TB, body []byte) map[string]any {
 // what the server allocates and what k8sconnect records about itself.
 var ignoredMetadata = []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"}
 
-var ignoredAnnotations = []string{"k8sconnect.io/owned-by", "k8sconnect.io/create-pending", "deployment.kubernetes.io/revision"}
+var ignoredAnnotations = []string{"k8sconnect.io/owned-by", "k8sconnect.io/create-pending", "k8sconnect.io/created-by-run",
+	"deployment.kubernetes.io/revision"}
 
 func comparableView(obj map[string]any) map[string]any {
 	out := map[string]any{}

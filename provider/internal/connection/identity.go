@@ -475,13 +475,24 @@ func RecordedIn(ctx context.Context, clusterUID string, private privatestate.Rea
 	return r
 }
 
-// Record keeps check.Seen in private for RecordedIn. A check that confirmed
-// nothing keeps what was there.
+// Record keeps in private, for RecordedIn, the identities of check.Seen that
+// state lacks: all but check.Identity, which is cluster_uid. A check that
+// confirmed nothing keeps what was there, and so does one that saw nothing
+// else (private state keeps only what state lacks).
 func Record(ctx context.Context, private privatestate.Writer, check ClusterCheck) diag.Diagnostics {
-	if private == nil || len(check.Seen) == 0 || check.Unconfirmed != "" {
+	if private == nil || check.Unconfirmed != "" {
 		return nil
 	}
-	return privatestate.Save(ctx, private, privatestate.ClusterIdentities, check.Seen)
+	var others []string
+	for _, id := range check.Seen {
+		if id != check.Identity {
+			others = append(others, id)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return privatestate.Save(ctx, private, privatestate.ClusterIdentities, others)
 }
 
 // CheckCluster compares the cluster c reaches with recorded: the identity

@@ -188,6 +188,13 @@ func TestRecordedIdentitiesRoundTrip(t *testing.T) {
 	if got := RecordedIn(ctx, "uid-1", private); !slices.Equal(got.Also, seen[1:]) {
 		t.Fatalf("kept %v, want %v", got.Also, seen[1:])
 	}
+	if raw := string(private[privatestate.ClusterIdentities]); strings.Contains(raw, "uid-1") {
+		t.Errorf("private state repeats cluster_uid, which state holds: %s", raw)
+	}
+	Record(ctx, private, ClusterCheck{Identity: "uid-1", Seen: []string{"uid-1"}})
+	if got := RecordedIn(ctx, "uid-1", private); !slices.Equal(got.Also, seen[1:]) {
+		t.Fatalf("a check that saw only cluster_uid replaced what was kept: %v", got.Also)
+	}
 	Record(ctx, private, ClusterCheck{Identity: "uid-1", Seen: []string{tlsCAPrefix + "cc"}, Unconfirmed: "could not compare"})
 	if got := RecordedIn(ctx, "uid-1", private); !slices.Equal(got.Also, seen[1:]) {
 		t.Fatalf("an unconfirmed check replaced what was kept: %v", got.Also)

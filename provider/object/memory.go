@@ -9,32 +9,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 )
 
-// What the object resource remembers about one cluster (one client) between
-// calls in the same provider process. Clients live as long as the process, so
-// this does too.
-type memory struct {
-	mu sync.Mutex
-	// recent: objects just read, handed on to the next plan of the same
-	// object. Terraform refreshes (ReadResource) and then plans
-	// (PlanResourceChange) each object milliseconds apart; Pulumi plans an
-	// update two or more times in a row (its Diff, then the plan its Update
-	// makes; a preview previews the Update too). Handing the copy on, with
-	// the dry run the last plan sent against it, saves a GET and a dry run
-	// per plan after the first. A copy is handed on only while fresh, and
-	// dropped before any write to its object.
-	recent map[manifest.Identity]recentObject
-	swept  time.Time // when stale copies were last dropped
-	// inState: which resource id holds each object in its state. Terraform
-	// plans a replacement's create while the old object still exists; this
-	// tells that old object, the resource's own, from another resource's
-	// object of the same name.
-	inState map[string]string // by identityKey
-}
-
-const recentTTL = 30 * time.Second
+// recentReads are objects just read, handed on to the next plan of the same
+// object (package handon): Terraform refreshes (ReadResource) and then plans
+// (PlanResourceChange) each object milliseconds apart; Pulumi plans an update
+// two or more times in a row (its Diff, then the plan its Update makes; a
+// preview previews the Update too). Handing the copy on, with the dry run the
+// last plan sent against it, saves a GET and a dry run per plan after the
+// first. Every write to an object drops its copy first (forget).
+var recentReads handon.Store[manifest.Identity, recentObject]
 
 type recentObject struct {
 	obj  *unstructured.Unstructured
@@ -52,14 +38,6 @@ func (r recentObject) answer(body []byte) (*unstructured.Unstructured, bool) {
 	return r.dry.DeepCopy(), true
 }
 
-var memories sync.Map // *connection.Client -> *memory
-
-func memoryOf(c *connection.Client) *memory {
-	m, _ := memories.LoadOrStore(c, &memory{recent: map[manifest.Identity]recentObject{}, inState: map[string]string{}})
-	mem, _ := m.(*memory)
-	return mem
-}
-
 // remember keeps a copy of an object read from the cluster at seen, with the
 // body a plan's dry run sent against it and the answer (nil without one).
 func remember(c *connection.Client, obj *unstructured.Unstructured, seen time.Time, sent []byte, dry *unstructured.Unstructured) {
@@ -67,33 +45,13 @@ func remember(c *connection.Client, obj *unstructured.Unstructured, seen time.Ti
 	if dry != nil {
 		r.dry = dry.DeepCopy()
 	}
-	m := memoryOf(c)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if now := time.Now(); now.Sub(m.swept) > recentTTL {
-		// Copies nobody recalls (a refresh-only run reads every object
-		// and plans none) go once stale, not with the process.
-		for id, kept := range m.recent {
-			if now.Sub(kept.seen) > recentTTL {
-				delete(m.recent, id)
-			}
-		}
-		m.swept = now
-	}
-	m.recent[manifest.IdentityOf(obj)] = r
+	recentReads.Put(c, manifest.IdentityOf(obj), r, seen)
 }
 
 // recall returns, once, what remember kept if it is fresh.
 func recall(c *connection.Client, id manifest.Identity) (recentObject, bool) {
-	m := memoryOf(c)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.recent[id]
-	delete(m.recent, id)
-	if !ok || time.Since(r.seen) > recentTTL {
-		return recentObject{}, false
-	}
-	return r, true
+	r, _, ok := recentReads.Take(c, id)
+	return r, ok
 }
 
 // forget drops what remember kept of an object, under any version of its
@@ -101,33 +59,35 @@ func recall(c *connection.Client, id manifest.Identity) (recentObject, bool) {
 // filled in by the apply): every write to it calls this first, so no plan
 // after the write sees the object as it was before.
 func forget(c *connection.Client, id manifest.Identity) {
-	m := memoryOf(c)
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	kind := id.GVK().GroupKind()
-	for kept := range m.recent {
-		if kept.Name == id.Name && kept.GVK().GroupKind() == kind &&
-			(id.Namespace == "" || kept.Namespace == id.Namespace) {
-			delete(m.recent, kept)
-		}
-	}
+	recentReads.Drop(c, func(kept manifest.Identity) bool {
+		return kept.Name == id.Name && kept.GVK().GroupKind() == kind && (id.Namespace == "" || kept.Namespace == id.Namespace)
+	})
+}
+
+// inState records which resource id holds each object in its state, by
+// client and identityKey. Terraform plans a replacement's create while the
+// old object still exists; this tells that old object, the resource's own,
+// from another resource's object of the same name. Clients live as long as
+// the process, and so does this.
+var inState sync.Map // inStateKey -> string
+
+type inStateKey struct {
+	c   *connection.Client
+	obj string
 }
 
 // recordInState notes that the resource with id holds the object obj in its
 // state (any version of its kind: the server stores one object).
 func recordInState(c *connection.Client, obj manifest.Identity, id string) {
-	m := memoryOf(c)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.inState[identityKey(obj)] = id
+	inState.Store(inStateKey{c, identityKey(obj)}, id)
 }
 
 // knownInState is the id recordInState noted for obj, or "".
 func knownInState(c *connection.Client, obj manifest.Identity) string {
-	m := memoryOf(c)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.inState[identityKey(obj)]
+	id, _ := inState.Load(inStateKey{c, identityKey(obj)})
+	s, _ := id.(string)
+	return s
 }
 
 func identityKey(id manifest.Identity) string {

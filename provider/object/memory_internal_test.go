@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 )
 
@@ -39,9 +40,9 @@ func TestMemory_handsOnOnceFreshAndUntilAWrite(t *testing.T) {
 		t.Error("a copy was recalled twice")
 	}
 
-	remember(c, live, time.Now().Add(-recentTTL-time.Second), nil, nil)
+	remember(c, live, time.Now().Add(-handon.TTL-time.Second), nil, nil)
 	if _, ok := recall(c, id); ok {
-		t.Error("a copy read longer ago than recentTTL was recalled")
+		t.Error("a copy read longer ago than handon.TTL was recalled")
 	}
 
 	// A write drops the copy under any version of the kind, and in any
@@ -66,22 +67,5 @@ func TestMemory_handsOnOnceFreshAndUntilAWrite(t *testing.T) {
 		if _, ok := recall(c, manifest.IdentityOf(elsewhere)); ok == (w.Namespace == "") {
 			t.Errorf("a write to %v: the same name in another namespace recalled = %v", w, ok)
 		}
-	}
-}
-
-// Copies nobody recalls (a refresh-only run) do not stay for the life of the
-// process: the next remember after recentTTL drops them.
-func TestMemory_staleCopiesAreDropped(t *testing.T) {
-	c := &connection.Client{}
-	m := memoryOf(c)
-	remember(c, configMap("ns", "old", "1"), time.Now().Add(-2*recentTTL), nil, nil)
-	m.mu.Lock()
-	m.swept = time.Now().Add(-2 * recentTTL)
-	m.mu.Unlock()
-	remember(c, configMap("ns", "new", "2"), time.Now(), nil, nil)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.recent) != 1 {
-		t.Errorf("kept %d copies, want only the fresh one: %v", len(m.recent), m.recent)
 	}
 }

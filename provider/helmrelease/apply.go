@@ -17,12 +17,12 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -423,35 +423,25 @@ func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, 
 	return deleteAndWait(ctx, c, id, live, deadline)
 }
 
+// deleteAndWait deletes the object read as live, bound to its UID, and waits
+// until it is gone or deadline passes.
 func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
-	m, err := c.Mapping(id.GVK())
-	if err != nil {
-		return fmt.Errorf("%s: %w", id, err)
-	}
-	policy := metav1.DeletePropagationBackground
 	uid := live.GetUID()
-	err = c.Resource(m, id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &policy,
-		Preconditions: &metav1.Preconditions{UID: &uid}})
+	err := deletion.Delete(ctx, c, id, uid, "")
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil // gone, or already replaced by another
 	}
 	if err != nil {
 		return fmt.Errorf("deleting %s: %w", id, err)
 	}
-	for {
-		got, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-		if apierrors.IsNotFound(err) || (err == nil && got.GetUID() != uid) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, got.GetFinalizers())
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
+	last, err := deletion.WaitGone(ctx, c, id, uid, max(time.Until(deadline), time.Millisecond))
+	switch {
+	case err == nil:
+		return nil
+	case last != nil && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
 	}
+	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
 }
 
 // waitEstablished waits until a CRD's kind is served.

@@ -16,9 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 )
@@ -83,15 +83,13 @@ func (e *leftInPlaceError) Error() string { return e.msg }
 // that takes its place in between is never deleted.
 func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, timeout time.Duration,
 	notOurs func(*unstructured.Unstructured) string) error {
-	mapping, err := c.Mapping(id.GVK())
+	_, err := c.Mapping(id.GVK())
 	if meta.IsNoMatchError(err) {
 		return nil // the kind itself is gone (its CRD was deleted), so is the object
 	}
 	if err != nil {
 		return fmt.Errorf("deleting %s: %w", id, err)
 	}
-	ri := c.Resource(mapping, id.Namespace)
-	propagation := metav1.DeletePropagationBackground
 	var uid ktypes.UID
 	// A delete is idempotent (an object already gone counts as deleted), so a
 	// request whose fate is unknown is sent again; a precondition that fails
@@ -107,11 +105,7 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 			return &leftInPlaceError{msg + " Destroy deleted nothing; the resource was removed from state."}
 		}
 		uid = live.GetUID()
-		rv := live.GetResourceVersion()
-		return ri.Delete(ctx, id.Name, metav1.DeleteOptions{
-			PropagationPolicy: &propagation,
-			Preconditions:     &metav1.Preconditions{UID: &uid, ResourceVersion: &rv},
-		})
+		return deletion.Delete(ctx, c, id, uid, live.GetResourceVersion())
 	})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -123,7 +117,7 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	if err != nil {
 		return fmt.Errorf("deleting %s: %w\n\n%s", id, err, connection.Remedy(err))
 	}
-	last, err := waitGone(ctx, c, id, uid, timeout)
+	last, err := deletion.WaitGone(ctx, c, id, uid, timeout)
 	if err == nil {
 		return nil
 	}
@@ -144,36 +138,6 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	return stuck
 }
 
-// waitGone polls until the object with uid is gone (an object of the same name
-// with another UID counts as gone: ours is). Polls read metadata alone, five
-// times a second; when the timeout passes, the object is read whole once and
-// returned, for what holds it (finalizers, a namespace's conditions).
-func waitGone(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, timeout time.Duration) (*unstructured.Unstructured, error) {
-	gone := func(obj *unstructured.Unstructured, err error) bool {
-		return apierrors.IsNotFound(err) || (err == nil && obj.GetUID() != uid)
-	}
-	seen := false
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		obj, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-		seen = seen || err == nil
-		// Anything but an answer (a dropped connection, the client's rate
-		// limiter near the deadline) is transient: keep waiting until the
-		// timeout.
-		return gone(obj, err), nil
-	})
-	if err == nil || !seen {
-		return nil, err
-	}
-	last, gerr := get(ctx, c, id)
-	if gone(last, gerr) {
-		return nil, nil // gone since the last poll
-	}
-	if gerr != nil {
-		return nil, err
-	}
-	return last, err
-}
-
 // removeFinalizersAndWait clears the finalizers of the object with uid; the
 // JSON patch tests the UID first, so it never touches another object.
 func removeFinalizersAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID) error {
@@ -190,7 +154,7 @@ func removeFinalizersAndWait(ctx context.Context, c *connection.Client, id manif
 	if err != nil {
 		return fmt.Errorf("force_destroy could not remove the finalizers of %s (UID %s): %w", id, uid, err)
 	}
-	if _, err := waitGone(ctx, c, id, uid, time.Minute); err != nil {
+	if _, err := deletion.WaitGone(ctx, c, id, uid, time.Minute); err != nil {
 		return fmt.Errorf("%s still exists a minute after its finalizers were removed: %w", id, err)
 	}
 	return nil

@@ -1,0 +1,65 @@
+// Package deletion deletes one object bound to its UID and waits until it is
+// gone: what k8sconnect_object's destroy and k8sconnect_helm_release's
+// removal of an object (left the chart, or uninstalled) have in common. An
+// object of the same name with another UID counts as gone: it is not the one
+// deleted, and is never touched.
+package deletion
+
+import (
+	"context"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+)
+
+// Delete sends the delete of id with background propagation, bound to uid
+// and, when rv is not "", to that resourceVersion: the server refuses it
+// (409) when the object was replaced or, with rv, changed since it was read.
+func Delete(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, rv string) error {
+	mapping, err := c.Mapping(id.GVK())
+	if err != nil {
+		return err
+	}
+	propagation := metav1.DeletePropagationBackground
+	pre := &metav1.Preconditions{UID: &uid}
+	if rv != "" {
+		pre.ResourceVersion = &rv
+	}
+	return c.Resource(mapping, id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation, Preconditions: pre})
+}
+
+// WaitGone polls until the object with uid is gone. Polls read metadata
+// alone, five times a second, and anything but an answer (a dropped
+// connection, the client's rate limiter near the deadline) is transient:
+// the wait goes on until the timeout. When the timeout passes, the object is
+// read whole once and returned with the error, for what holds it
+// (finalizers, a namespace's conditions); nil when it was never seen.
+func WaitGone(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, timeout time.Duration) (*unstructured.Unstructured, error) {
+	gone := func(obj *unstructured.Unstructured, err error) bool {
+		return apierrors.IsNotFound(err) || (err == nil && obj.GetUID() != uid)
+	}
+	seen := false
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		obj, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		seen = seen || err == nil
+		return gone(obj, err), nil
+	})
+	if err == nil || !seen {
+		return nil, err
+	}
+	last, gerr := c.Get(ctx, id.GVK(), id.Namespace, id.Name)
+	if gone(last, gerr) {
+		return nil, nil // gone since the last poll
+	}
+	if gerr != nil {
+		return nil, err
+	}
+	return last, err
+}

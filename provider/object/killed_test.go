@@ -25,6 +25,7 @@ var adoptCommand = regexp.MustCompile(object.AdoptRunEnv + `=(\S+) terraform app
 // run's id), and with that setting one apply converges: every object created
 // exactly once (same UIDs), all in state, nothing left to plan.
 func TestAccKilledApplyUnderARemoteBackend(t *testing.T) {
+	t.Parallel()
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)
 	prefix := acctest.Name("killed") + "-"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -149,10 +150,10 @@ func parseContent(m model) (*content, error) {
 		return nil, nil
 	}
 	if in.patchType == ktypes.JSONPatchType {
-		body, err := parseJSONPatch(text.ValueString(), in.attr)
+		body, err := parseJSONPatch(text.ValueString(), in)
 		return &content{patchType: in.patchType, body: body, given: in}, err
 	}
-	obj, err := parseObject(text.ValueString(), in.attr)
+	obj, err := parseObject(text.ValueString(), in)
 	if err != nil {
 		return nil, err
 	}
@@ -166,12 +167,13 @@ func parseContent(m model) (*content, error) {
 
 // parseObject and parseJSONPatch decode with kubejson, as kubectl does, so
 // every integer that fits int64 keeps its digits on the way to the server.
-func parseObject(text, attr string) (map[string]any, error) {
+func parseObject(text string, in input) (map[string]any, error) {
+	attr := in.attr
 	var doc any
 	// kubejson decodes as kubectl does (numbers keep every digit kubectl keeps),
 	// and a key given twice is an error, not the last one silently winning.
 	if err := kubejson.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid YAML or JSON: %v", attr, err)
+		return nil, fmt.Errorf("%s is not valid YAML or JSON: %s", attr, decodeDetail(err, in))
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok && doc != nil {
@@ -196,6 +198,21 @@ func parseObject(text, attr string) (map[string]any, error) {
 	return obj, nil
 }
 
+// decodeDetail is what a decode error says. A decoder may quote the text it
+// stopped at, and every value of a write-only input is secret, so for one of
+// those only where it stopped is kept (the line and column).
+func decodeDetail(err error, in input) string {
+	if !in.writeOnly {
+		return err.Error()
+	}
+	if at := decodePosition.FindString(err.Error()); at != "" {
+		return "the decoder stopped at " + at + " (the rest of its message is not shown: it may quote the value)"
+	}
+	return "the decoder's message is not shown: it may quote the value"
+}
+
+var decodePosition = regexp.MustCompile(`line \d+(, column \d+|: column \d+)?`)
+
 func yamlKind(v any) string {
 	switch v.(type) {
 	case []any:
@@ -218,10 +235,11 @@ func jsonPatchHint(attr string, doc any) string {
 
 // parseJSONPatch checks every operation has what RFC 6902 requires, so a typo
 // fails at plan with the operation's index rather than at the server.
-func parseJSONPatch(text, attr string) ([]byte, error) {
+func parseJSONPatch(text string, in input) ([]byte, error) {
+	attr := in.attr
 	var ops []map[string]any
 	if err := kubejson.Unmarshal([]byte(text), &ops); err != nil {
-		return nil, fmt.Errorf("%s must be a JSON array of operations: %v", attr, err)
+		return nil, fmt.Errorf("%s must be a JSON array of operations: %s", attr, decodeDetail(err, in))
 	}
 	if len(ops) == 0 {
 		return nil, fmt.Errorf("%s has no operations", attr)

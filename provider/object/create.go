@@ -52,9 +52,7 @@ func (e *claimedError) Error() string { return e.msg }
 // that reported success (and so is in some state).
 func create(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, id string) (*unstructured.Unstructured, error) {
 	pending := metadataCopy(desired)
-	a := pending.GetAnnotations()
-	a[annotationCreatePending] = id
-	pending.SetAnnotations(a)
+	setAnnotation(pending, annotationCreatePending, id)
 	setCreatedByRun(pending)
 	created, err := createOnly(ctx, c, pending, id)
 	if err != nil {

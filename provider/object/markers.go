@@ -21,12 +21,15 @@ const annotationOwnedBy = ssa.AnnotationOwnedBy
 var annotationPath = objectpath.Path{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationOwnedBy)}
 
 // setOwnedBy marks obj as the object of the resource with this id.
-func setOwnedBy(obj *unstructured.Unstructured, id string) {
+func setOwnedBy(obj *unstructured.Unstructured, id string) { setAnnotation(obj, annotationOwnedBy, id) }
+
+// setAnnotation sets one of k8sconnect's markers on obj.
+func setAnnotation(obj *unstructured.Unstructured, key, value string) {
 	a := obj.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
 	}
-	a[annotationOwnedBy] = id
+	a[key] = value
 	obj.SetAnnotations(a)
 }
 

@@ -48,12 +48,7 @@ var thisRun = func() string {
 
 // setCreatedByRun marks obj as created by this run.
 func setCreatedByRun(obj *unstructured.Unstructured) {
-	a := obj.GetAnnotations()
-	if a == nil {
-		a = map[string]string{}
-	}
-	a[annotationCreatedByRun] = thisRun
-	obj.SetAnnotations(a)
+	setAnnotation(obj, annotationCreatedByRun, thisRun)
 }
 
 // adoptable reports a finished object of another resource that the user let

@@ -179,19 +179,14 @@ func TestPulumiIdentity_adminMadeStayCheckedUnderANamespaceAccount(t *testing.T)
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 4})
 }
 
-// identityFixture is what the identity tests switch between: two clusters in
-// which a namespace account exists (see acctest.TwoClusterKubeconfig), names
-// for an object and a patch target (which it creates as someone else would),
-// and a chart of one ConfigMap.
+// identityFixture is acctest.SwitchedClusterFixture for an account that
+// manages ConfigMaps and Secrets (a release's records), and a chart of one
+// ConfigMap.
 func identityFixture(t *testing.T, object, patched string) (ns string, clusters *acctest.TwoClusters, name, target, chart string) {
 	t.Helper()
-	ns = acctest.Namespace(t)
 	rules := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"},
 		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
-	clusters = acctest.TwoClusterKubeconfig(t, ns, rules)
-	name, target = acctest.Name(object), acctest.Name(patched)
-	acctest.ApplyAs(t, "someone-else", objConfigMaps, fmt.Sprintf(
-		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+	ns, clusters, name, target = acctest.SwitchedClusterFixture(t, rules, object, patched)
 	repo, err := toolchain.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -52,12 +52,8 @@ resource "k8sconnect_patch" "p" {
 // both from state and planned a create in the second cluster.
 func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
 	t.Parallel()
-	ns := acctest.Namespace(t)
-	clusters := acctest.TwoClusterKubeconfig(t, ns, configMapRules)
+	ns, clusters, name, target := acctest.SwitchedClusterFixture(t, configMapRules, "ci-owned", "ci-patched")
 	first, second := clusters.First, clusters.Second
-	name, target := acctest.Name("ci-owned"), acctest.Name("ci-patched")
-	acctest.ApplyAs(t, "someone-else", configMaps, fmt.Sprintf(
-		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
 
 	conn := func(context string) string {
 		return fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    context = %q\n  }", clusters.Kubeconfig, context)
@@ -98,12 +94,8 @@ func TestAccIdentity_namespaceAccountSwitchedToASecondCluster(t *testing.T) {
 // state to be created again in the wrong cluster.
 func TestAccIdentity_adminMadeObjectsStayCheckedUnderANamespaceAccount(t *testing.T) {
 	t.Parallel()
-	ns := acctest.Namespace(t)
-	clusters := acctest.TwoClusterKubeconfig(t, ns, configMapRules)
+	ns, clusters, name, target := acctest.SwitchedClusterFixture(t, configMapRules, "admin-made", "admin-patched")
 	first, second := clusters.First, clusters.Second
-	name, target := acctest.Name("admin-made"), acctest.Name("admin-patched")
-	acctest.ApplyAs(t, "someone-else", configMaps, fmt.Sprintf(
-		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	reach := func(c *localcluster.Cluster, token string) {
 		acctest.WriteKubeconfig(t, kubeconfig, "ci", map[string]acctest.KubeContext{"ci": {Cluster: c, Token: token}})

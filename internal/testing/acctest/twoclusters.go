@@ -2,10 +2,12 @@ package acctest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
@@ -62,4 +64,18 @@ func (c *TwoClusters) write(t testing.TB) {
 		first, second = second, first
 	}
 	WriteKubeconfig(t, c.Kubeconfig, "first", map[string]KubeContext{"first": first, "second": second})
+}
+
+// SwitchedClusterFixture is what a test of a switched cluster starts from:
+// TwoClusterKubeconfig's clusters with a namespace account bound to rules in
+// namespace ns of each, a name for an object to create (object) and the name
+// of a ConfigMap, made here by another manager, to patch (patched).
+func SwitchedClusterFixture(t testing.TB, rules rbacv1.PolicyRule, object, patched string) (ns string, clusters *TwoClusters, name, target string) {
+	t.Helper()
+	ns = Namespace(t)
+	clusters = TwoClusterKubeconfig(t, ns, rules)
+	name, target = Name(object), Name(patched)
+	ApplyAs(t, "someone-else", schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, fmt.Sprintf(
+		"{apiVersion: v1, kind: ConfigMap, metadata: {name: %s, namespace: %s}, data: {a: b}}", target, ns))
+	return ns, clusters, name, target
 }

@@ -166,7 +166,7 @@ func (p *pulumiTool) setupBundle(n int) error {
 		return err
 	}
 	err := versions(namespace(p.name(), n), p.ops, func(op string, b *bundles.Bundle) error {
-		program, err := bundleProgram(b, p.plugin, p.kubeconfig, p.variant)
+		program, err := bundleProgram(b, p.kubeconfig, p.variant)
 		if err != nil {
 			return err
 		}
@@ -186,9 +186,9 @@ func (p *pulumiTool) setupBundle(n int) error {
 // namespaced object on every CRD and every cluster-scoped object. The
 // connection is on each object or (providerBlock) in a provider resource
 // they all name.
-func bundleProgram(b *bundles.Bundle, plugin, kubeconfig string, v variant) (string, error) {
+func bundleProgram(b *bundles.Bundle, kubeconfig string, v variant) (string, error) {
 	var out strings.Builder
-	fmt.Fprintf(&out, "name: k8sconnect-bench\nruntime: yaml\nplugins:\n  providers:\n    - name: k8sconnect\n      path: %q\n", plugin)
+	out.WriteString("name: k8sconnect-bench\nruntime: yaml\n")
 	fmt.Fprintf(&out, "variables:\n  cluster:\n    kubeconfigFile: %q\nresources:\n", kubeconfig)
 	connection, provider := "      clusterConnection: ${cluster}\n", ""
 	if v == providerBlock {

@@ -176,14 +176,14 @@ func TestPulumiBundle(t *testing.T) {
 	b := bundles.New("bench-pulumi-73")
 	for _, v := range []variant{plain, providerBlock} {
 		var program pulumiProgram
-		src, err := bundleProgram(b, "/tmp/plugin dir", "/tmp/kube config", v)
+		src, err := bundleProgram(b, "/tmp/kube config", v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := yaml.Unmarshal([]byte(src), &program); err != nil {
 			t.Fatalf("%v\n%.2000s", err, src)
 		}
-		if p := program.Plugins.Providers; len(p) != 1 || p[0].Path != "/tmp/plugin dir" || program.Variables.Cluster.KubeconfigFile != "/tmp/kube config" {
+		if p := program.Plugins.Providers; len(p) != 0 || program.Variables.Cluster.KubeconfigFile != "/tmp/kube config" {
 			t.Errorf("plugins %+v, variables %+v", p, program.Variables)
 		}
 		want := b.Len()

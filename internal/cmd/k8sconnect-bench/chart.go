@@ -208,15 +208,15 @@ func (p *pulumiTool) setupChart(n int) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(p.dir(n), "Pulumi.yaml"),
-		[]byte(chartProgram(chart, namespace(p.name(), n), p.plugin, p.kubeconfig, p.variant)), 0o600)
+		[]byte(chartProgram(chart, namespace(p.name(), n), p.kubeconfig, p.variant)), 0o600)
 }
 
 // chartProgram is the Pulumi YAML program of one HelmRelease of the chart in
 // directory chart, with the connection on the release or (providerBlock) in
 // a provider resource it names.
-func chartProgram(chart, ns, plugin, kubeconfig string, v variant) string {
+func chartProgram(chart, ns, kubeconfig string, v variant) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "name: k8sconnect-bench\nruntime: yaml\nplugins:\n  providers:\n    - name: k8sconnect\n      path: %q\n", plugin)
+	b.WriteString("name: k8sconnect-bench\nruntime: yaml\n")
 	fmt.Fprintf(&b, "config:\n  value:\n    type: string\nvariables:\n  cluster:\n    kubeconfigFile: %q\nresources:\n", kubeconfig)
 	connection, options := "      clusterConnection: ${cluster}\n", ""
 	if v == providerBlock {

@@ -169,11 +169,15 @@ func TestChartProgram(t *testing.T) {
 	for _, v := range []variant{plain, providerBlock} {
 		var program struct {
 			Config    map[string]any     `yaml:"config"`
+			Plugins   map[string]any     `yaml:"plugins"`
 			Resources map[string]release `yaml:"resources"`
 		}
-		src := chartProgram("/tmp/the chart", "bench-pulumi-3", "/tmp/plugin", "/tmp/kubeconfig", v)
+		src := chartProgram("/tmp/the chart", "bench-pulumi-3", "/tmp/kubeconfig", v)
 		if err := yaml.Unmarshal([]byte(src), &program); err != nil {
 			t.Fatalf("%v\n%s", err, src)
+		}
+		if program.Plugins != nil {
+			t.Errorf("%s: plugins = %v, want none: the engine runs the installed plugin", v, program.Plugins)
 		}
 		r := program.Resources["release"]
 		p := r.Properties

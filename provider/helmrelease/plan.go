@@ -117,7 +117,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
-	objects := r.dryRunAll(ctx, c, rd, req, resp, state, !creating && sameInputs(plan, state), plan.CreateNamespace.ValueBool())
+	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.CreateNamespace.ValueBool())
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -193,15 +193,14 @@ type planned struct {
 	unchanged bool
 }
 
-// dryRunAll dry-runs every object of the release and projects the answers;
-// same says the inputs that decide a revision are those of the state.
+// dryRunAll dry-runs every object of the release and projects the answers.
 // An object whose kind comes with the release (a CRD installed by this very
 // apply) or whose namespace create_namespace makes is known after apply.
 // The ownership of every object of the last apply is then explained as
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, same, createNamespace bool) types.Map {
+	resp *resource.ModifyPlanResponse, state model, createNamespace bool) types.Map {
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
@@ -217,7 +216,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, mapOf(v)),
 				body: priv[p.key].Body, live: recall(c, state.ID.ValueString(), p.key)}
 		}
-		results[i], errs[i] = dryRunOne(ctx, c, p, last, same, createNamespace)
+		results[i], errs[i] = dryRunOne(ctx, c, p, last, createNamespace)
 		if errs[i] == nil && rd.varies[p.key] {
 			// Rendered otherwise at every render: known after apply.
 			results[i] = planned{value: types.MapUnknown(types.StringType)}
@@ -267,10 +266,13 @@ type lastApply struct {
 // dryRunOne plans one object. An object the last apply made, rendered as
 // then (same body) and untouched since (same values, same owners), is not
 // dry-run: the apply would store what it stored then (ADR 0011), so a
-// no-change plan of a chart asks nothing but the refresh's reads. An object
-// new to the release is read for its owner only when its dry run shows it
-// exists already.
-func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, sameInputs, createNamespace bool) (planned, error) {
+// no-change plan of a chart asks nothing but the refresh's reads, and an
+// upgrade dry-runs only the objects whose rendering it changes. That holds
+// whatever else changed: the body is the whole rendered object, so a chart
+// that writes the new revision into an object renders it otherwise and is
+// dry-run. An object new to the release is read for its owner only when its
+// dry run shows it exists already.
+func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, createNamespace bool) (planned, error) {
 	var live *unstructured.Unstructured
 	if last != nil {
 		live = last.live
@@ -285,7 +287,7 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 				return planned{}, fmt.Errorf("reading it: %w", err)
 			}
 		}
-		if live != nil && sameInputs && last.body != "" && last.body == bodyHash(p) {
+		if live != nil && last.body != "" && last.body == bodyHash(p) {
 			now, unchanged := ownership.UnchangedSinceApply(ctx, last.private, live, ssa.FieldManager, helmMarks, nil, last.stored, p.red)
 			if unchanged {
 				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, nil

@@ -144,6 +144,29 @@ func (b *dependencyBuilder) reach(src Source) Source {
 	}
 	src.credentials.toSet = fmt.Sprintf("a username and password for it in dependency_repositories, in an entry whose url is %s or a prefix of it "+
 		"(repository_username and repository_password go to the chart's own repository, registry or URL only)", shown)
+	// A failed handshake sends the user to the entry that covers the
+	// dependency (or to one to add), not to the chart's repository_* files:
+	// those are the dependency's only while no entry gives its own.
+	switch {
+	case entry != nil && entry.CAFile != "":
+		src.credentials.caFile = fmt.Sprintf("check ca_file of the dependency_repositories entry %q: it must be the PEM file of the CA that signed it", entry.URL)
+	case entry != nil:
+		src.credentials.caFile = fmt.Sprintf("set ca_file in the dependency_repositories entry %q to the PEM file of the CA that signed it", entry.URL)
+	default:
+		src.credentials.caFile = fmt.Sprintf("add to dependency_repositories an entry whose url is %s or a prefix of it, "+
+			"with ca_file set to the PEM file of the CA that signed it", shown)
+	}
+	switch {
+	case entry != nil && (entry.CertFile != "" || entry.KeyFile != ""):
+		src.credentials.clientCert = fmt.Sprintf("check cert_file and key_file of the dependency_repositories entry %q: "+
+			"they must be a client certificate and key it trusts", entry.URL)
+	case entry != nil:
+		src.credentials.clientCert = fmt.Sprintf("set cert_file and key_file in the dependency_repositories entry %q "+
+			"to a client certificate and key it trusts", entry.URL)
+	default:
+		src.credentials.clientCert = fmt.Sprintf("add to dependency_repositories an entry whose url is %s or a prefix of it, "+
+			"with cert_file and key_file set to a client certificate and key it trusts", shown)
+	}
 	switch {
 	case src.Username != "" || src.Password != "":
 		src.credentials.sent = "the credentials written in its repository URL in Chart.yaml"

@@ -1,10 +1,8 @@
 package helmrelease_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -30,20 +28,11 @@ func TestAccHelmReleaseDependencyCredentials(t *testing.T) {
 	registryPassword := acctest.NewSecretValue("depregpw")
 	all := []acctest.SecretValue{repoPassword, rotated, registryPassword}
 
-	repo := chartrepo.NewRepository(t, chartrepo.Options{Username: repoUser, Password: repoPassword.Plain})
-	repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("child", "1.0.0")))
+	protected := chartrepo.NewProtectedDependency(t, "withhttp", repoUser, repoPassword.Plain)
+	repo, httpChart := protected.Repository, protected.ChartDir
 	registry := chartrepo.NewRegistry(t, chartrepo.Options{Username: registryUser, Password: registryPassword.Plain})
 	registry.Push(t, "charts", chartrepo.MustPackage(t, chartrepo.Chart("ocichild", "0.1.0")))
-	charts := t.TempDir()
-	localChart := func(name string, dep *chart.Dependency) string {
-		dir, err := chartrepo.WriteDir(chartrepo.Chart(name, "0.1.0", dep), charts, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
-	httpChart := localChart("withhttp", &chart.Dependency{Name: "child", Version: "^1.0.0", Repository: repo.URL})
-	ociChart := localChart("withoci", &chart.Dependency{Name: "ocichild", Version: "0.1.0", Repository: "oci://" + registry.Host + "/charts"})
+	ociChart := chartrepo.LocalChart(t, "withoci", &chart.Dependency{Name: "ocichild", Version: "0.1.0", Repository: "oci://" + registry.Host + "/charts"})
 
 	w := acctest.NewWorkdir(t)
 	// The provider's chart cache is the test's own, so the first plan
@@ -124,7 +113,7 @@ resource "k8sconnect_helm_release" "oci" {
 			t.Error(err)
 		}
 	}
-	expectSensitivePasswords(t, w)
+	w.ExpectSensitiveEntries("dependency_repositories", "password", 2)
 
 	// The repository's password is rotated: the old one is refused, naming
 	// the entry it comes from; the new one applies as an update of the
@@ -146,42 +135,4 @@ resource "k8sconnect_helm_release" "oci" {
 
 	logs := acctest.ExpectAbsentFromProviderLog(t, logPath, all...)
 	acctest.ExpectAbsent(t, "the DEBUG log", logs, all...)
-}
-
-// expectSensitivePasswords checks that the engine marks each release's
-// dependency_repositories passwords as sensitive in state, so that it hides
-// them as it hides repository_password.
-func expectSensitivePasswords(t *testing.T, w *acctest.Workdir) {
-	t.Helper()
-	r := w.Run("show", "-json")
-	if r.Err != nil {
-		t.Fatalf("show -json: %v\n%s", r.Err, r.Output)
-	}
-	var doc struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address   string `json:"address"`
-					Sensitive struct {
-						Repositories []map[string]any `json:"dependency_repositories"`
-					} `json:"sensitive_values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(r.Output[max(0, strings.Index(r.Output, "{")):]), &doc); err != nil {
-		t.Fatalf("show -json: %v", err)
-	}
-	found := 0
-	for _, res := range doc.Values.RootModule.Resources {
-		for i, e := range res.Sensitive.Repositories {
-			found++
-			if e["password"] != true {
-				t.Errorf("%s: dependency_repositories[%d].password is not marked sensitive (%v)", res.Address, i, e)
-			}
-		}
-	}
-	if found != 2 {
-		t.Errorf("sensitive_values holds %d dependency_repositories entries, want 2:\n%s", found, r.Output)
-	}
 }

@@ -143,3 +143,50 @@ func DecodePrivate(t testing.TB, p string) string {
 	}
 	return b.String()
 }
+
+// ExpectSensitiveEntries checks, in `show -json`, that the engine marks
+// field of every entry of the list attribute (dependency_repositories'
+// password, say) as sensitive, in each resource and data source of the root
+// module that has the attribute, and that there are want entries in all: an
+// engine that did not know the field was sensitive would show it in plans.
+func (w *Workdir) ExpectSensitiveEntries(attribute, field string, want int) {
+	w.t.Helper()
+	r := w.Run("show", "-json")
+	if r.Err != nil {
+		w.t.Fatalf("show -json: %v\n%s", r.Err, r.Output)
+	}
+	var doc struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address   string                     `json:"address"`
+					Sensitive map[string]json.RawMessage `json:"sensitive_values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(r.Output[max(0, strings.Index(r.Output, "{")):]), &doc); err != nil {
+		w.t.Fatalf("show -json: %v", err)
+	}
+	found := 0
+	for _, res := range doc.Values.RootModule.Resources {
+		raw, ok := res.Sensitive[attribute]
+		if !ok {
+			continue
+		}
+		var entries []map[string]any
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			w.t.Errorf("%s: sensitive_values.%s is not a list of objects: %s", res.Address, attribute, raw)
+			continue
+		}
+		for i, e := range entries {
+			found++
+			if e[field] != true {
+				w.t.Errorf("%s: %s[%d].%s is not marked sensitive (%v)", res.Address, attribute, i, field, e)
+			}
+		}
+	}
+	if found != want {
+		w.t.Errorf("sensitive_values holds %d %s entries, want %d:\n%s", found, attribute, want, r.Output)
+	}
+}

@@ -644,6 +644,19 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 				return e.helm(`dependency_repositories = [{ url = "https://charts.example.com/a" }, { url = "https://CHARTS.example.com:443/a/" }]`)
 			},
 			want: []string{"Duplicate dependency repository", `"https://CHARTS.example.com:443/a/" is the url of dependency_repositories[0] already`}},
+		{name: "helm_template dependency registry twice, default port written once",
+			setup: func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string {
+				return e.helm(`dependency_repositories = [{ url = "oci://registry.example.com" }, { url = "oci://registry.example.com:443/" }]`)
+			},
+			want: []string{"Duplicate dependency repository", `"oci://registry.example.com:443/" is the url of dependency_repositories[0] already`}},
+		{name: "helm_template dependency registry twice, plain HTTP's default port written once",
+			setup: func(e *env) { e.helmChart("", nil) },
+			config: func(e *env) string {
+				return e.helm("plain_http = true\n  " +
+					`dependency_repositories = [{ url = "oci://registry.example.com" }, { url = "oci://registry.example.com:80" }]`)
+			},
+			want: []string{"Duplicate dependency repository", `"oci://registry.example.com:80" is the url of dependency_repositories[0] already`}},
 		{name: "helm_template kubeVersion not met",
 			setup:  func(e *env) { e.helmChart("kubeVersion: \"<1.10.0\"\n", nil) },
 			config: func(e *env) string { return e.helm("") },

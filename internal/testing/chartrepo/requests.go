@@ -18,6 +18,17 @@ type Request struct {
 	Status int
 }
 
+// Authorized counts the requests that carried an Authorization header.
+func Authorized(requests []Request) int {
+	n := 0
+	for _, r := range requests {
+		if r.Authorization {
+			n++
+		}
+	}
+	return n
+}
+
 // statusRecorder writes the status a handler answers with into the log
 // before the answer leaves, so a client never sees an answer the log lacks.
 type statusRecorder struct {

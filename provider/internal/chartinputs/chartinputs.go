@@ -112,8 +112,9 @@ var arguments = []argument{
 		description: "Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies " +
 			"come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would " +
 			"(helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers " +
-			"a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port, then " +
-			"whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). " +
+			"a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port " +
+			"left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` " +
+			"with plain_http), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). " +
 			"The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. " +
 			"repository_username and repository_password reach a dependency only on the scheme, host and port of the " +
 			"chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from " +

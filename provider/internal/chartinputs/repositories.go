@@ -53,8 +53,20 @@ func (uniqueURLs) Description(context.Context) string {
 
 func (v uniqueURLs) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (uniqueURLs) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	seen := map[string]int{}
+func (uniqueURLs) ValidateList(ctx context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	// plain_http decides the port an oci:// url without one stands for
+	// (helmchart.RepositoryURLKey). While it is unknown, two entries are
+	// refused only if they are the same either way; the chart's loading
+	// refuses the others once it is known.
+	var plainHTTP types.Bool
+	modes := []bool{false, true}
+	if !req.Config.GetAttribute(ctx, path.Root("plain_http"), &plainHTTP).HasError() && !plainHTTP.IsUnknown() {
+		modes = []bool{plainHTTP.ValueBool()}
+	}
+	seen := make([]map[string]int, len(modes))
+	for m := range seen {
+		seen[m] = map[string]int{}
+	}
 	for i, e := range req.ConfigValue.Elements() {
 		raw, known := entryString(e, "url")
 		if !known {
@@ -64,14 +76,22 @@ func (uniqueURLs) ValidateList(_ context.Context, req validator.ListRequest, res
 		if err != nil {
 			continue // the url's own validator says why
 		}
-		key := helmchart.RepositoryURLKey(u)
-		if first, ok := seen[key]; ok {
+		first, duplicate := -1, true
+		for m, plain := range modes {
+			key := helmchart.RepositoryURLKey(u, plain)
+			f, ok := seen[m][key]
+			if !ok {
+				duplicate = false
+				seen[m][key] = i
+			} else if first < 0 {
+				first = f
+			}
+		}
+		if duplicate {
 			resp.Diagnostics.AddAttributeError(req.Path.AtListIndex(i).AtName("url"), "Duplicate dependency repository",
 				fmt.Sprintf("%q is the url of %s already (written the same or otherwise): give each repository one entry",
 					raw, req.Path.AtListIndex(first)))
-			continue
 		}
-		seen[key] = i
 	}
 }
 

@@ -51,9 +51,10 @@ func ParseRepositoryURL(raw string) (*url.URL, error) {
 
 // RepositoryURLKey is what two DependencyRepository URLs that cover the same
 // URLs have in common (https://Host:443/a/ and https://host/a), so that
-// validation can refuse a list that names one twice.
-func RepositoryURLKey(u *url.URL) string {
-	p := prefixOf(u)
+// validation can refuse a list that names one twice. plainHTTP is the
+// chart's plain_http, which decides an oci:// URL's default port (portOf).
+func RepositoryURLKey(u *url.URL, plainHTTP bool) string {
+	p := prefixOf(u, plainHTTP)
 	return p.scheme + "://" + p.host + ":" + p.port + "/" + strings.Join(p.segments, "/")
 }
 
@@ -65,14 +66,16 @@ type repositoryPrefix struct {
 	segments []string
 }
 
-func prefixOf(u *url.URL) repositoryPrefix {
+// prefixOf is u as matching compares it; plainHTTP is the chart's
+// plain_http, with which its oci:// dependencies are fetched.
+func prefixOf(u *url.URL, plainHTTP bool) repositoryPrefix {
 	var segments []string
 	for _, s := range strings.Split(path.Clean("/"+u.Path), "/") {
 		if s != "" {
 			segments = append(segments, s)
 		}
 	}
-	return repositoryPrefix{scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: portOf(u), segments: segments}
+	return repositoryPrefix{scheme: u.Scheme, host: strings.ToLower(u.Hostname()), port: portOf(u, plainHTTP), segments: segments}
 }
 
 // covers reports whether q is p or a URL under p.
@@ -82,9 +85,10 @@ func (p repositoryPrefix) covers(q repositoryPrefix) bool {
 }
 
 // dependencyRepositoryFor is the entry whose URL covers repository with the
-// most path segments (the most specific), or nil.
-func dependencyRepositoryFor(entries []DependencyRepository, repository *url.URL) *DependencyRepository {
-	target := prefixOf(repository)
+// most path segments (the most specific), or nil. plainHTTP is the chart's
+// plain_http (see portOf).
+func dependencyRepositoryFor(entries []DependencyRepository, repository *url.URL, plainHTTP bool) *DependencyRepository {
+	target := prefixOf(repository, plainHTTP)
 	var best *DependencyRepository
 	bestLen := -1
 	for i := range entries {
@@ -92,7 +96,7 @@ func dependencyRepositoryFor(entries []DependencyRepository, repository *url.URL
 		if err != nil {
 			continue // load has refused it already
 		}
-		if p := prefixOf(u); p.covers(target) && len(p.segments) > bestLen {
+		if p := prefixOf(u, plainHTTP); p.covers(target) && len(p.segments) > bestLen {
 			best, bestLen = &entries[i], len(p.segments)
 		}
 	}
@@ -100,12 +104,21 @@ func dependencyRepositoryFor(entries []DependencyRepository, repository *url.URL
 }
 
 // checkDependencyRepositories refuses an entry that could not be matched,
-// which validation at plan time catches first.
-func checkDependencyRepositories(entries []DependencyRepository) error {
+// and two that cover the same URLs (which one's credentials a dependency got
+// would be up to their order), as validation at plan time does first where
+// it knows plain_http.
+func checkDependencyRepositories(entries []DependencyRepository, plainHTTP bool) error {
+	seen := map[string]string{}
 	for _, e := range entries {
-		if _, err := ParseRepositoryURL(e.URL); err != nil {
+		u, err := ParseRepositoryURL(e.URL)
+		if err != nil {
 			return fmt.Errorf("dependency_repositories: %w", err)
 		}
+		key := RepositoryURLKey(u, plainHTTP)
+		if first, ok := seen[key]; ok {
+			return fmt.Errorf("dependency_repositories: %q and %q are the same repository: give each repository one entry", first, e.URL)
+		}
+		seen[key] = e.URL
 	}
 	return nil
 }
@@ -128,7 +141,7 @@ func (b *dependencyBuilder) reach(src Source) Source {
 	u, err := url.Parse(src.Repository)
 	var entry *DependencyRepository
 	if err == nil && u.Host != "" {
-		entry = dependencyRepositoryFor(b.chart.DependencyRepositories, u)
+		entry = dependencyRepositoryFor(b.chart.DependencyRepositories, u, b.chart.PlainHTTP)
 	}
 	src.CAFile, src.CertFile, src.KeyFile = b.chart.CAFile, b.chart.CertFile, b.chart.KeyFile
 	if entry != nil && entry.CAFile != "" {
@@ -144,6 +157,29 @@ func (b *dependencyBuilder) reach(src Source) Source {
 	}
 	src.credentials.toSet = fmt.Sprintf("a username and password for it in dependency_repositories, in an entry whose url is %s or a prefix of it "+
 		"(repository_username and repository_password go to the chart's own repository, registry or URL only)", shown)
+	// A failed handshake sends the user to the entry that covers the
+	// dependency (or to one to add), not to the chart's repository_* files:
+	// those are the dependency's only while no entry gives its own.
+	switch {
+	case entry != nil && entry.CAFile != "":
+		src.credentials.caFile = fmt.Sprintf("check ca_file of the dependency_repositories entry %q: it must be the PEM file of the CA that signed it", entry.URL)
+	case entry != nil:
+		src.credentials.caFile = fmt.Sprintf("set ca_file in the dependency_repositories entry %q to the PEM file of the CA that signed it", entry.URL)
+	default:
+		src.credentials.caFile = fmt.Sprintf("add to dependency_repositories an entry whose url is %s or a prefix of it, "+
+			"with ca_file set to the PEM file of the CA that signed it", shown)
+	}
+	switch {
+	case entry != nil && (entry.CertFile != "" || entry.KeyFile != ""):
+		src.credentials.clientCert = fmt.Sprintf("check cert_file and key_file of the dependency_repositories entry %q: "+
+			"they must be a client certificate and key it trusts", entry.URL)
+	case entry != nil:
+		src.credentials.clientCert = fmt.Sprintf("set cert_file and key_file in the dependency_repositories entry %q "+
+			"to a client certificate and key it trusts", entry.URL)
+	default:
+		src.credentials.clientCert = fmt.Sprintf("add to dependency_repositories an entry whose url is %s or a prefix of it, "+
+			"with cert_file and key_file set to a client certificate and key it trusts", shown)
+	}
 	switch {
 	case src.Username != "" || src.Password != "":
 		src.credentials.sent = "the credentials written in its repository URL in Chart.yaml"

@@ -45,11 +45,127 @@ func TestDependencyRepositoryFor(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := ""
-		if e := dependencyRepositoryFor(entries, u); e != nil {
+		if e := dependencyRepositoryFor(entries, u, false); e != nil {
 			got = e.URL
 		}
 		if got != want {
 			t.Errorf("%s is covered by %q, want %q", repository, got, want)
+		}
+	}
+}
+
+// A port left out is the default port of the way the request is made:
+// https's and oci's 443, http's 80, and 80 for oci:// under plain_http, which
+// the registry client then speaks to with http://host/v2/... . So an entry
+// and a dependency that name one server with the port written and without
+// match, in either direction; another port, another host, a host that only
+// begins like the entry's, or the port the other mode would use get
+// nothing.
+func TestDependencyRepositoryForDefaultPorts(t *testing.T) {
+	for _, tc := range []struct {
+		entry, repository string
+		plainHTTP         bool
+		covers            bool
+	}{
+		{"oci://registry.example.com", "oci://registry.example.com:443/charts", false, true},
+		{"oci://registry.example.com:443", "oci://registry.example.com/charts", false, true},
+		{"oci://registry.example.com:443/charts", "oci://REGISTRY.example.com/charts/app", false, true},
+		{"https://charts.example.com", "https://charts.example.com:443/private", false, true},
+		{"https://charts.example.com:443/private", "https://charts.example.com/private/team", false, true},
+		{"http://charts.example.com", "http://charts.example.com:80/", false, true},
+		{"http://charts.example.com:80", "http://charts.example.com/private", false, true},
+		{"oci://registry.example.com", "oci://registry.example.com:80/charts", true, true},
+		{"oci://registry.example.com:80", "oci://registry.example.com/charts", true, true},
+		// plain_http applies to oci:// only: https and http keep theirs.
+		{"https://charts.example.com", "https://charts.example.com:443/", true, true},
+		{"http://charts.example.com", "http://charts.example.com:80/", true, true},
+
+		// Decoys.
+		{"oci://registry.example.com", "oci://registry.example.com:5000/charts", false, false},
+		{"oci://registry.example.com:5000", "oci://registry.example.com/charts", false, false},
+		{"oci://registry.example.com", "oci://registry.example.com:80/charts", false, false},
+		{"oci://registry.example.com:80", "oci://registry.example.com/charts", false, false},
+		{"oci://registry.example.com", "oci://registry.example.com:443/charts", true, false},
+		{"oci://registry.example.com:443", "oci://registry.example.com/charts", true, false},
+		{"oci://registry.example.com", "oci://registry.example.org/charts", false, false},
+		{"oci://registry.example.com", "oci://registry.example.com.attacker.net/charts", false, false},
+		{"oci://registry.example.com:443", "oci://registry.example.com.attacker.net:443/charts", false, false},
+		{"oci://registry.example.com", "oci://registry.example.co/charts", false, false},
+		{"oci://registry.example.com", "https://registry.example.com/charts", false, false},
+		{"oci://registry.example.com", "http://registry.example.com/charts", true, false},
+		{"https://charts.example.com", "https://charts.example.com:8443/", false, false},
+		{"https://charts.example.com:443", "https://charts.example.com:4430/", false, false},
+		{"https://charts.example.com:443", "http://charts.example.com/", false, false},
+		{"https://charts.example.com", "http://charts.example.com:443/", false, false},
+		{"http://charts.example.com", "https://charts.example.com:80/", false, false},
+		{"http://charts.example.com:80", "http://charts.example.com:8080/", false, false},
+		{"https://charts.example.com", "https://charts.example.com.attacker.net:443/", false, false},
+	} {
+		u, err := url.Parse(tc.repository)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := dependencyRepositoryFor([]DependencyRepository{{URL: tc.entry}}, u, tc.plainHTTP)
+		if got := e != nil; got != tc.covers {
+			t.Errorf("plain_http %v: %s covers %s: %v, want %v", tc.plainHTTP, tc.entry, tc.repository, got, tc.covers)
+		}
+	}
+}
+
+// The chart's own credentials go to a dependency on its origin only:
+// the same scheme, host and port, the default one written or not.
+func TestSameOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://charts.example.com/a", "https://charts.example.com:443/b", true},
+		{"https://charts.example.com:443", "https://charts.example.com", true},
+		{"http://charts.example.com", "http://charts.example.com:80/x", true},
+		{"https://charts.example.com", "https://charts.example.com:8443", false},
+		{"https://charts.example.com", "http://charts.example.com:443", false},
+		{"http://charts.example.com", "https://charts.example.com:80", false},
+		{"https://charts.example.com", "https://charts.example.com.attacker.net", false},
+		{"https://charts.example.com:443", "https://charts.example.co:443", false},
+		{"https://charts.example.com", "oci://charts.example.com:443", false},
+	} {
+		a, errA := url.Parse(tc.a)
+		b, errB := url.Parse(tc.b)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if got := sameOrigin(a, b); got != tc.same {
+			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+		if got := sameOrigin(b, a); got != tc.same {
+			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tc.b, tc.a, got, tc.same)
+		}
+	}
+}
+
+// Two entries for one server, one with its default port written, are one
+// repository twice, which loading refuses as validation does; under
+// plain_http oci://host and oci://host:443 are two.
+func TestCheckDependencyRepositoriesDuplicates(t *testing.T) {
+	for _, tc := range []struct {
+		a, b      string
+		plainHTTP bool
+		duplicate bool
+	}{
+		{"oci://registry.example.com", "oci://registry.example.com:443/", false, true},
+		{"oci://registry.example.com", "oci://registry.example.com:80", true, true},
+		{"https://charts.example.com/a", "https://CHARTS.example.com:443/a/", false, true},
+		{"oci://registry.example.com", "oci://registry.example.com:443", true, false},
+		{"oci://registry.example.com", "oci://registry.example.com:80", false, false},
+		{"oci://registry.example.com", "https://registry.example.com", false, false},
+		{"https://charts.example.com/a", "https://charts.example.com:8443/a", false, false},
+	} {
+		err := checkDependencyRepositories([]DependencyRepository{{URL: tc.a}, {URL: tc.b}}, tc.plainHTTP)
+		if got := err != nil; got != tc.duplicate {
+			t.Errorf("plain_http %v: %s and %s refused: %v (%v), want %v", tc.plainHTTP, tc.a, tc.b, got, err, tc.duplicate)
+		}
+		if err != nil && !strings.Contains(err.Error(), "give each repository one entry") {
+			t.Errorf("the error does not say what to do: %v", err)
 		}
 	}
 }

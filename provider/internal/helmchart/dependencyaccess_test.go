@@ -17,17 +17,6 @@ const (
 	otherPassword = "0ther-Pa55word-k2"
 )
 
-// authorized counts the requests a server got with an Authorization header.
-func authorized(requests []chartrepo.Request) int {
-	n := 0
-	for _, r := range requests {
-		if r.Authorization {
-			n++
-		}
-	}
-	return n
-}
-
 // A local chart's dependency in a repository behind a password, and another
 // in a registry behind another: each gets the credentials of the
 // dependency_repositories entry that covers it, and nothing else does.
@@ -49,7 +38,7 @@ func TestDependencyRepositoriesCredentials(t *testing.T) {
 	if got := subchartVersions(c); got["child"] != "1.0.0" || got["ocichild"] != "0.1.0" || got["public"] != "1.0.0" {
 		t.Fatalf("subcharts %v, want child 1.0.0, ocichild 0.1.0 and public 1.0.0", got)
 	}
-	if n := authorized(bystander.Requests()); n != 0 {
+	if n := chartrepo.Authorized(bystander.Requests()); n != 0 {
 		t.Errorf("the repository no entry covers got credentials with %d requests", n)
 	}
 }
@@ -84,7 +73,7 @@ func TestDependencyCredentialsNotSentElsewhere(t *testing.T) {
 	if len(attacker.Requests()) == 0 {
 		t.Fatal("the attacker's repository got no request: the test proves nothing")
 	}
-	if n := authorized(attacker.Requests()); n != 0 {
+	if n := chartrepo.Authorized(attacker.Requests()); n != 0 {
 		t.Errorf("the repository Chart.yaml names on another origin got an Authorization header with %d requests", n)
 	}
 

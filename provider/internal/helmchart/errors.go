@@ -13,9 +13,9 @@ import (
 )
 
 // Errors name the arguments that fix them as k8sconnect_helm_template and
-// hashicorp/helm's helm_release call them (repository_ca_file,
-// repository_username, ...).
-const caFileHint = "set repository_ca_file to the PEM file of the CA that signed it"
+// k8sconnect_helm_release call them (repository_ca_file,
+// repository_username, dependency_repositories, ...): which ones depends on
+// whose server it is, the chart's own or a dependency's (credentialArgs).
 
 // rewordedError has a message of its own in place of its cause's (which had
 // a secret replaced, or says less well what happened). It keeps the cause for
@@ -95,8 +95,9 @@ func displayURL(u *url.URL) string {
 }
 
 // transportError explains why a request to what (a URL without userinfo)
-// did not get an answer, with what to do about it when that is known.
-func transportError(ctx context.Context, what string, err error) error {
+// did not get an answer, with what to do about it when that is known; args
+// name the arguments behind the TLS files used.
+func transportError(ctx context.Context, what string, err error, args credentialArgs) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("fetching %s: %w", what, ctxErr)
 	}
@@ -115,11 +116,11 @@ func transportError(ctx context.Context, what string, err error) error {
 		return fmt.Errorf("%s answers in plain HTTP, not HTTPS (%w): for an oci:// registry without TLS set plain_http = true; "+
 			"for an HTTP repository or chart URL write http://", what, err)
 	case refusedClientCertificate(err):
-		return fmt.Errorf("TLS: %s did not accept the client certificate (%w): set repository_cert_file and repository_key_file to one it trusts", what, err)
+		return fmt.Errorf("TLS: %s did not accept the client certificate (%w): %s", what, err, args.clientCert)
 	case errors.As(err, &hostname):
 		return fmt.Errorf("TLS: the certificate of %s is not valid for its host name (%w)", what, err)
 	case errors.As(err, &unknownAuthority), errors.As(err, &verification), errors.As(err, &invalid):
-		return fmt.Errorf("TLS: the certificate of %s is not trusted (%w): %s", what, err, caFileHint)
+		return fmt.Errorf("TLS: the certificate of %s is not trusted (%w): %s", what, err, args.caFile)
 	}
 	return fmt.Errorf("cannot reach %s: %w", what, err)
 }
@@ -137,21 +138,30 @@ func refusedClientCertificate(err error) bool {
 	return strings.HasSuffix(text, "certificate required") || strings.HasSuffix(text, "bad certificate")
 }
 
-// credentialArgs names, for a 401 or 403, the arguments behind a server's
-// credentials: a dependency's come from elsewhere than the chart's own, and
-// the error must send the user to the argument that fixes it.
+// credentialArgs names, for a 401 or 403 or a TLS handshake that failed, the
+// arguments behind a server's credentials and TLS files: a dependency's come
+// from elsewhere than the chart's own, and the error must send the user to
+// the argument that fixes it.
 type credentialArgs struct {
 	// sent names where the credentials that were sent came from.
 	sent string
 	// toSet says what to set when none were sent.
 	toSet string
+	// caFile says what to set (or check) when the server's certificate is
+	// not trusted.
+	caFile string
+	// clientCert says what to set (or check) when the server refused the
+	// client certificate, or wanted one.
+	clientCert string
 }
 
 // chartCredentials are the arguments of the chart's own repository,
 // registry or URL.
 var chartCredentials = credentialArgs{
-	sent:  "repository_username and repository_password",
-	toSet: "repository_username and repository_password",
+	sent:       "repository_username and repository_password",
+	toSet:      "repository_username and repository_password",
+	caFile:     "set repository_ca_file to the PEM file of the CA that signed it",
+	clientCert: "set repository_cert_file and repository_key_file to one it trusts",
 }
 
 // statusError explains an HTTP answer other than 200 from what. notFound is

@@ -69,19 +69,31 @@ func newHTTPClient(src Source, credentialOrigin *url.URL, passEverywhere bool) (
 	}, nil
 }
 
-// sameOrigin compares scheme, host and port (the default port written or not).
+// sameOrigin compares scheme, host and port (the default port written or
+// not) of two http(s) URLs.
 func sameOrigin(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && portOf(a) == portOf(b)
+	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && portOf(a, false) == portOf(b, false)
 }
 
-func portOf(u *url.URL) string {
+// portOf is the port a request to u goes to: the one written, else the
+// scheme's default, https's 443 and http's 80.
+//
+// An oci:// URL's default is the port the registry client (oras, told
+// PlainHTTP as openOCI tells it) then connects to: 443 over HTTPS, and 80
+// when plainHTTP says the registry is spoken to without TLS, since oras
+// then asks http://host/v2/... . So oci://host matches oci://host:443 only
+// where both mean the same server, and never matches oci://host:80 (or
+// oci://host:443 over plain HTTP) where it is another port: credentials go
+// to no port they did not go to before. Only comparisons use this; a URL is
+// requested as written.
+func portOf(u *url.URL, plainHTTP bool) string {
 	if p := u.Port(); p != "" {
 		return p
 	}
-	switch u.Scheme {
-	case "https":
+	switch {
+	case u.Scheme == "https", u.Scheme == "oci" && !plainHTTP:
 		return "443"
-	case "http":
+	case u.Scheme == "http", u.Scheme == "oci" && plainHTTP:
 		return "80"
 	}
 	return ""

@@ -131,7 +131,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return nil, fresh, transportError(ctx, shown, err)
+		return nil, fresh, transportError(ctx, shown, err, r.args)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	switch {
@@ -145,7 +145,7 @@ func (r *httpRepository) getConditional(ctx context.Context, u *url.URL, limit i
 	}
 	data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fresh, transportError(ctx, shown, err)
+		return nil, fresh, transportError(ctx, shown, err, r.args)
 	}
 	if int64(len(data)) > limit {
 		return nil, fresh, fmt.Errorf("%s is larger than %d MiB; refusing it", shown, limit>>20)

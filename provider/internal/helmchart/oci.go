@@ -298,5 +298,5 @@ func (oc *ociChart) explain(ctx context.Context, doing, target string, err error
 	case errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData):
 		return fmt.Errorf("%s: %s does not match its digest; not using it: %w", doing, target, err)
 	}
-	return fmt.Errorf("%s: %w", doing, transportError(ctx, target, err))
+	return fmt.Errorf("%s: %w", doing, transportError(ctx, target, err, oc.args))
 }

@@ -124,7 +124,7 @@ func Load(ctx context.Context, src Source) (*Chart, error) {
 }
 
 func load(ctx context.Context, src Source) (*Chart, error) {
-	if err := checkDependencyRepositories(src.DependencyRepositories); err != nil {
+	if err := checkDependencyRepositories(src.DependencyRepositories, src.PlainHTTP); err != nil {
 		return nil, err
 	}
 	if src.Verify {

@@ -11,6 +11,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // Requests per object of a Pulumi update, counted against the real server.
@@ -89,5 +90,55 @@ func expectRequests(t *testing.T, log, name, what string, want ...string) {
 	}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("%s sent %d requests for %s: %s; want exactly %s", what, len(got), name, strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+}
+
+// Requests per object of a HelmRelease upgrade under Pulumi, counted against
+// the real server: as for KubernetesObject above, each process reads each
+// object once and dry-runs it at most once, however many times the engine
+// plans the release in it (its Diff, then its Update). And an upgrade
+// dry-runs only what it renders otherwise (ADR 0013, item 14): the
+// ConfigMap that holds the changed value and the one that writes
+// .Release.Revision, not the steady one.
+func TestPulumiRequests_helmReleaseUpgradeReadsOncePerProcess(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "counted")
+	program := func(greeting string) string {
+		return releaseProgram(t, "k8sconnect-release-requests", map[string]map[string]any{"release": {
+			"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+			"name":              "counted", "namespace": ns, "chart": chart, "wait": false,
+			"set": []any{map[string]any{"name": "greeting", "value": greeting}},
+		}}, nil)
+	}
+	log := filepath.Join(t.TempDir(), "requests.log")
+	s := pulumitest.NewYAMLProgram(t, program("hello"))
+	s.SetEnv("K8SCONNECT_REQUEST_LOG", log)
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+
+	s.WriteYAML(program("bonjour"))
+	acctest.ClearRequestLog(t, log)
+	expectChanges(t, s.Run(pulumitest.Preview, nil), map[string]int{"same": 1, "update": 1})
+	expectRequests(t, log, "counted-steady", "the preview", "GET")
+	for _, changed := range []string{"counted-greeting", "counted-revision"} {
+		expectRequests(t, log, changed, "the preview", "GET", "PATCH dryRun")
+	}
+
+	acctest.ClearRequestLog(t, log)
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"same": 1, "update": 1})
+	expectRequests(t, log, "counted-steady", "the update", "GET", "PATCH")
+	for _, changed := range []string{"counted-greeting", "counted-revision"} {
+		expectRequests(t, log, changed, "the update", "GET", "PATCH dryRun", "PATCH")
+	}
+	for name, want := range map[string][2]string{"counted-greeting": {"greeting", "bonjour"}, "counted-revision": {"revision", "2"},
+		"counted-steady": {"note", "steady"}} {
+		if err := acctest.ConfigMapHas(t, ns, name, want[0], want[1]); err != nil {
+			t.Error(err)
+		}
 	}
 }

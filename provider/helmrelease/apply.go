@@ -124,6 +124,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	if plan.ClusterUID.IsUnknown() {
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
+	forgetRelease(c, plan.ID.ValueString()) // what the plans read is about to change
 	recs := newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
 	if plan.CreateNamespace.ValueBool() {
 		if err := ensureNamespace(ctx, c, ns); err != nil {

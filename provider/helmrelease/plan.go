@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -117,7 +118,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
-	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.CreateNamespace.ValueBool())
+	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), plan.CreateNamespace.ValueBool())
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -193,14 +194,16 @@ type planned struct {
 	unchanged bool
 }
 
-// dryRunAll dry-runs every object of the release and projects the answers.
+// dryRunAll dry-runs every object of release id and projects the answers,
+// and hands what it read and dry-ran on to the next plan of the release in
+// this process (recentReads).
 // An object whose kind comes with the release (a CRD installed by this very
 // apply) or whose namespace create_namespace makes is known after apply.
 // The ownership of every object of the last apply is then explained as
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, createNamespace bool) types.Map {
+	resp *resource.ModifyPlanResponse, state model, id string, createNamespace bool) types.Map {
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
@@ -211,12 +214,17 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	}
 	inParallel(len(pieces), func(i int) {
 		p := pieces[i]
+		recent := recall(c, id, p.key)
 		var last *lastApply
 		if v, ours := inState[p.key]; ours {
 			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, mapOf(v)),
-				body: priv[p.key].Body, live: recall(c, state.ID.ValueString(), p.key)}
+				body: priv[p.key].Body, live: recent.live}
 		}
-		results[i], errs[i] = dryRunOne(ctx, c, p, last, createNamespace)
+		var handOn recentObject
+		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, createNamespace)
+		if errs[i] == nil {
+			remember(c, id, p.key, handOn)
+		}
 		if errs[i] == nil && rd.varies[p.key] {
 			// Rendered otherwise at every render: known after apply.
 			results[i] = planned{value: types.MapUnknown(types.StringType)}
@@ -260,7 +268,7 @@ type lastApply struct {
 	private privatestate.Reader        // its own private state (privatestate.Of)
 	stored  projection.Projection      // its projection in state
 	body    string                     // the hash of the body it was applied with
-	live    *unstructured.Unstructured // as the refresh just read it, if it did
+	live    *unstructured.Unstructured // as the refresh or the last plan just read it, if one did
 }
 
 // dryRunOne plans one object. An object the last apply made, rendered as
@@ -271,41 +279,55 @@ type lastApply struct {
 // whatever else changed: the body is the whole rendered object, so a chart
 // that writes the new revision into an object renders it otherwise and is
 // dry-run. An object new to the release is read for its owner only when its
-// dry run shows it exists already.
-func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, createNamespace bool) (planned, error) {
+// dry run shows it exists already. recent is what the last call of this
+// process read and dry-ran of the object, if anything; dryRunOne returns
+// what to hand on to the next plan.
+func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent recentObject,
+	createNamespace bool) (planned, recentObject, error) {
+	handOn := recentObject{live: recent.live, seen: recent.seen}
 	var live *unstructured.Unstructured
 	if last != nil {
 		live = last.live
 		if live == nil {
 			id := manifest.IdentityOf(p.obj)
 			var err error
+			handOn = recentObject{seen: time.Now()}
 			live, err = c.Get(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
 			switch {
 			case apierrors.IsNotFound(err):
 				live = nil // deleted outside: created again
 			case err != nil:
-				return planned{}, fmt.Errorf("reading it: %w", err)
+				return planned{}, recentObject{}, fmt.Errorf("reading it: %w", err)
 			}
+			handOn.live = live
 		}
 		if live != nil && last.body != "" && last.body == bodyHash(p) {
 			now, unchanged := ownership.UnchangedSinceApply(ctx, last.private, live, ssa.FieldManager, helmMarks, nil, last.stored, p.red)
 			if unchanged {
-				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, nil
+				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, handOn, nil
 			}
 		}
 	}
-	dry, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
-	switch {
-	case meta.IsNoMatchError(err):
-		return planned{value: types.MapUnknown(types.StringType)}, nil // its CRD comes with the release
-	case apierrors.IsNotFound(err) && createNamespace:
-		return planned{value: types.MapUnknown(types.StringType)}, nil // its namespace comes with the apply
-	case err != nil:
-		return planned{}, err
+	body := bodyHash(p)
+	// The last plan's answer holds only against the copy it was given with:
+	// a fresh read (handOn.live not recent.live) asks again.
+	dry := recent.answer(body)
+	if dry == nil || handOn.live != recent.live {
+		var err error
+		dry, err = ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+		switch {
+		case meta.IsNoMatchError(err):
+			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its CRD comes with the release
+		case apierrors.IsNotFound(err) && createNamespace:
+			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its namespace comes with the apply
+		case err != nil:
+			return planned{}, recentObject{}, err
+		}
 	}
+	handOn.body, handOn.dry = body, dry.DeepCopy()
 	if last == nil && existedBefore(dry) {
 		if err := checkNotTaken(ctx, c, p); err != nil {
-			return planned{}, err
+			return planned{}, recentObject{}, err
 		}
 	}
 	var owned *fieldpath.Set
@@ -314,9 +336,9 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	}
 	obs, err := observe(dry, owned, p)
 	if err != nil {
-		return planned{}, err
+		return planned{}, recentObject{}, err
 	}
-	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live, dry: dry}, nil
+	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live, dry: dry}, handOn, nil
 }
 
 // existedBefore tells from a dry run's answer whether the object was there

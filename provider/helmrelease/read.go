@@ -2,6 +2,7 @@ package helmrelease
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -77,10 +78,11 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	inParallel(len(keys), func(i int) {
 		key := keys[i]
 		var live *unstructured.Unstructured
+		seen := time.Now()
 		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), ignores.fieldsOf(key),
 			state.ID.ValueString(), state.Objects.Elements()[key])
 		if live != nil {
-			remember(c, state.ID.ValueString(), key, live)
+			remember(c, state.ID.ValueString(), key, recentObject{live: live, seen: seen})
 		}
 	})
 	for i := range keys {

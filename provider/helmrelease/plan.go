@@ -285,6 +285,7 @@ type lastApply struct {
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent recentObject,
 	createNamespace bool) (planned, recentObject, error) {
 	handOn := recentObject{live: recent.live, seen: recent.seen}
+	body := bodyHash(p)
 	var live *unstructured.Unstructured
 	if last != nil {
 		live = last.live
@@ -301,14 +302,13 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 			}
 			handOn.live = live
 		}
-		if live != nil && last.body != "" && last.body == bodyHash(p) {
+		if live != nil && last.body != "" && last.body == body {
 			now, unchanged := ownership.UnchangedSinceApply(ctx, last.private, live, ssa.FieldManager, helmMarks, nil, last.stored, p.red)
 			if unchanged {
 				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, handOn, nil
 			}
 		}
 	}
-	body := bodyHash(p)
 	// The last plan's answer holds only against the copy it was given with:
 	// a fresh read (handOn.live not recent.live) asks again.
 	dry := recent.answer(body)

@@ -16,8 +16,24 @@ var secrets = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
 // A patch of a Secret an operator manages: managed_fields, private state,
 // warnings and every output hold no value, and drift on the patched key is
-// named, without values, and reverted.
+// named, without values, and reverted. The same for a strategic merge patch
+// and for a JSON patch, whose values sit in a list of operations rather
+// than in the object's shape.
 func TestAccPatch_secretValuesNeverInClear(t *testing.T) {
+	for _, tc := range []struct {
+		attr string
+		expr func(value string) string
+	}{
+		{"patch", func(v string) string { return fmt.Sprintf("yamlencode({ data = { password = %q } })", v) }},
+		{"json_patch", func(v string) string {
+			return fmt.Sprintf(`jsonencode([{ op = "replace", path = "/data/password", value = %q }])`, v)
+		}},
+	} {
+		t.Run(tc.attr, func(t *testing.T) { secretPatchNeverInClear(t, tc.attr, tc.expr) })
+	}
+}
+
+func secretPatchNeverInClear(t *testing.T, attr string, expr func(value string) string) {
 	ns := acctest.Namespace(t)
 	c := localcluster.Shared(t)
 	orig, patched, drifted := acctest.NewSecretValue("orig"), acctest.NewSecretValue("patched"), acctest.NewSecretValue("drift")
@@ -31,16 +47,16 @@ provider "k8sconnect" {
 }
 resource "k8sconnect_patch" "creds" {
   target         = { api_version = "v1", kind = "Secret", name = "creds", namespace = %q }
-  patch          = sensitive(yamlencode({ data = { password = %q } }))
+  %s = sensitive(%s)
   take_ownership = true
 }
-`, c.KubeconfigPath, ns, patched.Base64()))
+`, c.KubeconfigPath, ns, attr, expr(patched.Base64())))
 	w.Cleanup()
 	run := w.Human
 	first := run("plan").Output
 	acctest.ExpectAbsent(t, "plan output", first, all...)
-	if !strings.Contains(first, "A patch of a Secret is kept in state") || !strings.Contains(first, "patch_wo") {
-		t.Errorf("a Secret patched by patch should warn, naming patch_wo:\n%s", first)
+	if !strings.Contains(first, "A patch of a Secret is kept in state") || !strings.Contains(first, attr+"_wo") {
+		t.Errorf("a Secret patched by %s should warn, naming %[1]s_wo:\n%s", attr, first)
 	}
 	acctest.ExpectAbsent(t, "apply output", run("apply", "-auto-approve").Output, all...)
 	if again := run("plan").Output; strings.Contains(again, "A patch of a Secret is kept in state") {
@@ -48,8 +64,8 @@ resource "k8sconnect_patch" "creds" {
 	}
 	live, _ := json.Marshal(acctest.MustGet(t, secrets, ns, "creds").Object)
 	acctest.ExpectPresent(t, "the patched Secret", string(live), patched.Base64())
-	outside, legit, private := w.StateParts("patch")
-	acctest.ExpectPresent(t, "patch in state", legit, patched.Base64())
+	outside, legit, private := w.StateParts(attr)
+	acctest.ExpectPresent(t, attr+" in state", legit, patched.Base64())
 	acctest.ExpectPresent(t, "managed_fields in state", outside, "(sensitive, hmac-sha256:")
 	acctest.ExpectPresent(t, "decoded private state", private, "f:password") // in the owned fields
 	acctest.ExpectAbsent(t, "state outside patch", outside, all...)
@@ -71,7 +87,7 @@ resource "k8sconnect_patch" "creds" {
 	acctest.ExpectAbsent(t, "apply reverting drift", run("apply", "-auto-approve").Output, all...)
 	live, _ = json.Marshal(acctest.MustGet(t, secrets, ns, "creds").Object)
 	acctest.ExpectPresent(t, "the reverted Secret", string(live), patched.Base64())
-	outside, _, private = w.StateParts("patch")
+	outside, _, private = w.StateParts(attr)
 	acctest.ExpectAbsent(t, "state outside patch after drift", outside, all...)
 	acctest.ExpectAbsent(t, "decoded private state after drift", private, all...)
 }

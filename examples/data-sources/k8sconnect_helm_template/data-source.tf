@@ -26,19 +26,26 @@ data "k8sconnect_helm_template" "greeter" {
   set = [{ name = "greeting", value = "hello from terraform" }]
 }
 
+# for_each names the data source through a local: the engines evaluate a
+# for_each once per instance, and OpenTofu decodes the data source's stored
+# result at each of those evaluations, a local's value once.
+locals {
+  greeter = data.k8sconnect_helm_template.greeter
+}
+
 resource "k8sconnect_object" "crds" {
-  for_each  = data.k8sconnect_helm_template.greeter.crds
+  for_each  = local.greeter.crds
   yaml_body = each.value
 }
 
 resource "k8sconnect_object" "cluster_scoped" {
-  for_each   = data.k8sconnect_helm_template.greeter.cluster_scoped
+  for_each   = local.greeter.cluster_scoped
   yaml_body  = each.value
   depends_on = [k8sconnect_object.crds]
 }
 
 resource "k8sconnect_object" "namespaced" {
-  for_each   = data.k8sconnect_helm_template.greeter.namespaced
+  for_each   = local.greeter.namespaced
   yaml_body  = each.value
   depends_on = [k8sconnect_object.namespace, k8sconnect_object.cluster_scoped]
 }

@@ -121,8 +121,11 @@ func (t *terraformTool) setupBundle(n int) error {
 // bundleConfig is the configuration of docs/data-sources/yaml_scoped.md: the
 // file sorted by scope, then one for_each per scope, each after the ones
 // it needs (a custom resource after its CRD, everything namespaced after its
-// Namespace). The bodies are known at plan time: the data source reads a
-// file, not an object's outputs.
+// Namespace), each naming the data source through a local as that page and
+// the large-configurations guide say (OpenTofu decodes a data source's
+// stored result at every instance's for_each: 4.0 s against 2.0 for this
+// bundle's no-change plan). The bodies are known at plan time: the data
+// source reads a file, not an object's outputs.
 func bundleConfig(kubeconfig, providerConfig, perResource, backend string) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
@@ -131,23 +134,24 @@ func bundleConfig(kubeconfig, providerConfig, perResource, backend string) strin
 %[4]s}
 locals {
   cluster = { kubeconfig_file = %[1]q }
+  bundle  = data.k8sconnect_yaml_scoped.bundle
 }
 %[2]sdata "k8sconnect_yaml_scoped" "bundle" {
   pattern = "${path.module}/%[5]s"
 }
 resource "k8sconnect_object" "crds" {
-  for_each  = data.k8sconnect_yaml_scoped.bundle.crds
+  for_each  = local.bundle.crds
   yaml_body = each.value
   %[3]s
 }
 resource "k8sconnect_object" "cluster_scoped" {
-  for_each   = data.k8sconnect_yaml_scoped.bundle.cluster_scoped
+  for_each   = local.bundle.cluster_scoped
   yaml_body  = each.value
   %[3]s
   depends_on = [k8sconnect_object.crds]
 }
 resource "k8sconnect_object" "namespaced" {
-  for_each   = data.k8sconnect_yaml_scoped.bundle.namespaced
+  for_each   = local.bundle.namespaced
   yaml_body  = each.value
   %[3]s
   depends_on = [k8sconnect_object.crds, k8sconnect_object.cluster_scoped]

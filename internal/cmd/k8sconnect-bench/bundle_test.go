@@ -134,9 +134,9 @@ func TestTerraformBundle(t *testing.T) {
 		src := string(b)
 		for _, want := range []string{
 			"data \"k8sconnect_yaml_scoped\" \"bundle\" {\n  pattern = \"${path.module}/bundle.yaml\"\n}",
-			"for_each  = data.k8sconnect_yaml_scoped.bundle.crds\n",
-			"for_each   = data.k8sconnect_yaml_scoped.bundle.cluster_scoped\n",
-			"for_each   = data.k8sconnect_yaml_scoped.bundle.namespaced\n",
+			"bundle  = data.k8sconnect_yaml_scoped.bundle\n", "for_each  = local.bundle.crds\n",
+			"for_each   = local.bundle.cluster_scoped\n",
+			"for_each   = local.bundle.namespaced\n",
 			"depends_on = [k8sconnect_object.crds]\n",
 			"depends_on = [k8sconnect_object.crds, k8sconnect_object.cluster_scoped]\n",
 		} {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -218,9 +219,9 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 		var last *lastApply
 		if v, ours := inState[p.key]; ours {
 			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, mapOf(v)),
-				body: priv[p.key].Body, live: recent.live}
+				body: priv[p.key].Body, live: recent.Obj}
 		}
-		var handOn recentObject
+		var handOn handon.Read
 		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, createNamespace)
 		if errs[i] == nil {
 			remember(c, id, p.key, handOn)
@@ -280,39 +281,39 @@ type lastApply struct {
 // that writes the new revision into an object renders it otherwise and is
 // dry-run. An object new to the release is read for its owner only when its
 // dry run shows it exists already. recent is what the last call of this
-// process read and dry-ran of the object, if anything; dryRunOne returns
-// what to hand on to the next plan.
-func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent recentObject,
-	createNamespace bool) (planned, recentObject, error) {
-	handOn := recentObject{live: recent.live, seen: recent.seen}
-	body := bodyHash(p)
+// process handed on of the object; dryRunOne returns what this plan read or
+// asked itself, for the next (handon.Read's rule).
+func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent handon.Read,
+	createNamespace bool) (planned, handon.Read, error) {
+	var handOn handon.Read
+	body := []byte(bodyHash(p))
 	var live *unstructured.Unstructured
 	if last != nil {
 		live = last.live
 		if live == nil {
 			id := manifest.IdentityOf(p.obj)
+			seen := time.Now()
 			var err error
-			handOn = recentObject{seen: time.Now()}
 			live, err = c.Get(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
 			switch {
 			case apierrors.IsNotFound(err):
 				live = nil // deleted outside: created again
 			case err != nil:
-				return planned{}, recentObject{}, fmt.Errorf("reading it: %w", err)
+				return planned{}, handon.Read{}, fmt.Errorf("reading it: %w", err)
 			}
-			handOn.live = live
+			// A copy of its own: the last call's answer does not hold for it.
+			recent = handon.Read{Obj: live, Seen: seen}
+			handOn = recent
 		}
-		if live != nil && last.body != "" && last.body == body {
+		if live != nil && last.body != "" && last.body == string(body) {
 			now, unchanged := ownership.UnchangedSinceApply(ctx, last.private, live, ssa.FieldManager, helmMarks, nil, last.stored, p.red)
 			if unchanged {
 				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, handOn, nil
 			}
 		}
 	}
-	// The last plan's answer holds only against the copy it was given with:
-	// a fresh read (handOn.live not recent.live) asks again.
-	dry := recent.answer(body)
-	if dry == nil || handOn.live != recent.live {
+	dry, reused := recent.Answer(body)
+	if !reused {
 		var err error
 		dry, err = ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
 		switch {
@@ -321,13 +322,13 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 		case apierrors.IsNotFound(err) && createNamespace:
 			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its namespace comes with the apply
 		case err != nil:
-			return planned{}, recentObject{}, err
+			return planned{}, handon.Read{}, err
 		}
+		handOn = handon.Read{Obj: recent.Obj, Seen: recent.Seen, Sent: body, Dry: dry.DeepCopy()}
 	}
-	handOn.body, handOn.dry = body, dry.DeepCopy()
 	if last == nil && existedBefore(dry) {
 		if err := checkNotTaken(ctx, c, p); err != nil {
-			return planned{}, recentObject{}, err
+			return planned{}, handon.Read{}, err
 		}
 	}
 	var owned *fieldpath.Set
@@ -336,7 +337,7 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	}
 	obs, err := observe(dry, owned, p)
 	if err != nil {
-		return planned{}, recentObject{}, err
+		return planned{}, handon.Read{}, err
 	}
 	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live, dry: dry}, handOn, nil
 }

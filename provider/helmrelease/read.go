@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
@@ -82,7 +83,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), ignores.fieldsOf(key),
 			state.ID.ValueString(), state.Objects.Elements()[key])
 		if live != nil {
-			remember(c, state.ID.ValueString(), key, recentObject{live: live, seen: seen})
+			remember(c, state.ID.ValueString(), key, handon.Read{Obj: live, Seen: seen})
 		}
 	})
 	for i := range keys {

@@ -1,7 +1,6 @@
 package object
 
 import (
-	"bytes"
 	"context"
 	"sync"
 	"time"
@@ -20,36 +19,20 @@ import (
 // preview previews the Update too). Handing the copy on, with the dry run the
 // last plan sent against it, saves a GET and a dry run per plan after the
 // first. Every write to an object drops its copy first (forget).
-var recentReads handon.Store[manifest.Identity, recentObject]
-
-type recentObject struct {
-	obj  *unstructured.Unstructured
-	seen time.Time // when obj was read: handing it on does not renew it
-	// dryRun: the body a plan's dry run sent against obj, and the answer.
-	sent []byte
-	dry  *unstructured.Unstructured
-}
-
-// answer is the dry run's answer to body against this copy, if a plan got one.
-func (r recentObject) answer(body []byte) (*unstructured.Unstructured, bool) {
-	if r.dry == nil || !bytes.Equal(r.sent, body) {
-		return nil, false
-	}
-	return r.dry.DeepCopy(), true
-}
+var recentReads handon.Store[manifest.Identity, handon.Read]
 
 // remember keeps a copy of an object read from the cluster at seen, with the
 // body a plan's dry run sent against it and the answer (nil without one).
 func remember(c *connection.Client, obj *unstructured.Unstructured, seen time.Time, sent []byte, dry *unstructured.Unstructured) {
-	r := recentObject{obj: obj.DeepCopy(), seen: seen, sent: sent}
+	r := handon.Read{Obj: obj.DeepCopy(), Seen: seen, Sent: sent}
 	if dry != nil {
-		r.dry = dry.DeepCopy()
+		r.Dry = dry.DeepCopy()
 	}
 	recentReads.Put(c, manifest.IdentityOf(obj), r, seen)
 }
 
 // recall returns, once, what remember kept if it is fresh.
-func recall(c *connection.Client, id manifest.Identity) (recentObject, bool) {
+func recall(c *connection.Client, id manifest.Identity) (handon.Read, bool) {
 	r, _, ok := recentReads.Take(c, id)
 	return r, ok
 }
@@ -96,13 +79,13 @@ func identityKey(id manifest.Identity) string {
 
 // recallOrGet uses the copy a refresh or the last plan just read, if there is
 // one, or reads the object.
-func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (recentObject, error) {
+func recallOrGet(ctx context.Context, c *connection.Client, id manifest.Identity) (handon.Read, error) {
 	if r, ok := recall(c, id); ok {
 		return r, nil
 	}
 	seen := time.Now()
 	obj, err := get(ctx, c, id)
-	return recentObject{obj: obj, seen: seen}, err
+	return handon.Read{Obj: obj, Seen: seen}, err
 }
 
 func get(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {

@@ -27,13 +27,13 @@ func TestMemory_handsOnOnceFreshAndUntilAWrite(t *testing.T) {
 
 	remember(c, live, time.Now(), []byte(`{"sent":1}`), dry)
 	r, ok := recall(c, id)
-	if !ok || r.obj.GetResourceVersion() != "7" {
-		t.Fatalf("recall right after remember: %v, %v", r.obj, ok)
+	if !ok || r.Obj.GetResourceVersion() != "7" {
+		t.Fatalf("recall right after remember: %v, %v", r.Obj, ok)
 	}
-	if _, ok := r.answer([]byte(`{"sent":2}`)); ok {
+	if _, ok := r.Answer([]byte(`{"sent":2}`)); ok {
 		t.Error("a dry run's answer was given for another body")
 	}
-	if got, ok := r.answer([]byte(`{"sent":1}`)); !ok || got.GetResourceVersion() != "8" {
+	if got, ok := r.Answer([]byte(`{"sent":1}`)); !ok || got.GetResourceVersion() != "8" {
 		t.Errorf("the dry run's answer for the same body: %v, %v", got, ok)
 	}
 	if _, ok := recall(c, id); ok {

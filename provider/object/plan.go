@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -138,7 +139,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return // what the create stores, and its owners, are known after apply
 	}
 	recent, err := recallOrGet(ctx, c, id)
-	live := recent.obj
+	live := recent.Obj
 	switch {
 	case apierrors.IsNotFound(err):
 		live = nil
@@ -261,7 +262,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 	}
 	// Taken: look at what holds the name.
 	recent, err := recallOrGet(ctx, c, id)
-	live := recent.obj
+	live := recent.Obj
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 		return // deleted since, or a CRD created in this run: Create decides
@@ -308,7 +309,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 // answer on to the next plan; one that reused them does not, so each read and
 // answer serves at most two plans (the engine's Diff and the plan its Update
 // makes) and is dropped by the second.
-func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, live *unstructured.Unstructured, recent recentObject) (*unstructured.Unstructured, error) {
+func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, live *unstructured.Unstructured, recent handon.Read) (*unstructured.Unstructured, error) {
 	if !r.handOnPlans {
 		// Nothing is handed on, so there is no answer to reuse either (a
 		// refresh's copy carries none): no body to compare.
@@ -318,7 +319,7 @@ func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, li
 	if err != nil {
 		return nil, err
 	}
-	if dry, ok := recent.answer(sent); ok {
+	if dry, ok := recent.Answer(sent); ok {
 		return dry, nil
 	}
 	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
@@ -326,7 +327,7 @@ func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, li
 		return nil, err
 	}
 	if live != nil {
-		remember(c, live, recent.seen, sent, dry)
+		remember(c, live, recent.Seen, sent, dry)
 	}
 	return dry, nil
 }

@@ -1,11 +1,14 @@
 package object_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
@@ -112,4 +115,105 @@ func TestAccObject_requestsPerObject(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "requests per object on create: %s\n", strings.Join(summary, ", "))
+}
+
+// A plan that makes a namespace and objects in it asks the server about the
+// namespace's absence once per concurrent plan, not once per object: the
+// server holds a create in a namespace it lacks for 50 ms before it answers
+// NotFound, and every object's dry run would sit through that wait to learn
+// what the first answer said (connection.NamespaceMissing). The objects are
+// known after apply either way, and the apply makes them all. An object in a
+// namespace that exists is still dry-run in the same plan, so a mistake in
+// it is still refused at plan.
+func TestAccObject_planIntoANewNamespace(t *testing.T) {
+	fresh, existing, conn := acctest.Name("fresh"), acctest.Namespace(t), acctest.Connection(t)
+	cs := acctest.Clientset(t)
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), fresh, metav1.DeleteOptions{}) })
+	base := acctest.Name("cm")
+	const objects, parallelism = 24, 4
+	log := filepath.Join(t.TempDir(), "requests.log")
+	t.Setenv("K8SCONNECT_REQUEST_LOG", log)
+	config := func(extra string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `
+resource "k8sconnect_object" "ns" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: %s
+  YAML
+  %s
+}
+
+resource "k8sconnect_object" "cm" {
+  count     = %d
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: %s-${count.index}
+      namespace: %s
+    data:
+      greeting: hello
+  YAML
+  %s
+  depends_on = [k8sconnect_object.ns]
+}
+`, fresh, conn, objects, base, fresh, conn)
+		b.WriteString(extra)
+		return b.String()
+	}
+	w := acctest.NewWorkdir(t)
+
+	// In the same plan, a mistake in an object of a namespace that exists.
+	w.Write(config(fmt.Sprintf(`
+resource "k8sconnect_object" "typo" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: %s-typo
+      namespace: %s
+    dta:
+      greeting: hello
+  YAML
+  %s
+  depends_on = [k8sconnect_object.cm]
+}
+`, base, existing, conn)))
+	r := w.Run("plan", "-input=false", "-no-color", fmt.Sprintf("-parallelism=%d", parallelism))
+	w.MustFail(r, "plan with a misspelt field in a namespace that exists")
+	if !strings.Contains(r.Output, "Unknown field in") || !strings.Contains(r.Output, `"dta"`) {
+		t.Errorf("the plan does not refuse the misspelt field dta:\n%s", r.Output)
+	}
+
+	w.Write(config(""))
+	acctest.ClearRequestLog(t, log)
+	if r := w.Run("plan", "-input=false", "-out=tfplan", fmt.Sprintf("-parallelism=%d", parallelism)); r.Err != nil {
+		t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+	}
+	dryRuns := 0
+	for i := range objects {
+		for _, l := range acctest.RequestsTo(t, log, "configmaps", fmt.Sprintf("%s-%d", base, i)) {
+			if !strings.Contains(l, "dryRun") {
+				t.Errorf("the plan sent %s", l)
+			}
+			dryRuns++
+		}
+	}
+	t.Logf("%d dry runs for %d ConfigMaps", dryRuns, objects)
+	if dryRuns == 0 || dryRuns > parallelism {
+		t.Errorf("the plan sent %d dry runs for %d ConfigMaps in namespace %s, which it is to make; want 1 to %d "+
+			"(one per concurrent plan, until the server has said the namespace does not exist)",
+			dryRuns, objects, fresh, parallelism)
+	}
+	w.Cleanup()
+	if r := w.Run("apply", "-input=false", "tfplan"); r.Err != nil {
+		t.Fatalf("apply of the saved plan: %v\n%s", r.Err, r.Output)
+	}
+	for i := range objects {
+		acctest.MustGet(t, configMaps, fresh, fmt.Sprintf("%s-%d", base, i))
+	}
+	w.MustPlanNoChanges()
 }

@@ -44,6 +44,7 @@ type Client struct {
 	Discovery discovery.CachedDiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 	identity  clusterIdentity
+	missing   missingNamespaces
 }
 
 // Mapping resolves a kind to its resource and scope. Discovery is cached for the

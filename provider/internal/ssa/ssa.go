@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -52,11 +53,24 @@ func Apply(ctx context.Context, c *connection.Client, obj *unstructured.Unstruct
 	}
 	force := true
 	patchOpts := metav1.PatchOptions{FieldManager: opts.FieldManager, Force: &force, FieldValidation: "Strict"}
+	ns := obj.GetNamespace()
 	if opts.DryRun {
+		if c.NamespaceMissing(ns) {
+			// Answered as the server answers it, without its 50 ms wait
+			// (connection.NamespaceMissing).
+			return nil, connection.NamespaceNotFound(ns)
+		}
 		patchOpts.DryRun = []string{metav1.DryRunAll}
 	}
-	return c.Resource(mapping, obj.GetNamespace()).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, patchOpts)
+	out, err := c.Resource(mapping, ns).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, patchOpts)
+	c.NoteNamespace(ns, err)
+	if err == nil && !opts.DryRun && mapping.GroupVersionKind.GroupKind() == namespaceKind {
+		c.NoteNamespace(obj.GetName(), nil) // made, or there already
+	}
+	return out, err
 }
+
+var namespaceKind = schema.GroupKind{Kind: "Namespace"}
 
 // defaultNamespace fills or rejects metadata.namespace according to the kind's scope.
 func defaultNamespace(obj *unstructured.Unstructured, mapping *meta.RESTMapping) error {

@@ -1,11 +1,13 @@
 package bridge_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
@@ -140,5 +142,37 @@ func TestPulumiRequests_helmReleaseUpgradeReadsOncePerProcess(t *testing.T) {
 		if err := acctest.ConfigMapHas(t, ns, name, want[0], want[1]); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// A HelmRelease into a namespace its apply makes (createNamespace) sends no
+// dry run of its objects, neither in the preview nor in the plan of the
+// update's create: one read tells each process the namespace is not there
+// yet, and the server would hold each dry run 50 ms before saying so. The
+// create applies each object once.
+func TestPulumiRequests_helmReleaseIntoANewNamespace(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	repo, err := toolchain.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Name("fresh")
+	cs := acctest.Clientset(t)
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "counted")
+	log := filepath.Join(t.TempDir(), "requests.log")
+	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-release-new-namespace", map[string]map[string]any{"release": {
+		"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+		"name":              "counted", "namespace": ns, "createNamespace": true, "chart": chart, "wait": false,
+		"set": []any{map[string]any{"name": "greeting", "value": "hello"}},
+	}}, nil))
+	s.SetEnv("K8SCONNECT_REQUEST_LOG", log)
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+	for _, name := range []string{"counted-greeting", "counted-steady", "counted-revision"} {
+		expectRequests(t, log, name, "the preview and the update", "PATCH")
+	}
+	if err := acctest.ConfigMapHas(t, ns, "counted-greeting", "greeting", "hello"); err != nil {
+		t.Error(err)
 	}
 }

@@ -119,7 +119,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
-	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), plan.CreateNamespace.ValueBool())
+	coming := ""
+	if plan.CreateNamespace.ValueBool() {
+		coming = plan.Namespace.ValueString()
+		// Asked once, so that no dry run waits for the server to give up on
+		// a namespace the apply is to make (connection.NamespaceMissing).
+		// An account that may not read namespaces dry-runs as before.
+		_, _ = c.NamespaceExists(ctx, coming)
+	}
+	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), coming)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -199,12 +207,14 @@ type planned struct {
 // and hands what it read and dry-ran on to the next plan of the release in
 // this process (recentReads).
 // An object whose kind comes with the release (a CRD installed by this very
-// apply) or whose namespace create_namespace makes is known after apply.
+// apply) or whose namespace the apply makes (comingNamespace, under
+// create_namespace; "" otherwise) is known after apply. An object in any
+// other namespace the cluster lacks is refused at plan.
 // The ownership of every object of the last apply is then explained as
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, id string, createNamespace bool) types.Map {
+	resp *resource.ModifyPlanResponse, state model, id string, comingNamespace string) types.Map {
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
@@ -222,7 +232,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 				body: priv[p.key].Body, live: recent.Obj}
 		}
 		var handOn handon.Read
-		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, createNamespace)
+		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, comingNamespace)
 		if errs[i] == nil {
 			remember(c, id, p.key, handOn)
 		}
@@ -284,7 +294,7 @@ type lastApply struct {
 // process handed on of the object; dryRunOne returns what this plan read or
 // asked itself, for the next (handon.Read's rule).
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent handon.Read,
-	createNamespace bool) (planned, handon.Read, error) {
+	comingNamespace string) (planned, handon.Read, error) {
 	var handOn handon.Read
 	body := []byte(bodyHash(p))
 	var live *unstructured.Unstructured
@@ -319,7 +329,7 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 		switch {
 		case meta.IsNoMatchError(err):
 			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its CRD comes with the release
-		case apierrors.IsNotFound(err) && createNamespace:
+		case connection.IsNamespaceNotFound(err, comingNamespace):
 			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its namespace comes with the apply
 		case err != nil:
 			return planned{}, handon.Read{}, err

@@ -1,12 +1,16 @@
 package helmrelease_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
@@ -142,4 +146,72 @@ func changedObjects(t *testing.T, w *acctest.Workdir) []string {
 	}
 	t.Fatalf("the plan has no change of k8sconnect_helm_release.app:\n%.2000s", r.Output)
 	return nil
+}
+
+// A release into a namespace its apply makes (create_namespace) is planned
+// with one read of that namespace and no dry run of its objects: the server
+// holds a create in a namespace it lacks for 50 ms before it answers that
+// the namespace does not exist, for each object of the chart. The objects are
+// known after apply, as that answer made them before, and the apply makes
+// them. An object the chart puts in another namespace the cluster lacks is
+// refused at plan, naming that namespace: the apply makes only the
+// release's, so it could not succeed.
+func TestAccHelmReleaseIntoANewNamespace(t *testing.T) {
+	ns, elsewhere := acctest.Name("fresh"), acctest.Name("missing")
+	cs := acctest.Clientset(t)
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	name := "counted"
+	chart := chartPath(t, "counted")
+	log := filepath.Join(t.TempDir(), "requests.log")
+	t.Setenv("K8SCONNECT_REQUEST_LOG", log)
+	config := func(set string) string {
+		return fmt.Sprintf(`
+resource "k8sconnect_helm_release" "app" {
+  name             = %q
+  namespace        = %q
+  create_namespace = true
+  chart            = %q
+  wait             = false
+  set              = [{ name = "greeting", value = "hello" }%s]
+  %s
+}
+`, name, ns, chart, set, acctest.Connection(t))
+	}
+	w := acctest.NewWorkdir(t)
+
+	// An object in another namespace, which nothing makes: refused at plan.
+	w.Write(config(fmt.Sprintf(`, { name = "elsewhere", value = %q }`, elsewhere)))
+	r := w.Run("plan", "-input=false", "-no-color")
+	w.MustFail(r, "plan of a chart with an object in a namespace nothing makes")
+	for _, want := range []string{"Object of the chart not accepted", name + "-elsewhere", fmt.Sprintf("namespaces %q not found", elsewhere)} {
+		if !strings.Contains(strings.Join(strings.Fields(r.Output), " "), want) { // as the engine wraps it
+			t.Errorf("the plan's error does not say %q:\n%s", want, r.Output)
+		}
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("a refused plan made namespace %s (or it cannot be read: %v)", ns, err)
+	}
+
+	w.Write(config(""))
+	acctest.ClearRequestLog(t, log)
+	if r := w.Run("plan", "-input=false", "-out=tfplan"); r.Err != nil {
+		t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+	}
+	for _, cm := range []string{"greeting", "steady", "revision"} {
+		if got := acctest.RequestsTo(t, log, "configmaps", name+"-"+cm); len(got) != 0 {
+			t.Errorf("the plan sent %d requests for ConfigMap %s in namespace %s, which does not exist yet; want none:\n%s",
+				len(got), cm, ns, strings.Join(got, "\n"))
+		}
+	}
+	if got := acctest.RequestsTo(t, log, "namespaces", ns); len(got) != 1 || !strings.HasPrefix(got[0], "GET ") {
+		t.Errorf("the plan asked of namespace %s: %q, want one read", ns, got)
+	}
+	w.Cleanup()
+	if r := w.Run("apply", "-input=false", "tfplan"); r.Err != nil {
+		t.Fatalf("apply of the saved plan: %v\n%s", r.Err, r.Output)
+	}
+	for _, cm := range []string{"greeting", "steady", "revision"} {
+		acctest.MustGet(t, configMaps, ns, name+"-"+cm)
+	}
+	w.MustPlanNoChanges()
 }

@@ -113,7 +113,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does."},
 			"create_namespace": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Create the release namespace if it does not exist, as `helm --create-namespace`. It is " +
-					"not part of the release and is left in place at destroy, as helm leaves it."},
+					"not part of the release and is left in place at destroy, as helm leaves it. Only the release " +
+					"namespace is made: an object the chart puts in another namespace that does not exist is refused at plan."},
 			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
 					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +

@@ -92,7 +92,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly clusterUid: pulumi.Output<string>;
     /**
-     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      */
     declare public readonly createNamespace: pulumi.Output<boolean>;
     /**
@@ -318,7 +318,7 @@ export interface HelmReleaseState {
      */
     clusterUid?: pulumi.Input<string | undefined>;
     /**
-     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      */
     createNamespace?: pulumi.Input<boolean | undefined>;
     /**
@@ -440,7 +440,7 @@ export interface HelmReleaseArgs {
      */
     clusterConnection?: pulumi.Input<inputs.ClusterConnectionArgs | undefined>;
     /**
-     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      */
     createNamespace?: pulumi.Input<boolean | undefined>;
     /**

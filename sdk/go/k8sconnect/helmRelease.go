@@ -88,7 +88,7 @@ type HelmRelease struct {
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
 	ClusterUid pulumi.StringOutput `pulumi:"clusterUid"`
-	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
 	CreateNamespace pulumi.BoolOutput `pulumi:"createNamespace"`
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
 	DeleteProtection pulumi.BoolOutput `pulumi:"deleteProtection"`
@@ -197,7 +197,7 @@ type helmReleaseState struct {
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
 	ClusterUid *string `pulumi:"clusterUid"`
-	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
 	CreateNamespace *bool `pulumi:"createNamespace"`
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
@@ -264,7 +264,7 @@ type HelmReleaseState struct {
 	ClusterConnection ClusterConnectionPtrInput
 	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
 	ClusterUid pulumi.StringPtrInput
-	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
 	CreateNamespace pulumi.BoolPtrInput
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
 	DeleteProtection pulumi.BoolPtrInput
@@ -329,7 +329,7 @@ type helmReleaseArgs struct {
 	Chart string `pulumi:"chart"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
-	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
 	CreateNamespace *bool `pulumi:"createNamespace"`
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
 	DeleteProtection *bool `pulumi:"deleteProtection"`
@@ -385,7 +385,7 @@ type HelmReleaseArgs struct {
 	Chart pulumi.StringInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
-	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
 	CreateNamespace pulumi.BoolPtrInput
 	// Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
 	DeleteProtection pulumi.BoolPtrInput
@@ -547,7 +547,7 @@ func (o HelmReleaseOutput) ClusterUid() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.ClusterUid }).(pulumi.StringOutput)
 }
 
-// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
 func (o HelmReleaseOutput) CreateNamespace() pulumi.BoolOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.CreateNamespace }).(pulumi.BoolOutput)
 }

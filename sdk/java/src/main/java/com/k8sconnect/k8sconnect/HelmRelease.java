@@ -136,14 +136,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.clusterUid;
     }
     /**
-     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      * 
      */
     @Export(name="createNamespace", refs={Boolean.class}, tree="[0]")
     private Output<Boolean> createNamespace;
 
     /**
-     * @return Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * @return Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      * 
      */
     public Output<Boolean> createNamespace() {

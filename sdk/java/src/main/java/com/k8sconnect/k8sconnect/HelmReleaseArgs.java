@@ -55,14 +55,14 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      * 
      */
     @Import(name="createNamespace")
     private @Nullable Output<Boolean> createNamespace;
 
     /**
-     * @return Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+     * @return Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
      * 
      */
     public Optional<Output<Boolean>> createNamespace() {
@@ -506,7 +506,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param createNamespace Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+         * @param createNamespace Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
          * 
          * @return builder
          * 
@@ -517,7 +517,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param createNamespace Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it.
+         * @param createNamespace Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
          * 
          * @return builder
          * 

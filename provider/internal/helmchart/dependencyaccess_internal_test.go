@@ -113,7 +113,8 @@ func TestDependencyRepositoryForDefaultPorts(t *testing.T) {
 }
 
 // The chart's own credentials go to a dependency on its origin only:
-// the same scheme, host and port, the default one written or not.
+// the same scheme, host (in any case) and port, the default one written or
+// not.
 func TestSameOrigin(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -128,6 +129,10 @@ func TestSameOrigin(t *testing.T) {
 		{"https://charts.example.com", "https://charts.example.com.attacker.net", false},
 		{"https://charts.example.com:443", "https://charts.example.co:443", false},
 		{"https://charts.example.com", "oci://charts.example.com:443", false},
+		// Host names are case-insensitive (RFC 3986, 3.2.2): one server.
+		{"https://Charts.Example.COM/a", "https://charts.example.com/b", true},
+		{"HTTPS://charts.example.com", "https://CHARTS.example.com:443", true},
+		{"https://Charts.Example.com", "https://charts.example.com.attacker.net", false},
 	} {
 		a, errA := url.Parse(tc.a)
 		b, errB := url.Parse(tc.b)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -70,9 +71,10 @@ func newHTTPClient(src Source, credentialOrigin *url.URL, passEverywhere bool) (
 }
 
 // sameOrigin compares scheme, host and port (the default port written or
-// not) of two http(s) URLs.
+// not) of two http(s) URLs. Host names compare in any case, as DNS does
+// and as a dependency_repositories entry is matched (repositoryPrefix).
 func sameOrigin(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && portOf(a, false) == portOf(b, false)
+	return a.Scheme == b.Scheme && strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a, false) == portOf(b, false)
 }
 
 // portOf is the port a request to u goes to: the one written, else the

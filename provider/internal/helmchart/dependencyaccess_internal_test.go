@@ -199,3 +199,46 @@ func TestParseRepositoryURL(t *testing.T) {
 		}
 	}
 }
+
+// A repository URL with credentials written in it that does not parse is
+// refused without them, and the error says where they go: for the chart,
+// repository_username and repository_password; for a dependency (whose URL
+// comes from Chart.yaml), an entry of dependency_repositories.
+func TestUnparsableURLWithCredentialsNamesWhereTheyGo(t *testing.T) {
+	const secret = "s3cr%zzet" // %zz: not an escape, so the URL does not parse
+	dep := (&dependencyBuilder{chart: Source{}, building: map[string]bool{}})
+	for _, tc := range []struct {
+		name, want string
+		open       func() error
+	}{
+		{"the chart's repository", "give them as repository_username and repository_password", func() error {
+			_, err := openHTTPRepository(Source{Repository: "https://user:" + secret + "@charts.example.com/stable"})
+			return err
+		}},
+		{"a dependency's repository", "give them as a username and password for it in dependency_repositories", func() error {
+			_, err := openHTTPRepository(dep.reach(Source{Repository: "https://user:" + secret + "@charts.example.com/stable"}))
+			return err
+		}},
+		{"the chart's registry", "give them as repository_username and repository_password", func() error {
+			_, err := openOCI(Source{Chart: "oci://user:" + secret + "@registry.example.com/charts/app"})
+			return err
+		}},
+		{"a dependency's registry", "give them as a username and password for it in dependency_repositories", func() error {
+			_, err := openOCI(dep.reach(Source{Repository: "oci://user:" + secret + "@registry.example.com/charts", Chart: "app"}))
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.open()
+			if err == nil {
+				t.Fatal("an unparsable URL was accepted")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "s3cr") {
+				t.Errorf("error %q shows the password", err)
+			}
+		})
+	}
+}

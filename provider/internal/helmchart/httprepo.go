@@ -40,7 +40,8 @@ type httpRepository struct {
 func openHTTPRepository(src Source) (*httpRepository, error) {
 	u, err := url.Parse(src.Repository)
 	if err != nil && hideUserinfo(src.Repository) != src.Repository {
-		return nil, fmt.Errorf("repository %q does not parse as a URL with the credentials in it: give them as repository_username and repository_password", hideUserinfo(src.Repository))
+		return nil, fmt.Errorf("repository %q does not parse as a URL with the credentials in it: give them as %s",
+			hideUserinfo(src.Repository), src.credentialArgs().toSet)
 	}
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("repository %q is not an http(s):// chart repository URL nor an oci:// registry", hideUserinfo(src.Repository))

@@ -56,7 +56,7 @@ func openOCI(src Source) (*ociChart, error) {
 	}
 	ref, err := orasregistry.ParseReference(strings.TrimPrefix(raw, "oci://"))
 	if err != nil {
-		return nil, notOCIReference(raw, err)
+		return nil, notOCIReference(raw, err, src.credentialArgs())
 	}
 	origin := &url.URL{Scheme: "https", Host: ref.Registry}
 	if src.PlainHTTP {
@@ -68,7 +68,7 @@ func openOCI(src Source) (*ociChart, error) {
 	}
 	repository, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
 	if err != nil {
-		return nil, notOCIReference(raw, err)
+		return nil, notOCIReference(raw, err, src.credentialArgs())
 	}
 	authClient := &auth.Client{Client: client, Cache: auth.NewCache()}
 	authClient.SetUserAgent("k8sconnect (Helm chart loader)")
@@ -89,11 +89,12 @@ func openOCI(src Source) (*ociChart, error) {
 
 // notOCIReference explains a reference oras cannot parse. Its reason quotes
 // the reference, so it is left out when the reference holds userinfo that
-// parsing could not take out.
-func notOCIReference(raw string, err error) error {
+// parsing could not take out; args say where the credentials go instead
+// (a dependency's are not the chart's).
+func notOCIReference(raw string, err error, args credentialArgs) error {
 	shown := hideUserinfo(raw)
 	if shown != raw {
-		return fmt.Errorf("%q does not parse as an OCI chart reference with the credentials in it: give them as repository_username and repository_password", shown)
+		return fmt.Errorf("%q does not parse as an OCI chart reference with the credentials in it: give them as %s", shown, args.toSet)
 	}
 	return fmt.Errorf("%q is not an OCI chart reference (oci://host/path/name): %w", raw, err)
 }

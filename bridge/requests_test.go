@@ -1,13 +1,11 @@
 package bridge_test
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
@@ -157,9 +155,7 @@ func TestPulumiRequests_helmReleaseIntoANewNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Name("fresh")
-	cs := acctest.Clientset(t)
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.NamespaceToMake(t)
 	chart := filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "counted")
 	log := filepath.Join(t.TempDir(), "requests.log")
 	s := pulumitest.NewYAMLProgram(t, releaseProgram(t, "k8sconnect-release-new-namespace", map[string]map[string]any{"release": {

@@ -157,9 +157,8 @@ func changedObjects(t *testing.T, w *acctest.Workdir) []string {
 // refused at plan, naming that namespace: the apply makes only the
 // release's, so it could not succeed.
 func TestAccHelmReleaseIntoANewNamespace(t *testing.T) {
-	ns, elsewhere := acctest.Name("fresh"), acctest.Name("missing")
+	ns, elsewhere := acctest.NamespaceToMake(t), acctest.Name("missing")
 	cs := acctest.Clientset(t)
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
 	name := "counted"
 	chart := chartPath(t, "counted")
 	log := filepath.Join(t.TempDir(), "requests.log")

@@ -1,14 +1,11 @@
 package object_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
@@ -126,9 +123,7 @@ func TestAccObject_requestsPerObject(t *testing.T) {
 // namespace that exists is still dry-run in the same plan, so a mistake in
 // it is still refused at plan.
 func TestAccObject_planIntoANewNamespace(t *testing.T) {
-	fresh, existing, conn := acctest.Name("fresh"), acctest.Namespace(t), acctest.Connection(t)
-	cs := acctest.Clientset(t)
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), fresh, metav1.DeleteOptions{}) })
+	fresh, existing, conn := acctest.NamespaceToMake(t), acctest.Namespace(t), acctest.Connection(t)
 	base := acctest.Name("cm")
 	const objects, parallelism = 24, 4
 	log := filepath.Join(t.TempDir(), "requests.log")

@@ -144,6 +144,19 @@ func Namespace(t testing.TB) string {
 	return name
 }
 
+// NamespaceToMake returns a fresh namespace name that does not exist yet, for
+// a configuration that makes the namespace itself, and deletes whatever
+// holds that name when the test ends.
+func NamespaceToMake(t testing.TB) string {
+	t.Helper()
+	name := Name("fresh")
+	cs := Clientset(t)
+	t.Cleanup(func() {
+		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
 // Clientset is a typed client for the shared cluster, for test set-up and checks.
 func Clientset(t testing.TB) kubernetes.Interface {
 	t.Helper()

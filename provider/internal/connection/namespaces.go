@@ -21,7 +21,8 @@ import (
 // Forgetting late costs only plan-time detail: a dry run not sent leaves the
 // object "known after apply", as the server's NotFound does, and the apply
 // always asks the server. So the memory is short, and any answer that shows
-// the namespace exists (an apply in it, its own apply, a read) ends it.
+// the namespace exists ends it: an apply or dry run that goes through in it,
+// its own apply, a read of it (NamespaceExists).
 const missingNamespaceMemory = 10 * time.Second
 
 type missingNamespaces struct {

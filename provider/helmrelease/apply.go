@@ -335,8 +335,8 @@ func newRecord(rd *rendered, rel helmchart.Release, history []*release.Release) 
 }
 
 func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {
-	_, err := c.GetMetadata(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "", name)
-	if !apierrors.IsNotFound(err) {
+	exists, err := c.NamespaceExists(ctx, name)
+	if err != nil || exists {
 		return err
 	}
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",

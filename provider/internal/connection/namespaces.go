@@ -70,12 +70,10 @@ func (c *Client) NoteNamespace(ns string, err error) {
 	m.at[ns] = time.Now()
 }
 
-// NamespaceExists asks the server once whether namespace ns exists, and
-// notes the answer for the requests after it.
+// NamespaceExists asks the server whether namespace ns exists, and notes the
+// answer for the requests after it. It always asks: a caller about to make
+// the namespace must not act on a note another caller left.
 func (c *Client) NamespaceExists(ctx context.Context, ns string) (bool, error) {
-	if c.NamespaceMissing(ns) {
-		return false, nil
-	}
 	_, err := c.GetMetadata(ctx, schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "", ns)
 	switch {
 	case err == nil:

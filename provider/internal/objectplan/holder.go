@@ -1,0 +1,67 @@
+package objectplan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// The annotations Helm writes on every object of a release, naming it.
+const (
+	AnnotationHelmReleaseName      = "meta.helm.sh/release-name"
+	AnnotationHelmReleaseNamespace = "meta.helm.sh/release-namespace"
+)
+
+// Holder is who holds a live object, as the marks on it say: the
+// k8sconnect_object whose id it carries, the Helm release its annotations
+// name, and the field managers that wrote it.
+type Holder struct {
+	// Resource is the id in k8sconnect_object's owned-by annotation.
+	Resource string
+	// ReleaseName and ReleaseNamespace name the Helm release it belongs to.
+	ReleaseName, ReleaseNamespace string
+	// Managers are its field managers, in the order the server lists them.
+	Managers []string
+}
+
+// HolderOf reads who holds obj.
+func HolderOf(obj metav1.Object) Holder {
+	ann := obj.GetAnnotations()
+	h := Holder{Resource: ann[ssa.AnnotationOwnedBy], ReleaseName: ann[AnnotationHelmReleaseName],
+		ReleaseNamespace: ann[AnnotationHelmReleaseNamespace]}
+	for _, e := range obj.GetManagedFields() {
+		h.Managers = append(h.Managers, e.Manager)
+	}
+	return h
+}
+
+// ManagedByObject reports an object a k8sconnect_object manages: it carries
+// one's id, or k8sconnect's field manager holds fields of it (an object
+// imported and not yet applied carries no id).
+func (h Holder) ManagedByObject() bool {
+	return h.Resource != "" || slices.Contains(h.Managers, ssa.FieldManager)
+}
+
+// InRelease reports whether the object belongs to the Helm release
+// namespace/name.
+func (h Holder) InRelease(namespace, name string) bool {
+	return h.ReleaseName == name && h.ReleaseNamespace == namespace
+}
+
+// String names the holder for a message: the Helm release, else the
+// k8sconnect resource, else the field managers that made it.
+func (h Holder) String() string {
+	switch {
+	case h.ReleaseName != "":
+		return fmt.Sprintf("Helm release %s/%s", h.ReleaseNamespace, h.ReleaseName)
+	case h.Resource != "":
+		return fmt.Sprintf("the k8sconnect resource %s", h.Resource)
+	case len(h.Managers) == 0:
+		return "no Helm release (made by an unknown client)"
+	}
+	return "no Helm release (made by " + strings.Join(h.Managers, ", ") + ")"
+}

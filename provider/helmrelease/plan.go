@@ -2,14 +2,10 @@ package helmrelease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +18,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -59,18 +56,17 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() {
 		return // rendered when the configuration is known
 	}
-	c, ok := r.planClient(ctx, plan, &resp.Diagnostics)
+	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
 	if !ok || c == nil {
 		return
 	}
-	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), "release "+plan.ID.ValueString(), plan.Namespace.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot confirm which cluster this is", connection.Explain(err))
+	identity, ok := objectplan.Cluster(ctx, c, state.ClusterUID.ValueString(), req.Private, "release "+plan.ID.ValueString(),
+		plan.Namespace.ValueString(), &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	cluster.Warn(&resp.Diagnostics)
 	if creating {
-		plan.ClusterUID = types.StringValue(cluster.Identity)
+		plan.ClusterUID = types.StringValue(identity)
 	} else {
 		// A release installed before the identity was recorded gets it at
 		// its next refresh, not as a change in every plan.
@@ -149,27 +145,6 @@ func (m *model) unknownResults() {
 	m.AppVersion = types.StringUnknown()
 }
 
-// planClient is the client to plan with: nil (and ok) when the connection is
-// known only at apply, and everything is then known after apply too.
-func (r *Resource) planClient(ctx context.Context, m model, diags *diag.Diagnostics) (*connection.Client, bool) {
-	conn, known, d := connection.FromObject(ctx, m.ClusterConnection)
-	diags.Append(d...)
-	if !known || r.clients == nil || diags.HasError() {
-		return nil, !diags.HasError()
-	}
-	c, err := r.clients.Client(ctx, conn)
-	switch {
-	case errors.Is(err, connection.ErrDefaultUnknown):
-		return nil, true
-	case err != nil:
-		// Not bound to cluster_connection: an engine may print the
-		// attribute's configuration under it, credentials and all.
-		diags.AddError("Invalid cluster_connection", err.Error())
-		return nil, false
-	}
-	return c, true
-}
-
 // sameInputs reports whether everything that decides what a revision holds,
 // other than the objects, is as in state. How the chart is reached (the
 // credentials and TLS files of its repository and of its dependencies'
@@ -192,15 +167,12 @@ func sameValues(plan, state model) bool {
 	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive)
 }
 
-// planned is one object's plan: its projection and, for an object of the
-// last apply, the live object the projection is explained against.
+// planned is one object's plan: its value in objects and, when it was
+// dry-run or found unchanged, what objectplan planned (what Explain explains).
 type planned struct {
-	value      attr.Value
-	projection projection.Projection
-	live       *unstructured.Unstructured
-	dry        *unstructured.Unstructured // the dry run's answer, when one was asked
-	// unchanged: as the last apply left it, so there is nothing to explain.
-	unchanged bool
+	value  attr.Value
+	object objectplan.Object
+	plan   objectplan.Planned
 }
 
 // dryRunAll dry-runs every object of release id and projects the answers,
@@ -255,18 +227,10 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			continue
 		}
 		elems[p.key] = results[i].value
-		if results[i].live != nil && !results[i].unchanged {
-			stored := ownership.StateProjection(ctx, mapOf(inState[p.key]))
-			ownership.Explain(ctx, p.key, ssa.FieldManager, results[i].live, results[i].projection, stored,
-				privatestate.Of{R: req.Private, W: resp.Private, Object: p.key}, r.verbosity, diags, ownership.Redacting(p.red),
-				ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]"))
-			if results[i].dry != nil {
-				for _, detail := range projection.LargeChanges(p.key, "objects", results[i].live, results[i].dry,
-					results[i].projection, stored, p.red) {
-					diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), projection.LargeChangesSummary, detail)
-				}
-			}
-		}
+		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: p.key,
+			At: pathObjects.AtMapKey(p.key), Attribute: "objects", Private: privatestate.Of{R: req.Private, W: resp.Private, Object: p.key},
+			Verbosity: r.verbosity, Options: []ownership.Option{ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]")}},
+			diags)
 	}
 	if diags.HasError() {
 		return types.MapUnknown(projectionType)
@@ -296,60 +260,43 @@ type lastApply struct {
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent handon.Read,
 	comingNamespace string) (planned, handon.Read, error) {
 	var handOn handon.Read
-	body := []byte(bodyHash(p))
-	var live *unstructured.Unstructured
+	o := objectplan.Object{Desired: p.obj.DeepCopy(), Body: []byte(bodyHash(p)), Recent: recent, Marks: helmMarks,
+		Ignore: p.ignored, Redactor: p.red}
 	if last != nil {
-		live = last.live
-		if live == nil {
-			id := manifest.IdentityOf(p.obj)
-			seen := time.Now()
-			var err error
-			live, err = c.Get(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+		o.Live = last.live
+		if o.Live == nil {
+			read, err := objectplan.Read(ctx, c, manifest.IdentityOf(p.obj))
 			switch {
 			case apierrors.IsNotFound(err):
-				live = nil // deleted outside: created again
+				read.Obj = nil // deleted outside: created again
 			case err != nil:
 				return planned{}, handon.Read{}, fmt.Errorf("reading it: %w", err)
 			}
 			// A copy of its own: the last call's answer does not hold for it.
-			recent = handon.Read{Obj: live, Seen: seen}
-			handOn = recent
+			o.Live, o.Recent, handOn = read.Obj, read, read
 		}
-		if live != nil && last.body != "" && last.body == string(body) {
-			now, unchanged := ownership.UnchangedSinceApply(ctx, last.private, live, ssa.FieldManager, helmMarks, nil, last.stored, p.red)
-			if unchanged {
-				return planned{value: projectionValue(now.Projection), projection: now.Projection, live: live, unchanged: true}, handOn, nil
-			}
-		}
+		o.Owned, _ = privatestate.LoadFieldSet(ctx, last.private, privatestate.OwnedFields)
+		o.Last = &objectplan.Last{Private: last.private, Stored: last.stored,
+			SameConfiguration: last.body != "" && last.body == string(o.Body)}
 	}
-	dry, reused := recent.Answer(body)
-	if !reused {
-		var err error
-		dry, err = ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
-		switch {
-		case meta.IsNoMatchError(err):
-			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its CRD comes with the release
-		case connection.IsNamespaceNotFound(err, comingNamespace):
-			return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its namespace comes with the apply
-		case err != nil:
-			return planned{}, handon.Read{}, err
-		}
-		handOn = handon.Read{Obj: recent.Obj, Seen: recent.Seen, Sent: body, Dry: dry.DeepCopy()}
+	pl, err := objectplan.Plan(ctx, c, o)
+	switch {
+	case meta.IsNoMatchError(err):
+		return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its CRD comes with the release
+	case connection.IsNamespaceNotFound(err, comingNamespace):
+		return planned{value: types.MapUnknown(types.StringType)}, handOn, nil // its namespace comes with the apply
+	case err != nil:
+		return planned{}, handon.Read{}, err
 	}
-	if last == nil && existedBefore(dry) {
+	if pl.HandOn.Dry != nil {
+		handOn = pl.HandOn
+	}
+	if !pl.Unchanged && last == nil && existedBefore(pl.Dry) {
 		if err := checkNotTaken(ctx, c, p); err != nil {
 			return planned{}, handon.Read{}, err
 		}
 	}
-	var owned *fieldpath.Set
-	if last != nil {
-		owned, _ = privatestate.LoadFieldSet(ctx, last.private, privatestate.OwnedFields)
-	}
-	obs, err := observe(dry, owned, p)
-	if err != nil {
-		return planned{}, handon.Read{}, err
-	}
-	return planned{value: projectionValue(obs.Projection), projection: obs.Projection, live: live, dry: dry}, handOn, nil
+	return planned{value: projectionValue(pl.Observation.Projection), object: o, plan: pl}, handOn, nil
 }
 
 // existedBefore tells from a dry run's answer whether the object was there
@@ -371,17 +318,11 @@ func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error)
 	case err != nil:
 		return "", fmt.Errorf("reading it: %w", err)
 	}
-	ann := live.GetAnnotations()
-	want := p.obj.GetAnnotations()
-	switch {
-	case ann[annotationReleaseName] == want[annotationReleaseName] && ann[annotationReleaseNS] == want[annotationReleaseNS]:
-		return "", nil
-	case ann[annotationReleaseName] != "":
-		return fmt.Sprintf("Helm release %s/%s", ann[annotationReleaseNS], ann[annotationReleaseName]), nil
-	case ann[ssa.AnnotationOwnedBy] != "":
-		return fmt.Sprintf("the k8sconnect resource %s", ann[ssa.AnnotationOwnedBy]), nil
+	ann := p.obj.GetAnnotations()
+	if holder := objectplan.HolderOf(live); !holder.InRelease(ann[annotationReleaseNS], ann[annotationReleaseName]) {
+		return holder.String(), nil
 	}
-	return "no Helm release (made by " + managers(live) + ")", nil
+	return "", nil
 }
 
 // checkNotTaken refuses an object the release would take from someone else.
@@ -392,17 +333,6 @@ func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	}
 	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
 		"from the other owner), or delete it first if it is meant to be this release's", owner)
-}
-
-func managers(obj *unstructured.Unstructured) string {
-	var names []string
-	for _, e := range obj.GetManagedFields() {
-		names = append(names, e.Manager)
-	}
-	if len(names) == 0 {
-		return "an unknown client"
-	}
-	return strings.Join(names, ", ")
 }
 
 // observe projects obj onto the fields k8sconnect owns there plus prev,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -48,7 +49,7 @@ var ownAnnotations = []objectpath.Path{annotationPath, pendingPath, runPath}
 // cluster is not the one this resource created, or "" when it is.
 func notOurs(live *unstructured.Unstructured, id, uid string) string {
 	ident := manifest.IdentityOf(live)
-	owner := live.GetAnnotations()[annotationOwnedBy]
+	owner := objectplan.HolderOf(live).Resource
 	var found []string
 	if uid != "" && string(live.GetUID()) != uid {
 		found = append(found, fmt.Sprintf("its UID is %s, not %s: the object this resource created was deleted and "+

@@ -3,7 +3,6 @@ package object
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -19,9 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -69,76 +68,96 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	ctx, serverWarnings := connection.CollectWarnings(ctx)
 	defer func() { connection.AddWarnings(&resp.Diagnostics, id.String(), serverWarnings()) }()
-	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
-	var c *connection.Client
-	if connKnown && r.clients != nil {
-		var err error
-		// An error is not bound to cluster_connection: an engine may print
-		// the attribute's configuration under it, credentials and all.
-		c, err = r.clients.Client(ctx, conn)
-		switch {
-		case errors.Is(err, connection.ErrDefaultUnknown):
-			c = nil // the provider's connection is known at apply: so is the plan
-		case err != nil:
-			resp.Diagnostics.AddError("Invalid cluster_connection", err.Error())
-			return
-		}
-	}
-	if c != nil {
-		if err := c.MissingCoreKind(id.GVK()); err != nil {
-			resp.Diagnostics.AddAttributeError(at, "Unknown kind", fmt.Sprintf("%s: %v", id, err))
-			plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
-			return
-		}
-	}
-	namespace := plannedNamespace(c, desired)
-	ref, d := resourceref.Value(ctx, id, namespace, plan.ClusterConnection)
-	resp.Diagnostics.Append(d...)
-	plan.ResourceRef = ref
 
-	if !creating {
-		prev, d := resourceref.FromObject(ctx, state.ResourceRef)
-		resp.Diagnostics.Append(d...)
-		prevID := prev.Identity()
-		if _, moving := pendingMove(ctx, req.Private); moving && prevID.Namespace == "" {
-			// A moved state that did not record the namespace: the same
-			// object, in the namespace its kind's scope gives it.
-			prevID.Namespace = namespace.ValueString()
-		}
-		if identityChanged(prevID, id, namespace) {
-			// Terraform plans the replacement again as a create.
-			resp.RequiresReplace = append(resp.RequiresReplace, replacedFor(at))
-			resp.Diagnostics.AddWarning("The object will be replaced", replacementWarning(prevID, id, "its identity changed"))
-			return
-		}
-		r.warnLineDiff(state.YAMLBody.ValueString(), plan.YAMLBody.ValueString(), id, &resp.Diagnostics)
+	p := &planning{req: req, resp: resp, plan: &plan, state: state, desired: desired, id: id, at: at, ignore: ignore, red: red}
+	c := r.locate(ctx, p, creating)
+	if c == nil {
+		return // known after apply, or refused
 	}
-	if c == nil || namespace.IsUnknown() {
-		return // the cluster or the kind does not exist yet: known after apply
-	}
-	desired.SetNamespace(namespace.ValueString())
-	id.Namespace = namespace.ValueString()
-
-	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), id.String(), id.Namespace)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
-			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+	identity, ok := objectplan.Cluster(ctx, c, state.ClusterUID.ValueString(), req.Private, p.id.String(), p.id.Namespace, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	cluster.Warn(&resp.Diagnostics)
-	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
-		plan.ClusterUID = types.StringValue(cluster.Identity)
-	}
+	plan.ClusterUID = objectplan.ClusterUID(plan.ClusterUID, identity)
 
 	// The id is generated at apply (Terraform plans again during apply and
 	// would see a second random value); the annotation is not projected, so a
 	// placeholder gives the same dry-run result.
 	setOwnedBy(desired, idOrPlaceholder(plan.ID))
 	if creating {
-		r.checkCreate(ctx, c, desired, id, at, resp)
+		r.checkCreate(ctx, c, desired, p.id, at, resp)
 		return // what the create stores, and its owners, are known after apply
 	}
-	recent, err := recallOrGet(ctx, c, id)
+	r.planUpdate(ctx, c, p)
+}
+
+// planning is what the steps of one plan of the object share.
+type planning struct {
+	req     resource.ModifyPlanRequest
+	resp    *resource.ModifyPlanResponse
+	plan    *model
+	state   model
+	desired *unstructured.Unstructured
+	id      manifest.Identity
+	at      path.Path // the attribute that holds the body
+	ignore  []objectpath.Path
+	red     sensitive.Redactor
+}
+
+// locate finds where the object lives: the plan's client, its kind, its
+// namespace (resource_ref), and whether it is still the object in state, or
+// another, which replaces it. It returns the client with the namespace
+// filled in, or nil when the plan can go no further: the cluster or the kind
+// is known only at apply, or the plan was refused or replaces the object.
+func (r *Resource) locate(ctx context.Context, p *planning, creating bool) *connection.Client {
+	diags := &p.resp.Diagnostics
+	c, ok := objectplan.Client(ctx, r.clients, p.plan.ClusterConnection, diags)
+	if !ok {
+		return nil
+	}
+	if c != nil {
+		if err := c.MissingCoreKind(p.id.GVK()); err != nil {
+			diags.AddAttributeError(p.at, "Unknown kind", fmt.Sprintf("%s: %v", p.id, err))
+			p.plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
+			return nil
+		}
+	}
+	namespace := plannedNamespace(c, p.desired)
+	ref, d := resourceref.Value(ctx, p.id, namespace, p.plan.ClusterConnection)
+	diags.Append(d...)
+	p.plan.ResourceRef = ref
+
+	if !creating {
+		prev, d := resourceref.FromObject(ctx, p.state.ResourceRef)
+		diags.Append(d...)
+		prevID := prev.Identity()
+		if _, moving := pendingMove(ctx, p.req.Private); moving && prevID.Namespace == "" {
+			// A moved state that did not record the namespace: the same
+			// object, in the namespace its kind's scope gives it.
+			prevID.Namespace = namespace.ValueString()
+		}
+		if identityChanged(prevID, p.id, namespace) {
+			// Terraform plans the replacement again as a create.
+			p.resp.RequiresReplace = append(p.resp.RequiresReplace, replacedFor(p.at))
+			diags.AddWarning("The object will be replaced", replacementWarning(prevID, p.id, "its identity changed"))
+			return nil
+		}
+		r.warnLineDiff(p.state.YAMLBody.ValueString(), p.plan.YAMLBody.ValueString(), p.id, diags)
+	}
+	if c == nil || namespace.IsUnknown() {
+		return nil // the cluster or the kind does not exist yet: known after apply
+	}
+	p.desired.SetNamespace(namespace.ValueString())
+	p.id.Namespace = namespace.ValueString()
+	return c
+}
+
+// planUpdate plans the object in state: read it (or take the copy the
+// refresh handed on), check it is still this resource's, and plan it as
+// package objectplan plans an object, then say what the apply will change.
+func (r *Resource) planUpdate(ctx context.Context, c *connection.Client, p *planning) {
+	diags := &p.resp.Diagnostics
+	recent, err := recallOrGet(ctx, c, p.id)
 	live := recent.Obj
 	switch {
 	case apierrors.IsNotFound(err):
@@ -146,93 +165,99 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	case meta.IsNoMatchError(err):
 		return // a CRD created in this run: known after apply
 	case err != nil:
-		resp.Diagnostics.AddError("Could not read the object at plan time",
-			fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
+		diags.AddError("Could not read the object at plan time",
+			fmt.Sprintf("Reading %s: %v\n\n%s", p.id, err, connection.Remedy(err)))
 		return
 	}
-	recordInState(c, id, state.ID.ValueString())
+	recordInState(c, p.id, p.state.ID.ValueString())
+	if !p.stillOurs(live) {
+		return
+	}
+	var handedOver []objectpath.Path
+	if live != nil {
+		handedOver = newlyIgnored(ctx, &p.state, p.plan)
+		warnHandOver(live, handedOver, p.red, diags)
+		keepHandedOver(p.desired, live, handedOver)
+	}
+	mv, moving := pendingMove(ctx, p.req.Private)
+	o := objectplan.Object{Desired: p.desired, Live: live, Recent: recent, Marks: ownAnnotations, Ignore: p.ignore, Redactor: p.red,
+		Last: &objectplan.Last{Private: p.req.Private, Stored: ownership.StateProjection(ctx, p.state.ManagedStateProjection),
+			SameConfiguration: !moving && sameConfiguration(*p.plan, p.state)}}
+	if r.handOnPlans {
+		// Nothing is handed on otherwise, so there is no answer to reuse
+		// either (a refresh's copy carries none): no body to compare.
+		o.Body, _ = json.Marshal(p.desired.Object)
+	}
+	planned, err := objectplan.Plan(ctx, c, o)
+	if err != nil {
+		r.explainDryRunError(err, p.id, false, p.at, p.resp)
+		return
+	}
+	if live != nil && planned.HandOn.Dry != nil {
+		remember(c, live, recent.Seen, o.Body, planned.HandOn.Dry)
+	}
+	objectplan.Explain(ctx, o, planned, objectplan.Explanation{Subject: p.id.String(), At: pathProjection,
+		Attribute: "managed_state_projection", Private: privatestate.Plan{Req: p.req, Resp: p.resp}, Verbosity: r.verbosity}, diags)
+	diags.Append(into(ctx, planned.Observation, p.plan)...)
+	p.plan.FieldOwnership = r.plannedOwnership(ctx, p, live, planned, moving || len(handedOver) > 0)
+	if moving && live != nil {
+		diags.AddWarning("Taking over an object moved from another provider", moveWarning(p.id, live, mv))
+	}
+	if !moving && onlyConnectionChanged(ctx, *p.plan, p.state) {
+		diags.AddWarning("Only the connection changed",
+			fmt.Sprintf("Only cluster_connection changed for %s (a rotated token or certificate, say). The update "+
+				"sends nothing to the cluster. It is planned because this resource's own configuration holds the "+
+				"credential, which its state keeps too. Give the credential to the provider configuration's "+
+				"cluster_connection (never kept in state), or name a kubeconfig_file or an exec plugin, and a "+
+				"rotation plans nothing.", p.id))
+	}
+}
+
+// stillOurs checks that the object in the cluster is the one this resource
+// manages, and plans its create again when it was deleted outside.
+func (p *planning) stillOurs(live *unstructured.Unstructured) bool {
 	var foreign string
 	if live != nil {
-		foreign = notOurs(live, state.ID.ValueString(), state.UID.ValueString())
+		foreign = notOurs(live, p.state.ID.ValueString(), p.state.UID.ValueString())
 	}
 	switch {
 	case live == nil:
 		// Deleted outside k8sconnect and not refreshed (a plain pulumi
 		// up): the apply creates it again, under a new UID.
-		plan.UID = types.StringUnknown()
+		p.plan.UID = types.StringUnknown()
 	case foreign != "":
-		resp.Diagnostics.AddAttributeError(at, "The object in the cluster is not this resource's",
+		p.resp.Diagnostics.AddAttributeError(p.at, "The object in the cluster is not this resource's",
 			foreign+" Nothing will be changed. Refresh "+
 				"(terraform apply -refresh-only, or pulumi refresh) to see it in state, then remove one of the "+
 				"two declarations.")
-		return
-	case state.UID.IsNull():
-		plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
+		return false
+	case p.state.UID.IsNull():
+		p.plan.UID = types.StringValue(string(live.GetUID())) // state from before UIDs were recorded
 	}
-	var handedOver []objectpath.Path
-	if live != nil {
-		handedOver = newlyIgnored(ctx, &state, &plan)
-		warnHandOver(live, handedOver, red, &resp.Diagnostics)
-		keepHandedOver(desired, live, handedOver)
-	}
+	return true
+}
 
-	mv, moving := pendingMove(ctx, req.Private)
-	stateProjection := ownership.StateProjection(ctx, state.ManagedStateProjection)
-	var obs projection.Observation
-	unchanged := false
-	if live != nil && !moving && sameConfiguration(plan, state) {
-		// The same configuration against the object our last apply left:
-		// the dry run would answer what that apply stored, so it is not
-		// asked (docs/adr/0011-bodies-as-json.md).
-		obs, unchanged = ownership.UnchangedSinceApply(ctx, req.Private, live, ssa.FieldManager, ownAnnotations, ignore, stateProjection, red)
-	}
-	if !unchanged {
-		dry, err := r.dryRun(ctx, c, desired, live, recent)
-		if err != nil {
-			r.explainDryRunError(err, id, false, at, resp)
-			return
-		}
-		if obs, err = observe(dry, nil, ignore, red); err != nil {
-			resp.Diagnostics.AddError("Could not read the dry-run result", err.Error())
-			return
-		}
-		if live != nil {
-			warnLargeChanges(id, live, dry, obs.Projection, stateProjection, red, &resp.Diagnostics)
-		}
-	}
-	resp.Diagnostics.Append(into(ctx, obs, &plan)...)
-	if live != nil && !unchanged {
-		ownership.Explain(ctx, id.String(), ssa.FieldManager, live, obs.Projection, stateProjection,
-			privatestate.Plan{Req: req, Resp: resp}, r.verbosity, &resp.Diagnostics, ownership.Redacting(red))
-	}
+// plannedOwnership is field_ownership as planned. more: the apply does more
+// than the request the dry run made (a move's takeover, a hand-over).
+func (r *Resource) plannedOwnership(ctx context.Context, p *planning, live *unstructured.Unstructured,
+	planned objectplan.Planned, more bool) types.Map {
 	switch {
-	case moving || len(handedOver) > 0 || plan.UID.IsUnknown():
+	case more || p.plan.UID.IsUnknown():
 		// The apply is more than the request the dry run made: it takes
 		// the fields of the provider the state moved from, hands newly
 		// ignored fields to their other managers first, or creates the
 		// object again. Its owners are known after it.
-		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	case !plan.ManagedStateProjection.Equal(state.ManagedStateProjection):
+		return types.MapUnknown(types.ListType{ElemType: types.StringType})
+	case !p.plan.ManagedStateProjection.Equal(p.state.ManagedStateProjection):
 		// Owners as the dry run of this very apply gives them (into), so
 		// the plan shows a change of values, not every owner "known after
 		// apply"; Apply keeps what was planned (see applyAndRecord).
-	case !unchanged && r.liveDiffers(ctx, req, live, ignore, obs.Projection, red):
+		return p.plan.FieldOwnership
+	case !planned.Unchanged && r.liveDiffers(ctx, p.req, live, p.ignore, planned.Observation.Projection, p.red):
 		// Nothing else differs from state, yet the apply must run.
-		plan.FieldOwnership = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	default:
-		plan.FieldOwnership = state.FieldOwnership
+		return types.MapUnknown(types.ListType{ElemType: types.StringType})
 	}
-	if moving && live != nil {
-		resp.Diagnostics.AddWarning("Taking over an object moved from another provider", moveWarning(id, live, mv))
-	}
-	if !moving && onlyConnectionChanged(ctx, plan, state) {
-		resp.Diagnostics.AddWarning("Only the connection changed",
-			fmt.Sprintf("Only cluster_connection changed for %s (a rotated token or certificate, say). The update "+
-				"sends nothing to the cluster. It is planned because this resource's own configuration holds the "+
-				"credential, which its state keeps too. Give the credential to the provider configuration's "+
-				"cluster_connection (never kept in state), or name a kubeconfig_file or an exec plugin, and a "+
-				"rotation plans nothing.", id))
-	}
+	return p.state.FieldOwnership
 }
 
 // checkCreate is a create's plan: it checks, without storing anything, that
@@ -271,7 +296,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 			fmt.Sprintf("Reading %s: %v\n\n%s", id, err, connection.Remedy(err)))
 		return
 	}
-	owner := live.GetAnnotations()[annotationOwnedBy]
+	owner := objectplan.HolderOf(live).Resource
 	switch {
 	case owner == "":
 		// Certainly not ours. An object carrying a k8sconnect id may be ours
@@ -299,37 +324,6 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 		// refused now, as Create would refuse it.
 		resp.Diagnostics.AddAttributeError(at, "Object already exists", adoptionError(live, id).Error())
 	}
-}
-
-// dryRun is the plan's dry run of the apply of desired. A plan that follows
-// another of the same object in this process (see memory.recent) reuses the
-// answer the other got for the same body against the same read, instead of
-// asking again: the same question to the same object moments later. Where the
-// engine plans again (Pulumi), a plan that asked hands what it read and the
-// answer on to the next plan; one that reused them does not, so each read and
-// answer serves at most two plans (the engine's Diff and the plan its Update
-// makes) and is dropped by the second.
-func (r *Resource) dryRun(ctx context.Context, c *connection.Client, desired, live *unstructured.Unstructured, recent handon.Read) (*unstructured.Unstructured, error) {
-	if !r.handOnPlans {
-		// Nothing is handed on, so there is no answer to reuse either (a
-		// refresh's copy carries none): no body to compare.
-		return ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
-	}
-	sent, err := json.Marshal(desired.Object)
-	if err != nil {
-		return nil, err
-	}
-	if dry, ok := recent.Answer(sent); ok {
-		return dry, nil
-	}
-	dry, err := ssa.Apply(ctx, c, desired, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
-	if err != nil {
-		return nil, err
-	}
-	if live != nil {
-		remember(c, live, recent.Seen, sent, dry)
-	}
-	return dry, nil
 }
 
 // sameConfiguration reports whether the configuration that decides what is
@@ -393,7 +387,7 @@ func identityChanged(prev, next manifest.Identity, namespace types.String) bool 
 // adoptionError says why a create must not take over an existing object: it
 // belongs to someone else, or to another k8sconnect resource.
 func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error {
-	owner := live.GetAnnotations()[annotationOwnedBy]
+	owner := objectplan.HolderOf(live).Resource
 	if left := leftByRun(live); owner != "" && left != "" {
 		return fmt.Errorf("%s already exists and carries the id %s of another k8sconnect resource (annotation %s), "+
 			"whose create finished. %s", id, owner, annotationOwnedBy, left)

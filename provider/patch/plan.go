@@ -3,11 +3,11 @@ package patch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -20,6 +20,8 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -71,130 +73,28 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	ctx, serverWarnings := connection.CollectWarnings(ctx)
 	defer func() { connection.AddWarnings(&resp.Diagnostics, target.String(), serverWarnings()) }()
-	conn, connKnown, _ := connection.FromObject(ctx, plan.ClusterConnection)
-	if !connKnown || r.clients == nil {
-		return
-	}
 	if err := checkTargetMetadata(ct, target); err != nil {
 		resp.Diagnostics.AddAttributeError(contentPath(plan), "Invalid patch", err.Error())
 		return
 	}
-	c, err := r.clients.Client(ctx, conn)
-	if errors.Is(err, connection.ErrDefaultUnknown) {
-		return // the provider's connection is known at apply: so is the plan
+	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
+	if !ok || c == nil {
+		return // known at apply, or refused
 	}
-	if err != nil {
-		// Not bound to cluster_connection: an engine may print the
-		// attribute's configuration under it, credentials and all.
-		resp.Diagnostics.AddError("Invalid cluster_connection", err.Error())
+	identity, ok := objectplan.Cluster(ctx, c, state.ClusterUID.ValueString(), req.Private, target.String(), target.Namespace, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), target.String(), target.Namespace)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot confirm which cluster this is",
-			fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
+	plan.ClusterUID = objectplan.ClusterUID(plan.ClusterUID, identity)
+	live := readTarget(ctx, c, target, &resp.Diagnostics)
+	if live == nil {
 		return
 	}
-	cluster.Warn(&resp.Diagnostics)
-	if plan.ClusterUID.IsUnknown() || plan.ClusterUID.IsNull() {
-		plan.ClusterUID = types.StringValue(cluster.Identity)
-	}
-	if err := c.MissingCoreKind(target.GVK()); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind",
-			fmt.Sprintf("The target %s: %v", target, err))
-		return
-	}
-	mapping, err := c.Mapping(target.GVK())
-	if meta.IsNoMatchError(err) {
-		return // the kind may be created in this run; checked at apply
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Could not look up the target's kind", err.Error())
-		return
-	}
-	if scope.Namespaced(mapping) && target.Namespace == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace is required",
-			fmt.Sprintf("%s is a namespaced kind; set target.namespace.", target.Kind))
-		return
-	}
-	if !scope.Namespaced(mapping) && target.Namespace != "" {
-		resp.Diagnostics.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace must be empty",
-			fmt.Sprintf("%s is cluster-scoped; remove target.namespace.", target.Kind))
-		return
-	}
-	live, err := c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return // may be created in this run; an error at apply if it is still missing
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v\n\n%s", target, err, connection.Remedy(err)))
-		return
-	}
-	if err := selfPatchError(live, target); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("target"), "Cannot patch an object k8sconnect_object manages", err.Error())
-		return
-	}
-
 	manager := FieldManager(plan.ID.ValueString())
 	red := redactor(plan.ID)
 	defer scrubLater(red, &resp.Diagnostics, ct, target, live.Object)()
-	dry, err := send(ctx, c, target, ct, manager, true, "")
-	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && (ct.given.writeOnly || plan.JSONPatch.Equal(state.JSONPatch)) && patchRefused(err) {
-		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
-		// cannot apply twice. An unchanged patch that the server refuses as
-		// not applicable plans no change only when the live object shows
-		// every operation's effect; anything else (drift, a 403, a 5xx) is
-		// an error below, never silence. A json_patch_wo is in no state to
-		// compare with, so it is taken as unchanged: showing its effect is
-		// what no change means, and one that does not is still refused by
-		// the apply, naming the operation.
-		if effectInPlace(live, ct.body) {
-			tflog.Debug(ctx, "unchanged json_patch has taken effect and does not apply again; planning no change",
-				map[string]any{"target": target.String()})
-			plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
-			return
-		}
-		// Real drift: a diff, not an error, so the plan (and a destroy's
-		// refresh) still runs; the apply then fails naming the operation.
-		attr := contentPath(plan).String()
-		resp.Diagnostics.AddWarning("The "+attr+" no longer applies, and its effect is gone",
-			fmt.Sprintf("The server refuses the %s on %s, and the live object no longer shows what it "+
-				"did (someone changed the patched fields since):\n\n%s\n\nJSON Patch operations such as remove and "+
-				"move cannot be applied twice, so applying this plan fails. Edit the %[1]s to reach the state you "+
-				"want from the object as it is now, or use patch (strategic merge) or merge_patch, which can be "+
-				"re-applied.", attr, target, rejection(err, ct, live)))
-		return
-	}
-	var predicted projection.Projection
-	switch {
-	case err == nil:
-		obs, oerr := projection.ObserveRedacted(dry, manager, nil, nil, nil, red)
-		if oerr != nil {
-			resp.Diagnostics.AddError("Could not read the dry-run result", oerr.Error())
-			return
-		}
-		predicted = obs.Projection
-	case dryRunUnsupported(err) && ct.patchType == ktypes.ApplyPatchType:
-		// An admission webhook that cannot dry-run blocks the server's preview;
-		// compute it from the kind's own merge metadata instead.
-		local, lerr := previewLocally(c, target, live, ct, manager, red)
-		if lerr != nil {
-			resp.Diagnostics.AddAttributeError(contentPath(plan), "No preview for this patch",
-				fmt.Sprintf("The server cannot dry-run patches of %s (%s), and a local preview failed: %v", target, apiError(err), lerr))
-			return
-		}
-		resp.Diagnostics.AddWarning("Patch preview computed locally",
-			fmt.Sprintf("The server refused a dry run of the patch on %s (%s). The plan shows a preview computed from "+
-				"the kind's merge metadata; admission webhooks may still change the result.", target, apiError(err)))
-		predicted = local
-	case connection.IsNetworkFailure(err):
-		resp.Diagnostics.AddAttributeError(contentPath(plan), connection.NoAnswer,
-			fmt.Sprintf("The plan's server-side dry run of the patch on %s got no answer, so nothing was applied and "+
-				"nothing was decided about the target:\n\n%v\n\n%s", target, err, connection.Remedy(err)))
-		return
-	default:
-		resp.Diagnostics.AddAttributeError(contentPath(plan), "The API server rejected the patch",
-			fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, rejection(err, ct, live)))
+	predicted, ok := predict(ctx, c, target, ct, live, &plan, state, creating, manager, red, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	rivals, err := rivalPatches(live, manager, predicted)
@@ -211,7 +111,122 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && plan.ManagedFields.Equal(state.ManagedFields) && !drifted(ctx, req, live, manager, predicted, red) {
 		plan.FieldOwnership = state.FieldOwnership
 	}
+	r.planOwners(ctx, req, resp, &plan, state, creating, target, live, manager, predicted, red)
+}
 
+// readTarget reads the target at plan time, checking its kind's scope
+// against target.namespace and that no k8sconnect_object manages it. It
+// returns nil when the plan goes no further: the kind or the target may be
+// created in this run (checked at apply), or an error was reported.
+func readTarget(ctx context.Context, c *connection.Client, target manifest.Identity, diags *diag.Diagnostics) *unstructured.Unstructured {
+	if err := c.MissingCoreKind(target.GVK()); err != nil {
+		diags.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind",
+			fmt.Sprintf("The target %s: %v", target, err))
+		return nil
+	}
+	mapping, err := c.Mapping(target.GVK())
+	if meta.IsNoMatchError(err) {
+		return nil // the kind may be created in this run; checked at apply
+	}
+	if err != nil {
+		diags.AddError("Could not look up the target's kind", err.Error())
+		return nil
+	}
+	if scope.Namespaced(mapping) && target.Namespace == "" {
+		diags.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace is required",
+			fmt.Sprintf("%s is a namespaced kind; set target.namespace.", target.Kind))
+		return nil
+	}
+	if !scope.Namespaced(mapping) && target.Namespace != "" {
+		diags.AddAttributeError(path.Root("target").AtName("namespace"), "target.namespace must be empty",
+			fmt.Sprintf("%s is cluster-scoped; remove target.namespace.", target.Kind))
+		return nil
+	}
+	live, err := c.Resource(mapping, target.Namespace).Get(ctx, target.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil // may be created in this run; an error at apply if it is still missing
+	}
+	if err != nil {
+		diags.AddError("Could not read the target", fmt.Sprintf("Reading %s: %v\n\n%s", target, err, connection.Remedy(err)))
+		return nil
+	}
+	if err := selfPatchError(live, target); err != nil {
+		diags.AddAttributeError(path.Root("target"), "Cannot patch an object k8sconnect_object manages", err.Error())
+		return nil
+	}
+	return live
+}
+
+// predict dry-runs the patch on live and returns the fields it will set, as
+// the plan shows them. ok is false when the plan goes no further: an
+// unchanged JSON Patch that has taken effect (the plan keeps state's
+// fields), or one that no longer applies, or an error reported in diags.
+func predict(ctx context.Context, c *connection.Client, target manifest.Identity, ct *content, live *unstructured.Unstructured,
+	plan *model, state model, creating bool, manager string, red sensitive.Redactor, diags *diag.Diagnostics) (projection.Projection, bool) {
+	dry, err := send(ctx, c, target, ct, manager, true, "")
+	if err != nil && !creating && ct.patchType == ktypes.JSONPatchType && (ct.given.writeOnly || plan.JSONPatch.Equal(state.JSONPatch)) && patchRefused(err) {
+		// RFC 6902 operations are not idempotent: "remove /data/b" or "move"
+		// cannot apply twice. An unchanged patch that the server refuses as
+		// not applicable plans no change only when the live object shows
+		// every operation's effect; anything else (drift, a 403, a 5xx) is
+		// an error below, never silence. A json_patch_wo is in no state to
+		// compare with, so it is taken as unchanged: showing its effect is
+		// what no change means, and one that does not is still refused by
+		// the apply, naming the operation.
+		if effectInPlace(live, ct.body) {
+			tflog.Debug(ctx, "unchanged json_patch has taken effect and does not apply again; planning no change",
+				map[string]any{"target": target.String()})
+			plan.ManagedFields, plan.FieldOwnership = state.ManagedFields, state.FieldOwnership
+			return nil, false
+		}
+		// Real drift: a diff, not an error, so the plan (and a destroy's
+		// refresh) still runs; the apply then fails naming the operation.
+		attr := contentPath(*plan).String()
+		diags.AddWarning("The "+attr+" no longer applies, and its effect is gone",
+			fmt.Sprintf("The server refuses the %s on %s, and the live object no longer shows what it "+
+				"did (someone changed the patched fields since):\n\n%s\n\nJSON Patch operations such as remove and "+
+				"move cannot be applied twice, so applying this plan fails. Edit the %[1]s to reach the state you "+
+				"want from the object as it is now, or use patch (strategic merge) or merge_patch, which can be "+
+				"re-applied.", attr, target, rejection(err, ct, live)))
+		return nil, false
+	}
+	switch {
+	case err == nil:
+		obs, oerr := projection.ObserveRedacted(dry, manager, nil, nil, nil, red)
+		if oerr != nil {
+			diags.AddError("Could not read the dry-run result", oerr.Error())
+			return nil, false
+		}
+		return obs.Projection, true
+	case dryRunUnsupported(err) && ct.patchType == ktypes.ApplyPatchType:
+		// An admission webhook that cannot dry-run blocks the server's preview;
+		// compute it from the kind's own merge metadata instead.
+		local, lerr := previewLocally(c, target, live, ct, manager, red)
+		if lerr != nil {
+			diags.AddAttributeError(contentPath(*plan), "No preview for this patch",
+				fmt.Sprintf("The server cannot dry-run patches of %s (%s), and a local preview failed: %v", target, apiError(err), lerr))
+			return nil, false
+		}
+		diags.AddWarning("Patch preview computed locally",
+			fmt.Sprintf("The server refused a dry run of the patch on %s (%s). The plan shows a preview computed from "+
+				"the kind's merge metadata; admission webhooks may still change the result.", target, apiError(err)))
+		return local, true
+	case connection.IsNetworkFailure(err):
+		diags.AddAttributeError(contentPath(*plan), connection.NoAnswer,
+			fmt.Sprintf("The plan's server-side dry run of the patch on %s got no answer, so nothing was applied and "+
+				"nothing was decided about the target:\n\n%v\n\n%s", target, err, connection.Remedy(err)))
+		return nil, false
+	}
+	diags.AddAttributeError(contentPath(*plan), "The API server rejected the patch",
+		fmt.Sprintf("A server-side dry run of the patch on %s failed, so nothing was applied:\n\n%s", target, rejection(err, ct, live)))
+	return nil, false
+}
+
+// planOwners plans previous_owners (who owned each field the patch takes
+// before it took it) and explains the fields it takes from their managers.
+func (r *Resource) planOwners(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *model,
+	state model, creating bool, target manifest.Identity, live *unstructured.Unstructured, manager string,
+	predicted projection.Projection, red sensitive.Redactor) {
 	before := previousOwners(live, manager, predicted)
 	if creating {
 		plan.PreviousOwners = ownersValue(ctx, before, &resp.Diagnostics)

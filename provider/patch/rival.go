@@ -17,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
@@ -121,13 +122,7 @@ func changedSince(ctx context.Context, c *connection.Client, target manifest.Ide
 // selfPatchError refuses to patch an object that k8sconnect_object manages:
 // two resources of one configuration would fight over it.
 func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) error {
-	managedByObject := live.GetAnnotations()[ssa.AnnotationOwnedBy] != ""
-	for _, e := range live.GetManagedFields() {
-		if e.Manager == ssa.FieldManager {
-			managedByObject = true
-		}
-	}
-	if !managedByObject {
+	if !objectplan.HolderOf(live).ManagedByObject() {
 		return nil
 	}
 	return fmt.Errorf("%s is managed by a k8sconnect_object (annotation %s or field manager %q). "+

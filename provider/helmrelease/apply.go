@@ -96,7 +96,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // change, as the plan rendered it.
 func (r *Resource) apply(ctx context.Context, plan, state *model, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
 	diags *diag.Diagnostics) bool {
-	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, pathConnection, diags)
+	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, diags)
 	if !ok {
 		return false
 	}

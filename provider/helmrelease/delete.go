@@ -31,7 +31,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 			fmt.Sprintf("delete_protection is set on release %s; set it to false and apply first.", state.ID.ValueString()))
 		return
 	}
-	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, pathConnection, &resp.Diagnostics)
+	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -38,7 +38,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		// the plan reads the release through this configuration's.
 		return
 	}
-	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, pathConnection, &resp.Diagnostics)
+	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -78,7 +78,6 @@ var projectionType = types.MapType{ElemType: types.StringType}
 
 var (
 	pathObjects      = path.Root("objects")
-	pathConnection   = path.Root("cluster_connection")
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
 )

@@ -57,8 +57,6 @@ type model struct {
 	KubeVersion     types.String `tfsdk:"kube_version"`
 }
 
-var pathConnection = path.Root("cluster_connection")
-
 const defaultNamespace = "default"
 
 const keyFormat = "each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` " +
@@ -236,7 +234,7 @@ func (d *DataSource) cluster(ctx context.Context, m model, diags *diag.Diagnosti
 		return nil, nil, true
 	}
 	if err != nil {
-		diags.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
+		connection.ReportClientError(diags, err)
 		return nil, nil, false
 	}
 	return &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, c, true

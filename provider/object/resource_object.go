@@ -179,9 +179,7 @@ var pathYAMLBodyWO = path.Root("yaml_body_wo")
 
 var pathProjection = path.Root("managed_state_projection")
 
-var pathConnection = path.Root("cluster_connection")
-
 // client returns the cached client for a cluster_connection value.
 func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
-	return r.clients.ClientFor(ctx, conn, pathConnection, diags)
+	return r.clients.ClientFor(ctx, conn, diags)
 }

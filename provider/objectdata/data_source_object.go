@@ -112,12 +112,12 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	conn, known, diags := connection.FromObject(ctx, m.ClusterConnection)
 	resp.Diagnostics.Append(diags...)
 	if !known {
-		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Unknown cluster_connection", "cluster_connection must be known to read an object.")
+		connection.ReportUnknownConnection(&resp.Diagnostics, "cluster_connection must be known to read an object.")
 		return
 	}
 	c, err := d.clients.Client(ctx, conn)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("cluster_connection"), "Invalid cluster_connection", err.Error())
+		connection.ReportClientError(&resp.Diagnostics, err)
 		return
 	}
 	id := manifest.Identity{APIVersion: m.APIVersion.ValueString(), Kind: m.Kind.ValueString(), Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString()}

@@ -264,7 +264,7 @@ func targetOf(ctx context.Context, obj types.Object) (manifest.Identity, bool) {
 func FieldManager(id string) string { return "k8sconnect-patch-" + id }
 
 func (r *Resource) client(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*connection.Client, bool) {
-	return r.clients.ClientFor(ctx, conn, path.Root("cluster_connection"), diags)
+	return r.clients.ClientFor(ctx, conn, diags)
 }
 
 // stored is what Read and Delete start from: the patch's state, its target,

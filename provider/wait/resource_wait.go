@@ -81,7 +81,6 @@ type waitForModel struct {
 var (
 	pathResourceRef = path.Root("resource_ref")
 	pathWaitFor     = path.Root("wait_for")
-	pathConnection  = pathResourceRef.AtName("cluster_connection")
 )
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -436,7 +435,7 @@ func namespaceFor(m *meta.RESTMapping, id manifest.Identity) string {
 }
 
 func (r *Resource) client(ctx context.Context, ref resourceref.Model, diags *diag.Diagnostics) (*connection.Client, bool) {
-	return r.clients.ClientFor(ctx, ref.ClusterConnection, pathConnection, diags)
+	return r.clients.ClientFor(ctx, ref.ClusterConnection, diags)
 }
 
 // statusOf is the status attribute of a field wait; null when the field is

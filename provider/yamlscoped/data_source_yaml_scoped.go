@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -45,8 +44,6 @@ type model struct {
 func (m model) inputs() yamldocs.Inputs {
 	return yamldocs.Inputs{Content: m.Content, Pattern: m.Pattern, KustomizePath: m.KustomizePath}
 }
-
-var pathConnection = path.Root("cluster_connection")
 
 const keyFormat = "each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` " +
 	"when the document sets no namespace (`<group>` is `core` for the core API group), as in k8sconnect_yaml_split"
@@ -141,7 +138,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		}
 		c, err := d.clients.Client(ctx, conn)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(pathConnection, "Invalid cluster_connection", err.Error())
+			connection.ReportClientError(&resp.Diagnostics, err)
 			return
 		}
 		finder = c

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -302,16 +301,16 @@ func parseProxyURL(s string) (func(*http.Request) (*url.URL, error), error) {
 }
 
 // ClientFor is what a resource calls at apply or read time: the cached client
-// for a cluster_connection value, or false with an error on at (the attribute
-// that holds the connection) when it is unknown or invalid.
-func (c *Cache) ClientFor(ctx context.Context, conn types.Object, at path.Path, diags *diag.Diagnostics) (*Client, bool) {
+// for a cluster_connection value, or false with an error in diags when it is
+// unknown or invalid (attached to no attribute: see ReportClientError).
+func (c *Cache) ClientFor(ctx context.Context, conn types.Object, diags *diag.Diagnostics) (*Client, bool) {
 	m, known, d := FromObject(ctx, conn)
 	diags.Append(d...)
 	if diags.HasError() {
 		return nil, false
 	}
 	if !known {
-		diags.AddAttributeError(at, "Unknown cluster_connection", "The connection is not known yet at apply time.")
+		ReportUnknownConnection(diags, "The connection is not known yet at apply time.")
 		return nil, false
 	}
 	if c == nil {
@@ -320,7 +319,7 @@ func (c *Cache) ClientFor(ctx context.Context, conn types.Object, at path.Path, 
 	}
 	cl, err := c.Client(ctx, m)
 	if err != nil {
-		diags.AddAttributeError(at, "Invalid cluster_connection", err.Error())
+		ReportClientError(diags, err)
 		return nil, false
 	}
 	return cl, true

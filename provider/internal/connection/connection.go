@@ -5,6 +5,12 @@
 // it. The same attribute set appears as an input (k8sconnect_object, _patch) and as
 // a computed copy inside resource_ref (read back by k8sconnect_wait), so the schema
 // is built here once for both uses.
+//
+// Beside the client, the package holds what every resource needs to say about
+// the cluster it reaches: which cluster that is (identity.go) and whether it is
+// still the one an object was recorded in (clustercheck.go), what a user can do
+// about a request that failed (remedies.go), and whether a kind is served
+// (kinds.go).
 package connection
 
 import (

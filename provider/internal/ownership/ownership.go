@@ -1,7 +1,8 @@
 // Package ownership classifies what a plan does to the ownership of each field
 // (ADR 0008) and turns the result into at most one message per kind of conflict
-// per resource. k8sconnect_object and k8sconnect_patch both use it, so the same
-// situation always reads the same way.
+// per resource. k8sconnect_object, k8sconnect_patch and k8sconnect_helm_release
+// (for each object of the release) all use it, so the same situation always
+// reads the same way.
 //
 // Every field is described by four facts:
 //

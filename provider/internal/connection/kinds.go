@@ -1,0 +1,59 @@
+package connection
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// KindGone reports whether the cluster definitely no longer serves gvk: its
+// group version is unknown to the server (404), or served without that kind.
+// A failed or partial discovery is an error, never "gone", so an aggregated API
+// that is briefly down does not make objects drop out of state.
+func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
+	c.mapper.Reset()
+	list, err := c.Discovery.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("discovering %s: %w", gvk.GroupVersion(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Kind == gvk.Kind {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// MissingCoreKind is an error when gvk is in the core group (apiVersion v1)
+// and the cluster does not serve it. Other kinds may be added later in the
+// same run, by a CRD or an aggregated API; core kinds come with the API server
+// itself and no CRD can add one (a CRD's group must contain a dot), so a miss
+// is a typo that can be refused at plan. A discovery that lists no core kind
+// at all is failing, and the error says so instead. Nil for anything else,
+// including a discovery that returned an error.
+func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
+	if gvk.Group != "" {
+		return nil
+	}
+	if _, err := c.Mapping(gvk); !meta.IsNoMatchError(err) {
+		return nil
+	}
+	// Every API server serves Namespace: a discovery without it is broken
+	// (a 404 from GET /api, a proxy answering in the server's place), and
+	// says nothing about the kind asked for.
+	if _, err := c.Mapping(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}); meta.IsNoMatchError(err) {
+		return fmt.Errorf("the API server's discovery lists no kind of the core group (apiVersion v1), not even "+
+			"Namespace, which every API server serves, so it cannot say whether it serves %q: its discovery is "+
+			"failing (GET /api answered 404, or something in front of the server answers in its place). Check "+
+			"`kubectl get --raw /api` through the same connection. Nothing was decided; run again when discovery "+
+			"lists apiVersion v1", gvk.Kind)
+	}
+	return fmt.Errorf("the cluster does not serve kind %q in apiVersion %q. Kinds of the core group (apiVersion v1) "+
+		"come with the API server, and no CustomResourceDefinition can add one: check the spelling and "+
+		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)
+}

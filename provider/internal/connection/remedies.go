@@ -1,0 +1,108 @@
+package connection
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Unreachable reports an error that says nothing about whether an object
+// exists: the credentials were refused, the server failed or did not answer.
+// Such an error must never be read as "the object is gone".
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true // no answer from the server at all
+	}
+	code := status.Status().Code
+	return code == http.StatusUnauthorized || code == http.StatusForbidden || code >= 500 ||
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+}
+
+// Explain is err's text, followed by its RequestRemedy when it has one.
+func Explain(err error) string {
+	if remedy := RequestRemedy(err); remedy != "" {
+		return err.Error() + "\n\n" + remedy
+	}
+	return err.Error()
+}
+
+// RequestRemedy is err's Remedy when err came from a request to the cluster
+// (an API status, or a request that got no answer), else "". It is for a step
+// whose errors may be of another kind too (a chart's template, a hook's Job,
+// a release record that names another owner), which Remedy's last case would
+// call an unreachable cluster.
+func RequestRemedy(err error) string {
+	var status apierrors.APIStatus
+	var request *url.Error
+	var network net.Error
+	if err != nil && (errors.As(err, &status) || errors.As(err, &request) || errors.As(err, &network) ||
+		IsNetworkFailure(err) || noServer(err) || untrustedServer(err) || strings.Contains(err.Error(), "getting credentials: ")) {
+		return Remedy(err)
+	}
+	return ""
+}
+
+// Remedy says what a user can do about an error from the cluster, or "" when
+// the error speaks for itself.
+func Remedy(err error) string {
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return "The cluster refused the credentials (401 Unauthorized): a token or client certificate has " +
+			"probably expired. Renew it (for example log in again, or refresh the kubeconfig) and run again."
+	case apierrors.IsForbidden(err):
+		return "The credentials are valid but not allowed to do this (403 Forbidden). Check the RBAC rules " +
+			"for this user, or use a context with more rights."
+	case err != nil && strings.Contains(err.Error(), "getting credentials: "):
+		return "The exec credential plugin (cluster_connection.exec, or users[].user.exec in the kubeconfig) " +
+			"failed, so nothing was sent to the cluster. Check that its command is installed and on PATH and " +
+			"that it prints a token when run by hand (for example, that you are logged in to the cloud provider)."
+	case untrustedServer(err):
+		return "The API server's certificate is not trusted by this connection's CA (or does not name the host), " +
+			"so nothing was sent. Check that cluster_connection.cluster_ca_certificate (or the kubeconfig's " +
+			"certificate-authority-data) is the CA of the cluster that host points at, and that host is the " +
+			"cluster's address."
+	case noServer(err):
+		return "Nothing answered at the API server's address (connection refused, or the host name is unknown). " +
+			"Check cluster_connection.host (or the server of the kubeconfig's cluster) and that the cluster is " +
+			"running. Nothing was decided from this answer; run again when the cluster is reachable."
+	case IsNetworkFailure(err):
+		return "The network failed: the connection to the API server broke or timed out before an answer came. " +
+			"Reads and dry runs were sent again for up to " + retryBudget.String() + " before giving up; a write " +
+			"whose outcome is unknown is settled by reading the object on the next attempt. Check what lies " +
+			"between here and the cluster (a proxy, VPN, load balancer or firewall that cuts connections). " +
+			"Nothing was decided from this failure; run again when the cluster is reachable: a rerun picks up " +
+			"where this one stopped."
+	case err != nil && Unreachable(err):
+		return "The cluster did not answer as expected (a server error, a timeout or a broken connection). " +
+			"Nothing was decided from this answer; run again when the cluster is reachable."
+	}
+	return ""
+}
+
+// noServer reports that nothing listens at the address, or the name does not
+// resolve: a wrong host as often as a cluster that is down.
+func noServer(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns)
+}
+
+// untrustedServer reports a TLS handshake that failed because the server's
+// certificate did not verify: a wrong CA or host, not a cluster that is down.
+func untrustedServer(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname) || errors.As(err, &invalid)
+}

@@ -152,11 +152,7 @@ func handOverIgnored(ctx context.Context, c *connection.Client, rd *rendered, be
 		if len(fields) == 0 {
 			continue
 		}
-		err := retryConflicts(func() error {
-			_, err := ssa.HandOver(ctx, c, manifest.IdentityOf(p.obj), "", fields)
-			return err
-		})
-		if err != nil {
+		if _, err := ssa.HandOver(ctx, c, manifest.IdentityOf(p.obj), "", fields); err != nil {
 			return fmt.Errorf("%s: handing over the fields ignore_fields now lists: %w", p.key, err)
 		}
 	}

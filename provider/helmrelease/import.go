@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	release "helm.sh/helm/v4/pkg/release/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -98,7 +96,7 @@ func adoptionWarning(id string) string {
 }
 
 // takeOverAll hands the fields of helm's managers over to k8sconnect in
-// every applied object, each retried while someone writes in between.
+// every applied object (ssa.TakeOver).
 func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*unstructured.Unstructured) error {
 	for key, obj := range applied {
 		var managers []string
@@ -110,31 +108,15 @@ func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*
 		if len(managers) == 0 {
 			continue
 		}
-		err := retryConflicts(func() error {
-			out, err := ssa.TakeOver(ctx, c, obj, managers)
-			if err == nil {
-				applied[key] = out
-			}
-			return err
-		})
+		out, err := ssa.TakeOver(ctx, c, obj, managers)
+		if err == nil {
+			applied[key] = out
+		}
 		if err != nil {
 			return fmt.Errorf("%s: handing Helm's fields over: %w", key, err)
 		}
 	}
 	return nil
-}
-
-// retryConflicts runs a read-modify-write of managedFields (ssa.TakeOver,
-// ssa.HandOver) again when someone wrote the object in between (409), a few
-// times: the object is ours, so the writes that race with us are a
-// controller's status updates, which do not last.
-func retryConflicts(f func() error) error {
-	err := f()
-	for attempt := 1; attempt < 5 && apierrors.IsConflict(err); attempt++ {
-		time.Sleep(200 * time.Millisecond)
-		err = f()
-	}
-	return err
 }
 
 // recordedObjects are the objects of a release's record, as the private

@@ -89,7 +89,7 @@ func (r *Resource) applyAndRecord(ctx context.Context, config tfsdk.Config, plan
 		// An object re-created after the move (it was deleted meanwhile)
 		// has no old manager to hand over from.
 		if prior != nil && !plan.UID.IsUnknown() {
-			if applied, err = takeOver(ctx, c, applied, mv.Managers); err != nil {
+			if applied, err = ssa.TakeOver(ctx, c, applied, mv.Managers); err != nil {
 				diags.AddError("Applied, but the fields of the provider it was moved from were not handed over",
 					fmt.Sprintf("%s: %v. The next apply tries again.", ident, err))
 				return
@@ -199,16 +199,14 @@ func newlyIgnored(ctx context.Context, prior, plan *model) []objectpath.Path {
 }
 
 // handOver releases our ownership of fields newly listed in ignore_fields
-// before the apply that leaves them out (ssa.HandOver), retrying conflicts.
+// before the apply that leaves them out (ssa.HandOver).
 func handOver(ctx context.Context, c *connection.Client, desired *unstructured.Unstructured, uid string, paths []objectpath.Path) error {
 	ident := manifest.IdentityOf(desired)
-	return retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
-		released, err := ssa.HandOver(ctx, c, ident, uid, paths)
-		if released > 0 && err == nil {
-			tflog.Info(ctx, "handing over newly ignored fields", map[string]any{"object": ident.String(), "fields": released})
-		}
-		return err
-	})
+	released, err := ssa.HandOver(ctx, c, ident, uid, paths)
+	if released > 0 && err == nil {
+		tflog.Info(ctx, "handing over newly ignored fields", map[string]any{"object": ident.String(), "fields": released})
+	}
+	return err
 }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -21,6 +21,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // Kinds whose deletion routinely waits on other objects (namespace contents,
@@ -94,7 +95,7 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	// A delete is idempotent (an object already gone counts as deleted), so a
 	// request whose fate is unknown is sent again; a precondition that fails
 	// means the object changed since it was read: read and judge it again.
-	err = retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
+	err = ssa.Retry(ctx, ssa.TransientOrConflict, func(ctx context.Context) error {
 		// Whose it is and its version are metadata: a large CRD is not
 		// read whole to delete it.
 		live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -335,18 +334,6 @@ func inScope(c *connection.Client, id manifest.Identity) manifest.Identity {
 func pendingMove(ctx context.Context, r privatestate.Reader) (movedFrom, bool) {
 	m, ok, err := privatestate.Load[movedFrom](ctx, r, privateMovedFrom)
 	return m, ok && err == nil
-}
-
-// takeOver completes a move after the first apply (ssa.TakeOver), retried
-// while the connection or a concurrent write gets in the way.
-func takeOver(ctx context.Context, c *connection.Client, applied *unstructured.Unstructured, managers []string) (*unstructured.Unstructured, error) {
-	var out *unstructured.Unstructured
-	err := retry(ctx, func(err error) bool { return transient(err) || apierrors.IsConflict(err) }, func(ctx context.Context) error {
-		var err error
-		out, err = ssa.TakeOver(ctx, c, applied, managers)
-		return err
-	})
-	return out, err
 }
 
 // moveWarning tells, at plan time, what the first apply after a move does.

@@ -20,14 +20,24 @@ import (
 // manager stops applying; released first, the field keeps its value and
 // belongs to no one until another manager (an HPA, kubectl) writes it.
 //
-// It acts only on the object whose UID is uid ("" for any), makes one
-// attempt, and reports how many fields it released; a conflict (someone wrote
-// in between) is the caller's to retry. A missing object is no error: the
-// apply that follows says what happened.
+// It acts only on the object whose UID is uid ("" for any) and reports how
+// many fields it released. A conflict (someone wrote in between) or a cut
+// connection is retried (Retry, TransientOrConflict). A missing object is no
+// error: the apply that follows says what happened.
 func HandOver(ctx context.Context, c *connection.Client, ident manifest.Identity, uid string, paths []objectpath.Path) (int, error) {
 	if len(paths) == 0 {
 		return 0, nil
 	}
+	var released int
+	err := Retry(ctx, TransientOrConflict, func(ctx context.Context) error {
+		var err error
+		released, err = handOverOnce(ctx, c, ident, uid, paths)
+		return err
+	})
+	return released, err
+}
+
+func handOverOnce(ctx context.Context, c *connection.Client, ident manifest.Identity, uid string, paths []objectpath.Path) (int, error) {
 	mapping, err := c.Mapping(ident.GVK())
 	if err != nil {
 		return 0, err

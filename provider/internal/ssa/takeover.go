@@ -17,10 +17,20 @@ import (
 // FieldManager now owns leaves the previous tool's field managers, so it has
 // one owner and a later apply that drops it deletes it. Fields only they own
 // stay theirs (the configuration does not set them; nothing deletes them
-// behind the user's back). It makes one attempt and returns the object as
-// stored after it; a conflict (someone wrote in between) is the caller's to
-// retry.
+// behind the user's back). It returns the object as stored after it. A
+// conflict (someone wrote in between) or a cut connection is retried
+// (Retry, TransientOrConflict).
 func TakeOver(ctx context.Context, c *connection.Client, applied *unstructured.Unstructured, managers []string) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	err := Retry(ctx, TransientOrConflict, func(ctx context.Context) error {
+		var err error
+		out, err = takeOverOnce(ctx, c, applied, managers)
+		return err
+	})
+	return out, err
+}
+
+func takeOverOnce(ctx context.Context, c *connection.Client, applied *unstructured.Unstructured, managers []string) (*unstructured.Unstructured, error) {
 	ident := manifest.IdentityOf(applied)
 	mapping, err := c.Mapping(ident.GVK())
 	if err != nil {

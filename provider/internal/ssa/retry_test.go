@@ -1,4 +1,4 @@
-package object
+package ssa
 
 import (
 	"context"
@@ -29,8 +29,8 @@ func TestTransientLeavesBusyAnswersToTheTransport(t *testing.T) {
 		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "cm", nil), false},
 		{"cancelled", context.Canceled, false},
 	} {
-		if got := transient(tc.err); got != tc.want {
-			t.Errorf("%s: transient = %v, want %v", tc.name, got, tc.want)
+		if got := Transient(tc.err); got != tc.want {
+			t.Errorf("%s: Transient = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

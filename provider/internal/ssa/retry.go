@@ -1,0 +1,58 @@
+package ssa
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// RetryWindow is how long a write the provider repeats is repeated: an apply
+// waiting for a kind or a namespace another resource of the run is making,
+// and a read-modify-write that a concurrent write or a cut connection got in
+// the way of.
+const RetryWindow = 30 * time.Second
+
+// Retry calls f until it succeeds, fails in a way retryable rejects, or
+// RetryWindow has passed, backing off from 250ms to at most 4s between calls.
+// It returns f's last error. (wait.ExponentialBackoff stops as soon as its cap
+// is reached, long before the window ends; hence this loop.)
+func Retry(ctx context.Context, retryable func(error) bool, f func(context.Context) error) error {
+	deadline := time.Now().Add(RetryWindow)
+	delay := 250 * time.Millisecond
+	for {
+		err := f(ctx)
+		if err == nil || !retryable(err) || time.Now().Add(delay).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(time.Duration(float64(delay)*1.6), 4*time.Second)
+	}
+}
+
+// Transient reports an error that says nothing about the request's fate (the
+// connection broke, the server did not answer in time, or failed): a
+// server-side apply is idempotent, so sending it again is safe. A 429 or 503
+// is not: the transport has already sent it again for its budget (without
+// Retry-After), or client-go as often as Retry-After asked (ADR 0014 point 7),
+// so retrying here too made a persistent 503 fail after 50 s instead of 20.
+func Transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsInternalError(err)
+	}
+	return true
+}
+
+// TransientOrConflict is Retry's rule for a read-modify-write: sent again
+// when its fate is unknown, or when someone wrote the object between its
+// read and its write (409), which a fresh read settles.
+func TransientOrConflict(err error) bool { return Transient(err) || apierrors.IsConflict(err) }

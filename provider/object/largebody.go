@@ -5,11 +5,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
-	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -47,14 +44,4 @@ func (r *Resource) warnLineDiff(prior, next string, id manifest.Identity, diags 
 func lineDiffed(body string) bool {
 	t := strings.TrimSpace(body)
 	return strings.Contains(t, "\n") && !strings.HasPrefix(t, "{")
-}
-
-// warnLargeChanges warns, field by field, what the apply changes inside each
-// value that managed_state_projection holds by its digest (package
-// largevalue): the plan itself shows only that the digest changes.
-func warnLargeChanges(id manifest.Identity, live, dry *unstructured.Unstructured, planned, stored projection.Projection,
-	red sensitive.Redactor, diags *diag.Diagnostics) {
-	for _, detail := range projection.LargeChanges(id.String(), "managed_state_projection", live, dry, planned, stored, red) {
-		diags.AddAttributeWarning(pathProjection, projection.LargeChangesSummary, detail)
-	}
 }

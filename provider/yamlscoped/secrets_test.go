@@ -153,6 +153,68 @@ output "scoped_namespaced" {
 	w.MustPlanNoChanges()
 }
 
+// The secrets guide's recipe works on a bundle without a Secret, as most
+// vendor bundles are: sensitive_keys is an empty list, not null, so a
+// for_each over it makes no resource instead of failing the plan with
+// "Invalid for_each argument"; the rest of the bundle applies.
+func TestAccYAMLDataSources_recipeOnABundleWithoutSecrets(t *testing.T) {
+	c := localcluster.Shared(t)
+	ns := acctest.Name("nosecrets")
+	w := acctest.NewWorkdir(t)
+	text := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %[1]s}\n---\n"+
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %[1]s}\ndata: {mode: fast}\n", ns)
+	if err := os.WriteFile(filepath.Join(w.Dir(), "bundle.yaml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.Write(fmt.Sprintf(`
+provider "k8sconnect" {
+  cluster_connection = { kubeconfig_file = %q }
+}
+
+data "k8sconnect_yaml_scoped" "bundle" {
+  pattern = "${path.module}/bundle.yaml"
+}
+
+data "k8sconnect_yaml_split" "bundle" {
+  pattern = "${path.module}/bundle.yaml"
+}
+
+resource "k8sconnect_object" "cluster_scoped" {
+  for_each  = data.k8sconnect_yaml_scoped.bundle.cluster_scoped
+  yaml_body = each.value
+}
+
+resource "k8sconnect_object" "namespaced" {
+  for_each   = data.k8sconnect_yaml_scoped.bundle.namespaced
+  yaml_body  = each.value
+  depends_on = [k8sconnect_object.cluster_scoped]
+}
+
+resource "k8sconnect_object" "secrets" {
+  for_each     = toset(data.k8sconnect_yaml_scoped.bundle.sensitive_keys)
+  yaml_body_wo = data.k8sconnect_yaml_scoped.bundle.sensitive[each.key]
+  depends_on   = [k8sconnect_object.cluster_scoped]
+}
+
+resource "k8sconnect_object" "split_secrets" {
+  for_each     = toset(data.k8sconnect_yaml_split.bundle.sensitive_keys)
+  yaml_body_wo = data.k8sconnect_yaml_split.bundle.sensitive[each.key]
+}
+
+output "keys" {
+  value = [data.k8sconnect_yaml_scoped.bundle.sensitive_keys, data.k8sconnect_yaml_split.bundle.sensitive_keys]
+}
+`, c.KubeconfigPath))
+	w.Cleanup()
+	w.MustApply()
+	acctest.MustGet(t, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, ns, "settings")
+	out := w.Run("output", "-json", "keys")
+	if out.Err != nil || !strings.Contains(out.Output, "[[],[]]") {
+		t.Errorf("sensitive_keys of yaml_scoped and yaml_split should both be [], got %v:\n%s", out.Err, out.Output)
+	}
+	w.MustPlanNoChanges()
+}
+
 // A bundle given as content, read after the namespace it goes into
 // (depends_on): while that namespace is being created, Terraform and OpenTofu
 // defer the read to the apply and print the data source's arguments in the

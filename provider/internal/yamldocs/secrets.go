@@ -63,11 +63,16 @@ func SecretAttributes(attrs map[string]schema.Attribute, what string) map[string
 }
 
 // SecretValues are the values of sensitive and sensitive_keys for bodies
-// kept apart.
+// kept apart. Without any they are empty, never null: the documented
+// `for_each = toset(data.<source>.sensitive_keys)` must work on a bundle
+// without a Secret too, and Terraform refuses a null for_each.
 func SecretValues(ctx context.Context, secrets map[string]string, diags *diag.Diagnostics) (types.Map, types.List) {
+	if secrets == nil {
+		secrets = map[string]string{}
+	}
 	bodies, d := types.MapValueFrom(ctx, types.StringType, secrets)
 	diags.Append(d...)
-	keys, d := types.ListValueFrom(ctx, types.StringType, slices.Sorted(maps.Keys(secrets)))
+	keys, d := types.ListValueFrom(ctx, types.StringType, append([]string{}, slices.Sorted(maps.Keys(secrets))...))
 	diags.Append(d...)
 	return bodies, keys
 }

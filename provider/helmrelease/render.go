@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -215,31 +214,11 @@ func newPiece(id, key, body string, secrets []string) (piece, error) {
 }
 
 func newHook(p piece) (hook, error) {
-	ann := p.obj.GetAnnotations()
-	h := hook{piece: p}
-	for e := range strings.SplitSeq(ann[release.HookAnnotation], ",") {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			h.events = append(h.events, release.HookEvent(e))
-		}
+	spec, err := helmchart.HookOf(p.obj.GetAnnotations())
+	if err != nil {
+		return hook{}, err
 	}
-	if w := strings.TrimSpace(ann[release.HookWeightAnnotation]); w != "" {
-		n, err := strconv.Atoi(w)
-		if err != nil {
-			return hook{}, fmt.Errorf("%s %q is not a whole number", release.HookWeightAnnotation, w)
-		}
-		h.weight = n
-	}
-	for d := range strings.SplitSeq(ann[release.HookDeleteAnnotation], ",") {
-		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
-			h.policies = append(h.policies, release.HookDeletePolicy(d))
-		}
-	}
-	if len(h.policies) == 0 {
-		// Helm's default since Helm 3: a hook is replaced, not left to
-		// collide with its previous run.
-		h.policies = []release.HookDeletePolicy{release.HookBeforeHookCreation}
-	}
-	return h, nil
+	return hook{piece: p, events: spec.Events, weight: spec.Weight, policies: spec.DeletePolicies}, nil
 }
 
 // mark gives obj Helm's ownership marks for rel.

@@ -99,53 +99,33 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	if !ok {
 		return nil // invalid (in diags), or known only later
 	}
-	merged, err := vals.Merge()
-	if err != nil {
-		diags.AddError("Invalid values", vals.Scrub(err.Error()))
-		return nil
-	}
 	src := m.Source()
 	if version != "" && src.Remote() {
 		src.Version = version
 	}
-	chart, err := helmchart.Load(ctx, src)
-	if err != nil {
-		diags.AddAttributeError(pathChart, "Chart not loaded", err.Error())
+	req := helmchart.Request{Source: src, Values: vals, Release: rel,
+		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c}
+	out, failure := helmchart.LoadAndRender(ctx, req)
+	if failure != nil {
+		addFailure(diags, vals, failure)
 		return nil
 	}
-	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
-	if err != nil {
-		diags.AddError("Chart not rendered", vals.Scrub(connection.Explain(err)))
-		return nil
-	}
-	sorted, err := helmchart.Sort(out, c, rel.Namespace)
-	if err != nil {
-		for _, e := range yamldocs.Errors(err) {
-			diags.AddError("Invalid chart output", vals.Scrub(e.Error()))
-		}
-		return nil
-	}
-	// The user-supplied values as helm keeps them (merged again: Render's
-	// coalescing writes the chart's defaults into its argument).
-	config, err := vals.Merge()
-	if err != nil {
-		diags.AddError("Invalid values", vals.Scrub(err.Error()))
-		return nil
-	}
+	chart, sorted := out.Chart, out.Sorted
 	var varies map[string]bool
 	if chart.MayVary() {
-		if varies, err = varying(ctx, c, src, vals, rel, sorted); err != nil {
-			diags.AddError("Chart not rendered", vals.Scrub(connection.Explain(err)))
+		var err error
+		if varies, err = varying(ctx, req, sorted); err != nil {
+			diags.AddError(helmchart.ChartNotRendered, vals.Scrub(connection.Explain(err)))
 			return nil
 		}
 	}
-	res := &rendered{chart: chart, notes: vals.Scrub(out.Notes), values: vals, config: config, varies: varies}
+	res := &rendered{chart: chart, notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	build := func(key, body string) (piece, bool) {
 		p, err := newPiece(id, key, body, secrets)
 		if err != nil {
-			diags.AddError("Invalid chart output", vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
+			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
 			return piece{}, false
 		}
 		return p, true
@@ -292,27 +272,33 @@ func releaseManifest(pieces []piece) (string, error) {
 	return b.String(), nil
 }
 
-// varying renders the chart a second time with the same inputs and returns
-// the keys of the objects that came out otherwise than in first, or that
-// only one of the two renders has.
-func varying(ctx context.Context, c *connection.Client, src helmchart.Source, vals helmchart.Values, rel helmchart.Release,
-	first helmchart.Sorted) (map[string]bool, error) {
-	merged, err := vals.Merge()
-	if err != nil {
-		return nil, err
+// addFailure reports a step of rendering that failed, in the release's
+// words: scrubbed of set_sensitive values, and a render that failed on the
+// cluster's answer (a lookup) with what to do about it.
+func addFailure(diags *diag.Diagnostics, vals helmchart.Values, f *helmchart.Failure) {
+	switch f.Title {
+	case helmchart.ChartNotLoaded:
+		diags.AddAttributeError(pathChart, f.Title, f.Err.Error())
+	case helmchart.InvalidChartOutput:
+		for _, e := range yamldocs.Errors(f.Err) {
+			diags.AddError(f.Title, vals.Scrub(e.Error()))
+		}
+	case helmchart.InvalidValues:
+		diags.AddError(f.Title, vals.Scrub(f.Err.Error()))
+	default:
+		diags.AddError(f.Title, vals.Scrub(connection.Explain(f.Err)))
 	}
-	chart, err := helmchart.Load(ctx, src) // Render trims the chart it is given
-	if err != nil {
-		return nil, err
+}
+
+// varying renders the chart of req a second time and returns the keys of
+// the objects that came out otherwise than in first, or that only one of
+// the two renders has.
+func varying(ctx context.Context, req helmchart.Request, first helmchart.Sorted) (map[string]bool, error) {
+	out, failure := helmchart.LoadAndRender(ctx, req) // Render trims the chart it is given: loaded anew
+	if failure != nil {
+		return nil, failure.Err // whichever step failed, the chart was not rendered
 	}
-	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
-	if err != nil {
-		return nil, err
-	}
-	second, err := helmchart.Sort(out, c, rel.Namespace)
-	if err != nil {
-		return nil, err
-	}
+	second := out.Sorted
 	varies := map[string]bool{}
 	compare := func(a, b map[string]string) {
 		for key, body := range a {

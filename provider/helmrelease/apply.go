@@ -19,12 +19,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
-	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
@@ -151,13 +149,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		diags.AddError("The release cannot be changed", err.Error())
 		return false
 	}
-	rel := helmchart.Release{Name: name, Namespace: ns, Revision: 1}
-	for _, h := range history {
-		rel.Revision = h.Version + 1
-		if h.Info != nil && (h.Info.Status == common.StatusDeployed || h.Info.Status == common.StatusSuperseded) {
-			rel.IsUpgrade = true
-		}
-	}
+	rel := nextRevision(name, ns, history)
 	version := ""
 	if !plan.ChartVersion.IsUnknown() {
 		version = plan.ChartVersion.ValueString()
@@ -297,41 +289,6 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: seen.Revision, IsUpgrade: seen.IsUpgrade})...)
 	return !diags.HasError()
-}
-
-// newRecord is the pending record of the revision rel is about to install.
-func newRecord(rd *rendered, rel helmchart.Release, history []*release.Release) (*release.Release, error) {
-	m, err := releaseManifest(rd.all())
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	info := &release.Info{FirstDeployed: now, LastDeployed: now, Status: common.StatusPendingInstall,
-		Description: "Install in progress", Notes: rd.notes}
-	if rel.IsUpgrade {
-		info.Status, info.Description = common.StatusPendingUpgrade, "Upgrade in progress"
-	}
-	if len(history) > 0 && history[0].Info != nil {
-		info.FirstDeployed = history[0].Info.FirstDeployed
-	}
-	out := &release.Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Revision, Chart: rd.chart.Chart,
-		Config: rd.config, Manifest: m, Info: info,
-		// The objects are applied server-side, but the record says
-		// client-side: helm applies its next upgrade or rollback by the
-		// method the record names, and a server-side apply of it would stop
-		// at a conflict with every field we own. Its three-way patch instead
-		// goes through and takes the fields it changes, which the next plan
-		// shows as drift on them and reverts.
-		ApplyMethod: string(release.ApplyMethodClientSideApply)}
-	for _, h := range rd.hooks {
-		text, err := yaml.Marshal(h.obj.Object)
-		if err != nil {
-			return nil, err
-		}
-		out.Hooks = append(out.Hooks, &release.Hook{Name: h.obj.GetName(), Kind: h.obj.GetKind(), Path: h.key,
-			Manifest: string(text), Events: h.events, Weight: h.weight, DeletePolicies: h.policies})
-	}
-	return out, nil
 }
 
 func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {

@@ -2,7 +2,6 @@ package helmrelease
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,14 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	release "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
-	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 var _ resource.ResourceWithImportState = (*Resource)(nil)
@@ -135,33 +132,4 @@ func retryConflicts(f func() error) error {
 		err = f()
 	}
 	return err
-}
-
-// recordedObjects are the objects of a release's record, as the private
-// state of an apply would name them: an adopted release's first apply
-// deletes those its chart no longer renders, as an upgrade by helm would.
-func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private, error) {
-	docs := yamldocs.SplitDocuments("the release record's manifest", []byte(rec.Manifest))
-	docs = slices.DeleteFunc(docs, func(d yamldocs.Document) bool { return !yamldocs.HasContent(d.Text) })
-	manifests, err := yamldocs.Split(docs)
-	if err != nil {
-		return nil, err
-	}
-	scoped, err := yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	out := private{}
-	for _, m := range []map[string]string{scoped.CRDs, scoped.ClusterScoped, scoped.Namespaced} {
-		for key, body := range m {
-			var head struct {
-				APIVersion string `json:"apiVersion"`
-			}
-			if err := json.Unmarshal([]byte(body), &head); err != nil {
-				return nil, err
-			}
-			out[key] = privateObject{APIVersion: head.APIVersion}
-		}
-	}
-	return out, nil
 }

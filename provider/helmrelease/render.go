@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
@@ -251,25 +249,6 @@ func kindRank(order relutil.KindSortOrder, kind string) int {
 		return i
 	}
 	return len(order)
-}
-
-// releaseManifest is the release's objects as helm keeps them in a record: YAML
-// documents, each under a `# Source:` line, in install order. The CRDs of
-// crds/ are not in it, as they are not in helm's, so that `helm uninstall`
-// keeps them too.
-func releaseManifest(pieces []piece) (string, error) {
-	var b strings.Builder
-	for _, p := range pieces {
-		if p.fromCRDsDir {
-			continue
-		}
-		y, err := yaml.Marshal(p.obj.Object)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s", p.key, y)
-	}
-	return b.String(), nil
 }
 
 // addFailure reports a step of rendering that failed, in the release's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,20 +14,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
-	relutil "helm.sh/helm/v4/pkg/release/v1/util"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
-	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
-	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // Create installs the release. When the install fails (a hook, the
@@ -319,89 +312,6 @@ func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, app
 	})
 }
 
-// deleteRemoved deletes the objects the last apply made that the chart no
-// longer renders, in Helm's uninstall order, keeping those marked
-// helm.sh/resource-policy: keep.
-func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd *rendered, timeout time.Duration) error {
-	keep := map[string]bool{}
-	for _, p := range rd.all() {
-		keep[p.key] = true
-	}
-	var gone []manifest.Identity
-	for key, o := range prior {
-		if keep[key] || o.FromCRDsDir {
-			continue // still in the chart, or a CRD of crds/, which helm never deletes
-		}
-		ident, err := identityOf(key, o)
-		if err != nil {
-			return err
-		}
-		gone = append(gone, ident)
-	}
-	return deleteObjects(ctx, c, gone, timeout)
-}
-
-// identityOf is the object a key of objects names.
-func identityOf(key string, o privateObject) (manifest.Identity, error) {
-	group, kind, ns, name, err := yamldocs.ParseKey(key)
-	if err != nil {
-		return manifest.Identity{}, err
-	}
-	gv, err := schema.ParseGroupVersion(o.APIVersion)
-	if err != nil || gv.Group != group {
-		return manifest.Identity{}, fmt.Errorf("%s: the private state names apiVersion %q for it; refresh and apply again", key, o.APIVersion)
-	}
-	return manifest.Identity{APIVersion: o.APIVersion, Kind: kind, Namespace: ns, Name: name}, nil
-}
-
-// deleteObjects deletes objects in Helm's uninstall order and waits until
-// they are gone, skipping those marked helm.sh/resource-policy: keep. The
-// objects of one kind go in parallel, as applyObjects applies them.
-func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
-	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
-		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
-	})
-	deadline := time.Now().Add(timeout)
-	return kindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
-		return deleteOne(ctx, c, id, deadline)
-	})
-}
-
-func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, deadline time.Time) error {
-	live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", id, err)
-	}
-	if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
-		return nil
-	}
-	return deleteAndWait(ctx, c, id, live, deadline)
-}
-
-// deleteAndWait deletes the object read as live, bound to its UID, and waits
-// until it is gone or deadline passes.
-func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
-	uid := live.GetUID()
-	err := deletion.Delete(ctx, c, id, uid, "")
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone, or already replaced by another
-	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", id, err)
-	}
-	last, err := deletion.WaitGone(ctx, c, id, uid, max(time.Until(deadline), time.Millisecond))
-	switch {
-	case err == nil:
-		return nil
-	case last != nil && errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
-	}
-	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
-}
-
 // waitEstablished waits until a CRD's kind is served.
 func waitEstablished(ctx context.Context, c *connection.Client, crd *unstructured.Unstructured, timeout time.Duration) error {
 	m, err := c.Mapping(crd.GroupVersionKind())
@@ -443,18 +353,4 @@ func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applie
 		}
 	})
 	return errors.Join(errs...)
-}
-
-// known reports whether an element of objects is known through and through.
-func known(v attr.Value) bool {
-	m, ok := v.(types.Map)
-	if !ok || m.IsUnknown() || m.IsNull() {
-		return false
-	}
-	for _, e := range m.Elements() {
-		if e.IsUnknown() {
-			return false
-		}
-	}
-	return true
 }

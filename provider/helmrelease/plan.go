@@ -411,14 +411,6 @@ func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (proj
 	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
 }
 
-func projectionValue(p projection.Projection) attr.Value {
-	elems := make(map[string]attr.Value, len(p))
-	for k, v := range p {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
 func settingsEqual(a, b []chartinputs.Setting) bool {
 	return slices.EqualFunc(a, b, func(x, y chartinputs.Setting) bool {
 		return x.Name.Equal(y.Name) && x.Value.Equal(y.Value) && x.Type.Equal(y.Type)

@@ -243,14 +243,6 @@ func dropForeignCRDs(ctx context.Context, c *connection.Client, rd *rendered, ou
 	return warnings, nil
 }
 
-// kindRank is a kind's place in order; unknown kinds go last, as Helm puts them.
-func kindRank(order relutil.KindSortOrder, kind string) int {
-	if i := slices.Index(order, kind); i >= 0 {
-		return i
-	}
-	return len(order)
-}
-
 // addFailure reports a step of rendering that failed, in the release's
 // words: scrubbed of set_sensitive values, and a render that failed on the
 // cluster's answer (a lookup) with what to do about it.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
@@ -139,8 +137,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan.Status = types.StringValue(statusDeployed)
 }
 
-func releaseID(namespace, name string) string { return namespace + "/" + name }
-
 func (m *model) unknownResults() {
 	m.Objects = types.MapUnknown(projectionType)
 	m.Revision = types.Int64Unknown()
@@ -168,28 +164,6 @@ func (r *Resource) planClient(ctx context.Context, m model, diags *diag.Diagnost
 		return nil, false
 	}
 	return c, true
-}
-
-// sameInputs reports whether everything that decides what a revision holds,
-// other than the objects, is as in state. How the chart is reached (the
-// credentials and TLS files of its repository and of its dependencies'
-// dependency_repositories, verify and keyring), how an apply runs (wait,
-// timeout, max_history), the connection and delete_protection are not: a
-// change to them alone (a rotated password) writes no revision.
-func sameInputs(plan, state model) bool {
-	return plan.ChartVersion.Equal(state.ChartVersion) && sameValues(plan, state)
-}
-
-// sameValues reports whether the chart's source and values are as in state
-// (the resolved chart version aside: it is known only once rendered).
-func sameValues(plan, state model) bool {
-	for _, p := range [][2]attr.Value{{plan.Values, state.Values}, {plan.Chart, state.Chart},
-		{plan.Repository, state.Repository}, {plan.Version, state.Version}} {
-		if !p[0].Equal(p[1]) {
-			return false
-		}
-	}
-	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive)
 }
 
 // planned is one object's plan: its projection and, for an object of the
@@ -409,10 +383,4 @@ func managers(obj *unstructured.Unstructured) string {
 // without Helm's marks.
 func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
 	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
-}
-
-func settingsEqual(a, b []chartinputs.Setting) bool {
-	return slices.EqualFunc(a, b, func(x, y chartinputs.Setting) bool {
-		return x.Name.Equal(y.Name) && x.Value.Equal(y.Value) && x.Type.Equal(y.Type)
-	})
 }

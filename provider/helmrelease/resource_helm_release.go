@@ -167,3 +167,6 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 	}
 }
+
+// releaseID is the id of the release name in namespace.
+func releaseID(namespace, name string) string { return namespace + "/" + name }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
@@ -77,7 +78,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 }
 
 // apply installs (for a Create, state nil) or upgrades the release in Helm's
-// order and writes its record; it reports whether everything succeeded.
+// order and writes its record; it reports whether everything succeeded. As
+// helm's upgrade, it prepares the revision (renders it, checks that it may
+// be written, writes its pending record), performs it (CRDs, hooks, objects,
+// deletions, readiness) and records how it went (the record deployed, the
+// state).
 //
 // adopt is set for the first apply after an import: the objects are taken
 // over from helm's field managers once applied.
@@ -91,11 +96,44 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	if !ok {
 		return false
 	}
+	run := &applyRun{c: c, plan: plan, state: state, prior: prior, adopt: adopt}
+	if !run.prepare(ctx, as, out, diags) {
+		return false
+	}
+	defer run.recs.hold(ctx, run.rec)()
+	return run.perform(ctx, diags) && run.record(ctx, out, diags)
+}
+
+// applyRun is one apply of the release: what prepare finds and makes, for
+// perform and record.
+type applyRun struct {
+	c     *connection.Client
+	plan  *model // completed as the run goes: the state it leaves
+	state *model // nil for an install
+	// prior are the objects the last apply made; for an adopted release,
+	// those of its last record.
+	prior   private
+	adopt   bool
+	timeout time.Duration
+	recs    *records
+	history []*release.Release
+	rel     helmchart.Release // the revision written
+	seen    helmchart.Release // the revision as templates saw it
+	rd      *rendered
+	rec     *release.Release // the revision's record, pending until record
+	applied map[string]*unstructured.Unstructured
+}
+
+// prepare checks that the release may be installed or upgraded in this
+// cluster, renders the revision and writes its pending record.
+func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	c, plan := a.c, a.plan
 	timeout, err := durations.Parse(plan.Timeout.ValueString())
 	if err != nil {
 		diags.AddError("Invalid timeout", err.Error())
 		return false
 	}
+	a.timeout = timeout
 	name, ns := plan.Name.ValueString(), plan.Namespace.ValueString()
 	plan.ID = types.StringValue(releaseID(ns, name))
 	// The plan recorded the identity it saw (state's, for an upgrade): the
@@ -116,130 +154,144 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	forgetRelease(c, plan.ID.ValueString()) // what the plans read is about to change
-	recs := newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
+	a.recs = newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
 	if plan.CreateNamespace.ValueBool() {
 		if err := ensureNamespace(ctx, c, ns); err != nil {
 			diags.AddError("Namespace not created", connection.Explain(err))
 			return false
 		}
 	}
-	history, err := recs.history(name)
-	if err != nil {
+	if a.history, err = a.recs.history(name); err != nil {
 		diags.AddError("Could not read the release records", connection.Explain(err))
 		return false
 	}
 	// The plan's checks again, now that the apply is about to write: another
 	// run may have installed or begun to change the release since.
-	if state == nil {
-		err = recs.checkInstall(name)
+	if a.state == nil {
+		err = a.recs.checkInstall(name)
 	} else {
-		err = recs.checkUpgrade(history)
+		err = a.recs.checkUpgrade(a.history)
 	}
 	if err == nil {
-		err = recs.abandon(history)
+		err = a.recs.abandon(a.history)
 	}
 	if err != nil {
 		diags.AddError("The release cannot be changed", err.Error())
 		return false
 	}
-	rel := nextRevision(name, ns, history)
+	a.rel = nextRevision(name, ns, a.history)
 	version := ""
 	if !plan.ChartVersion.IsUnknown() {
 		version = plan.ChartVersion.ValueString()
 	}
-	seen := rel
+	a.seen = a.rel
 	if as != nil {
-		seen.Revision, seen.IsUpgrade = as.Revision, as.IsUpgrade
+		a.seen.Revision, a.seen.IsUpgrade = as.Revision, as.IsUpgrade
 	}
-	rd := render(ctx, c, plan, seen, version, diags)
-	if rd == nil {
+	if a.rd = render(ctx, c, plan, a.seen, version, diags); a.rd == nil {
 		return false
 	}
-	if adopt && len(prior) == 0 && len(history) > 0 {
+	if a.adopt && len(a.prior) == 0 && len(a.history) > 0 {
 		// What helm installed last is what this apply replaces.
-		if prior, err = recordedObjects(history[len(history)-1], c); err != nil {
+		if a.prior, err = recordedObjects(a.history[len(a.history)-1], c); err != nil {
 			diags.AddError("Could not read the imported release's manifest", connection.Explain(err))
 			return false
 		}
 	}
 	ours := map[string]bool{}
-	for key := range prior {
+	for key := range a.prior {
 		ours[key] = true
 	}
-	if _, err := dropForeignCRDs(ctx, c, rd, ours); err != nil {
+	if _, err := dropForeignCRDs(ctx, c, a.rd, ours); err != nil {
 		diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
 		return false
 	}
-	record, err := newRecord(rd, rel, history)
+	a.rec, err = newRecord(a.rd, a.rel, a.history)
 	if err == nil {
-		err = recs.create(record)
+		err = a.recs.create(a.rec)
 	}
 	if err != nil {
 		diags.AddError("Could not write the release record", connection.Explain(err))
 		return false
 	}
-	defer recs.hold(ctx, record)()
-	fail := func(summary string, err error) bool {
-		// The record says what failed; the remedy, when the cluster's
-		// answer (or its silence) was the failure, says what to do.
-		detail := rd.values.Scrub(recs.fail(record, err).Error())
-		if remedy := connection.RequestRemedy(err); remedy != "" {
-			detail += "\n\n" + remedy
-		}
-		diags.AddError(summary, detail)
-		return false
-	}
+	return true
+}
 
-	if state != nil {
+// perform applies the revision in Helm's order: CRDs, pre hooks, objects,
+// deletions of what left the chart, readiness, post hooks. The first
+// failure stops it and marks the record failed.
+func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
+	c, rd, timeout := a.c, a.rd, a.timeout
+	if a.state != nil {
 		// The fields ignore_fields newly lists keep their values.
-		before, _ := ignoreRulesOf(ctx, state.IgnoreFields, diags)
-		after, _ := ignoreRulesOf(ctx, plan.IgnoreFields, diags)
+		before, _ := ignoreRulesOf(ctx, a.state.IgnoreFields, diags)
+		after, _ := ignoreRulesOf(ctx, a.plan.IgnoreFields, diags)
 		if err := handOverIgnored(ctx, c, rd, before, after); err != nil {
-			return fail("Ignored field not handed over", err)
+			return a.fail("Ignored field not handed over", err, diags)
 		}
 	}
-	applied := map[string]*unstructured.Unstructured{}
+	a.applied = map[string]*unstructured.Unstructured{}
 	for _, p := range rd.crds {
 		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
 		if err != nil {
-			return fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err))
+			return a.fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err), diags)
 		}
-		applied[p.key] = obj
+		a.applied[p.key] = obj
 		if err := waitEstablished(ctx, c, obj, timeout); err != nil {
-			return fail("CRD not established", fmt.Errorf("%s: %w", p.key, err))
+			return a.fail("CRD not established", fmt.Errorf("%s: %w", p.key, err), diags)
 		}
 	}
 	pre, post := release.HookPreInstall, release.HookPostInstall
-	if rel.IsUpgrade {
+	if a.rel.IsUpgrade {
 		pre, post = release.HookPreUpgrade, release.HookPostUpgrade
 	}
-	if err := runHooks(ctx, c, rd.hooks, pre, timeout, record); err != nil {
-		return fail("Hook failed", err)
+	if err := runHooks(ctx, c, rd.hooks, pre, timeout, a.rec); err != nil {
+		return a.fail("Hook failed", err, diags)
 	}
-	if err := applyObjects(ctx, c, rd.objects, applied); err != nil {
-		return fail("Object not applied", err)
+	if err := applyObjects(ctx, c, rd.objects, a.applied); err != nil {
+		return a.fail("Object not applied", err, diags)
 	}
-	if adopt {
-		if err := takeOverAll(ctx, c, applied); err != nil {
-			return fail("Object not taken over", err)
+	if a.adopt {
+		if err := takeOverAll(ctx, c, a.applied); err != nil {
+			return a.fail("Object not taken over", err, diags)
 		}
 	}
-	if err := deleteRemoved(ctx, c, prior, rd, timeout); err != nil {
-		return fail("Removed object not deleted", err)
+	if err := deleteRemoved(ctx, c, a.prior, rd, timeout); err != nil {
+		return a.fail("Removed object not deleted", err, diags)
 	}
-	if plan.Wait.ValueBool() {
-		if err := waitReady(ctx, c, rd.objects, applied, timeout); err != nil {
-			return fail("Release not ready", err)
+	if a.plan.Wait.ValueBool() {
+		if err := waitReady(ctx, c, rd.objects, a.applied, timeout); err != nil {
+			return a.fail("Release not ready", err, diags)
 		}
 	}
-	if err := runHooks(ctx, c, rd.hooks, post, timeout, record); err != nil {
-		return fail("Hook failed", err)
+	if err := runHooks(ctx, c, rd.hooks, post, timeout, a.rec); err != nil {
+		return a.fail("Hook failed", err, diags)
 	}
+	return true
+}
+
+// fail marks the record failed with err and reports it under summary.
+func (a *applyRun) fail(summary string, err error, diags *diag.Diagnostics) bool {
+	// The record says what failed; the remedy, when the cluster's
+	// answer (or its silence) was the failure, says what to do.
+	detail := a.rd.values.Scrub(a.recs.fail(a.rec, err).Error())
+	if remedy := connection.RequestRemedy(err); remedy != "" {
+		detail += "\n\n" + remedy
+	}
+	diags.AddError(summary, detail)
+	return false
+}
+
+// record marks the revision deployed and completes the plan into the state
+// the apply leaves: each object's projection as applied, and its private
+// state.
+func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	plan, rd := a.plan, a.rd
 	description := "Install complete"
-	if rel.IsUpgrade {
+	if a.rel.IsUpgrade {
 		description = "Upgrade complete"
 	}
-	if err := recs.finish(record, history, description); err != nil {
+	if err := a.recs.finish(a.rec, a.history, description); err != nil {
 		diags.AddError("Could not write the release record", connection.Explain(err))
 		return false
 	}
@@ -251,7 +303,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		planned = plan.Objects.Elements()
 	}
 	for _, p := range rd.all() {
-		obs, err := observe(applied[p.key], nil, p)
+		obs, err := observe(a.applied[p.key], nil, p)
 		if err != nil {
 			diags.AddError("Could not read an applied object", p.key+": "+connection.Explain(err))
 			return false
@@ -269,18 +321,18 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		priv[p.key] = newPrivateObject(p)
 		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: p.key}, obs, stored)...)
 	}
-	for key := range prior {
+	for key := range a.prior {
 		if _, still := priv[key]; !still {
 			diags.Append(forget(ctx, out, key)...)
 		}
 	}
 	plan.Objects = types.MapValueMust(projectionType, elems)
-	plan.Revision = types.Int64Value(int64(rel.Revision))
+	plan.Revision = types.Int64Value(int64(a.rel.Revision))
 	plan.Status = types.StringValue(statusDeployed)
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 	diags.Append(priv.save(ctx, out)...)
-	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: seen.Revision, IsUpgrade: seen.IsUpgrade})...)
+	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade})...)
 	return !diags.HasError()
 }
 

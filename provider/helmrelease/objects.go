@@ -1,19 +1,27 @@
 package helmrelease
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
-// One object of the release: the object a key names, and its element of
-// objects.
+// One object of the release: the object a key names, who else holds it, its
+// projection and its element of objects.
 
 // identityOf is the object a key of objects names.
 func identityOf(key string, o privateObject) (manifest.Identity, error) {
@@ -57,4 +65,46 @@ func known(v attr.Value) bool {
 		}
 	}
 	return true
+}
+
+// takenBy names who else holds the object p would create (another release,
+// a k8sconnect_object, anything made outside Helm); "" when it does not exist
+// or is this release's own, from an apply that did not finish.
+func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error) {
+	id := manifest.IdentityOf(p.obj)
+	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("reading it: %w", err)
+	}
+	ann := live.GetAnnotations()
+	want := p.obj.GetAnnotations()
+	switch {
+	case ann[annotationReleaseName] == want[annotationReleaseName] && ann[annotationReleaseNS] == want[annotationReleaseNS]:
+		return "", nil
+	case ann[annotationReleaseName] != "":
+		return fmt.Sprintf("Helm release %s/%s", ann[annotationReleaseNS], ann[annotationReleaseName]), nil
+	case ann[ssa.AnnotationOwnedBy] != "":
+		return fmt.Sprintf("the k8sconnect resource %s", ann[ssa.AnnotationOwnedBy]), nil
+	}
+	return "no Helm release (made by " + managers(live) + ")", nil
+}
+
+func managers(obj *unstructured.Unstructured) string {
+	var names []string
+	for _, e := range obj.GetManagedFields() {
+		names = append(names, e.Manager)
+	}
+	if len(names) == 0 {
+		return "an unknown client"
+	}
+	return strings.Join(names, ", ")
+}
+
+// observe projects obj onto the fields k8sconnect owns there plus prev,
+// without Helm's marks.
+func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
+	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
 }

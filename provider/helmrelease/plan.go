@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -333,31 +332,6 @@ func existedBefore(dry *unstructured.Unstructured) bool {
 	return dry.GetResourceVersion() != ""
 }
 
-// takenBy names who else holds the object p would create (another release,
-// a k8sconnect_object, anything made outside Helm); "" when it does not exist
-// or is this release's own, from an apply that did not finish.
-func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error) {
-	id := manifest.IdentityOf(p.obj)
-	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
-	switch {
-	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("reading it: %w", err)
-	}
-	ann := live.GetAnnotations()
-	want := p.obj.GetAnnotations()
-	switch {
-	case ann[annotationReleaseName] == want[annotationReleaseName] && ann[annotationReleaseNS] == want[annotationReleaseNS]:
-		return "", nil
-	case ann[annotationReleaseName] != "":
-		return fmt.Sprintf("Helm release %s/%s", ann[annotationReleaseNS], ann[annotationReleaseName]), nil
-	case ann[ssa.AnnotationOwnedBy] != "":
-		return fmt.Sprintf("the k8sconnect resource %s", ann[ssa.AnnotationOwnedBy]), nil
-	}
-	return "no Helm release (made by " + managers(live) + ")", nil
-}
-
 // checkNotTaken refuses an object the release would take from someone else.
 func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	owner, err := takenBy(ctx, c, p)
@@ -366,21 +340,4 @@ func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	}
 	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
 		"from the other owner), or delete it first if it is meant to be this release's", owner)
-}
-
-func managers(obj *unstructured.Unstructured) string {
-	var names []string
-	for _, e := range obj.GetManagedFields() {
-		names = append(names, e.Manager)
-	}
-	if len(names) == 0 {
-		return "an unknown client"
-	}
-	return strings.Join(names, ", ")
-}
-
-// observe projects obj onto the fields k8sconnect owns there plus prev,
-// without Helm's marks.
-func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
-	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
 }

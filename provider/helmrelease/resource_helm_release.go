@@ -10,16 +10,16 @@
 // plans (ModifyPlan: render, dry-run every object), apply.go installs or
 // upgrades (Create, Update: prepare, perform, record), read.go refreshes,
 // delete.go uninstalls, and import.go and move.go adopt a release made
-// elsewhere. The verbs call into the files that hold what they share:
-// render.go turns the configuration into the release's objects and hooks,
-// records.go builds, reads and writes the release record, hooks.go runs
-// hooks, deleteobjects.go deletes objects in uninstall order, handover.go
-// hands fields between field managers (adoption, ignore_fields), objects.go
-// names one object and its element of objects, ignore.go reads
-// ignore_fields, inputs.go compares the inputs with state, private.go holds
-// the private state, recent.go the reads handed from one call to the next,
-// kindorder.go and parallel.go Helm's kind order and bounded parallel
-// requests.
+// elsewhere. The verbs call into the files that hold what they share, never
+// into one another: render.go turns the configuration into the release's
+// objects and hooks, records.go builds, reads and writes the release record,
+// hooks.go runs hooks, deleteobjects.go deletes objects in uninstall order,
+// handover.go hands fields between field managers (adoption, ignore_fields),
+// objects.go names one object, who else holds it and its projection,
+// ignore.go reads ignore_fields, inputs.go compares the inputs with state,
+// private.go holds the private state, recent.go the reads handed from one
+// call to the next, kindorder.go and parallel.go Helm's kind order and
+// bounded parallel requests.
 package helmrelease
 
 import (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,22 +14,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
-	relutil "helm.sh/helm/v4/pkg/release/v1/util"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
-	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
-	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // Create installs the release. When the install fails (a hook, the
@@ -86,7 +78,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 }
 
 // apply installs (for a Create, state nil) or upgrades the release in Helm's
-// order and writes its record; it reports whether everything succeeded.
+// order and writes its record; it reports whether everything succeeded. As
+// helm's upgrade, it prepares the revision (renders it, checks that it may
+// be written, writes its pending record), performs it (CRDs, hooks, objects,
+// deletions, readiness) and records how it went (the record deployed, the
+// state).
 //
 // adopt is set for the first apply after an import: the objects are taken
 // over from helm's field managers once applied.
@@ -100,11 +96,44 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	if !ok {
 		return false
 	}
+	run := &applyRun{c: c, plan: plan, state: state, prior: prior, adopt: adopt}
+	if !run.prepare(ctx, as, out, diags) {
+		return false
+	}
+	defer run.recs.hold(ctx, run.rec)()
+	return run.perform(ctx, diags) && run.record(ctx, out, diags)
+}
+
+// applyRun is one apply of the release: what prepare finds and makes, for
+// perform and record.
+type applyRun struct {
+	c     *connection.Client
+	plan  *model // completed as the run goes: the state it leaves
+	state *model // nil for an install
+	// prior are the objects the last apply made; for an adopted release,
+	// those of its last record.
+	prior   private
+	adopt   bool
+	timeout time.Duration
+	recs    *records
+	history []*release.Release
+	rel     helmchart.Release // the revision written
+	seen    helmchart.Release // the revision as templates saw it
+	rd      *rendered
+	rec     *release.Release // the revision's record, pending until record
+	applied map[string]*unstructured.Unstructured
+}
+
+// prepare checks that the release may be installed or upgraded in this
+// cluster, renders the revision and writes its pending record.
+func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	c, plan := a.c, a.plan
 	timeout, err := durations.Parse(plan.Timeout.ValueString())
 	if err != nil {
 		diags.AddError("Invalid timeout", err.Error())
 		return false
 	}
+	a.timeout = timeout
 	name, ns := plan.Name.ValueString(), plan.Namespace.ValueString()
 	plan.ID = types.StringValue(releaseID(ns, name))
 	// The plan recorded the identity it saw (state's, for an upgrade): the
@@ -125,136 +154,144 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	forgetRelease(c, plan.ID.ValueString()) // what the plans read is about to change
-	recs := newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
+	a.recs = newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
 	if plan.CreateNamespace.ValueBool() {
 		if err := ensureNamespace(ctx, c, ns); err != nil {
 			diags.AddError("Namespace not created", connection.Explain(err))
 			return false
 		}
 	}
-	history, err := recs.history(name)
-	if err != nil {
+	if a.history, err = a.recs.history(name); err != nil {
 		diags.AddError("Could not read the release records", connection.Explain(err))
 		return false
 	}
 	// The plan's checks again, now that the apply is about to write: another
 	// run may have installed or begun to change the release since.
-	if state == nil {
-		err = recs.checkInstall(name)
+	if a.state == nil {
+		err = a.recs.checkInstall(name)
 	} else {
-		err = recs.checkUpgrade(history)
+		err = a.recs.checkUpgrade(a.history)
 	}
 	if err == nil {
-		err = recs.abandon(history)
+		err = a.recs.abandon(a.history)
 	}
 	if err != nil {
 		diags.AddError("The release cannot be changed", err.Error())
 		return false
 	}
-	rel := helmchart.Release{Name: name, Namespace: ns, Revision: 1}
-	for _, h := range history {
-		rel.Revision = h.Version + 1
-		if h.Info != nil && (h.Info.Status == common.StatusDeployed || h.Info.Status == common.StatusSuperseded) {
-			rel.IsUpgrade = true
-		}
-	}
+	a.rel = nextRevision(name, ns, a.history)
 	version := ""
 	if !plan.ChartVersion.IsUnknown() {
 		version = plan.ChartVersion.ValueString()
 	}
-	seen := rel
+	a.seen = a.rel
 	if as != nil {
-		seen.Revision, seen.IsUpgrade = as.Revision, as.IsUpgrade
+		a.seen.Revision, a.seen.IsUpgrade = as.Revision, as.IsUpgrade
 	}
-	rd := render(ctx, c, plan, seen, version, diags)
-	if rd == nil {
+	if a.rd = render(ctx, c, plan, a.seen, version, diags); a.rd == nil {
 		return false
 	}
-	if adopt && len(prior) == 0 && len(history) > 0 {
+	if a.adopt && len(a.prior) == 0 && len(a.history) > 0 {
 		// What helm installed last is what this apply replaces.
-		if prior, err = recordedObjects(history[len(history)-1], c); err != nil {
+		if a.prior, err = recordedObjects(a.history[len(a.history)-1], c); err != nil {
 			diags.AddError("Could not read the imported release's manifest", connection.Explain(err))
 			return false
 		}
 	}
 	ours := map[string]bool{}
-	for key := range prior {
+	for key := range a.prior {
 		ours[key] = true
 	}
-	if _, err := dropForeignCRDs(ctx, c, rd, ours); err != nil {
+	if _, err := dropForeignCRDs(ctx, c, a.rd, ours); err != nil {
 		diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
 		return false
 	}
-	record, err := newRecord(rd, rel, history)
+	a.rec, err = newRecord(a.rd, a.rel, a.history)
 	if err == nil {
-		err = recs.create(record)
+		err = a.recs.create(a.rec)
 	}
 	if err != nil {
 		diags.AddError("Could not write the release record", connection.Explain(err))
 		return false
 	}
-	defer recs.hold(ctx, record)()
-	fail := func(summary string, err error) bool {
-		// The record says what failed; the remedy, when the cluster's
-		// answer (or its silence) was the failure, says what to do.
-		detail := rd.values.Scrub(recs.fail(record, err).Error())
-		if remedy := connection.RequestRemedy(err); remedy != "" {
-			detail += "\n\n" + remedy
-		}
-		diags.AddError(summary, detail)
-		return false
-	}
+	return true
+}
 
-	if state != nil {
+// perform applies the revision in Helm's order: CRDs, pre hooks, objects,
+// deletions of what left the chart, readiness, post hooks. The first
+// failure stops it and marks the record failed.
+func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
+	c, rd, timeout := a.c, a.rd, a.timeout
+	if a.state != nil {
 		// The fields ignore_fields newly lists keep their values.
-		before, _ := ignoreRulesOf(ctx, state.IgnoreFields, diags)
-		after, _ := ignoreRulesOf(ctx, plan.IgnoreFields, diags)
+		before, _ := ignoreRulesOf(ctx, a.state.IgnoreFields, diags)
+		after, _ := ignoreRulesOf(ctx, a.plan.IgnoreFields, diags)
 		if err := handOverIgnored(ctx, c, rd, before, after); err != nil {
-			return fail("Ignored field not handed over", err)
+			return a.fail("Ignored field not handed over", err, diags)
 		}
 	}
-	applied := map[string]*unstructured.Unstructured{}
+	a.applied = map[string]*unstructured.Unstructured{}
 	for _, p := range rd.crds {
 		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
 		if err != nil {
-			return fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err))
+			return a.fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err), diags)
 		}
-		applied[p.key] = obj
+		a.applied[p.key] = obj
 		if err := waitEstablished(ctx, c, obj, timeout); err != nil {
-			return fail("CRD not established", fmt.Errorf("%s: %w", p.key, err))
+			return a.fail("CRD not established", fmt.Errorf("%s: %w", p.key, err), diags)
 		}
 	}
 	pre, post := release.HookPreInstall, release.HookPostInstall
-	if rel.IsUpgrade {
+	if a.rel.IsUpgrade {
 		pre, post = release.HookPreUpgrade, release.HookPostUpgrade
 	}
-	if err := runHooks(ctx, c, rd.hooks, pre, timeout, record); err != nil {
-		return fail("Hook failed", err)
+	if err := runHooks(ctx, c, rd.hooks, pre, timeout, a.rec); err != nil {
+		return a.fail("Hook failed", err, diags)
 	}
-	if err := applyObjects(ctx, c, rd.objects, applied); err != nil {
-		return fail("Object not applied", err)
+	if err := applyObjects(ctx, c, rd.objects, a.applied); err != nil {
+		return a.fail("Object not applied", err, diags)
 	}
-	if adopt {
-		if err := takeOverAll(ctx, c, applied); err != nil {
-			return fail("Object not taken over", err)
+	if a.adopt {
+		if err := takeOverAll(ctx, c, a.applied); err != nil {
+			return a.fail("Object not taken over", err, diags)
 		}
 	}
-	if err := deleteRemoved(ctx, c, prior, rd, timeout); err != nil {
-		return fail("Removed object not deleted", err)
+	if err := deleteRemoved(ctx, c, a.prior, rd, timeout); err != nil {
+		return a.fail("Removed object not deleted", err, diags)
 	}
-	if plan.Wait.ValueBool() {
-		if err := waitReady(ctx, c, rd.objects, applied, timeout); err != nil {
-			return fail("Release not ready", err)
+	if a.plan.Wait.ValueBool() {
+		if err := waitReady(ctx, c, rd.objects, a.applied, timeout); err != nil {
+			return a.fail("Release not ready", err, diags)
 		}
 	}
-	if err := runHooks(ctx, c, rd.hooks, post, timeout, record); err != nil {
-		return fail("Hook failed", err)
+	if err := runHooks(ctx, c, rd.hooks, post, timeout, a.rec); err != nil {
+		return a.fail("Hook failed", err, diags)
 	}
+	return true
+}
+
+// fail marks the record failed with err and reports it under summary.
+func (a *applyRun) fail(summary string, err error, diags *diag.Diagnostics) bool {
+	// The record says what failed; the remedy, when the cluster's
+	// answer (or its silence) was the failure, says what to do.
+	detail := a.rd.values.Scrub(a.recs.fail(a.rec, err).Error())
+	if remedy := connection.RequestRemedy(err); remedy != "" {
+		detail += "\n\n" + remedy
+	}
+	diags.AddError(summary, detail)
+	return false
+}
+
+// record marks the revision deployed and completes the plan into the state
+// the apply leaves: each object's projection as applied, and its private
+// state.
+func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	plan, rd := a.plan, a.rd
 	description := "Install complete"
-	if rel.IsUpgrade {
+	if a.rel.IsUpgrade {
 		description = "Upgrade complete"
 	}
-	if err := recs.finish(record, history, description); err != nil {
+	if err := a.recs.finish(a.rec, a.history, description); err != nil {
 		diags.AddError("Could not write the release record", connection.Explain(err))
 		return false
 	}
@@ -266,7 +303,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		planned = plan.Objects.Elements()
 	}
 	for _, p := range rd.all() {
-		obs, err := observe(applied[p.key], nil, p)
+		obs, err := observe(a.applied[p.key], nil, p)
 		if err != nil {
 			diags.AddError("Could not read an applied object", p.key+": "+connection.Explain(err))
 			return false
@@ -284,54 +321,19 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 		priv[p.key] = newPrivateObject(p)
 		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: p.key}, obs, stored)...)
 	}
-	for key := range prior {
+	for key := range a.prior {
 		if _, still := priv[key]; !still {
 			diags.Append(forget(ctx, out, key)...)
 		}
 	}
 	plan.Objects = types.MapValueMust(projectionType, elems)
-	plan.Revision = types.Int64Value(int64(rel.Revision))
+	plan.Revision = types.Int64Value(int64(a.rel.Revision))
 	plan.Status = types.StringValue(statusDeployed)
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 	diags.Append(priv.save(ctx, out)...)
-	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: seen.Revision, IsUpgrade: seen.IsUpgrade})...)
+	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade})...)
 	return !diags.HasError()
-}
-
-// newRecord is the pending record of the revision rel is about to install.
-func newRecord(rd *rendered, rel helmchart.Release, history []*release.Release) (*release.Release, error) {
-	m, err := releaseManifest(rd.all())
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	info := &release.Info{FirstDeployed: now, LastDeployed: now, Status: common.StatusPendingInstall,
-		Description: "Install in progress", Notes: rd.notes}
-	if rel.IsUpgrade {
-		info.Status, info.Description = common.StatusPendingUpgrade, "Upgrade in progress"
-	}
-	if len(history) > 0 && history[0].Info != nil {
-		info.FirstDeployed = history[0].Info.FirstDeployed
-	}
-	out := &release.Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Revision, Chart: rd.chart.Chart,
-		Config: rd.config, Manifest: m, Info: info,
-		// The objects are applied server-side, but the record says
-		// client-side: helm applies its next upgrade or rollback by the
-		// method the record names, and a server-side apply of it would stop
-		// at a conflict with every field we own. Its three-way patch instead
-		// goes through and takes the fields it changes, which the next plan
-		// shows as drift on them and reverts.
-		ApplyMethod: string(release.ApplyMethodClientSideApply)}
-	for _, h := range rd.hooks {
-		text, err := yaml.Marshal(h.obj.Object)
-		if err != nil {
-			return nil, err
-		}
-		out.Hooks = append(out.Hooks, &release.Hook{Name: h.obj.GetName(), Kind: h.obj.GetKind(), Path: h.key,
-			Manifest: string(text), Events: h.events, Weight: h.weight, DeletePolicies: h.policies})
-	}
-	return out, nil
 }
 
 func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {
@@ -360,89 +362,6 @@ func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, app
 		mu.Unlock()
 		return nil
 	})
-}
-
-// deleteRemoved deletes the objects the last apply made that the chart no
-// longer renders, in Helm's uninstall order, keeping those marked
-// helm.sh/resource-policy: keep.
-func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd *rendered, timeout time.Duration) error {
-	keep := map[string]bool{}
-	for _, p := range rd.all() {
-		keep[p.key] = true
-	}
-	var gone []manifest.Identity
-	for key, o := range prior {
-		if keep[key] || o.FromCRDsDir {
-			continue // still in the chart, or a CRD of crds/, which helm never deletes
-		}
-		ident, err := identityOf(key, o)
-		if err != nil {
-			return err
-		}
-		gone = append(gone, ident)
-	}
-	return deleteObjects(ctx, c, gone, timeout)
-}
-
-// identityOf is the object a key of objects names.
-func identityOf(key string, o privateObject) (manifest.Identity, error) {
-	group, kind, ns, name, err := yamldocs.ParseKey(key)
-	if err != nil {
-		return manifest.Identity{}, err
-	}
-	gv, err := schema.ParseGroupVersion(o.APIVersion)
-	if err != nil || gv.Group != group {
-		return manifest.Identity{}, fmt.Errorf("%s: the private state names apiVersion %q for it; refresh and apply again", key, o.APIVersion)
-	}
-	return manifest.Identity{APIVersion: o.APIVersion, Kind: kind, Namespace: ns, Name: name}, nil
-}
-
-// deleteObjects deletes objects in Helm's uninstall order and waits until
-// they are gone, skipping those marked helm.sh/resource-policy: keep. The
-// objects of one kind go in parallel, as applyObjects applies them.
-func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
-	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
-		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
-	})
-	deadline := time.Now().Add(timeout)
-	return kindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
-		return deleteOne(ctx, c, id, deadline)
-	})
-}
-
-func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, deadline time.Time) error {
-	live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", id, err)
-	}
-	if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
-		return nil
-	}
-	return deleteAndWait(ctx, c, id, live, deadline)
-}
-
-// deleteAndWait deletes the object read as live, bound to its UID, and waits
-// until it is gone or deadline passes.
-func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
-	uid := live.GetUID()
-	err := deletion.Delete(ctx, c, id, uid, "")
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone, or already replaced by another
-	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", id, err)
-	}
-	last, err := deletion.WaitGone(ctx, c, id, uid, max(time.Until(deadline), time.Millisecond))
-	switch {
-	case err == nil:
-		return nil
-	case last != nil && errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
-	}
-	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
 }
 
 // waitEstablished waits until a CRD's kind is served.
@@ -486,18 +405,4 @@ func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applie
 		}
 	})
 	return errors.Join(errs...)
-}
-
-// known reports whether an element of objects is known through and through.
-func known(v attr.Value) bool {
-	m, ok := v.(types.Map)
-	if !ok || m.IsUnknown() || m.IsNull() {
-		return false
-	}
-	for _, e := range m.Elements() {
-		if e.IsUnknown() {
-			return false
-		}
-	}
-	return true
 }

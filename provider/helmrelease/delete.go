@@ -12,7 +12,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
-	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -83,20 +82,6 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if err := recs.removeAll(name); err != nil {
 		resp.Diagnostics.AddError("Could not remove the release records", connection.Explain(err))
 	}
-}
-
-// recordedHooks are the hooks a record keeps, ready to run.
-func recordedHooks(rec *release.Release, id string) ([]hook, error) {
-	var out []hook
-	for _, rh := range rec.Hooks {
-		obj, err := manifest.Parse(rh.Manifest)
-		if err != nil {
-			return nil, fmt.Errorf("hook %s: %w", rh.Path, err)
-		}
-		out = append(out, hook{piece: piece{key: rh.Path, obj: obj, red: sensitive.New(id, nil)},
-			events: rh.Events, weight: rh.Weight, policies: rh.DeletePolicies})
-	}
-	return out, nil
 }
 
 // objectsToDelete are the release's objects a destroy deletes: every key of

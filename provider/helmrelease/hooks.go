@@ -56,18 +56,6 @@ func runHooks(ctx context.Context, c *connection.Client, hooks []hook, event rel
 	return nil
 }
 
-// recordedRun is where rec keeps h's last run; a scratch one without rec.
-func recordedRun(rec *release.Release, h hook) *release.HookExecution {
-	if rec != nil {
-		for _, rh := range rec.Hooks {
-			if rh.Path == h.key {
-				return &rh.LastRun
-			}
-		}
-	}
-	return &release.HookExecution{}
-}
-
 func runHook(ctx context.Context, c *connection.Client, h hook, event release.HookEvent, timeout time.Duration, run *release.HookExecution) error {
 	id := manifest.IdentityOf(h.obj)
 	deadline := time.Now().Add(timeout)

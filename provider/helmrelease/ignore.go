@@ -11,10 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // ignoreRule is one entry of ignore_fields: a pattern of object keys, and
@@ -141,20 +138,4 @@ func (rd *rendered) ignore(rules ignoreRules) {
 		}
 	}
 	rd.unmatchedIgnores = rules.unmatched(keys)
-}
-
-// handOverIgnored releases k8sconnect's ownership of the fields an upgrade
-// newly leaves out, before the apply that leaves them out, so they keep
-// their values for the manager that takes them (ssa.HandOver).
-func handOverIgnored(ctx context.Context, c *connection.Client, rd *rendered, before, after ignoreRules) error {
-	for _, p := range rd.all() {
-		fields := newlyIgnored(before, after, p.key)
-		if len(fields) == 0 {
-			continue
-		}
-		if _, err := ssa.HandOver(ctx, c, manifest.IdentityOf(p.obj), "", fields); err != nil {
-			return fmt.Errorf("%s: handing over the fields ignore_fields now lists: %w", p.key, err)
-		}
-	}
-	return nil
 }

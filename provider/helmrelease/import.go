@@ -2,37 +2,18 @@ package helmrelease
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	release "helm.sh/helm/v4/pkg/release/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
-	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 var _ resource.ResourceWithImportState = (*Resource)(nil)
-
-// privateAdopting marks a release imported from another tool and not yet
-// applied: its first apply takes its objects over in place and then hands
-// over the fields Helm's field manager held, so each has one owner.
-const privateAdopting = "release_adopting"
-
-// helmManager tells the field managers Helm writes under: "helm" for the
-// helm CLI (Helm 3 and 4, either apply method), and, where the program sets
-// no name, the base name of the binary that links Helm's library, which for
-// hashicorp/helm is terraform-provider-helm_v<version>_x5.
-func helmManager(name string) bool {
-	return name == "helm" || strings.HasPrefix(name, "terraform-provider-helm")
-}
 
 // ImportState takes `[<context>#]<namespace>/<name>` of a release made by
 // helm (3 or 4, client- or server-side apply) or by an earlier configuration.
@@ -80,70 +61,4 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
 	}
 	resp.Diagnostics.Append(privatestate.Save(ctx, resp.Private, privateAdopting, true)...)
-}
-
-func adopting(ctx context.Context, r privatestate.Reader) bool {
-	v, _, _ := privatestate.Load[bool](ctx, r, privateAdopting)
-	return v
-}
-
-// adoptionWarning tells, at plan time, what the first apply after an import does.
-func adoptionWarning(id string) string {
-	return fmt.Sprintf("Release %s was imported or moved in. This apply takes its objects over in place: they are updated, "+
-		"not replaced, and keep their UIDs. The fields Helm's field manager set that this chart sets too are handed "+
-		"to k8sconnect, so each has one owner; fields only Helm set are left as they are. The release keeps its "+
-		"history, and this apply writes its next revision.", id)
-}
-
-// takeOverAll hands the fields of helm's managers over to k8sconnect in
-// every applied object (ssa.TakeOver).
-func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*unstructured.Unstructured) error {
-	for key, obj := range applied {
-		var managers []string
-		for _, e := range obj.GetManagedFields() {
-			if helmManager(e.Manager) && !slices.Contains(managers, e.Manager) {
-				managers = append(managers, e.Manager)
-			}
-		}
-		if len(managers) == 0 {
-			continue
-		}
-		out, err := ssa.TakeOver(ctx, c, obj, managers)
-		if err == nil {
-			applied[key] = out
-		}
-		if err != nil {
-			return fmt.Errorf("%s: handing Helm's fields over: %w", key, err)
-		}
-	}
-	return nil
-}
-
-// recordedObjects are the objects of a release's record, as the private
-// state of an apply would name them: an adopted release's first apply
-// deletes those its chart no longer renders, as an upgrade by helm would.
-func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private, error) {
-	docs := yamldocs.SplitDocuments("the release record's manifest", []byte(rec.Manifest))
-	docs = slices.DeleteFunc(docs, func(d yamldocs.Document) bool { return !yamldocs.HasContent(d.Text) })
-	manifests, err := yamldocs.Split(docs)
-	if err != nil {
-		return nil, err
-	}
-	scoped, err := yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	out := private{}
-	for _, m := range []map[string]string{scoped.CRDs, scoped.ClusterScoped, scoped.Namespaced} {
-		for key, body := range m {
-			var head struct {
-				APIVersion string `json:"apiVersion"`
-			}
-			if err := json.Unmarshal([]byte(body), &head); err != nil {
-				return nil, err
-			}
-			out[key] = privateObject{APIVersion: head.APIVersion}
-		}
-	}
-	return out, nil
 }

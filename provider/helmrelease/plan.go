@@ -3,7 +3,6 @@ package helmrelease
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -11,9 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
@@ -22,7 +19,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // ModifyPlan renders the chart against the cluster and dry-runs every object
@@ -135,36 +131,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan.Status = types.StringValue(statusDeployed)
 }
 
-func releaseID(namespace, name string) string { return namespace + "/" + name }
-
 func (m *model) unknownResults() {
 	m.Objects = types.MapUnknown(projectionType)
 	m.Revision = types.Int64Unknown()
 	m.Status = types.StringUnknown()
 	m.ChartVersion = types.StringUnknown()
 	m.AppVersion = types.StringUnknown()
-}
-
-// sameInputs reports whether everything that decides what a revision holds,
-// other than the objects, is as in state. How the chart is reached (the
-// credentials and TLS files of its repository and of its dependencies'
-// dependency_repositories, verify and keyring), how an apply runs (wait,
-// timeout, max_history), the connection and delete_protection are not: a
-// change to them alone (a rotated password) writes no revision.
-func sameInputs(plan, state model) bool {
-	return plan.ChartVersion.Equal(state.ChartVersion) && sameValues(plan, state)
-}
-
-// sameValues reports whether the chart's source and values are as in state
-// (the resolved chart version aside: it is known only once rendered).
-func sameValues(plan, state model) bool {
-	for _, p := range [][2]attr.Value{{plan.Values, state.Values}, {plan.Chart, state.Chart},
-		{plan.Repository, state.Repository}, {plan.Version, state.Version}} {
-		if !p[0].Equal(p[1]) {
-			return false
-		}
-	}
-	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive)
 }
 
 // planned is one object's plan: its value in objects and, when it was
@@ -306,25 +278,6 @@ func existedBefore(dry *unstructured.Unstructured) bool {
 	return dry.GetResourceVersion() != ""
 }
 
-// takenBy names who else holds the object p would create (another release,
-// a k8sconnect_object, anything made outside Helm); "" when it does not exist
-// or is this release's own, from an apply that did not finish.
-func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error) {
-	id := manifest.IdentityOf(p.obj)
-	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
-	switch {
-	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("reading it: %w", err)
-	}
-	ann := p.obj.GetAnnotations()
-	if holder := objectplan.HolderOf(live); !holder.InRelease(ann[annotationReleaseNS], ann[annotationReleaseName]) {
-		return holder.String(), nil
-	}
-	return "", nil
-}
-
 // checkNotTaken refuses an object the release would take from someone else.
 func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	owner, err := takenBy(ctx, c, p)
@@ -333,24 +286,4 @@ func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	}
 	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
 		"from the other owner), or delete it first if it is meant to be this release's", owner)
-}
-
-// observe projects obj onto the fields k8sconnect owns there plus prev,
-// without Helm's marks.
-func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
-	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
-}
-
-func projectionValue(p projection.Projection) attr.Value {
-	elems := make(map[string]attr.Value, len(p))
-	for k, v := range p {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-func settingsEqual(a, b []chartinputs.Setting) bool {
-	return slices.EqualFunc(a, b, func(x, y chartinputs.Setting) bool {
-		return x.Name.Equal(y.Name) && x.Value.Equal(y.Value) && x.Type.Equal(y.Type)
-	})
 }

@@ -111,3 +111,14 @@ func lastRender(ctx context.Context, r privatestate.Reader) *renderedAs {
 	}
 	return &as
 }
+
+// privateAdopting marks a release imported from another tool and not yet
+// applied: its first apply takes its objects over in place and then hands
+// over the fields Helm's field manager held, so each has one owner.
+const privateAdopting = "release_adopting"
+
+// adopting reports whether the release waits for the apply that adopts it.
+func adopting(ctx context.Context, r privatestate.Reader) bool {
+	v, _, _ := privatestate.Load[bool](ctx, r, privateAdopting)
+	return v
+}

@@ -149,11 +149,3 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 	}
 	return projectionValue(obs.Projection), live, nil
 }
-
-// mapOf is one element of objects as a map value (null when it is not one).
-func mapOf(v attr.Value) types.Map {
-	if m, ok := v.(types.Map); ok {
-		return m
-	}
-	return types.MapNull(types.StringType)
-}

@@ -2,10 +2,12 @@ package helmrelease
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"helm.sh/helm/v4/pkg/release/common"
@@ -16,9 +18,14 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 const statusDeployed = string(common.StatusDeployed)
@@ -274,4 +281,126 @@ func (r *records) removeAll(name string) error {
 		}
 	}
 	return nil
+}
+
+// nextRevision is the revision that follows history, an upgrade once any
+// revision was deployed.
+func nextRevision(name, namespace string, history []*release.Release) helmchart.Release {
+	rel := helmchart.Release{Name: name, Namespace: namespace, Revision: 1}
+	for _, h := range history {
+		rel.Revision = h.Version + 1
+		if h.Info != nil && (h.Info.Status == common.StatusDeployed || h.Info.Status == common.StatusSuperseded) {
+			rel.IsUpgrade = true
+		}
+	}
+	return rel
+}
+
+// newRecord is the pending record of the revision rel is about to install.
+func newRecord(rd *rendered, rel helmchart.Release, history []*release.Release) (*release.Release, error) {
+	m, err := releaseManifest(rd.all())
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	info := &release.Info{FirstDeployed: now, LastDeployed: now, Status: common.StatusPendingInstall,
+		Description: "Install in progress", Notes: rd.notes}
+	if rel.IsUpgrade {
+		info.Status, info.Description = common.StatusPendingUpgrade, "Upgrade in progress"
+	}
+	if len(history) > 0 && history[0].Info != nil {
+		info.FirstDeployed = history[0].Info.FirstDeployed
+	}
+	out := &release.Release{Name: rel.Name, Namespace: rel.Namespace, Version: rel.Revision, Chart: rd.chart.Chart,
+		Config: rd.config, Manifest: m, Info: info,
+		// The objects are applied server-side, but the record says
+		// client-side: helm applies its next upgrade or rollback by the
+		// method the record names, and a server-side apply of it would stop
+		// at a conflict with every field we own. Its three-way patch instead
+		// goes through and takes the fields it changes, which the next plan
+		// shows as drift on them and reverts.
+		ApplyMethod: string(release.ApplyMethodClientSideApply)}
+	for _, h := range rd.hooks {
+		text, err := yaml.Marshal(h.obj.Object)
+		if err != nil {
+			return nil, err
+		}
+		out.Hooks = append(out.Hooks, &release.Hook{Name: h.obj.GetName(), Kind: h.obj.GetKind(), Path: h.key,
+			Manifest: string(text), Events: h.events, Weight: h.weight, DeletePolicies: h.policies})
+	}
+	return out, nil
+}
+
+// releaseManifest is the release's objects as helm keeps them in a record: YAML
+// documents, each under a `# Source:` line, in install order. The CRDs of
+// crds/ are not in it, as they are not in helm's, so that `helm uninstall`
+// keeps them too.
+func releaseManifest(pieces []piece) (string, error) {
+	var b strings.Builder
+	for _, p := range pieces {
+		if p.fromCRDsDir {
+			continue
+		}
+		y, err := yaml.Marshal(p.obj.Object)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s", p.key, y)
+	}
+	return b.String(), nil
+}
+
+// recordedHooks are the hooks a record keeps, ready to run.
+func recordedHooks(rec *release.Release, id string) ([]hook, error) {
+	var out []hook
+	for _, rh := range rec.Hooks {
+		obj, err := manifest.Parse(rh.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("hook %s: %w", rh.Path, err)
+		}
+		out = append(out, hook{piece: piece{key: rh.Path, obj: obj, red: sensitive.New(id, nil)},
+			events: rh.Events, weight: rh.Weight, policies: rh.DeletePolicies})
+	}
+	return out, nil
+}
+
+// recordedObjects are the objects of a release's record, as the private
+// state of an apply would name them: an adopted release's first apply
+// deletes those its chart no longer renders, as an upgrade by helm would.
+func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private, error) {
+	docs := yamldocs.SplitDocuments("the release record's manifest", []byte(rec.Manifest))
+	docs = slices.DeleteFunc(docs, func(d yamldocs.Document) bool { return !yamldocs.HasContent(d.Text) })
+	manifests, err := yamldocs.Split(docs)
+	if err != nil {
+		return nil, err
+	}
+	scoped, err := yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := private{}
+	for _, m := range []map[string]string{scoped.CRDs, scoped.ClusterScoped, scoped.Namespaced} {
+		for key, body := range m {
+			var head struct {
+				APIVersion string `json:"apiVersion"`
+			}
+			if err := json.Unmarshal([]byte(body), &head); err != nil {
+				return nil, err
+			}
+			out[key] = privateObject{APIVersion: head.APIVersion}
+		}
+	}
+	return out, nil
+}
+
+// recordedRun is where rec keeps h's last run; a scratch one without rec.
+func recordedRun(rec *release.Release, h hook) *release.HookExecution {
+	if rec != nil {
+		for _, rh := range rec.Hooks {
+			if rh.Path == h.key {
+				return &rh.LastRun
+			}
+		}
+	}
+	return &release.HookExecution{}
 }

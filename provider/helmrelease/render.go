@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
@@ -27,8 +25,8 @@ import (
 // and `helm upgrade`, `rollback` and `uninstall` accept the release as theirs.
 const (
 	labelManagedBy           = "app.kubernetes.io/managed-by"
-	annotationReleaseName    = "meta.helm.sh/release-name"
-	annotationReleaseNS      = "meta.helm.sh/release-namespace"
+	annotationReleaseName    = objectplan.AnnotationHelmReleaseName
+	annotationReleaseNS      = objectplan.AnnotationHelmReleaseNamespace
 	annotationResourcePolicy = "helm.sh/resource-policy"
 )
 
@@ -100,53 +98,33 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	if !ok {
 		return nil // invalid (in diags), or known only later
 	}
-	merged, err := vals.Merge()
-	if err != nil {
-		diags.AddError("Invalid values", vals.Scrub(err.Error()))
-		return nil
-	}
 	src := m.Source()
 	if version != "" && src.Remote() {
 		src.Version = version
 	}
-	chart, err := helmchart.Load(ctx, src)
-	if err != nil {
-		diags.AddAttributeError(pathChart, "Chart not loaded", err.Error())
+	req := helmchart.Request{Source: src, Values: vals, Release: rel,
+		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c}
+	out, failure := helmchart.LoadAndRender(ctx, req)
+	if failure != nil {
+		addFailure(diags, vals, failure)
 		return nil
 	}
-	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
-	if err != nil {
-		diags.AddError("Chart not rendered", vals.Scrub(connection.Explain(err)))
-		return nil
-	}
-	sorted, err := helmchart.Sort(out, c, rel.Namespace)
-	if err != nil {
-		for _, e := range yamldocs.Errors(err) {
-			diags.AddError("Invalid chart output", vals.Scrub(e.Error()))
-		}
-		return nil
-	}
-	// The user-supplied values as helm keeps them (merged again: Render's
-	// coalescing writes the chart's defaults into its argument).
-	config, err := vals.Merge()
-	if err != nil {
-		diags.AddError("Invalid values", vals.Scrub(err.Error()))
-		return nil
-	}
+	chart, sorted := out.Chart, out.Sorted
 	var varies map[string]bool
 	if chart.MayVary() {
-		if varies, err = varying(ctx, c, src, vals, rel, sorted); err != nil {
-			diags.AddError("Chart not rendered", vals.Scrub(connection.Explain(err)))
+		var err error
+		if varies, err = varying(ctx, req, sorted); err != nil {
+			diags.AddError(helmchart.ChartNotRendered, vals.Scrub(connection.Explain(err)))
 			return nil
 		}
 	}
-	res := &rendered{chart: chart, notes: vals.Scrub(out.Notes), values: vals, config: config, varies: varies}
+	res := &rendered{chart: chart, notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	build := func(key, body string) (piece, bool) {
 		p, err := newPiece(id, key, body, secrets)
 		if err != nil {
-			diags.AddError("Invalid chart output", vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
+			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
 			return piece{}, false
 		}
 		return p, true
@@ -215,31 +193,11 @@ func newPiece(id, key, body string, secrets []string) (piece, error) {
 }
 
 func newHook(p piece) (hook, error) {
-	ann := p.obj.GetAnnotations()
-	h := hook{piece: p}
-	for e := range strings.SplitSeq(ann[release.HookAnnotation], ",") {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			h.events = append(h.events, release.HookEvent(e))
-		}
+	spec, err := helmchart.HookOf(p.obj.GetAnnotations())
+	if err != nil {
+		return hook{}, err
 	}
-	if w := strings.TrimSpace(ann[release.HookWeightAnnotation]); w != "" {
-		n, err := strconv.Atoi(w)
-		if err != nil {
-			return hook{}, fmt.Errorf("%s %q is not a whole number", release.HookWeightAnnotation, w)
-		}
-		h.weight = n
-	}
-	for d := range strings.SplitSeq(ann[release.HookDeleteAnnotation], ",") {
-		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
-			h.policies = append(h.policies, release.HookDeletePolicy(d))
-		}
-	}
-	if len(h.policies) == 0 {
-		// Helm's default since Helm 3: a hook is replaced, not left to
-		// collide with its previous run.
-		h.policies = []release.HookDeletePolicy{release.HookBeforeHookCreation}
-	}
-	return h, nil
+	return hook{piece: p, events: spec.Events, weight: spec.Weight, policies: spec.DeletePolicies}, nil
 }
 
 // mark gives obj Helm's ownership marks for rel.
@@ -286,54 +244,33 @@ func dropForeignCRDs(ctx context.Context, c *connection.Client, rd *rendered, ou
 	return warnings, nil
 }
 
-// kindRank is a kind's place in order; unknown kinds go last, as Helm puts them.
-func kindRank(order relutil.KindSortOrder, kind string) int {
-	if i := slices.Index(order, kind); i >= 0 {
-		return i
+// addFailure reports a step of rendering that failed, in the release's
+// words: scrubbed of set_sensitive values, and a render that failed on the
+// cluster's answer (a lookup) with what to do about it.
+func addFailure(diags *diag.Diagnostics, vals helmchart.Values, f *helmchart.Failure) {
+	switch f.Title {
+	case helmchart.ChartNotLoaded:
+		diags.AddAttributeError(pathChart, f.Title, f.Err.Error())
+	case helmchart.InvalidChartOutput:
+		for _, e := range yamldocs.Errors(f.Err) {
+			diags.AddError(f.Title, vals.Scrub(e.Error()))
+		}
+	case helmchart.InvalidValues:
+		diags.AddError(f.Title, vals.Scrub(f.Err.Error()))
+	default:
+		diags.AddError(f.Title, vals.Scrub(connection.Explain(f.Err)))
 	}
-	return len(order)
 }
 
-// releaseManifest is the release's objects as helm keeps them in a record: YAML
-// documents, each under a `# Source:` line, in install order. The CRDs of
-// crds/ are not in it, as they are not in helm's, so that `helm uninstall`
-// keeps them too.
-func releaseManifest(pieces []piece) (string, error) {
-	var b strings.Builder
-	for _, p := range pieces {
-		if p.fromCRDsDir {
-			continue
-		}
-		y, err := yaml.Marshal(p.obj.Object)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s", p.key, y)
+// varying renders the chart of req a second time and returns the keys of
+// the objects that came out otherwise than in first, or that only one of
+// the two renders has.
+func varying(ctx context.Context, req helmchart.Request, first helmchart.Sorted) (map[string]bool, error) {
+	out, failure := helmchart.LoadAndRender(ctx, req) // Render trims the chart it is given: loaded anew
+	if failure != nil {
+		return nil, failure.Err // whichever step failed, the chart was not rendered
 	}
-	return b.String(), nil
-}
-
-// varying renders the chart a second time with the same inputs and returns
-// the keys of the objects that came out otherwise than in first, or that
-// only one of the two renders has.
-func varying(ctx context.Context, c *connection.Client, src helmchart.Source, vals helmchart.Values, rel helmchart.Release,
-	first helmchart.Sorted) (map[string]bool, error) {
-	merged, err := vals.Merge()
-	if err != nil {
-		return nil, err
-	}
-	chart, err := helmchart.Load(ctx, src) // Render trims the chart it is given
-	if err != nil {
-		return nil, err
-	}
-	out, err := helmchart.Render(ctx, chart, merged, rel, &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery})
-	if err != nil {
-		return nil, err
-	}
-	second, err := helmchart.Sort(out, c, rel.Namespace)
-	if err != nil {
-		return nil, err
-	}
+	second := out.Sorted
 	varies := map[string]bool{}
 	compare := func(a, b map[string]string) {
 		for key, body := range a {

@@ -6,13 +6,20 @@
 // first, hooks in their phases, readiness, and release records that the helm
 // CLI reads.
 //
-// The files follow an apply: render.go turns the configuration into the
-// release's objects and hooks, plan.go dry-runs them, apply.go applies them
-// in Helm's order, hooks.go runs hooks, records.go writes the release record,
-// read.go refreshes and delete.go uninstalls. import.go and move.go adopt a
-// release made elsewhere; private.go, recent.go and parallel.go hold what
-// the others share (private state, the refresh's reads handed to the plan,
-// bounded parallel requests).
+// The files are laid out as Helm's pkg/action, a file per verb: plan.go
+// plans (ModifyPlan: render, dry-run every object), apply.go installs or
+// upgrades (Create, Update: prepare, perform, record), read.go refreshes,
+// delete.go uninstalls, and import.go and move.go adopt a release made
+// elsewhere. The verbs call into the files that hold what they share, never
+// into one another: render.go turns the configuration into the release's
+// objects and hooks, records.go builds, reads and writes the release record,
+// hooks.go runs hooks, deleteobjects.go deletes objects in uninstall order,
+// handover.go hands fields between field managers (adoption, ignore_fields),
+// objects.go names one object, who else holds it and its projection,
+// ignore.go reads ignore_fields, inputs.go compares the inputs with state,
+// private.go holds the private state, recent.go the reads handed from one
+// call to the next, kindorder.go and parallel.go Helm's kind order and
+// bounded parallel requests.
 package helmrelease
 
 import (
@@ -166,3 +173,6 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 		r.clients, r.verbosity = data.Clients, data.OwnershipMessages
 	}
 }
+
+// releaseID is the id of the release name in namespace.
+func releaseID(namespace, name string) string { return namespace + "/" + name }

@@ -160,37 +160,28 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	merged, err := vals.Merge()
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid values", err.Error())
-		return
-	}
 	cluster, finder, ok := d.cluster(ctx, config, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	chart, err := helmchart.Load(ctx, config.Source())
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("chart"), "Chart not loaded", err.Error())
-		return
-	}
-	rendered, err := helmchart.Render(ctx, chart, merged,
-		helmchart.Release{Name: config.Name.ValueString(), Namespace: config.Namespace.ValueString()}, cluster)
-	if err != nil {
-		resp.Diagnostics.AddError("Chart not rendered", vals.Scrub(err.Error()))
-		return
-	}
-	if cluster == nil && chart.UsesLookup() {
+	res, failure := helmchart.LoadAndRender(ctx, helmchart.Request{Source: config.Source(), Values: vals,
+		Release: helmchart.Release{Name: config.Name.ValueString(), Namespace: config.Namespace.ValueString()},
+		Cluster: cluster, Finder: finder})
+	if res.Rendered != nil && cluster == nil && res.Chart.UsesLookup() {
 		resp.Diagnostics.AddWarning("Chart rendered without a cluster",
 			"The chart's templates call `lookup`, which finds nothing without a cluster, so values they would read "+
 				"back (a generated password, say) are generated anew at every read and every plan shows a change. "+
 				"Set cluster_connection here or in the provider block.")
 	}
+	if failure != nil {
+		addFailure(&resp.Diagnostics, vals, failure)
+		return
+	}
 
-	out, err := sortObjects(rendered, config.Namespace.ValueString(), finder, vals.SensitiveTexts())
+	out, err := sensitiveApart(res.Sorted, vals.SensitiveTexts())
 	if err != nil {
 		for _, e := range yamldocs.Errors(err) {
-			resp.Diagnostics.AddError("Invalid chart output", vals.Scrub(e.Error()))
+			resp.Diagnostics.AddError(helmchart.InvalidChartOutput, vals.Scrub(e.Error()))
 		}
 		return
 	}
@@ -202,11 +193,28 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	fields, diags := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, out.sensitiveFields)
 	resp.Diagnostics.Append(diags...)
 	config.SensitiveFields = fields
-	config.Notes = types.StringValue(vals.Scrub(rendered.Notes))
-	config.ChartVersion = types.StringValue(chart.Version)
-	config.AppVersion = types.StringValue(chart.Metadata.AppVersion)
-	config.KubeVersion = types.StringValue(rendered.Capabilities.KubeVersion.Version)
+	config.Notes = types.StringValue(vals.Scrub(res.Rendered.Notes))
+	config.ChartVersion = types.StringValue(res.Chart.Version)
+	config.AppVersion = types.StringValue(res.Chart.Metadata.AppVersion)
+	config.KubeVersion = types.StringValue(res.Rendered.Capabilities.KubeVersion.Version)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
+}
+
+// addFailure reports a step of rendering that failed, in this data source's
+// words.
+func addFailure(diags *diag.Diagnostics, vals helmchart.Values, f *helmchart.Failure) {
+	switch f.Title {
+	case helmchart.InvalidValues:
+		diags.AddError(f.Title, f.Err.Error())
+	case helmchart.ChartNotLoaded:
+		diags.AddAttributeError(path.Root("chart"), f.Title, f.Err.Error())
+	case helmchart.InvalidChartOutput:
+		for _, e := range yamldocs.Errors(f.Err) {
+			diags.AddError(f.Title, vals.Scrub(e.Error()))
+		}
+	default:
+		diags.AddError(f.Title, vals.Scrub(f.Err.Error()))
+	}
 }
 
 func inputsKnown(ctx context.Context, m model) bool {

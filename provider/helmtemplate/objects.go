@@ -21,13 +21,9 @@ type objects struct {
 	sensitiveFields map[string][]string
 }
 
-// sortObjects sorts the chart's output as helmchart.Sort does and moves every
-// Secret and every body that holds one of secrets into the sensitive map.
-func sortObjects(r *helmchart.Rendered, namespace string, finder yamldocs.ScopeFinder, secrets []string) (objects, error) {
-	sorted, err := helmchart.Sort(r, finder, namespace)
-	if err != nil {
-		return objects{}, err
-	}
+// sensitiveApart hands out the chart's objects as sorted, with every Secret
+// and every body that holds one of secrets moved into the sensitive map.
+func sensitiveApart(sorted helmchart.Sorted, secrets []string) (objects, error) {
 	out := objects{crds: sorted.Objects.CRDs, clusterScoped: sorted.Objects.ClusterScoped, namespaced: sorted.Objects.Namespaced,
 		hooks: sorted.Hooks, sensitive: map[string]string{}, sensitiveFields: map[string][]string{}}
 	var errs []error

@@ -2,6 +2,7 @@ package helmchart
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	release "helm.sh/helm/v4/pkg/release/v1"
@@ -52,8 +53,7 @@ func RoleOf(text string) (Role, error) {
 		return Object, nil
 	}
 	role := TestHook
-	for e := range strings.SplitSeq(events, ",") {
-		e = strings.ToLower(strings.TrimSpace(e))
+	for _, e := range hookEvents(events) {
 		switch {
 		case lifecycle[e]:
 			role = Hook
@@ -63,4 +63,55 @@ func RoleOf(text string) (Role, error) {
 		}
 	}
 	return role, nil
+}
+
+// hookEvents splits a helm.sh/hook annotation as Helm's manifest sorter
+// does: comma-separated, case and spaces ignored. An empty element is kept,
+// as an event Helm does not know.
+func hookEvents(annotation string) []string {
+	var out []string
+	for e := range strings.SplitSeq(annotation, ",") {
+		out = append(out, strings.ToLower(strings.TrimSpace(e)))
+	}
+	return out
+}
+
+// HookSpec is how a hook runs, as its annotations say.
+type HookSpec struct {
+	// Events are the lifecycle events it runs at (helm.sh/hook).
+	Events []release.HookEvent
+	// Weight orders the hooks of one event (helm.sh/hook-weight).
+	Weight int
+	// DeletePolicies say when it is deleted (helm.sh/hook-delete-policy).
+	DeletePolicies []release.HookDeletePolicy
+}
+
+// HookOf reads the annotations of a document RoleOf calls a Hook. A weight
+// that is not a whole number is an error, where Helm would run the hook at
+// weight 0: the hook would run in another order than its chart meant.
+func HookOf(annotations map[string]string) (HookSpec, error) {
+	var h HookSpec
+	for _, e := range hookEvents(annotations[release.HookAnnotation]) {
+		if e != "" {
+			h.Events = append(h.Events, release.HookEvent(e))
+		}
+	}
+	if w := strings.TrimSpace(annotations[release.HookWeightAnnotation]); w != "" {
+		n, err := strconv.Atoi(w)
+		if err != nil {
+			return HookSpec{}, fmt.Errorf("%s %q is not a whole number", release.HookWeightAnnotation, w)
+		}
+		h.Weight = n
+	}
+	for d := range strings.SplitSeq(annotations[release.HookDeleteAnnotation], ",") {
+		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
+			h.DeletePolicies = append(h.DeletePolicies, release.HookDeletePolicy(d))
+		}
+	}
+	if len(h.DeletePolicies) == 0 {
+		// Helm's default since Helm 3: a hook is replaced, not left to
+		// collide with its previous run.
+		h.DeletePolicies = []release.HookDeletePolicy{release.HookBeforeHookCreation}
+	}
+	return h, nil
 }

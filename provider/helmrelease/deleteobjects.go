@@ -1,0 +1,91 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	relutil "helm.sh/helm/v4/pkg/release/v1/util"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+)
+
+// Deleting objects of the release, as helm uninstall and upgrade delete
+// them: in uninstall order, each bound to its UID and awaited until gone,
+// those marked helm.sh/resource-policy: keep left in place.
+
+// deleteRemoved deletes the objects the last apply made that the chart no
+// longer renders, in Helm's uninstall order, keeping those marked
+// helm.sh/resource-policy: keep.
+func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd *rendered, timeout time.Duration) error {
+	keep := map[string]bool{}
+	for _, p := range rd.all() {
+		keep[p.key] = true
+	}
+	var gone []manifest.Identity
+	for key, o := range prior {
+		if keep[key] || o.FromCRDsDir {
+			continue // still in the chart, or a CRD of crds/, which helm never deletes
+		}
+		ident, err := identityOf(key, o)
+		if err != nil {
+			return err
+		}
+		gone = append(gone, ident)
+	}
+	return deleteObjects(ctx, c, gone, timeout)
+}
+
+// deleteObjects deletes objects in Helm's uninstall order and waits until
+// they are gone, skipping those marked helm.sh/resource-policy: keep. The
+// objects of one kind go in parallel, as applyObjects applies them.
+func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
+	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
+		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
+	})
+	deadline := time.Now().Add(timeout)
+	return kindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
+		return deleteOne(ctx, c, id, deadline)
+	})
+}
+
+func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, deadline time.Time) error {
+	live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
+		return nil
+	}
+	return deleteAndWait(ctx, c, id, live, deadline)
+}
+
+// deleteAndWait deletes the object read as live, bound to its UID, and waits
+// until it is gone or deadline passes.
+func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
+	uid := live.GetUID()
+	err := deletion.Delete(ctx, c, id, uid, "")
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or already replaced by another
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s: %w", id, err)
+	}
+	last, err := deletion.WaitGone(ctx, c, id, uid, max(time.Until(deadline), time.Millisecond))
+	switch {
+	case err == nil:
+		return nil
+	case last != nil && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
+	}
+	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
+}

@@ -1,0 +1,73 @@
+package helmrelease
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+)
+
+// Handing fields between field managers in place: from Helm's to
+// k8sconnect's when a release made elsewhere is adopted, and from
+// k8sconnect's to whoever takes them when ignore_fields lists them.
+
+// adoptionWarning tells, at plan time, what the first apply after an import does.
+func adoptionWarning(id string) string {
+	return fmt.Sprintf("Release %s was imported or moved in. This apply takes its objects over in place: they are updated, "+
+		"not replaced, and keep their UIDs. The fields Helm's field manager set that this chart sets too are handed "+
+		"to k8sconnect, so each has one owner; fields only Helm set are left as they are. The release keeps its "+
+		"history, and this apply writes its next revision.", id)
+}
+
+// helmManager tells the field managers Helm writes under: "helm" for the
+// helm CLI (Helm 3 and 4, either apply method), and, where the program sets
+// no name, the base name of the binary that links Helm's library, which for
+// hashicorp/helm is terraform-provider-helm_v<version>_x5.
+func helmManager(name string) bool {
+	return name == "helm" || strings.HasPrefix(name, "terraform-provider-helm")
+}
+
+// takeOverAll hands the fields of helm's managers over to k8sconnect in
+// every applied object (ssa.TakeOver, which retries while someone writes in
+// between).
+func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*unstructured.Unstructured) error {
+	for key, obj := range applied {
+		var managers []string
+		for _, e := range obj.GetManagedFields() {
+			if helmManager(e.Manager) && !slices.Contains(managers, e.Manager) {
+				managers = append(managers, e.Manager)
+			}
+		}
+		if len(managers) == 0 {
+			continue
+		}
+		out, err := ssa.TakeOver(ctx, c, obj, managers)
+		if err != nil {
+			return fmt.Errorf("%s: handing Helm's fields over: %w", key, err)
+		}
+		applied[key] = out
+	}
+	return nil
+}
+
+// handOverIgnored releases k8sconnect's ownership of the fields an upgrade
+// newly leaves out, before the apply that leaves them out, so they keep
+// their values for the manager that takes them (ssa.HandOver).
+func handOverIgnored(ctx context.Context, c *connection.Client, rd *rendered, before, after ignoreRules) error {
+	for _, p := range rd.all() {
+		fields := newlyIgnored(before, after, p.key)
+		if len(fields) == 0 {
+			continue
+		}
+		if _, err := ssa.HandOver(ctx, c, manifest.IdentityOf(p.obj), "", fields); err != nil {
+			return fmt.Errorf("%s: handing over the fields ignore_fields now lists: %w", p.key, err)
+		}
+	}
+	return nil
+}

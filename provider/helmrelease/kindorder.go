@@ -1,0 +1,39 @@
+package helmrelease
+
+import (
+	"errors"
+	"slices"
+
+	relutil "helm.sh/helm/v4/pkg/release/v1/util"
+)
+
+// Helm's kind order: kinds installed and uninstalled one after the other.
+
+// kindRank is a kind's place in order; unknown kinds go last, as Helm puts them.
+func kindRank(order relutil.KindSortOrder, kind string) int {
+	if i := slices.Index(order, kind); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+// kindByKind runs do on the items of each run of one kind in items (sorted
+// by kind order already), one run after the other and the items of a run in
+// parallel, as helm installs and uninstalls: a ServiceAccount exists before
+// the Deployment that runs as it. It stops after the first run with errors.
+func kindByKind[T any](items []T, kind func(T) string, do func(T) error) error {
+	for start := 0; start < len(items); {
+		end := start + 1
+		for end < len(items) && kind(items[end]) == kind(items[start]) {
+			end++
+		}
+		run := items[start:end]
+		errs := make([]error, len(run))
+		inParallel(len(run), func(i int) { errs[i] = do(run[i]) })
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package helmrelease
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+// One object of the release: the object a key names, who else holds it, its
+// projection and its element of objects.
+
+// identityOf is the object a key of objects names.
+func identityOf(key string, o privateObject) (manifest.Identity, error) {
+	group, kind, ns, name, err := yamldocs.ParseKey(key)
+	if err != nil {
+		return manifest.Identity{}, err
+	}
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil || gv.Group != group {
+		return manifest.Identity{}, fmt.Errorf("%s: the private state names apiVersion %q for it; refresh and apply again", key, o.APIVersion)
+	}
+	return manifest.Identity{APIVersion: o.APIVersion, Kind: kind, Namespace: ns, Name: name}, nil
+}
+
+// projectionValue is a projection as an element of objects.
+func projectionValue(p projection.Projection) attr.Value {
+	elems := make(map[string]attr.Value, len(p))
+	for k, v := range p {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+// mapOf is one element of objects as a map value (null when it is not one).
+func mapOf(v attr.Value) types.Map {
+	if m, ok := v.(types.Map); ok {
+		return m
+	}
+	return types.MapNull(types.StringType)
+}
+
+// known reports whether an element of objects is known through and through.
+func known(v attr.Value) bool {
+	m, ok := v.(types.Map)
+	if !ok || m.IsUnknown() || m.IsNull() {
+		return false
+	}
+	for _, e := range m.Elements() {
+		if e.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// takenBy names who else holds the object p would create (another release,
+// a k8sconnect_object, anything made outside Helm); "" when it does not exist
+// or is this release's own, from an apply that did not finish.
+func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error) {
+	id := manifest.IdentityOf(p.obj)
+	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("reading it: %w", err)
+	}
+	ann := p.obj.GetAnnotations()
+	if holder := objectplan.HolderOf(live); !holder.InRelease(ann[annotationReleaseNS], ann[annotationReleaseName]) {
+		return holder.String(), nil
+	}
+	return "", nil
+}
+
+// observe projects obj onto the fields k8sconnect owns there plus prev,
+// without Helm's marks.
+func observe(obj *unstructured.Unstructured, prev *fieldpath.Set, p piece) (projection.Observation, error) {
+	return projection.ObserveRedacted(obj, ssa.FieldManager, prev, helmMarks, p.ignored, p.red)
+}

@@ -78,10 +78,7 @@ type waitForModel struct {
 	Timeout    types.String `tfsdk:"timeout"`
 }
 
-var (
-	pathResourceRef = path.Root("resource_ref")
-	pathWaitFor     = path.Root("wait_for")
-)
+var pathWaitFor = path.Root("wait_for")
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_wait"

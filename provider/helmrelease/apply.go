@@ -119,6 +119,10 @@ type applyRun struct {
 	history []*release.Release
 	rel     helmchart.Release // the revision written
 	seen    helmchart.Release // the revision as templates saw it
+	// repair: the inputs and the chart are as the last apply left them, so
+	// this apply only puts the objects back, as that apply rendered them,
+	// and runs no hook (renderRevision).
+	repair  bool
 	rd      *rendered
 	rec     *release.Release // the revision's record, pending until record
 	applied map[string]*unstructured.Unstructured
@@ -184,13 +188,11 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	if !plan.ChartVersion.IsUnknown() {
 		version = plan.ChartVersion.ValueString()
 	}
-	a.seen = a.rel
-	if as != nil {
-		a.seen.Revision, a.seen.IsUpgrade = as.Revision, as.IsUpgrade
-	}
-	if a.rd = render(ctx, c, plan, a.seen, version, diags); a.rd == nil {
+	var upgrade bool
+	if a.rd, a.seen, upgrade = renderRevision(ctx, c, plan, a.rel, as, version, diags); a.rd == nil {
 		return false
 	}
+	a.repair = !upgrade
 	if a.adopt && len(a.prior) == 0 && len(a.history) > 0 {
 		// What helm installed last is what this apply replaces.
 		if a.prior, err = recordedObjects(a.history[len(a.history)-1], c); err != nil {
@@ -245,7 +247,7 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 	if a.rel.IsUpgrade {
 		pre, post = release.HookPreUpgrade, release.HookPostUpgrade
 	}
-	if err := runHooks(ctx, c, rd.hooks, pre, timeout, a.rec); err != nil {
+	if err := a.runHooks(ctx, pre); err != nil {
 		return a.fail("Hook failed", err, diags)
 	}
 	if err := applyObjects(ctx, c, rd.objects, a.applied); err != nil {
@@ -264,10 +266,19 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 			return a.fail("Release not ready", err, diags)
 		}
 	}
-	if err := runHooks(ctx, c, rd.hooks, post, timeout, a.rec); err != nil {
+	if err := a.runHooks(ctx, post); err != nil {
 		return a.fail("Hook failed", err, diags)
 	}
 	return true
+}
+
+// runHooks runs the hooks of event, unless the apply is a repair: hooks
+// belong to an install or an upgrade, and a repair is neither.
+func (a *applyRun) runHooks(ctx context.Context, event release.HookEvent) error {
+	if a.repair {
+		return nil
+	}
+	return runHooks(ctx, a.c, a.rd.hooks, event, a.timeout, a.rec)
 }
 
 // fail marks the record failed with err and reports it under summary.
@@ -288,7 +299,12 @@ func (a *applyRun) fail(summary string, err error, diags *diag.Diagnostics) bool
 func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *diag.Diagnostics) bool {
 	plan, rd := a.plan, a.rd
 	description := "Install complete"
-	if a.rel.IsUpgrade {
+	switch {
+	case a.repair:
+		// As helm rollback's "Rollback to N": what this revision holds was
+		// rendered for revision N.
+		description = fmt.Sprintf("Repair complete: objects put back as revision %d left them", a.seen.Revision)
+	case a.rel.IsUpgrade:
 		description = "Upgrade complete"
 	}
 	if err := a.recs.finish(a.rec, a.history, description); err != nil {
@@ -332,7 +348,8 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 	diags.Append(priv.save(ctx, out)...)
-	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade})...)
+	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
+		ChartDigest: a.rd.digest})...)
 	return !diags.HasError()
 }
 

@@ -75,12 +75,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
-	rel := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
+	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
 		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
-	if as := lastRender(ctx, req.Private); !creating && as != nil && sameValues(plan, state) {
-		rel.Revision, rel.IsUpgrade = as.Revision, as.IsUpgrade
+	var last *renderedAs
+	if !creating && sameValues(plan, state) {
+		last = lastRender(ctx, req.Private)
 	}
-	rd := render(ctx, c, &plan, rel, "", &resp.Diagnostics)
+	rd, _, upgrade := renderRevision(ctx, c, &plan, next, last, "", &resp.Diagnostics)
 	if rd == nil {
 		return
 	}
@@ -124,7 +125,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.Objects = objects
-	if !creating && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
+	if !creating && !upgrade && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
 		plan.Revision, plan.Status = state.Revision, state.Status
 		return
 	}

@@ -101,6 +101,11 @@ const privateRenderedAs = "release_rendered_as"
 type renderedAs struct {
 	Revision  int  `json:"revision"`
 	IsUpgrade bool `json:"isUpgrade"`
+	// ChartDigest is what the chart was (helmchart.Digest): the same inputs
+	// with another chart (a directory edited in place, an archive
+	// republished, a hook changed) are an upgrade, not a repair. Empty for
+	// an apply from before it was kept, which is then taken as the same.
+	ChartDigest string `json:"chartDigest,omitempty"`
 }
 
 // lastRender is how the last apply rendered, if it was kept.

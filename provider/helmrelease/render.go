@@ -66,7 +66,9 @@ type hook struct {
 
 // rendered is a release's configuration rendered against its cluster.
 type rendered struct {
-	chart  *helmchart.Chart
+	chart *helmchart.Chart
+	// digest is what the chart is (helmchart.Digest).
+	digest string
 	notes  string
 	values helmchart.Values
 	// config are the user-supplied values, merged, as the record keeps them.
@@ -118,7 +120,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			return nil
 		}
 	}
-	res := &rendered{chart: chart, notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
+	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	build := func(key, body string) (piece, bool) {
@@ -166,6 +168,29 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	}
 	res.ignore(ignores)
 	return res
+}
+
+// renderRevision renders the revision an apply of m writes, next, as
+// templates must see it (.Release.Revision, .Release.IsUpgrade), which is
+// what decides between an upgrade and a repair. last is how the last apply
+// rendered, given when the inputs are as they were then (sameValues): if
+// the chart is the same too, the apply is a repair, which puts the cluster
+// back as that apply left it, so it renders as that apply did and runs no
+// hook. A chart that changed under the same inputs (a directory edited in
+// place, an archive republished, a hook changed) is an upgrade: rendered
+// again, as next. upgrade reports which it is.
+func renderRevision(ctx context.Context, c *connection.Client, m *model, next helmchart.Release, last *renderedAs,
+	version string, diags *diag.Diagnostics) (rd *rendered, seen helmchart.Release, upgrade bool) {
+	if last == nil {
+		return render(ctx, c, m, next, version, diags), next, true
+	}
+	seen = next
+	seen.Revision, seen.IsUpgrade = last.Revision, last.IsUpgrade
+	rd = render(ctx, c, m, seen, version, diags)
+	if rd == nil || last.ChartDigest == "" || rd.digest == last.ChartDigest {
+		return rd, seen, false
+	}
+	return render(ctx, c, m, next, version, diags), next, true
 }
 
 func newPiece(id, key, body string, secrets []string) (piece, error) {

@@ -193,12 +193,16 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 		return false
 	}
 	a.repair = !upgrade
-	if a.adopt && len(a.prior) == 0 && len(a.history) > 0 {
-		// What helm installed last is what this apply replaces.
-		if a.prior, err = recordedObjects(a.history[len(a.history)-1], c); err != nil {
-			diags.AddError("Could not read the imported release's manifest", connection.Explain(err))
+	if len(a.history) > 0 {
+		// What the latest record lists is the release's too (helm upgrade
+		// from elsewhere may have added to it, an import has nothing else):
+		// replaced by this apply, and deleted where the chart lacks it.
+		more, err := unaccounted(ctx, c, a.history[len(a.history)-1], a.prior, ns, name)
+		if err != nil {
+			diags.AddError("Could not read the objects of the release's record", connection.Explain(err))
 			return false
 		}
+		a.prior = mergedPrivate(a.prior, more)
 	}
 	ours := map[string]bool{}
 	for key := range a.prior {

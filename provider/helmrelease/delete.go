@@ -66,6 +66,17 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.AddError("Hook failed", connection.Explain(err))
 		return
 	}
+	if len(history) > 0 {
+		// Everything the latest record lists goes, as with helm uninstall,
+		// even when objects is empty (a release imported or moved in and
+		// never applied); what another owner holds now stays.
+		more, err := unaccounted(ctx, c, history[len(history)-1], priv, ns, name)
+		if err != nil {
+			resp.Diagnostics.AddError("Could not tell which object to delete", connection.Explain(err))
+			return
+		}
+		priv = mergedPrivate(priv, more)
+	}
 	ids, err := objectsToDelete(c, state, priv, history)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not tell which object to delete", connection.Explain(err))

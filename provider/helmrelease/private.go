@@ -3,6 +3,7 @@ package helmrelease
 import (
 	"context"
 	"encoding/json"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -42,6 +43,21 @@ func loadPrivate(ctx context.Context, r privatestate.Reader) (private, error) {
 
 func (p private) save(ctx context.Context, w privatestate.Writer) diag.Diagnostics {
 	return privatestate.Save(ctx, w, privateKey, p)
+}
+
+// mergedPrivate is p with the objects of more it lacks, in a map of its
+// own.
+func mergedPrivate(p, more private) private {
+	out := maps.Clone(p)
+	if out == nil {
+		out = private{}
+	}
+	for key, o := range more {
+		if _, ok := out[key]; !ok {
+			out[key] = o
+		}
+	}
+	return out
 }
 
 // ownedAtApply is the field set k8sconnect owned in the object after the

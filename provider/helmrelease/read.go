@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	release "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -117,13 +118,56 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.Objects = types.MapValueMust(projectionType, elems)
 	last := history[len(history)-1]
+	if !adopting(ctx, req.Private) {
+		// An object the latest record lists and state lacks (helm upgrade
+		// added it from elsewhere) is the release's too: in objects, so
+		// that a plan whose chart lacks it names its deletion.
+		if !r.readUnaccounted(ctx, c, last, &state, priv, ignores, elems, resp) {
+			return
+		}
+	}
+	state.Objects = types.MapValueMust(projectionType, elems)
 	state.Revision = types.Int64Value(int64(last.Version))
 	if last.Info != nil {
 		state.Status = types.StringValue(last.Info.Status.String())
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readUnaccounted adds to elems, and to the private state, the objects of
+// the latest record that state lacks and that carry the release's marks
+// (unaccounted), each projected as the refresh projects any object of the
+// release. It reports false when an error was reported.
+func (r *Resource) readUnaccounted(ctx context.Context, c *connection.Client, last *release.Release, state *model, priv private,
+	ignores ignoreRules, elems map[string]attr.Value, resp *resource.ReadResponse) bool {
+	known := mergedPrivate(priv, nil)
+	for key := range state.Objects.Elements() {
+		if _, ok := known[key]; !ok {
+			known[key] = privateObject{}
+		}
+	}
+	more, err := unaccounted(ctx, c, last, known, state.Namespace.ValueString(), state.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Could not read the objects of the release's record", connection.Explain(err))
+		return false
+	}
+	if len(more) == 0 {
+		return true
+	}
+	for key, o := range more {
+		value, _, err := readOne(ctx, c, key, o, nil, ignores.fieldsOf(key), state.ID.ValueString(), nil)
+		if err != nil {
+			resp.Diagnostics.AddError("Could not read an object of the release", key+": "+connection.Explain(err))
+			return false
+		}
+		if value != nil {
+			elems[key] = value
+			priv[key] = o
+		}
+	}
+	resp.Diagnostics.Append(priv.save(ctx, resp.Private)...)
+	return !resp.Diagnostics.HasError()
 }
 
 // readOne is one object's refreshed projection; nil when it is gone.

@@ -14,6 +14,8 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -24,6 +26,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
@@ -388,6 +391,45 @@ func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private
 				return nil, err
 			}
 			out[key] = privateObject{APIVersion: head.APIVersion}
+		}
+	}
+	return out, nil
+}
+
+// unaccounted are the objects of release namespace/name that the latest
+// record lists and known lacks, and that are still this release's in the
+// cluster (they carry its marks): an object `helm upgrade` added from
+// elsewhere, or every object of a release imported or moved in and not yet
+// applied. An upgrade deletes those the chart does not render, and a
+// destroy every one, as helm's upgrade and uninstall would; an object the
+// record lists that another release or tool now holds is never one of them.
+func unaccounted(ctx context.Context, c *connection.Client, latest *release.Release, known private,
+	namespace, name string) (private, error) {
+	out := private{}
+	if latest == nil {
+		return out, nil
+	}
+	recorded, err := recordedObjects(latest, c)
+	if err != nil {
+		return nil, fmt.Errorf("reading the release record's manifest: %w", err)
+	}
+	for key, o := range recorded {
+		if _, ok := known[key]; ok {
+			continue
+		}
+		id, err := identityOf(key, o)
+		if err != nil {
+			return nil, err
+		}
+		live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		switch {
+		case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if objectplan.HolderOf(live).InRelease(namespace, name) {
+			out[key] = o
 		}
 	}
 	return out, nil

@@ -1,0 +1,122 @@
+package helmrelease_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+)
+
+// An object `helm upgrade` added to our release from elsewhere is the
+// release's: the next plan names its deletion (it leaves objects), the apply
+// deletes it, and it is absent from the next record, so helm get manifest
+// agrees with the cluster. An object the record lists that someone else
+// took since (its marks name no release) is never deleted.
+func TestAccHelmReleaseAccountsForObjectsHelmAdded(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "counted"
+	config := releaseConfig(t, ns, name, `set = [{ name = "extra", value = "false" }, { name = "keep", value = "false" }]`)
+	extraKey := "core/ConfigMap/" + ns + "/" + name + "-extra"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					helmCLI(t, "upgrade", name, chartPath(t, "lifecycle"), "-n", ns, "--reuse-values", "--set", "extra=true")
+					if err := present(t, configMaps, ns, name+"-extra", true)(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+					planFunc(func(r plancheck.CheckPlanRequest) error {
+						for _, rc := range r.Plan.ResourceChanges {
+							before, _ := rc.Change.Before.(map[string]any)
+							after, _ := rc.Change.After.(map[string]any)
+							was, _ := before["objects"].(map[string]any)
+							now, _ := after["objects"].(map[string]any)
+							if _, ok := was[extraKey]; !ok {
+								return fmt.Errorf("the refresh should put %s, which helm added, in objects: %v", extraKey, keysOf(was))
+							}
+							if _, ok := now[extraKey]; ok {
+								return fmt.Errorf("the plan should name %s's deletion", extraKey)
+							}
+						}
+						return nil
+					}),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					present(t, configMaps, ns, name+"-extra", false),
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
+					acctest.ClusterCheck(func() error {
+						if out := helmCLI(t, "get", "manifest", name, "-n", ns); strings.Contains(out, name+"-extra") {
+							return fmt.Errorf("helm get manifest still lists %s-extra:\n%s", name, out)
+						}
+						return nil
+					}),
+				},
+			},
+			{Config: config, PlanOnly: true},
+		},
+	})
+}
+
+// planFunc is a plan check written as a function.
+type planFunc func(plancheck.CheckPlanRequest) error
+
+func (f planFunc) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = f(req)
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// A release imported and destroyed before any apply (objects still empty) is
+// uninstalled as helm uninstall would: every object its latest record lists
+// is deleted, then the records; an object of the record that another owner
+// took since stays.
+func TestAccHelmReleaseDestroyAfterImportUninstallsTheRecord(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	name := "importgone"
+	helmCLI(t, "install", name, chartPath(t, "lifecycle"), "-n", ns, "--set", "greeting=hi", "--set", "keep=false")
+	// Someone takes the extra ConfigMap away from the release.
+	acctest.PatchAs(t, "kubectl", configMaps, ns, name+"-extra",
+		`{"metadata":{"annotations":{"meta.helm.sh/release-name":"other"}}}`)
+	w := acctest.NewWorkdir(t)
+	// The configuration renders no extra ConfigMap: the one the record lists
+	// is another release's now, and nothing of this one asks for it.
+	w.Write(strings.Replace(releaseThroughProvider(t, ns, name, ""), `{ name = "keep", value = "false" }`,
+		`{ name = "keep", value = "false" }, { name = "extra", value = "false" }`, 1))
+	if r := w.Run("import", "-input=false", "k8sconnect_helm_release.app", ns+"/"+name); r.Err != nil {
+		t.Fatalf("import: %v\n%s", r.Err, r.Output)
+	}
+	if r := w.Run("destroy", "-auto-approve", "-input=false"); r.Err != nil {
+		t.Fatalf("destroy: %v\n%s", r.Err, r.Output)
+	}
+	for _, gone := range []string{name + "-settings"} {
+		acctest.MustNotExist(t, configMaps, ns, gone)
+	}
+	acctest.MustNotExist(t, deployments, ns, name+"-app")
+	acctest.MustNotExist(t, secrets, ns, name+"-auth")
+	acctest.MustGet(t, configMaps, ns, name+"-extra")
+	if got := recordStatuses(t, ns, name); len(got) != 0 {
+		t.Errorf("records left after destroy: %v", got)
+	}
+}

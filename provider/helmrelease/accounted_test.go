@@ -120,3 +120,49 @@ func TestAccHelmReleaseDestroyAfterImportUninstallsTheRecord(t *testing.T) {
 		t.Errorf("records left after destroy: %v", got)
 	}
 }
+
+// A release installed by a tool that links Helm's library under a name of
+// its own (Flux's helm-controller, here) is adopted as one the helm CLI
+// installed: after the import's apply, the tool's field manager no longer
+// holds the fields the chart sets, so one the chart drops later goes with
+// it instead of lingering under the tool's name.
+func TestAccHelmReleaseAdoptsFromAnyInstaller(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	name := "flux"
+	helmCLI(t, "install", name, chartPath(t, "lifecycle"), "-n", ns, "--set", "greeting=hi", "--set", "keep=false")
+	// What helm-controller's apply leaves: the same object, its marks and
+	// data written under its own manager.
+	acctest.ApplyAs(t, "helm-controller", configMaps, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: %[1]s-settings
+  namespace: %[2]s
+  labels: {app.kubernetes.io/managed-by: Helm}
+  annotations: {meta.helm.sh/release-name: %[1]s, meta.helm.sh/release-namespace: %[2]s}
+data: {greeting: hi}
+`, name, ns))
+	config := fmt.Sprintf(`
+import {
+  to = k8sconnect_helm_release.app
+  id = "%[1]s/%[2]s"
+}
+`, ns, name) + releaseConfig(t, ns, name, `set = [{ name = "greeting", value = "hi" }, { name = "keep", value = "false" }]`)
+	letGo := acctest.ClusterCheck(func() error {
+		cm := acctest.MustGet(t, configMaps, ns, name+"-settings")
+		for _, e := range cm.GetManagedFields() {
+			if (e.Manager == "helm-controller" || e.Manager == "helm") && e.FieldsV1 != nil &&
+				strings.Contains(string(e.FieldsV1.GetRawBytes()), "f:greeting") {
+				return fmt.Errorf("%s still holds data.greeting: %s", e.Manager, e.FieldsV1.GetRawBytes())
+			}
+		}
+		return nil
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{Config: config, ConfigStateChecks: []statecheck.StateCheck{letGo, configMapData(t, ns, name+"-settings", "greeting", "hi")}},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}

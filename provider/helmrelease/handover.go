@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -20,8 +22,9 @@ import (
 // adoptionWarning tells, at plan time, what the first apply after an import does.
 func adoptionWarning(id string) string {
 	return fmt.Sprintf("Release %s was imported or moved in. This apply takes its objects over in place: they are updated, "+
-		"not replaced, and keep their UIDs. The fields Helm's field manager set that this chart sets too are handed "+
-		"to k8sconnect, so each has one owner; fields only Helm set are left as they are. The release keeps its "+
+		"not replaced, and keep their UIDs. The fields the tool that installed them set (helm, or a tool that links "+
+		"Helm's library) that this chart sets too are handed to k8sconnect, so each has one owner; fields only that "+
+		"tool set are left as they are. The release keeps its "+
 		"history, and this apply writes its next revision.", id)
 }
 
@@ -33,23 +36,48 @@ func helmManager(name string) bool {
 	return name == "helm" || strings.HasPrefix(name, "terraform-provider-helm")
 }
 
-// takeOverAll hands the fields of helm's managers over to k8sconnect in
-// every applied object (ssa.TakeOver, which retries while someone writes in
-// between).
+// releaseMarks are the fields every tool that installs a Helm release writes
+// on its objects: whoever owns them installed the object.
+var releaseMarks = []fieldpath.Path{
+	fieldpath.MakePathOrDie("metadata", "annotations", annotationReleaseName),
+	fieldpath.MakePathOrDie("metadata", "annotations", annotationReleaseNS),
+	fieldpath.MakePathOrDie("metadata", "labels", labelManagedBy),
+}
+
+// installers are the field managers that wrote obj as an object of a Helm
+// release, whatever tool they are: the owners of its release marks (the
+// helm CLI, and the programs that link Helm's library under a name of their
+// own: Flux's helm-controller, Zarf, pulumi-kubernetes' helm.v3.Release,
+// hashicorp/helm), and Helm's own names. k8sconnect is none of them.
+func installers(obj *unstructured.Unstructured) []string {
+	fields, _ := managedfields.Of(obj)
+	var out []string
+	for _, e := range obj.GetManagedFields() {
+		m := e.Manager
+		if m == ssa.FieldManager || slices.Contains(out, m) {
+			continue
+		}
+		owned := fields.Manager(m)
+		if helmManager(m) || slices.ContainsFunc(releaseMarks, owned.Has) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// takeOverAll hands the fields the installers of each applied object held
+// over to k8sconnect, so each field the chart sets has one owner and one it
+// later drops goes with it (ssa.TakeOver, which retries while someone
+// writes in between).
 func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*unstructured.Unstructured) error {
 	for key, obj := range applied {
-		var managers []string
-		for _, e := range obj.GetManagedFields() {
-			if helmManager(e.Manager) && !slices.Contains(managers, e.Manager) {
-				managers = append(managers, e.Manager)
-			}
-		}
+		managers := installers(obj)
 		if len(managers) == 0 {
 			continue
 		}
 		out, err := ssa.TakeOver(ctx, c, obj, managers)
 		if err != nil {
-			return fmt.Errorf("%s: handing Helm's fields over: %w", key, err)
+			return fmt.Errorf("%s: handing the installer's fields over: %w", key, err)
 		}
 		applied[key] = out
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	release "helm.sh/helm/v4/pkg/release/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -181,7 +180,7 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 		return nil, nil, err
 	}
 	live, err := c.Get(ctx, ident.GVK(), ident.Namespace, ident.Name)
-	if apierrors.IsNotFound(err) {
+	if connection.Gone(err, ident.Name) {
 		return nil, nil, nil
 	}
 	if err != nil {

@@ -160,7 +160,7 @@ func (r *Resource) planUpdate(ctx context.Context, c *connection.Client, p *plan
 	recent, err := recallOrGet(ctx, c, p.id)
 	live := recent.Obj
 	switch {
-	case apierrors.IsNotFound(err):
+	case connection.Gone(err, p.id.Name):
 		live = nil
 	case meta.IsNoMatchError(err):
 		return // a CRD created in this run: known after apply

@@ -91,8 +91,12 @@ func Object(ctx context.Context, c *connection.Client, recorded connection.Recor
 		return r
 	case connection.StaleCredentials(err, id.String(), diags):
 		r.Outcome = CredentialsRefused
-	case apierrors.IsNotFound(err):
+	case connection.Gone(err, id.Name):
 		r.Outcome = Gone
+	case apierrors.IsNotFound(err):
+		// A 404 that is not the server's word on the object (a proxy's
+		// page): no verdict, so the object stays in state.
+		return keep(err)
 	case meta.IsNoMatchError(err):
 		// The kind is missing from the client's discovery; only a fresh
 		// discovery without it says that the kind is really gone.

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -238,9 +237,10 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	if last != nil {
 		o.Live = last.live
 		if o.Live == nil {
-			read, err := objectplan.Read(ctx, c, manifest.IdentityOf(p.obj))
+			id := manifest.IdentityOf(p.obj)
+			read, err := objectplan.Read(ctx, c, id)
 			switch {
-			case apierrors.IsNotFound(err):
+			case connection.Gone(err, id.Name):
 				read.Obj = nil // deleted outside: created again
 			case err != nil:
 				return planned{}, handon.Read{}, fmt.Errorf("reading it: %w", err)

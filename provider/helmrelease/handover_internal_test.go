@@ -11,7 +11,7 @@ import (
 // entry is one managedFields entry of manager owning fieldsV1.
 func entry(manager, op, fieldsV1 string) metav1.ManagedFieldsEntry {
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationType(op),
-		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fieldsV1)}}
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fieldsV1)}
 }
 
 // Whoever installed an object of a Helm release owns its release marks,

@@ -49,8 +49,9 @@ const clockSlack = 2 * time.Minute
 // RBAC that are hooks of the same event with the same policy (ingress-nginx's
 // admission Jobs), which must outlive it. When a hook fails after it was
 // created, it is deleted if its policy is hook-failed, and then the hooks of
-// the event that succeeded before it whose policy is hook-succeeded, first
-// first. rec, when set, records each run in the release record's hooks.
+// the event that succeeded before it whose policy is hook-succeeded, in the
+// order they ran. rec, when set, records each run in the release record's
+// hooks.
 func runHooks(ctx context.Context, c *connection.Client, owner hookRelease, hooks []hook, event release.HookEvent,
 	timeout time.Duration, rec *release.Release) error {
 	now := hooksOf(hooks, event)

@@ -282,7 +282,7 @@ func (a *applyRun) runHooks(ctx context.Context, event release.HookEvent) error 
 	if a.repair {
 		return nil
 	}
-	return runHooks(ctx, a.c, a.rd.hooks, event, a.timeout, a.rec)
+	return runHooks(ctx, a.c, hookRelease{a.rel.Name, a.rel.Namespace, a.history}, a.rd.hooks, event, a.timeout, a.rec)
 }
 
 // fail marks the record failed with err and reports it under summary.

@@ -62,7 +62,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 			return
 		}
 	}
-	if err := runHooks(ctx, c, hooks, release.HookPreDelete, timeout, nil); err != nil {
+	if err := runHooks(ctx, c, hookRelease{name, ns, history}, hooks, release.HookPreDelete, timeout, nil); err != nil {
 		resp.Diagnostics.AddError("Hook failed", connection.Explain(err))
 		return
 	}
@@ -86,7 +86,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.AddError("Object not deleted", connection.Explain(err))
 		return
 	}
-	if err := runHooks(ctx, c, hooks, release.HookPostDelete, timeout, nil); err != nil {
+	if err := runHooks(ctx, c, hookRelease{name, ns, history}, hooks, release.HookPostDelete, timeout, nil); err != nil {
 		resp.Diagnostics.AddError("Hook failed", connection.Explain(err))
 		return
 	}

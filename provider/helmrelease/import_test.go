@@ -29,6 +29,17 @@ func helmCLI(t *testing.T, args ...string) string {
 // cluster and returns what it printed.
 func helmCLIOf(t *testing.T, cli string, args ...string) string {
 	t.Helper()
+	out, err := helmRun(t, cli, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", cli, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// helmRun runs cli as helmCLIOf does and returns what it printed and how it
+// exited, for a command that may fail.
+func helmRun(t *testing.T, cli string, args ...string) (string, error) {
+	t.Helper()
 	if err := toolchain.Ensure(context.Background(), cli); err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +51,7 @@ func helmCLIOf(t *testing.T, cli string, args ...string) string {
 	cmd := exec.Command(bin, append(args, "--kubeconfig", cluster.KubeconfigPath, "--kube-context", localcluster.TokenContext)...)
 	cmd.Env = append(cmd.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", cli, strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return string(out), err
 }
 
 // A release made by `helm install` of Helm 4 (server-side and client-side

@@ -3,6 +3,7 @@ package helmrelease
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 )
@@ -15,6 +16,17 @@ func kindRank(order relutil.KindSortOrder, kind string) int {
 		return i
 	}
 	return len(order)
+}
+
+// compareKinds orders two kinds as Helm's kind sorter does: by their place
+// in order, unknown kinds after every known one and among themselves by
+// name.
+func compareKinds(order relutil.KindSortOrder, a, b string) int {
+	ra, rb := kindRank(order, a), kindRank(order, b)
+	if ra == len(order) && rb == len(order) {
+		return strings.Compare(a, b)
+	}
+	return ra - rb
 }
 
 // kindByKind runs do on the items of each run of one kind in items (sorted

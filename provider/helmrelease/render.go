@@ -156,12 +156,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		if !ok {
 			continue
 		}
-		h, err := newHook(p)
-		if err != nil {
-			diags.AddError("Invalid hook", fmt.Sprintf("%s: %v", key, err))
-			continue
-		}
-		res.hooks = append(res.hooks, h)
+		res.hooks = append(res.hooks, newHook(p))
 	}
 	if diags.HasError() {
 		return nil
@@ -217,12 +212,9 @@ func newPiece(id, key, body string, secrets []string) (piece, error) {
 	return piece{key: key, obj: &obj, red: sensitive.New(id, paths), sensitivePaths: texts}, nil
 }
 
-func newHook(p piece) (hook, error) {
-	spec, err := helmchart.HookOf(p.obj.GetAnnotations())
-	if err != nil {
-		return hook{}, err
-	}
-	return hook{piece: p, events: spec.Events, weight: spec.Weight, policies: spec.DeletePolicies}, nil
+func newHook(p piece) hook {
+	spec := helmchart.HookOf(p.obj.GetAnnotations())
+	return hook{piece: p, events: spec.Events, weight: spec.Weight, policies: spec.DeletePolicies}
 }
 
 // mark gives obj Helm's ownership marks for rel.

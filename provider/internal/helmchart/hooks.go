@@ -86,26 +86,25 @@ type HookSpec struct {
 	DeletePolicies []release.HookDeletePolicy
 }
 
-// HookOf reads the annotations of a document RoleOf calls a Hook. A weight
-// that is not a whole number is an error, where Helm would run the hook at
-// weight 0: the hook would run in another order than its chart meant.
-func HookOf(annotations map[string]string) (HookSpec, error) {
+// HookOf reads the annotations of a document RoleOf calls a Hook, as Helm's
+// manifest sorter reads them. A weight is the annotation's text as a whole
+// number, spaces not trimmed; anything else (" 5", "1.5", "first") is weight
+// 0, as Helm runs it. Delete policies are the comma-separated elements, each
+// trimmed and lowercased, empty ones kept: an annotation present but empty
+// names a policy that matches nothing, and so, as with Helm, not the default.
+func HookOf(annotations map[string]string) HookSpec {
 	var h HookSpec
 	for _, e := range hookEvents(annotations[release.HookAnnotation]) {
 		if e != "" {
 			h.Events = append(h.Events, release.HookEvent(e))
 		}
 	}
-	if w := strings.TrimSpace(annotations[release.HookWeightAnnotation]); w != "" {
-		n, err := strconv.Atoi(w)
-		if err != nil {
-			return HookSpec{}, fmt.Errorf("%s %q is not a whole number", release.HookWeightAnnotation, w)
-		}
+	if n, err := strconv.Atoi(annotations[release.HookWeightAnnotation]); err == nil {
 		h.Weight = n
 	}
-	for d := range strings.SplitSeq(annotations[release.HookDeleteAnnotation], ",") {
-		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
-			h.DeletePolicies = append(h.DeletePolicies, release.HookDeletePolicy(d))
+	if policies, ok := annotations[release.HookDeleteAnnotation]; ok {
+		for d := range strings.SplitSeq(policies, ",") {
+			h.DeletePolicies = append(h.DeletePolicies, release.HookDeletePolicy(strings.ToLower(strings.TrimSpace(d))))
 		}
 	}
 	if len(h.DeletePolicies) == 0 {
@@ -113,5 +112,5 @@ func HookOf(annotations map[string]string) (HookSpec, error) {
 		// collide with its previous run.
 		h.DeletePolicies = []release.HookDeletePolicy{release.HookBeforeHookCreation}
 	}
-	return h, nil
+	return h
 }

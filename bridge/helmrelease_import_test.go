@@ -48,10 +48,22 @@ func helmInstall(t *testing.T, kubeconfig, ns, name, chart string, values map[st
 // returns what it printed.
 func helm3CLI(t *testing.T, kubeconfig string, args ...string) string {
 	t.Helper()
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm3); err != nil {
+	return helmCLIOf(t, toolchain.Helm3, kubeconfig, args...)
+}
+
+// helmCLI runs the pinned helm CLI (Helm 4) against the cluster of
+// kubeconfig and returns what it printed: what a user runs beside Pulumi.
+func helmCLI(t *testing.T, kubeconfig string, args ...string) string {
+	t.Helper()
+	return helmCLIOf(t, toolchain.Helm, kubeconfig, args...)
+}
+
+func helmCLIOf(t *testing.T, cli, kubeconfig string, args ...string) string {
+	t.Helper()
+	if err := toolchain.Ensure(context.Background(), cli); err != nil {
 		t.Fatal(err)
 	}
-	bin, err := toolchain.Path(toolchain.Helm3)
+	bin, err := toolchain.Path(cli)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +71,7 @@ func helm3CLI(t *testing.T, kubeconfig string, args ...string) string {
 	cmd.Env = append(cmd.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("helm %s (Helm 3): %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("%s %s: %v\n%s", cli, strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }

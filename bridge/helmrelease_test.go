@@ -1,8 +1,10 @@
 package bridge_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,6 +32,67 @@ func lifecycleRelease(t *testing.T) (kubeconfig, ns, chart string) {
 		filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle")
 }
 
+var releaseConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// helmRevision is one line of `helm history`.
+type helmRevision struct {
+	Revision    int    `json:"revision"`
+	Status      string `json:"status"`
+	Description string `json:"description"`
+}
+
+// helmHistory is the release's history as `helm history` prints it, oldest
+// first.
+func helmHistory(t *testing.T, kubeconfig, ns, name string) []helmRevision {
+	t.Helper()
+	out := helmCLI(t, kubeconfig, "history", name, "-n", ns, "-o", "json")
+	var h []helmRevision
+	if err := json.Unmarshal([]byte(out), &h); err != nil {
+		t.Fatalf("helm history -o json: %v\n%s", err, out)
+	}
+	return h
+}
+
+// expectHistory checks the statuses helm history shows, by revision
+// ("v1": "superseded", ...): exactly those revisions, no other.
+func expectHistory(t *testing.T, kubeconfig, ns, name string, want map[string]string) []helmRevision {
+	t.Helper()
+	h := helmHistory(t, kubeconfig, ns, name)
+	got := map[string]string{}
+	for _, r := range h {
+		got[fmt.Sprintf("v%d", r.Revision)] = r.Status
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("helm history of %s/%s: %v, want %v", ns, name, h, want)
+	}
+	return h
+}
+
+// releaseState is the outputs of the stack's one HelmRelease, as
+// `pulumi stack export` holds them.
+func releaseState(t *testing.T, s *pulumitest.Stack) map[string]any {
+	t.Helper()
+	out := s.CLI("stack", "export", "--show-secrets")
+	var export struct {
+		Deployment struct {
+			Resources []stateResource `json:"resources"`
+		} `json:"deployment"`
+	}
+	if err := json.Unmarshal([]byte(out[max(0, strings.Index(out, "{")):]), &export); err != nil {
+		t.Fatalf("pulumi stack export: %v\n%s", err, out)
+	}
+	var found []map[string]any
+	for _, r := range export.Deployment.Resources {
+		if r.Type == "k8sconnect:index/helmRelease:HelmRelease" {
+			found = append(found, r.Outputs)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("the stack holds %d HelmReleases, want 1:\n%s", len(found), out)
+	}
+	return found[0]
+}
+
 // releaseProgram is a YAML program of HelmReleases, name -> properties, each
 // with the resource options of options[name] if any.
 func releaseProgram(t *testing.T, project string, releases map[string]map[string]any, options map[string]map[string]any) string {
@@ -49,16 +112,27 @@ func releaseProgram(t *testing.T, project string, releases map[string]map[string
 	return string(b)
 }
 
-// HelmRelease under the real Pulumi engine: the lifecycle chart of the
-// Terraform tests installs (its hooks run, revision 1 is recorded in Helm's
-// format), a preview of the same program changes nothing, a changed value
-// upgrades in place to revision 2, and the setSensitive value reaches the
-// cluster but not the engine's output or the stack's state in clear.
+// HelmRelease under the real Pulumi engine, through the steps of the
+// Terraform tests' lifecycle: the lifecycle chart installs (its hooks run,
+// revision 1 is recorded in Helm's format) with deleteProtection, so
+// `pulumi destroy` is refused and changes nothing; a preview of the same
+// program changes nothing; a changed value upgrades in place to revision 2,
+// which also drops an object from the chart (extra=false): it leaves the
+// cluster, the objects output and helm's manifest. A failing pre-upgrade hook
+// fails the run with the pod's own message and leaves revision 3 failed in
+// helm history, and in the stack once refreshed (status "failed"); the next
+// up (the program back to revision 2's) goes through as revision 4, a repair
+// of revision 2. The setSensitive value reaches the cluster but not the engine's
+// output or the stack's state in clear.
 func TestPulumiHelmRelease(t *testing.T) {
 	kubeconfig, ns, chart := lifecycleRelease(t)
 	pw := acctest.NewSecretValue("pw")
-	program := func(greeting string) string {
+	program := func(protected bool, set ...string) string {
 		t.Helper()
+		entries := []any{}
+		for i := 0; i < len(set); i += 2 {
+			entries = append(entries, map[string]any{"name": set[i], "value": set[i+1]})
+		}
 		b, err := yaml.Marshal(map[string]any{
 			"name": "k8sconnect-helm-release", "runtime": "yaml",
 			"resources": map[string]any{
@@ -68,7 +142,8 @@ func TestPulumiHelmRelease(t *testing.T) {
 					"namespace":         ns,
 					"chart":             chart,
 					"timeout":           "60s",
-					"set":               []any{map[string]any{"name": "greeting", "value": greeting}},
+					"deleteProtection":  protected,
+					"set":               entries,
 					"setSensitive":      []any{map[string]any{"name": "password", "value": pw.Plain}},
 				}},
 			},
@@ -79,7 +154,7 @@ func TestPulumiHelmRelease(t *testing.T) {
 		}
 		return string(b)
 	}
-	s := pulumitest.NewYAMLProgram(t, program("hello"))
+	s := pulumitest.NewYAMLProgram(t, program(true, "greeting", "hello"))
 	up := s.Run(pulumitest.Up, nil)
 	expectChanges(t, up, map[string]int{"create": 2})
 	if got := fmt.Sprint(up.Outputs["revision"]); got != "1" {
@@ -88,6 +163,7 @@ func TestPulumiHelmRelease(t *testing.T) {
 	for _, c := range []acctest.ClusterCheck{
 		func() error { return acctest.ConfigMapHas(t, ns, "life-settings", "greeting", "hello") },
 		func() error { return acctest.ConfigMapHas(t, ns, "life-post-marker", "revision", "1") },
+		func() error { return acctest.ConfigMapHas(t, ns, "life-extra", "note", "leaves with extra=false") },
 	} {
 		if err := c(); err != nil {
 			t.Error(err)
@@ -95,7 +171,25 @@ func TestPulumiHelmRelease(t *testing.T) {
 	}
 	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
 
-	s.WriteYAML(program("bonjour"))
+	// deleteProtection: destroy is refused, saying why, and nothing goes.
+	settingsUID := acctest.UID(t, releaseConfigMaps, ns, "life-settings")
+	destroy, err := s.Try(pulumitest.Destroy, nil)
+	if err == nil {
+		t.Fatalf("pulumi destroy of a release with deleteProtection succeeded:\n%s", destroy.Log)
+	}
+	if !strings.Contains(flat(destroy.Log), "The release is protected from deletion") {
+		t.Errorf("pulumi destroy should say the release is protected from deletion:\n%s", destroy.Log)
+	}
+	if got := acctest.UID(t, releaseConfigMaps, ns, "life-settings"); got != settingsUID {
+		t.Errorf("the refused destroy replaced life-settings: UID %s -> %s", settingsUID, got)
+	}
+	expectHistory(t, kubeconfig, ns, "life", map[string]string{"v1": "deployed"})
+	if resources, _ := s.Resources(); len(resources) != 1 {
+		t.Fatalf("the refused destroy changed the stack: %v", resources)
+	}
+
+	// An upgrade, the protection lifted, and an object leaving the chart.
+	s.WriteYAML(program(false, "greeting", "bonjour", "extra", "false"))
 	up2 := s.Run(pulumitest.Up, nil)
 	expectChanges(t, up2, map[string]int{"update": 1, "same": 1})
 	if got := fmt.Sprint(up2.Outputs["revision"]); got != "2" {
@@ -104,9 +198,64 @@ func TestPulumiHelmRelease(t *testing.T) {
 	if err := acctest.ConfigMapHas(t, ns, "life-settings", "greeting", "bonjour"); err != nil {
 		t.Error(err)
 	}
+	if got := acctest.UID(t, releaseConfigMaps, ns, "life-settings"); got != settingsUID {
+		t.Errorf("the upgrade replaced life-settings: UID %s -> %s", settingsUID, got)
+	}
+	acctest.MustNotExist(t, releaseConfigMaps, ns, "life-extra")
+	extraKey := "core/ConfigMap/" + ns + "/life-extra"
+	if objects, _ := up2.Outputs["objects"].(map[string]any); objects[extraKey] != nil {
+		t.Errorf("the objects output still lists %s, which left the chart", extraKey)
+	}
+	if m := helmCLI(t, kubeconfig, "get", "manifest", "life", "-n", ns); strings.Contains(m, "life-extra") ||
+		!strings.Contains(m, "greeting: bonjour") {
+		t.Errorf("helm get manifest should hold revision 2's objects, without life-extra:\n%s", m)
+	}
 	objects := fmt.Sprint(up2.Outputs["objects"])
 	acctest.ExpectPresent(t, "the objects output", objects, "(sensitive, hmac-sha256:")
-	for where, text := range map[string]string{"up output": up.Log + up2.Log, "objects output": objects,
+
+	// A failing hook fails the upgrade with the pod's message.
+	s.WriteYAML(program(false, "greeting", "bonjour", "extra", "false", "failHook", "true"))
+	failed, err := s.Try(pulumitest.Up, nil)
+	if err == nil {
+		t.Fatalf("pulumi up with a failing pre-upgrade hook succeeded:\n%s", failed.Log)
+	}
+	if !regexp.MustCompile(`pre-upgrade hook batch/Job/` + ns + `/life-migrate failed.*BackoffLimitExceeded.*failed on purpose.*exit code 1`).
+		MatchString(flat(failed.Log)) {
+		t.Errorf("the failed up should name the hook and give the pod's message:\n%s", failed.Log)
+	}
+	expectHistory(t, kubeconfig, ns, "life", map[string]string{"v1": "superseded", "v2": "deployed", "v3": "failed"})
+	if err := acctest.ConfigMapHas(t, ns, "life-post-marker", "revision", "2"); err != nil {
+		t.Errorf("the failed upgrade ran its post-upgrade hook: %v", err)
+	}
+	// The engine keeps a failed update's previous state (the bridge drops
+	// what the provider returns with an error), so the failed revision is
+	// seen through a refresh, which reads the release's latest record.
+	s.Run(pulumitest.Refresh, nil)
+	if st := releaseState(t, s); st["status"] != "failed" || st["revision"] != float64(3) {
+		t.Errorf("the stack after the failed upgrade and a refresh: status %v, revision %v; want failed, 3", st["status"], st["revision"])
+	}
+
+	// The hook fixed, the next up goes through.
+	s.WriteYAML(program(false, "greeting", "bonjour", "extra", "false"))
+	up4 := s.Run(pulumitest.Up, nil)
+	expectChanges(t, up4, map[string]int{"update": 1, "same": 1})
+	if got := fmt.Sprint(up4.Outputs["revision"]); got != "4" {
+		t.Errorf("revision after the failed upgrade's retry = %s, want 4", got)
+	}
+	if got := releaseState(t, s)["status"]; got != "deployed" {
+		t.Errorf("status in the stack after the retry = %v, want deployed", got)
+	}
+	expectHistory(t, kubeconfig, ns, "life", map[string]string{"v1": "superseded", "v2": "superseded", "v3": "failed", "v4": "deployed"})
+	// The program is revision 2's again and the failed hook changed none of
+	// the release's objects: the retry is a repair, with no hook.
+	if h := helmHistory(t, kubeconfig, ns, "life"); h[len(h)-1].Description != "Repair complete: objects put back as revision 2 left them" {
+		t.Errorf("helm history's revision 4 = %+v, want a repair of revision 2", h[len(h)-1])
+	}
+	if err := acctest.ConfigMapHas(t, ns, "life-post-marker", "revision", "2"); err != nil {
+		t.Error(err)
+	}
+
+	for where, text := range map[string]string{"up output": up.Log + up2.Log + failed.Log + up4.Log, "objects output": objects,
 		"stack export": s.CLI("stack", "export")} {
 		acctest.ExpectAbsent(t, where, text, pw)
 	}

@@ -123,7 +123,17 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
+	secretInName := false
 	build := func(key, body string) (piece, bool) {
+		if helmchart.NameHoldsSecret(key, secrets) {
+			// Keys go to state and to plans in the clear: said once, and
+			// without the key, which is what holds the value.
+			if !secretInName {
+				diags.AddAttributeError(pathSetSensitive, helmchart.InvalidChartOutput, helmchart.SecretInName)
+			}
+			secretInName = true
+			return piece{}, false
+		}
 		p, err := newPiece(id, key, body, secrets)
 		if err != nil {
 			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))

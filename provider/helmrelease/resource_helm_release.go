@@ -87,6 +87,7 @@ var (
 	pathObjects      = path.Root("objects")
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
+	pathSetSensitive = path.Root("set_sensitive")
 )
 
 // DefaultTimeout is helm's own default for --timeout.

@@ -122,10 +122,13 @@ type applyRun struct {
 	// repair: the inputs and the chart are as the last apply left them, so
 	// this apply only puts the objects back, as that apply rendered them,
 	// and runs no hook (renderRevision).
-	repair  bool
-	rd      *rendered
-	rec     *release.Release // the revision's record, pending until record
-	applied map[string]*unstructured.Unstructured
+	repair bool
+	rd     *rendered
+	// crdTakeovers are the CRDs of crds/ that existed before and that this
+	// apply takes over, by key.
+	crdTakeovers map[string]*crdTakeover
+	rec          *release.Release // the revision's record, pending until record
+	applied      map[string]*unstructured.Unstructured
 }
 
 // prepare checks that the release may be installed or upgraded in this
@@ -208,8 +211,12 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	for key := range a.prior {
 		ours[key] = true
 	}
-	if _, err := dropForeignCRDs(ctx, c, a.rd, ours); err != nil {
-		diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
+	if a.crdTakeovers, err = claimCRDs(ctx, c, a.rd, ours); err != nil {
+		if held := (*crdHeldError)(nil); errors.As(err, &held) {
+			diags.AddError("Object of the chart not accepted", err.Error())
+		} else {
+			diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
+		}
 		return false
 	}
 	a.rec, err = newRecord(a.rd, a.rel, a.history)
@@ -241,6 +248,11 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
 		if err != nil {
 			return a.fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err), diags)
+		}
+		if t := a.crdTakeovers[p.key]; t != nil && len(t.from) > 0 {
+			if obj, err = ssa.TakeOver(ctx, c, obj, t.from); err != nil {
+				return a.fail("CRD not taken over", fmt.Errorf("%s: handing over the fields of %v: %w", p.key, t.from, err), diags)
+			}
 		}
 		a.applied[p.key] = obj
 		if err := waitEstablished(ctx, c, obj, timeout); err != nil {

@@ -97,18 +97,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
 
-	inState := map[string]bool{}
-	for k := range state.Objects.Elements() {
-		inState[k] = true
-	}
-	warnings, err := dropForeignCRDs(ctx, c, rd, inState)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read a CRD of the chart", connection.Explain(err))
-		return
-	}
-	for _, w := range warnings {
-		resp.Diagnostics.AddWarning("A CRD of the chart is left as it is", w)
-	}
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
@@ -146,6 +134,9 @@ type planned struct {
 	value  attr.Value
 	object objectplan.Object
 	plan   objectplan.Planned
+	// takeover is set for a CRD of crds/ that exists and that the apply
+	// takes over (claimCRD).
+	takeover *crdTakeover
 }
 
 // dryRunAll dry-runs every object of release id and projects the answers,
@@ -200,6 +191,11 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			continue
 		}
 		elems[p.key] = results[i].value
+		if t := results[i].takeover; t != nil {
+			// Once: the apply puts it in objects, and the plans after it
+			// find it the release's.
+			diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "Taking over a CRD of the chart", t.warning(p.key))
+		}
 		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: p.key,
 			At: pathObjects.AtMapKey(p.key), Attribute: "objects", Private: privatestate.Of{R: req.Private, W: resp.Private, Object: p.key},
 			Verbosity: r.verbosity, Options: []ownership.Option{ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]")}},
@@ -264,12 +260,19 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	if pl.HandOn.Dry != nil {
 		handOn = pl.HandOn
 	}
+	out := planned{value: projectionValue(pl.Observation.Projection), object: o, plan: pl}
 	if !pl.Unchanged && last == nil && existedBefore(pl.Dry) {
-		if err := checkNotTaken(ctx, c, p); err != nil {
+		var err error
+		if p.fromCRDsDir {
+			out.takeover, err = checkCRDClaim(ctx, c, p, pl.Dry)
+		} else {
+			err = checkNotTaken(ctx, c, p)
+		}
+		if err != nil {
 			return planned{}, handon.Read{}, err
 		}
 	}
-	return planned{value: projectionValue(pl.Observation.Projection), object: o, plan: pl}, handOn, nil
+	return out, handOn, nil
 }
 
 // existedBefore tells from a dry run's answer whether the object was there
@@ -287,4 +290,18 @@ func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	}
 	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
 		"from the other owner), or delete it first if it is meant to be this release's", owner)
+}
+
+// checkCRDClaim reads a CRD of crds/ that exists and that the release does
+// not hold yet, and tells whether the apply, which dry answers for, may take
+// it over (claimCRD).
+func checkCRDClaim(ctx context.Context, c *connection.Client, p piece, dry *unstructured.Unstructured) (*crdTakeover, error) {
+	read, err := objectplan.Read(ctx, c, manifest.IdentityOf(p.obj))
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil // deleted since the dry run: created
+	case err != nil:
+		return nil, fmt.Errorf("reading it: %w", err)
+	}
+	return claimCRD(c, p, read.Obj, dry)
 }

@@ -176,6 +176,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly setSensitive: pulumi.Output<outputs.HelmReleaseSetSensitive[] | undefined>;
     /**
+     * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     */
+    declare public readonly skipCrds: pulumi.Output<boolean>;
+    /**
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
@@ -239,6 +243,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["revision"] = state?.revision;
             resourceInputs["set"] = state?.set;
             resourceInputs["setSensitive"] = state?.setSensitive;
+            resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["values"] = state?.values;
@@ -274,6 +279,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["repositoryUsername"] = args?.repositoryUsername;
             resourceInputs["set"] = args?.set;
             resourceInputs["setSensitive"] = args?.setSensitive;
+            resourceInputs["skipCrds"] = args?.skipCrds;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["values"] = args?.values;
             resourceInputs["verify"] = args?.verify;
@@ -402,6 +408,10 @@ export interface HelmReleaseState {
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
     /**
+     * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     */
+    skipCrds?: pulumi.Input<boolean | undefined>;
+    /**
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      */
     status?: pulumi.Input<string | undefined>;
@@ -515,6 +525,10 @@ export interface HelmReleaseArgs {
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
+    /**
+     * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     */
+    skipCrds?: pulumi.Input<boolean | undefined>;
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */

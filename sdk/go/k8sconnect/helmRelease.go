@@ -130,6 +130,8 @@ type HelmRelease struct {
 	Set HelmReleaseSetArrayOutput `pulumi:"set"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayOutput `pulumi:"setSensitive"`
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds pulumi.BoolOutput `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringOutput `pulumi:"status"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -239,6 +241,8 @@ type helmReleaseState struct {
 	Set []HelmReleaseSet `pulumi:"set"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds *bool `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status *string `pulumi:"status"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -306,6 +310,8 @@ type HelmReleaseState struct {
 	Set HelmReleaseSetArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds pulumi.BoolPtrInput
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -367,6 +373,8 @@ type helmReleaseArgs struct {
 	Set []HelmReleaseSet `pulumi:"set"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds *bool `pulumi:"skipCrds"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -423,6 +431,8 @@ type HelmReleaseArgs struct {
 	Set HelmReleaseSetArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds pulumi.BoolPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -650,6 +660,11 @@ func (o HelmReleaseOutput) Set() HelmReleaseSetArrayOutput {
 // Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 func (o HelmReleaseOutput) SetSensitive() HelmReleaseSetSensitiveArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetSensitiveArrayOutput { return v.SetSensitive }).(HelmReleaseSetSensitiveArrayOutput)
+}
+
+// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+func (o HelmReleaseOutput) SkipCrds() pulumi.BoolOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.SkipCrds }).(pulumi.BoolOutput)
 }
 
 // The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).

@@ -42,6 +42,7 @@ class HelmReleaseArgs:
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -71,6 +72,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -117,6 +119,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "set", set)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if skip_crds is not None:
+            pulumi.set(__self__, "skip_crds", skip_crds)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if values is not None:
@@ -381,6 +385,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="skipCrds")
+    def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        """
+        return pulumi.get(self, "skip_crds")
+
+    @skip_crds.setter
+    def skip_crds(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "skip_crds", value)
+
+    @_builtins.property
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -470,6 +486,7 @@ class _HelmReleaseState:
                  revision: pulumi.Input[Optional[_builtins.int]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -505,6 +522,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -564,6 +582,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "set", set)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if skip_crds is not None:
+            pulumi.set(__self__, "skip_crds", skip_crds)
         if status is not None:
             pulumi.set(__self__, "status", status)
         if timeout is not None:
@@ -890,6 +910,18 @@ class _HelmReleaseState:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="skipCrds")
+    def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        """
+        return pulumi.get(self, "skip_crds")
+
+    @skip_crds.setter
+    def skip_crds(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "skip_crds", value)
+
+    @_builtins.property
     @pulumi.getter
     def status(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -989,6 +1021,7 @@ class HelmRelease(pulumi.CustomResource):
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1060,6 +1093,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -1150,6 +1184,7 @@ class HelmRelease(pulumi.CustomResource):
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1189,6 +1224,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["repository_username"] = repository_username
             __props__.__dict__["set"] = set
             __props__.__dict__["set_sensitive"] = set_sensitive
+            __props__.__dict__["skip_crds"] = skip_crds
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["values"] = values
             __props__.__dict__["verify"] = verify
@@ -1238,6 +1274,7 @@ class HelmRelease(pulumi.CustomResource):
             revision: pulumi.Input[Optional[_builtins.int]] = None,
             set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
             set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+            skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1277,6 +1314,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -1314,6 +1352,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["revision"] = revision
         __props__.__dict__["set"] = set
         __props__.__dict__["set_sensitive"] = set_sensitive
+        __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["values"] = values
@@ -1529,6 +1568,14 @@ class HelmRelease(pulumi.CustomResource):
         Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         """
         return pulumi.get(self, "set_sensitive")
+
+    @_builtins.property
+    @pulumi.getter(name="skipCrds")
+    def skip_crds(self) -> pulumi.Output[_builtins.bool]:
+        """
+        Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        """
+        return pulumi.get(self, "skip_crds")
 
     @_builtins.property
     @pulumi.getter

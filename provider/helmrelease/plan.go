@@ -45,6 +45,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	// Set again below once the plan has rendered: an apply compares only
+	// with what this plan rendered.
+	resp.Diagnostics.Append(savePlanned(ctx, resp.Private, nil)...)
 	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	}
@@ -68,15 +71,22 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// its next refresh, not as a change in every plan.
 		plan.ClusterUID = state.ClusterUID
 	}
-	records := newRecords(c, plan.Namespace.ValueString(), 0)
+	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
+		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
 	if creating {
-		if err := records.checkInstall(plan.Name.ValueString()); err != nil {
+		records := newRecords(c, plan.Namespace.ValueString(), 0)
+		history, err := records.history(plan.Name.ValueString())
+		if err == nil {
+			err = records.checkInstall(plan.Name.ValueString(), history)
+		}
+		if err != nil {
 			resp.Diagnostics.AddError("The release cannot be installed", connection.Explain(err))
 			return
 		}
+		// An install that failed is taken up again as the revision after
+		// its record, as the apply will render it.
+		next = nextRevision(next.Name, next.Namespace, history)
 	}
-	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
-		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
 	var last *renderedAs
 	if !creating && sameValues(plan, state) {
 		last = lastRender(ctx, req.Private)
@@ -96,6 +106,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
+	plan.ChartDigest = types.StringValue(rd.digest)
+	if !creating && !upgrade && state.ChartDigest.IsNull() {
+		// Applied by a version that did not record it: recorded at the next
+		// upgrade, not as a change of its own.
+		plan.ChartDigest = state.ChartDigest
+	}
 
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
@@ -118,6 +134,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.Status = types.StringValue(statusDeployed)
+	if !creating { // a Create is given no planned private state
+		planned := newPlannedRender(rd, objects)
+		resp.Diagnostics.Append(savePlanned(ctx, resp.Private, &planned)...)
+	}
 }
 
 func (m *model) unknownResults() {
@@ -125,6 +145,7 @@ func (m *model) unknownResults() {
 	m.Revision = types.Int64Unknown()
 	m.Status = types.StringUnknown()
 	m.ChartVersion = types.StringUnknown()
+	m.ChartDigest = types.StringUnknown()
 	m.AppVersion = types.StringUnknown()
 }
 

@@ -78,6 +78,7 @@ type model struct {
 	Revision     types.Int64  `tfsdk:"revision"`
 	Status       types.String `tfsdk:"status"`
 	ChartVersion types.String `tfsdk:"chart_version"`
+	ChartDigest  types.String `tfsdk:"chart_digest"`
 	AppVersion   types.String `tfsdk:"app_version"`
 	ClusterUID   types.String `tfsdk:"cluster_uid"`
 }
@@ -169,6 +170,13 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"chart_version": schema.StringAttribute{Computed: true,
 				Description: "The chart's exact version (a constraint in `version` resolved)."},
 			"app_version": schema.StringAttribute{Computed: true, Description: "The chart's appVersion."},
+			"chart_digest": schema.StringAttribute{Computed: true,
+				Description: "A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, " +
+					"every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart " +
+					"changed in place (a local directory edited, an archive republished under its version) shows " +
+					"here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails " +
+					"before it writes anything. Null for a release last applied by a version that did not record it, " +
+					"until its next upgrade."},
 			"cluster_uid": schema.StringAttribute{Computed: true,
 				Description: connection.IdentityDescription("the release was installed in") + " A release " +
 					"installed by an earlier version records it at its next refresh."},

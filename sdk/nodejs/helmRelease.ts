@@ -80,6 +80,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly chart: pulumi.Output<string>;
     /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     */
+    declare public /*out*/ readonly chartDigest: pulumi.Output<string>;
+    /**
      * The chart's exact version (a constraint in `version` resolved).
      */
     declare public /*out*/ readonly chartVersion: pulumi.Output<string>;
@@ -219,6 +223,7 @@ export class HelmRelease extends pulumi.CustomResource {
             const state = argsOrState as HelmReleaseState | undefined;
             resourceInputs["appVersion"] = state?.appVersion;
             resourceInputs["chart"] = state?.chart;
+            resourceInputs["chartDigest"] = state?.chartDigest;
             resourceInputs["chartVersion"] = state?.chartVersion;
             resourceInputs["clusterConnection"] = state?.clusterConnection;
             resourceInputs["clusterUid"] = state?.clusterUid;
@@ -286,6 +291,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["version"] = args?.version;
             resourceInputs["wait"] = args?.wait;
             resourceInputs["appVersion"] = undefined /*out*/;
+            resourceInputs["chartDigest"] = undefined /*out*/;
             resourceInputs["chartVersion"] = undefined /*out*/;
             resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["objects"] = undefined /*out*/;
@@ -311,6 +317,10 @@ export interface HelmReleaseState {
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     chart?: pulumi.Input<string | undefined>;
+    /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     */
+    chartDigest?: pulumi.Input<string | undefined>;
     /**
      * The chart's exact version (a constraint in `version` resolved).
      */

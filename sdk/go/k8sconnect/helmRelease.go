@@ -82,6 +82,8 @@ type HelmRelease struct {
 	AppVersion pulumi.StringOutput `pulumi:"appVersion"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringOutput `pulumi:"chart"`
+	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+	ChartDigest pulumi.StringOutput `pulumi:"chartDigest"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringOutput `pulumi:"chartVersion"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -193,6 +195,8 @@ type helmReleaseState struct {
 	AppVersion *string `pulumi:"appVersion"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart *string `pulumi:"chart"`
+	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+	ChartDigest *string `pulumi:"chartDigest"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion *string `pulumi:"chartVersion"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -262,6 +266,8 @@ type HelmReleaseState struct {
 	AppVersion pulumi.StringPtrInput
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringPtrInput
+	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+	ChartDigest pulumi.StringPtrInput
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringPtrInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -540,6 +546,11 @@ func (o HelmReleaseOutput) AppVersion() pulumi.StringOutput {
 // A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 func (o HelmReleaseOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Chart }).(pulumi.StringOutput)
+}
+
+// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+func (o HelmReleaseOutput) ChartDigest() pulumi.StringOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.ChartDigest }).(pulumi.StringOutput)
 }
 
 // The chart's exact version (a constraint in `version` resolved).

@@ -462,6 +462,7 @@ class _HelmReleaseState:
     def __init__(__self__, *,
                  app_version: pulumi.Input[Optional[_builtins.str]] = None,
                  chart: pulumi.Input[Optional[_builtins.str]] = None,
+                 chart_digest: pulumi.Input[Optional[_builtins.str]] = None,
                  chart_version: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -498,6 +499,7 @@ class _HelmReleaseState:
 
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
+        :param pulumi.Input[_builtins.str] chart_digest: A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -534,6 +536,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "app_version", app_version)
         if chart is not None:
             pulumi.set(__self__, "chart", chart)
+        if chart_digest is not None:
+            pulumi.set(__self__, "chart_digest", chart_digest)
         if chart_version is not None:
             pulumi.set(__self__, "chart_version", chart_version)
         if cluster_connection is not None:
@@ -620,6 +624,18 @@ class _HelmReleaseState:
     @chart.setter
     def chart(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "chart", value)
+
+    @_builtins.property
+    @pulumi.getter(name="chartDigest")
+    def chart_digest(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+        """
+        return pulumi.get(self, "chart_digest")
+
+    @chart_digest.setter
+    def chart_digest(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "chart_digest", value)
 
     @_builtins.property
     @pulumi.getter(name="chartVersion")
@@ -1231,6 +1247,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["version"] = version
             __props__.__dict__["wait"] = wait
             __props__.__dict__["app_version"] = None
+            __props__.__dict__["chart_digest"] = None
             __props__.__dict__["chart_version"] = None
             __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["objects"] = None
@@ -1250,6 +1267,7 @@ class HelmRelease(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None,
             app_version: pulumi.Input[Optional[_builtins.str]] = None,
             chart: pulumi.Input[Optional[_builtins.str]] = None,
+            chart_digest: pulumi.Input[Optional[_builtins.str]] = None,
             chart_version: pulumi.Input[Optional[_builtins.str]] = None,
             cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
             cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1290,6 +1308,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
+        :param pulumi.Input[_builtins.str] chart_digest: A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -1328,6 +1347,7 @@ class HelmRelease(pulumi.CustomResource):
 
         __props__.__dict__["app_version"] = app_version
         __props__.__dict__["chart"] = chart
+        __props__.__dict__["chart_digest"] = chart_digest
         __props__.__dict__["chart_version"] = chart_version
         __props__.__dict__["cluster_connection"] = cluster_connection
         __props__.__dict__["cluster_uid"] = cluster_uid
@@ -1376,6 +1396,14 @@ class HelmRelease(pulumi.CustomResource):
         A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         """
         return pulumi.get(self, "chart")
+
+    @_builtins.property
+    @pulumi.getter(name="chartDigest")
+    def chart_digest(self) -> pulumi.Output[_builtins.str]:
+        """
+        A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+        """
+        return pulumi.get(self, "chart_digest")
 
     @_builtins.property
     @pulumi.getter(name="chartVersion")

@@ -94,6 +94,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.chart;
     }
     /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    @Export(name="chartDigest", refs={String.class}, tree="[0]")
+    private Output<String> chartDigest;
+
+    /**
+     * @return A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    public Output<String> chartDigest() {
+        return this.chartDigest;
+    }
+    /**
      * The chart&#39;s exact version (a constraint in `version` resolved).
      * 
      */

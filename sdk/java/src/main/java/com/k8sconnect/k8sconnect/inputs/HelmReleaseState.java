@@ -54,6 +54,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    @Import(name="chartDigest")
+    private @Nullable Output<String> chartDigest;
+
+    /**
+     * @return A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    public Optional<Output<String>> chartDigest() {
+        return Optional.ofNullable(this.chartDigest);
+    }
+
+    /**
      * The chart&#39;s exact version (a constraint in `version` resolved).
      * 
      */
@@ -523,6 +538,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     private HelmReleaseState(HelmReleaseState $) {
         this.appVersion = $.appVersion;
         this.chart = $.chart;
+        this.chartDigest = $.chartDigest;
         this.chartVersion = $.chartVersion;
         this.clusterConnection = $.clusterConnection;
         this.clusterUid = $.clusterUid;
@@ -614,6 +630,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder chart(String chart) {
             return chart(Output.of(chart));
+        }
+
+        /**
+         * @param chartDigest A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder chartDigest(@Nullable Output<String> chartDigest) {
+            $.chartDigest = chartDigest;
+            return this;
+        }
+
+        /**
+         * @param chartDigest A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder chartDigest(String chartDigest) {
+            return chartDigest(Output.of(chartDigest));
         }
 
         /**

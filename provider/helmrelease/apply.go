@@ -15,6 +15,7 @@ import (
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
@@ -36,7 +37,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, nil, private{}, false, nil, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, nil, private{}, false, nil, nil, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -53,6 +54,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if !plan.Revision.IsUnknown() {
 		// Nothing that is rendered or applied changed (delete_protection, a
 		// timeout, the connection): no new revision.
+		resp.Diagnostics.Append(savePlanned(ctx, resp.Private, nil)...)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -66,7 +68,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if sameValues(plan, state) {
 		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
 	}
-	if r.apply(ctx, &plan, &state, prior, adopt, as, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, &state, prior, adopt, as, req.Private, resp.Private, &resp.Diagnostics) {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
 		}
@@ -90,13 +92,22 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // as, when set, is how templates see the release (.Release.Revision and
 // .Release.IsUpgrade): the last apply's, for an apply whose values did not
 // change, as the plan rendered it.
-func (r *Resource) apply(ctx context.Context, plan, state *model, prior private, adopt bool, as *renderedAs, out privatestate.Writer,
-	diags *diag.Diagnostics) bool {
+//
+// in is the planned private state, which holds what the plan rendered (nil
+// for a Create, which the engines give none): the apply renders what was
+// planned or writes nothing (agrees).
+func (r *Resource) apply(ctx context.Context, plan, state *model, prior private, adopt bool, as *renderedAs,
+	in privatestate.Reader, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	run := &applyRun{plan: plan, state: state, prior: prior, adopt: adopt, in: in}
+	if in != nil {
+		run.planned = loadPlanned(ctx, in)
+	}
+	diags.Append(savePlanned(ctx, out, nil)...) // the plan's, for this apply alone
 	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, diags)
 	if !ok {
 		return false
 	}
-	run := &applyRun{c: c, plan: plan, state: state, prior: prior, adopt: adopt}
+	run.c = c
 	if !run.prepare(ctx, as, out, diags) {
 		return false
 	}
@@ -122,8 +133,15 @@ type applyRun struct {
 	// repair: the inputs and the chart are as the last apply left them, so
 	// this apply only puts the objects back, as that apply rendered them,
 	// and runs no hook (renderRevision).
-	repair  bool
-	rd      *rendered
+	repair bool
+	rd     *rendered
+	// crdTakeovers are the CRDs of crds/ that existed before and that this
+	// apply takes over, by key.
+	crdTakeovers map[string]*crdTakeover
+	// planned is what the plan rendered, nil when it kept nothing; in is
+	// the planned private state.
+	planned *plannedRender
+	in      privatestate.Reader
 	rec     *release.Release // the revision's record, pending until record
 	applied map[string]*unstructured.Unstructured
 }
@@ -159,12 +177,6 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	}
 	forgetRelease(c, plan.ID.ValueString()) // what the plans read is about to change
 	a.recs = newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
-	if plan.CreateNamespace.ValueBool() {
-		if err := ensureNamespace(ctx, c, ns); err != nil {
-			diags.AddError("Namespace not created", connection.Explain(err))
-			return false
-		}
-	}
 	if a.history, err = a.recs.history(name); err != nil {
 		diags.AddError("Could not read the release records", connection.Explain(err))
 		return false
@@ -172,12 +184,9 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	// The plan's checks again, now that the apply is about to write: another
 	// run may have installed or begun to change the release since.
 	if a.state == nil {
-		err = a.recs.checkInstall(name)
+		err = a.recs.checkInstall(name, a.history)
 	} else {
 		err = a.recs.checkUpgrade(a.history)
-	}
-	if err == nil {
-		err = a.recs.abandon(a.history)
 	}
 	if err != nil {
 		diags.AddError("The release cannot be changed", err.Error())
@@ -208,8 +217,25 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	for key := range a.prior {
 		ours[key] = true
 	}
-	if _, err := dropForeignCRDs(ctx, c, a.rd, ours); err != nil {
-		diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
+	if a.crdTakeovers, err = claimCRDs(ctx, c, a.rd, ours); err != nil {
+		if held := (*crdHeldError)(nil); errors.As(err, &held) {
+			diags.AddError("Object of the chart not accepted", err.Error())
+		} else {
+			diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
+		}
+		return false
+	}
+	if !a.agrees(ctx, diags) {
+		return false
+	}
+	if plan.CreateNamespace.ValueBool() {
+		if err := ensureNamespace(ctx, c, ns); err != nil {
+			diags.AddError("Namespace not created", connection.Explain(err))
+			return false
+		}
+	}
+	if err := a.recs.abandon(a.history); err != nil {
+		diags.AddError("The release cannot be changed", err.Error())
 		return false
 	}
 	a.rec, err = newRecord(a.rd, a.rel, a.history)
@@ -221,6 +247,30 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 		return false
 	}
 	return true
+}
+
+// agrees checks, before the apply writes anything, that it renders what its
+// plan planned: the same chart (chart_digest), and the objects of the plan's
+// objects and none other, an upgrade's each rendered as the plan rendered
+// it or storing what was planned (differences). An install's objects are
+// not compared one by one: the engines give a create no planned private
+// state, and the plan an apply follows was made moments before.
+func (a *applyRun) agrees(ctx context.Context, diags *diag.Diagnostics) bool {
+	objects, digest := a.plan.Objects, a.plan.ChartDigest
+	if objects.IsUnknown() || objects.IsNull() {
+		return true // the plan rendered nothing to compare with
+	}
+	chartChanged := !digest.IsUnknown() && !digest.IsNull() && digest.ValueString() != a.rd.digest
+	var bodies map[string]string
+	if a.planned != nil {
+		bodies = a.planned.Bodies
+	}
+	differ := differences(ctx, a.c, a.rd, objects, bodies, func(key string) *fieldpath.Set { return ownedAtApply(ctx, a.in, key) })
+	if !chartChanged && len(differ) == 0 {
+		return true
+	}
+	diags.AddError("The apply would not do what the plan showed", a.rd.values.Scrub(disagreement(differ, chartChanged)))
+	return false
 }
 
 // perform applies the revision in Helm's order: CRDs, pre hooks, objects,
@@ -241,6 +291,11 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
 		if err != nil {
 			return a.fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err), diags)
+		}
+		if t := a.crdTakeovers[p.key]; t != nil && len(t.from) > 0 {
+			if obj, err = ssa.TakeOver(ctx, c, obj, t.from); err != nil {
+				return a.fail("CRD not taken over", fmt.Errorf("%s: handing over the fields of %v: %w", p.key, t.from, err), diags)
+			}
 		}
 		a.applied[p.key] = obj
 		if err := waitEstablished(ctx, c, obj, timeout); err != nil {
@@ -351,6 +406,9 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	plan.Status = types.StringValue(statusDeployed)
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
+	if plan.ChartDigest.IsUnknown() {
+		plan.ChartDigest = types.StringValue(rd.digest)
+	}
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
 		ChartDigest: a.rd.digest})...)

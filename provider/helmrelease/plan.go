@@ -44,6 +44,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	// Set again below once the plan has rendered: an apply compares only
+	// with what this plan rendered.
+	resp.Diagnostics.Append(savePlanned(ctx, resp.Private, nil)...)
 	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	}
@@ -67,15 +70,22 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// its next refresh, not as a change in every plan.
 		plan.ClusterUID = state.ClusterUID
 	}
-	records := newRecords(c, plan.Namespace.ValueString(), 0)
+	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
+		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
 	if creating {
-		if err := records.checkInstall(plan.Name.ValueString()); err != nil {
+		records := newRecords(c, plan.Namespace.ValueString(), 0)
+		history, err := records.history(plan.Name.ValueString())
+		if err == nil {
+			err = records.checkInstall(plan.Name.ValueString(), history)
+		}
+		if err != nil {
 			resp.Diagnostics.AddError("The release cannot be installed", connection.Explain(err))
 			return
 		}
+		// An install that failed is taken up again as the revision after
+		// its record, as the apply will render it.
+		next = nextRevision(next.Name, next.Namespace, history)
 	}
-	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
-		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
 	var last *renderedAs
 	if !creating && sameValues(plan, state) {
 		last = lastRender(ctx, req.Private)
@@ -95,19 +105,13 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
+	plan.ChartDigest = types.StringValue(rd.digest)
+	if !creating && !upgrade && state.ChartDigest.IsNull() {
+		// Applied by a version that did not record it: recorded at the next
+		// upgrade, not as a change of its own.
+		plan.ChartDigest = state.ChartDigest
+	}
 
-	inState := map[string]bool{}
-	for k := range state.Objects.Elements() {
-		inState[k] = true
-	}
-	warnings, err := dropForeignCRDs(ctx, c, rd, inState)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read a CRD of the chart", connection.Explain(err))
-		return
-	}
-	for _, w := range warnings {
-		resp.Diagnostics.AddWarning("A CRD of the chart is left as it is", w)
-	}
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
@@ -129,6 +133,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.Status = types.StringValue(statusDeployed)
+	if !creating { // a Create is given no planned private state
+		planned := newPlannedRender(rd, objects)
+		resp.Diagnostics.Append(savePlanned(ctx, resp.Private, &planned)...)
+	}
 }
 
 func (m *model) unknownResults() {
@@ -136,6 +144,7 @@ func (m *model) unknownResults() {
 	m.Revision = types.Int64Unknown()
 	m.Status = types.StringUnknown()
 	m.ChartVersion = types.StringUnknown()
+	m.ChartDigest = types.StringUnknown()
 	m.AppVersion = types.StringUnknown()
 }
 
@@ -145,6 +154,9 @@ type planned struct {
 	value  attr.Value
 	object objectplan.Object
 	plan   objectplan.Planned
+	// takeover is set for a CRD of crds/ that exists and that the apply
+	// takes over (claimCRD).
+	takeover *crdTakeover
 }
 
 // dryRunAll dry-runs every object of release id and projects the answers,
@@ -199,6 +211,11 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			continue
 		}
 		elems[p.key] = results[i].value
+		if t := results[i].takeover; t != nil {
+			// Once: the apply puts it in objects, and the plans after it
+			// find it the release's.
+			diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "Taking over a CRD of the chart", t.warning(p.key))
+		}
 		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: p.key,
 			At: pathObjects.AtMapKey(p.key), Attribute: "objects", Private: privatestate.Of{R: req.Private, W: resp.Private, Object: p.key},
 			Verbosity: r.verbosity, Options: []ownership.Option{ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]")}},
@@ -264,12 +281,19 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	if pl.HandOn.Dry != nil {
 		handOn = pl.HandOn
 	}
+	out := planned{value: projectionValue(pl.Observation.Projection), object: o, plan: pl}
 	if !pl.Unchanged && last == nil && existedBefore(pl.Dry) {
-		if err := checkNotTaken(ctx, c, p); err != nil {
+		var err error
+		if p.fromCRDsDir {
+			out.takeover, err = checkCRDClaim(ctx, c, p, pl.Dry)
+		} else {
+			err = checkNotTaken(ctx, c, p)
+		}
+		if err != nil {
 			return planned{}, handon.Read{}, err
 		}
 	}
-	return planned{value: projectionValue(pl.Observation.Projection), object: o, plan: pl}, handOn, nil
+	return out, handOn, nil
 }
 
 // existedBefore tells from a dry run's answer whether the object was there
@@ -287,4 +311,18 @@ func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 	}
 	return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Remove it from the chart (or "+
 		"from the other owner), or delete it first if it is meant to be this release's", owner)
+}
+
+// checkCRDClaim reads a CRD of crds/ that exists and that the release does
+// not hold yet, and tells whether the apply, which dry answers for, may take
+// it over (claimCRD).
+func checkCRDClaim(ctx context.Context, c *connection.Client, p piece, dry *unstructured.Unstructured) (*crdTakeover, error) {
+	read, err := objectplan.Read(ctx, c, manifest.IdentityOf(p.obj))
+	switch {
+	case connection.Gone(err, p.obj.GetName()):
+		return nil, nil // deleted since the dry run: created
+	case err != nil:
+		return nil, fmt.Errorf("reading it: %w", err)
+	}
+	return claimCRD(c, p, read.Obj, dry)
 }

@@ -155,14 +155,13 @@ func (r *records) history(name string) ([]*release.Release, error) {
 	return out, nil
 }
 
-// checkInstall refuses to install over a release that k8sconnect did not
-// write, or that another apply is working on now; one that k8sconnect wrote
-// and did not finish (a failed wait, a killed apply whose record no one
-// renews) is taken up again.
-func (r *records) checkInstall(name string) error {
-	h, err := r.history(name)
-	if err != nil || len(h) == 0 {
-		return err
+// checkInstall refuses to install over a release, whose records are h, that
+// k8sconnect did not write, or that another apply is working on now; one
+// that k8sconnect wrote and did not finish (a failed wait, a killed apply
+// whose record no one renews) is taken up again.
+func (r *records) checkInstall(name string, h []*release.Release) error {
+	if len(h) == 0 {
+		return nil
 	}
 	last := h[len(h)-1]
 	if busy, since := pending(last); busy && time.Since(since) < recordLease() {

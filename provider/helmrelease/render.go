@@ -123,7 +123,17 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
+	secretInName := false
 	build := func(key, body string) (piece, bool) {
+		if helmchart.NameHoldsSecret(key, secrets) {
+			// Keys go to state and to plans in the clear: said once, and
+			// without the key, which is what holds the value.
+			if !secretInName {
+				diags.AddAttributeError(pathSetSensitive, helmchart.InvalidChartOutput, helmchart.SecretInName)
+			}
+			secretInName = true
+			return piece{}, false
+		}
 		p, err := newPiece(id, key, body, secrets)
 		if err != nil {
 			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
@@ -132,6 +142,9 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		return p, true
 	}
 	for _, key := range slices.Sorted(maps.Keys(sorted.Objects.CRDs)) {
+		if m.SkipCRDs.ValueBool() && sorted.FromCRDsDir[key] {
+			continue // as helm install --skip-crds
+		}
 		if p, ok := build(key, sorted.Objects.CRDs[key]); ok {
 			p.fromCRDsDir = sorted.FromCRDsDir[key]
 			res.crds = append(res.crds, p)
@@ -232,33 +245,6 @@ func mark(obj *unstructured.Unstructured, rel helmchart.Release) {
 	ann[annotationReleaseName] = rel.Name
 	ann[annotationReleaseNS] = rel.Namespace
 	obj.SetAnnotations(ann)
-}
-
-// dropForeignCRDs leaves out the CRDs of crds/ that exist already and are
-// not this release's (installed by hand, by another release, by a tool), as
-// helm leaves them: not applied, not in objects, not deleted. ours are the
-// keys the last apply applied. It returns a warning per CRD left out.
-func dropForeignCRDs(ctx context.Context, c *connection.Client, rd *rendered, ours map[string]bool) ([]string, error) {
-	var warnings []string
-	kept := rd.crds[:0]
-	for _, p := range rd.crds {
-		if !p.fromCRDsDir || ours[p.key] {
-			kept = append(kept, p)
-			continue
-		}
-		owner, err := takenBy(ctx, c, p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.key, err)
-		}
-		if owner == "" {
-			kept = append(kept, p)
-			continue
-		}
-		warnings = append(warnings, fmt.Sprintf("%s exists already and belongs to %s; as helm does with the CRDs "+
-			"of a chart's crds/ directory, it is left as it is: not applied, not shown in objects, not deleted.", p.key, owner))
-	}
-	rd.crds = kept
-	return warnings, nil
 }
 
 // addFailure reports a step of rendering that failed, in the release's

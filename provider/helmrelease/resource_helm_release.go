@@ -16,7 +16,8 @@
 // hooks.go runs hooks, deleteobjects.go deletes objects in uninstall order,
 // handover.go hands fields between field managers (adoption, ignore_fields),
 // objects.go names one object, who else holds it and its projection,
-// ignore.go reads ignore_fields, inputs.go compares the inputs with state,
+// crds.go decides whether a CRD of crds/ that exists already is taken over or
+// refused, ignore.go reads ignore_fields, inputs.go compares the inputs with state,
 // private.go holds the private state, recent.go the reads handed from one
 // call to the next, kindorder.go and parallel.go Helm's kind order and
 // bounded parallel requests.
@@ -70,12 +71,14 @@ type model struct {
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
 	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
+	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
 	chartinputs.Inputs
 
 	Objects      types.Map    `tfsdk:"objects"`
 	Revision     types.Int64  `tfsdk:"revision"`
 	Status       types.String `tfsdk:"status"`
 	ChartVersion types.String `tfsdk:"chart_version"`
+	ChartDigest  types.String `tfsdk:"chart_digest"`
 	AppVersion   types.String `tfsdk:"app_version"`
 	ClusterUID   types.String `tfsdk:"cluster_uid"`
 }
@@ -87,6 +90,7 @@ var (
 	pathObjects      = path.Root("objects")
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
+	pathSetSensitive = path.Root("set_sensitive")
 )
 
 // DefaultTimeout is helm's own default for --timeout.
@@ -135,6 +139,13 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"delete_protection": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Refuse to destroy the release (and so anything that would uninstall it) until this is " +
 					"set to false and applied."},
+			"skip_crds": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: " +
+					"not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied " +
+					"as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own " +
+					"when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who " +
+					"holds it, when another release, a k8sconnect_object or another field manager does. Set on a " +
+					"release that installed them, it leaves them in the cluster as they are, no longer upgraded."},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +
@@ -159,6 +170,13 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"chart_version": schema.StringAttribute{Computed: true,
 				Description: "The chart's exact version (a constraint in `version` resolved)."},
 			"app_version": schema.StringAttribute{Computed: true, Description: "The chart's appVersion."},
+			"chart_digest": schema.StringAttribute{Computed: true,
+				Description: "A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, " +
+					"every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart " +
+					"changed in place (a local directory edited, an archive republished under its version) shows " +
+					"here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails " +
+					"before it writes anything. Null for a release last applied by a version that did not record it, " +
+					"until its next upgrade."},
 			"cluster_uid": schema.StringAttribute{Computed: true,
 				Description: connection.IdentityDescription("the release was installed in") + " A release " +
 					"installed by an earlier version records it at its next refresh."},

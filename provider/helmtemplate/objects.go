@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
@@ -34,9 +33,8 @@ func sensitiveApart(sorted helmchart.Sorted, secrets []string) (objects, error) 
 	}
 	for _, m := range []map[string]string{out.crds, out.clusterScoped, out.namespaced, out.hooks} {
 		for key, body := range m {
-			if nameHoldsSecret(key, secrets) {
-				errs = append(errs, fmt.Errorf("the name of an object the chart renders holds a set_sensitive value; "+
-					"keys are never sensitive, so pass that value with set instead, or name the object otherwise"))
+			if helmchart.NameHoldsSecret(key, secrets) {
+				errs = append(errs, errors.New(helmchart.SecretInName))
 				continue
 			}
 			if !yamldocs.IsSecretBody(body) && !helmchart.ContainsAny(body, needles) {
@@ -63,19 +61,4 @@ func sensitiveApart(sorted helmchart.Sorted, secrets []string) (objects, error) 
 		return objects{}, errors.Join(errs...)
 	}
 	return out, nil
-}
-
-// minNameSecret is the shortest set_sensitive value an object's key is
-// refused for holding. A shorter one ("admin", "web") is found in names by
-// chance, and refusing the chart's own names would leave the user no way out;
-// a value this long in a name was put there by the template.
-const minNameSecret = 8
-
-func nameHoldsSecret(key string, secrets []string) bool {
-	for _, s := range secrets {
-		if len(s) >= minNameSecret && strings.Contains(key, s) {
-			return true
-		}
-	}
-	return false
 }

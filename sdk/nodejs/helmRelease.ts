@@ -80,6 +80,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly chart: pulumi.Output<string>;
     /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     */
+    declare public /*out*/ readonly chartDigest: pulumi.Output<string>;
+    /**
      * The chart's exact version (a constraint in `version` resolved).
      */
     declare public /*out*/ readonly chartVersion: pulumi.Output<string>;
@@ -176,6 +180,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly setSensitive: pulumi.Output<outputs.HelmReleaseSetSensitive[] | undefined>;
     /**
+     * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     */
+    declare public readonly skipCrds: pulumi.Output<boolean>;
+    /**
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
@@ -215,6 +223,7 @@ export class HelmRelease extends pulumi.CustomResource {
             const state = argsOrState as HelmReleaseState | undefined;
             resourceInputs["appVersion"] = state?.appVersion;
             resourceInputs["chart"] = state?.chart;
+            resourceInputs["chartDigest"] = state?.chartDigest;
             resourceInputs["chartVersion"] = state?.chartVersion;
             resourceInputs["clusterConnection"] = state?.clusterConnection;
             resourceInputs["clusterUid"] = state?.clusterUid;
@@ -239,6 +248,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["revision"] = state?.revision;
             resourceInputs["set"] = state?.set;
             resourceInputs["setSensitive"] = state?.setSensitive;
+            resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["values"] = state?.values;
@@ -274,12 +284,14 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["repositoryUsername"] = args?.repositoryUsername;
             resourceInputs["set"] = args?.set;
             resourceInputs["setSensitive"] = args?.setSensitive;
+            resourceInputs["skipCrds"] = args?.skipCrds;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["values"] = args?.values;
             resourceInputs["verify"] = args?.verify;
             resourceInputs["version"] = args?.version;
             resourceInputs["wait"] = args?.wait;
             resourceInputs["appVersion"] = undefined /*out*/;
+            resourceInputs["chartDigest"] = undefined /*out*/;
             resourceInputs["chartVersion"] = undefined /*out*/;
             resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["objects"] = undefined /*out*/;
@@ -305,6 +317,10 @@ export interface HelmReleaseState {
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     chart?: pulumi.Input<string | undefined>;
+    /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     */
+    chartDigest?: pulumi.Input<string | undefined>;
     /**
      * The chart's exact version (a constraint in `version` resolved).
      */
@@ -401,6 +417,10 @@ export interface HelmReleaseState {
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
+    /**
+     * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     */
+    skipCrds?: pulumi.Input<boolean | undefined>;
     /**
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      */
@@ -515,6 +535,10 @@ export interface HelmReleaseArgs {
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
+    /**
+     * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     */
+    skipCrds?: pulumi.Input<boolean | undefined>;
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */

@@ -21,6 +21,28 @@ func ContainsAny(s string, needles []string) bool {
 	return false
 }
 
+// MinNameSecret is the shortest set_sensitive value an object's key is
+// refused for holding. A shorter one ("admin", "web") is found in names by
+// chance, and refusing the chart's own names would leave the user no way out;
+// a value this long in a name was put there by the template.
+const MinNameSecret = 8
+
+// SecretInName is the error for an object whose key holds a set_sensitive
+// value. It names no key: the key is what holds the value.
+const SecretInName = "the name of an object the chart renders holds a set_sensitive value; keys are never " +
+	"sensitive, so pass that value with set instead, or name the object otherwise"
+
+// NameHoldsSecret reports whether an object's key (its namespace and name
+// among its parts) holds one of secrets of MinNameSecret characters or more.
+func NameHoldsSecret(key string, secrets []string) bool {
+	for _, s := range secrets {
+		if len(s) >= MinNameSecret && strings.Contains(key, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // FieldsHolding lists, in the path language of sensitive_fields, every field
 // of a rendered JSON body whose value holds one of secrets as written or
 // base64-encoded (a whole config file in a ConfigMap's data counts, as it

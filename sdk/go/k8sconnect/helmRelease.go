@@ -82,6 +82,8 @@ type HelmRelease struct {
 	AppVersion pulumi.StringOutput `pulumi:"appVersion"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringOutput `pulumi:"chart"`
+	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+	ChartDigest pulumi.StringOutput `pulumi:"chartDigest"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringOutput `pulumi:"chartVersion"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -130,6 +132,8 @@ type HelmRelease struct {
 	Set HelmReleaseSetArrayOutput `pulumi:"set"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayOutput `pulumi:"setSensitive"`
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds pulumi.BoolOutput `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringOutput `pulumi:"status"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -191,6 +195,8 @@ type helmReleaseState struct {
 	AppVersion *string `pulumi:"appVersion"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart *string `pulumi:"chart"`
+	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+	ChartDigest *string `pulumi:"chartDigest"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion *string `pulumi:"chartVersion"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -239,6 +245,8 @@ type helmReleaseState struct {
 	Set []HelmReleaseSet `pulumi:"set"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds *bool `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status *string `pulumi:"status"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -258,6 +266,8 @@ type HelmReleaseState struct {
 	AppVersion pulumi.StringPtrInput
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringPtrInput
+	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+	ChartDigest pulumi.StringPtrInput
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringPtrInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -306,6 +316,8 @@ type HelmReleaseState struct {
 	Set HelmReleaseSetArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds pulumi.BoolPtrInput
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -367,6 +379,8 @@ type helmReleaseArgs struct {
 	Set []HelmReleaseSet `pulumi:"set"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds *bool `pulumi:"skipCrds"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -423,6 +437,8 @@ type HelmReleaseArgs struct {
 	Set HelmReleaseSetArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	SkipCrds pulumi.BoolPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -530,6 +546,11 @@ func (o HelmReleaseOutput) AppVersion() pulumi.StringOutput {
 // A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 func (o HelmReleaseOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Chart }).(pulumi.StringOutput)
+}
+
+// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+func (o HelmReleaseOutput) ChartDigest() pulumi.StringOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.ChartDigest }).(pulumi.StringOutput)
 }
 
 // The chart's exact version (a constraint in `version` resolved).
@@ -650,6 +671,11 @@ func (o HelmReleaseOutput) Set() HelmReleaseSetArrayOutput {
 // Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 func (o HelmReleaseOutput) SetSensitive() HelmReleaseSetSensitiveArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetSensitiveArrayOutput { return v.SetSensitive }).(HelmReleaseSetSensitiveArrayOutput)
+}
+
+// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+func (o HelmReleaseOutput) SkipCrds() pulumi.BoolOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.SkipCrds }).(pulumi.BoolOutput)
 }
 
 // The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).

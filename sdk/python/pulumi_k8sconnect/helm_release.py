@@ -42,6 +42,7 @@ class HelmReleaseArgs:
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -71,6 +72,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -117,6 +119,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "set", set)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if skip_crds is not None:
+            pulumi.set(__self__, "skip_crds", skip_crds)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if values is not None:
@@ -381,6 +385,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="skipCrds")
+    def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        """
+        return pulumi.get(self, "skip_crds")
+
+    @skip_crds.setter
+    def skip_crds(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "skip_crds", value)
+
+    @_builtins.property
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -446,6 +462,7 @@ class _HelmReleaseState:
     def __init__(__self__, *,
                  app_version: pulumi.Input[Optional[_builtins.str]] = None,
                  chart: pulumi.Input[Optional[_builtins.str]] = None,
+                 chart_digest: pulumi.Input[Optional[_builtins.str]] = None,
                  chart_version: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -470,6 +487,7 @@ class _HelmReleaseState:
                  revision: pulumi.Input[Optional[_builtins.int]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -481,6 +499,7 @@ class _HelmReleaseState:
 
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
+        :param pulumi.Input[_builtins.str] chart_digest: A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -505,6 +524,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -516,6 +536,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "app_version", app_version)
         if chart is not None:
             pulumi.set(__self__, "chart", chart)
+        if chart_digest is not None:
+            pulumi.set(__self__, "chart_digest", chart_digest)
         if chart_version is not None:
             pulumi.set(__self__, "chart_version", chart_version)
         if cluster_connection is not None:
@@ -564,6 +586,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "set", set)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if skip_crds is not None:
+            pulumi.set(__self__, "skip_crds", skip_crds)
         if status is not None:
             pulumi.set(__self__, "status", status)
         if timeout is not None:
@@ -600,6 +624,18 @@ class _HelmReleaseState:
     @chart.setter
     def chart(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "chart", value)
+
+    @_builtins.property
+    @pulumi.getter(name="chartDigest")
+    def chart_digest(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+        """
+        return pulumi.get(self, "chart_digest")
+
+    @chart_digest.setter
+    def chart_digest(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "chart_digest", value)
 
     @_builtins.property
     @pulumi.getter(name="chartVersion")
@@ -890,6 +926,18 @@ class _HelmReleaseState:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="skipCrds")
+    def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        """
+        return pulumi.get(self, "skip_crds")
+
+    @skip_crds.setter
+    def skip_crds(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "skip_crds", value)
+
+    @_builtins.property
     @pulumi.getter
     def status(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -989,6 +1037,7 @@ class HelmRelease(pulumi.CustomResource):
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1060,6 +1109,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -1150,6 +1200,7 @@ class HelmRelease(pulumi.CustomResource):
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1189,12 +1240,14 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["repository_username"] = repository_username
             __props__.__dict__["set"] = set
             __props__.__dict__["set_sensitive"] = set_sensitive
+            __props__.__dict__["skip_crds"] = skip_crds
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["values"] = values
             __props__.__dict__["verify"] = verify
             __props__.__dict__["version"] = version
             __props__.__dict__["wait"] = wait
             __props__.__dict__["app_version"] = None
+            __props__.__dict__["chart_digest"] = None
             __props__.__dict__["chart_version"] = None
             __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["objects"] = None
@@ -1214,6 +1267,7 @@ class HelmRelease(pulumi.CustomResource):
             opts: Optional[pulumi.ResourceOptions] = None,
             app_version: pulumi.Input[Optional[_builtins.str]] = None,
             chart: pulumi.Input[Optional[_builtins.str]] = None,
+            chart_digest: pulumi.Input[Optional[_builtins.str]] = None,
             chart_version: pulumi.Input[Optional[_builtins.str]] = None,
             cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
             cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1238,6 +1292,7 @@ class HelmRelease(pulumi.CustomResource):
             revision: pulumi.Input[Optional[_builtins.int]] = None,
             set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
             set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+            skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1253,6 +1308,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
+        :param pulumi.Input[_builtins.str] chart_digest: A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -1277,6 +1333,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -1290,6 +1347,7 @@ class HelmRelease(pulumi.CustomResource):
 
         __props__.__dict__["app_version"] = app_version
         __props__.__dict__["chart"] = chart
+        __props__.__dict__["chart_digest"] = chart_digest
         __props__.__dict__["chart_version"] = chart_version
         __props__.__dict__["cluster_connection"] = cluster_connection
         __props__.__dict__["cluster_uid"] = cluster_uid
@@ -1314,6 +1372,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["revision"] = revision
         __props__.__dict__["set"] = set
         __props__.__dict__["set_sensitive"] = set_sensitive
+        __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["values"] = values
@@ -1337,6 +1396,14 @@ class HelmRelease(pulumi.CustomResource):
         A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         """
         return pulumi.get(self, "chart")
+
+    @_builtins.property
+    @pulumi.getter(name="chartDigest")
+    def chart_digest(self) -> pulumi.Output[_builtins.str]:
+        """
+        A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+        """
+        return pulumi.get(self, "chart_digest")
 
     @_builtins.property
     @pulumi.getter(name="chartVersion")
@@ -1529,6 +1596,14 @@ class HelmRelease(pulumi.CustomResource):
         Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         """
         return pulumi.get(self, "set_sensitive")
+
+    @_builtins.property
+    @pulumi.getter(name="skipCrds")
+    def skip_crds(self) -> pulumi.Output[_builtins.bool]:
+        """
+        Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        """
+        return pulumi.get(self, "skip_crds")
 
     @_builtins.property
     @pulumi.getter

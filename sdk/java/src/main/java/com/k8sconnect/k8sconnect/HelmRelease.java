@@ -94,6 +94,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.chart;
     }
     /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    @Export(name="chartDigest", refs={String.class}, tree="[0]")
+    private Output<String> chartDigest;
+
+    /**
+     * @return A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    public Output<String> chartDigest() {
+        return this.chartDigest;
+    }
+    /**
      * The chart&#39;s exact version (a constraint in `version` resolved).
      * 
      */
@@ -428,6 +442,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<List<HelmReleaseSetSensitive>>> setSensitive() {
         return Codegen.optional(this.setSensitive);
+    }
+    /**
+     * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     * 
+     */
+    @Export(name="skipCrds", refs={Boolean.class}, tree="[0]")
+    private Output<Boolean> skipCrds;
+
+    /**
+     * @return Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     * 
+     */
+    public Output<Boolean> skipCrds() {
+        return this.skipCrds;
     }
     /**
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).

@@ -340,6 +340,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     * 
+     */
+    @Import(name="skipCrds")
+    private @Nullable Output<Boolean> skipCrds;
+
+    /**
+     * @return Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     * 
+     */
+    public Optional<Output<Boolean>> skipCrds() {
+        return Optional.ofNullable(this.skipCrds);
+    }
+
+    /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      * 
      */
@@ -438,6 +453,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.repositoryUsername = $.repositoryUsername;
         this.set = $.set;
         this.setSensitive = $.setSensitive;
+        this.skipCrds = $.skipCrds;
         this.timeout = $.timeout;
         this.values = $.values;
         this.verify = $.verify;
@@ -932,6 +948,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder setSensitive(HelmReleaseSetSensitiveArgs... setSensitive) {
             return setSensitive(List.of(setSensitive));
+        }
+
+        /**
+         * @param skipCrds Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder skipCrds(@Nullable Output<Boolean> skipCrds) {
+            $.skipCrds = skipCrds;
+            return this;
+        }
+
+        /**
+         * @param skipCrds Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder skipCrds(Boolean skipCrds) {
+            return skipCrds(Output.of(skipCrds));
         }
 
         /**

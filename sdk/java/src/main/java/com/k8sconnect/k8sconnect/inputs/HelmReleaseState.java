@@ -54,6 +54,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    @Import(name="chartDigest")
+    private @Nullable Output<String> chartDigest;
+
+    /**
+     * @return A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+     * 
+     */
+    public Optional<Output<String>> chartDigest() {
+        return Optional.ofNullable(this.chartDigest);
+    }
+
+    /**
      * The chart&#39;s exact version (a constraint in `version` resolved).
      * 
      */
@@ -414,6 +429,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     * 
+     */
+    @Import(name="skipCrds")
+    private @Nullable Output<Boolean> skipCrds;
+
+    /**
+     * @return Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+     * 
+     */
+    public Optional<Output<Boolean>> skipCrds() {
+        return Optional.ofNullable(this.skipCrds);
+    }
+
+    /**
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      * 
      */
@@ -508,6 +538,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     private HelmReleaseState(HelmReleaseState $) {
         this.appVersion = $.appVersion;
         this.chart = $.chart;
+        this.chartDigest = $.chartDigest;
         this.chartVersion = $.chartVersion;
         this.clusterConnection = $.clusterConnection;
         this.clusterUid = $.clusterUid;
@@ -532,6 +563,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.revision = $.revision;
         this.set = $.set;
         this.setSensitive = $.setSensitive;
+        this.skipCrds = $.skipCrds;
         this.status = $.status;
         this.timeout = $.timeout;
         this.values = $.values;
@@ -598,6 +630,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder chart(String chart) {
             return chart(Output.of(chart));
+        }
+
+        /**
+         * @param chartDigest A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder chartDigest(@Nullable Output<String> chartDigest) {
+            $.chartDigest = chartDigest;
+            return this;
+        }
+
+        /**
+         * @param chartDigest A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder chartDigest(String chartDigest) {
+            return chartDigest(Output.of(chartDigest));
         }
 
         /**
@@ -1132,6 +1185,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder setSensitive(HelmReleaseSetSensitiveArgs... setSensitive) {
             return setSensitive(List.of(setSensitive));
+        }
+
+        /**
+         * @param skipCrds Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder skipCrds(@Nullable Output<Boolean> skipCrds) {
+            $.skipCrds = skipCrds;
+            return this;
+        }
+
+        /**
+         * @param skipCrds Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder skipCrds(Boolean skipCrds) {
+            return skipCrds(Output.of(skipCrds));
         }
 
         /**

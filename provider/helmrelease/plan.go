@@ -123,12 +123,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// An account that may not read namespaces dry-runs as before.
 		_, _ = c.NamespaceExists(ctx, coming)
 	}
-	objects := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), coming)
+	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), coming)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.Objects = objects
-	if !creating && !upgrade && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
+	if !creating && !upgrade && !drifted && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
 		plan.Revision, plan.Status = state.Revision, state.Status
 		return
 	}
@@ -166,11 +166,13 @@ type planned struct {
 // apply) or whose namespace the apply makes (comingNamespace, under
 // create_namespace; "" otherwise) is known after apply. An object in any
 // other namespace the cluster lacks is refused at plan.
-// The ownership of every object of the last apply is then explained as
+// It reports whether a live object drifted from what its plan stores
+// (objectplan.Drifted), which the apply must repair even when objects plans
+// no change. The ownership of every object of the last apply is then explained as
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, id string, comingNamespace string) types.Map {
+	resp *resource.ModifyPlanResponse, state model, id string, comingNamespace string) (types.Map, bool) {
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
@@ -199,6 +201,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	})
 	diags := &resp.Diagnostics
 	elems := make(map[string]attr.Value, len(pieces))
+	drifted := false
 	for i, p := range pieces {
 		if errs[i] != nil {
 			summary, detail := "Object of the chart not accepted", fmt.Sprintf("%s: %v", p.key, errs[i])
@@ -211,6 +214,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			continue
 		}
 		elems[p.key] = results[i].value
+		drifted = drifted || objectplan.Drifted(ctx, results[i].object, results[i].plan)
 		if t := results[i].takeover; t != nil {
 			// Once: the apply puts it in objects, and the plans after it
 			// find it the release's.
@@ -222,9 +226,9 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			diags)
 	}
 	if diags.HasError() {
-		return types.MapUnknown(projectionType)
+		return types.MapUnknown(projectionType), false
 	}
-	return types.MapValueMust(projectionType, elems)
+	return types.MapValueMust(projectionType, elems), drifted
 }
 
 // lastApply is what is known of an object the last apply made.

@@ -49,3 +49,18 @@ func Explain(ctx context.Context, o Object, p Planned, e Explanation, diags *dia
 	opts := append([]ownership.Option{ownership.Redacting(o.Redactor)}, e.Options...)
 	ownership.Explain(ctx, e.Subject, ssa.FieldManager, o.Live, p.Observation.Projection, stored, e.Private, e.Verbosity, diags, opts...)
 }
+
+// Drifted reports whether the live object holds other values in the fields
+// the plan p sets than p will store. A plan against a state that no refresh
+// brought up to date (a plain pulumi up) sees no change in its projection,
+// since the state still holds what the last apply stored, and would leave
+// drift it warns about (Explain) in place; this tells the resource that the
+// apply must run all the same.
+func Drifted(ctx context.Context, o Object, p Planned) bool {
+	if o.Live == nil || o.Last == nil || p.Unchanged {
+		return false
+	}
+	_, differs, err := ownership.LiveDiffers(ctx, o.Last.Private, o.Live, ssa.FieldManager, o.Marks, o.Ignore,
+		p.Observation.Projection, o.Redactor)
+	return err == nil && differs
+}

@@ -16,11 +16,12 @@
 // hooks.go runs hooks, deleteobjects.go deletes objects in uninstall order,
 // handover.go hands fields between field managers (adoption, ignore_fields),
 // objects.go names one object, who else holds it and its projection,
-// crds.go decides whether a CRD of crds/ that exists already is taken over or
-// refused, ignore.go reads ignore_fields, inputs.go compares the inputs with state,
-// private.go holds the private state, recent.go the reads handed from one
-// call to the next, kindorder.go and parallel.go Helm's kind order and
-// bounded parallel requests.
+// crds.go decides whether a CRD of crds/ that exists already is taken over
+// or refused, planned.go what a plan hands its apply and how the apply
+// finds that it renders otherwise, ignore.go reads ignore_fields, inputs.go
+// compares the inputs with state, private.go holds the private state,
+// recent.go the reads handed from one call to the next, kindorder.go and
+// parallel.go Helm's kind order and bounded parallel requests.
 package helmrelease
 
 import (

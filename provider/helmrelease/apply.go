@@ -308,6 +308,8 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 		// As helm rollback's "Rollback to N": what this revision holds was
 		// rendered for revision N.
 		description = fmt.Sprintf("Repair complete: objects put back as revision %d left them", a.seen.Revision)
+	case plan.Description.ValueString() != "":
+		description = plan.Description.ValueString()
 	case a.rel.IsUpgrade:
 		description = "Upgrade complete"
 	}
@@ -351,6 +353,7 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	plan.Status = types.StringValue(statusDeployed)
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
 	plan.AppVersion = types.StringValue(rd.chart.Metadata.AppVersion)
+	plan.Notes = types.StringValue(rd.notes)
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
 		ChartDigest: a.rd.digest})...)

@@ -1,13 +1,16 @@
 package helmrelease_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
@@ -27,6 +30,115 @@ resource "k8sconnect_helm_release" "app" {
   %s
 }
 `, name, ns, chartPath(t, "extras"), acctest.Connection(t), more)
+}
+
+// helmHistory is each revision's description as `helm history` shows it.
+func helmHistory(t *testing.T, ns, name string) map[int]string {
+	t.Helper()
+	var revisions []struct {
+		Revision    int    `json:"revision"`
+		Description string `json:"description"`
+	}
+	if err := json.Unmarshal([]byte(helmCLI(t, "history", name, "-n", ns, "-o", "json")), &revisions); err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	for _, r := range revisions {
+		out[r.Revision] = r.Description
+	}
+	return out
+}
+
+// described checks that helm history describes revision as want.
+func described(t *testing.T, ns, name string, revision int, want string) acctest.ClusterCheck {
+	return func() error {
+		if got := helmHistory(t, ns, name)[revision]; got != want {
+			return fmt.Errorf("helm history describes revision %d as %q, want %q", revision, got, want)
+		}
+		return nil
+	}
+}
+
+// helmNotes checks that `helm get notes` shows what notes holds.
+func helmNotes(t *testing.T, ns, name, want string) acctest.ClusterCheck {
+	return func() error {
+		got := helmCLI(t, "get", "notes", name, "-n", ns)
+		if strings.TrimSpace(strings.TrimPrefix(got, "NOTES:\n")) != strings.TrimSpace(want) {
+			return fmt.Errorf("helm get notes:\n%s\nwant:\n%s", got, want)
+		}
+		return nil
+	}
+}
+
+func notesAre(want string) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("notes"), knownvalue.StringExact(want))
+}
+
+// description describes each revision an install or upgrade writes, as helm
+// --description, and a change to it alone is an upgrade; notes holds the
+// rendered NOTES.txt as the record keeps it (scrubbed of set_sensitive
+// values), the subchart's too with render_subchart_notes, whose change is an
+// upgrade as well.
+func TestAccHelmReleaseDescriptionAndNotes(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "described"
+	token := acctest.NewSecretValue("token")
+	sensitiveSet := fmt.Sprintf(`set_sensitive = [{ name = "token", value = %q }]`, token.Plain)
+	notes := func(revision int) string {
+		return fmt.Sprintf("%s at revision %d, token (sensitive value hidden).\n", name, revision)
+	}
+	helper := "The helper of " + name + " is ready.\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy:             func(*terraform.State) error { return records(t, ns, name, map[string]string{})() },
+		Steps: []resource.TestStep{
+			{
+				Config: extrasConfig(t, ns, name, sensitiveSet+"\n  description = \"first rollout\""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue("k8sconnect_helm_release.app", tfjsonpath.New("notes")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					notesAre(notes(1)),
+					described(t, ns, name, 1, "first rollout"),
+					helmNotes(t, ns, name, notes(1)),
+				},
+			},
+			{
+				Config:           extrasConfig(t, ns, name, sensitiveSet+"\n  description = \"first rollout\""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: extrasConfig(t, ns, name, sensitiveSet+"\n  description = \"first rollout\"\n  render_subchart_notes = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("k8sconnect_helm_release.app", plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					notesAre(notes(2) + "\n" + helper),
+					described(t, ns, name, 2, "first rollout"),
+					helmNotes(t, ns, name, notes(2)+"\n"+helper),
+					configMapData(t, ns, name+"-hooked", "revision", "2"), // an upgrade: its hooks ran
+				},
+			},
+			{
+				Config: extrasConfig(t, ns, name, sensitiveSet+"\n  description = \"hosts kept\"\n  render_subchart_notes = true"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
+					described(t, ns, name, 1, "first rollout"),
+					described(t, ns, name, 3, "hosts kept"),
+					configMapData(t, ns, name+"-hooked", "revision", "3"),
+				},
+			},
+			{
+				// Without a description, helm's own.
+				Config: extrasConfig(t, ns, name, sensitiveSet),
+				ConfigStateChecks: []statecheck.StateCheck{
+					described(t, ns, name, 4, "Upgrade complete"),
+					notesAre(notes(4)),
+				},
+			},
+		},
+	})
 }
 
 // set_list sets lists as --set name={a,b}, each value one element: a comma

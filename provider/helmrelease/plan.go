@@ -124,8 +124,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.Objects = objects
-	if !creating && !upgrade && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
-		plan.Revision, plan.Status = state.Revision, state.Status
+	// Notes that differ from the latest record's (one helm wrote from
+	// elsewhere) are drift too: a repair writes them back.
+	if !creating && !upgrade && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) &&
+		rd.notes == state.Notes.ValueString() {
+		plan.Revision, plan.Status, plan.Notes = state.Revision, state.Status, state.Notes
 		return
 	}
 	plan.Status = types.StringValue(statusDeployed)
@@ -137,6 +140,7 @@ func (m *model) unknownResults() {
 	m.Status = types.StringUnknown()
 	m.ChartVersion = types.StringUnknown()
 	m.AppVersion = types.StringUnknown()
+	m.Notes = types.StringUnknown()
 }
 
 // planned is one object's plan: its value in objects and, when it was

@@ -27,6 +27,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -65,6 +66,7 @@ type model struct {
 	Namespace         types.String `tfsdk:"namespace"`
 	CreateNamespace   types.Bool   `tfsdk:"create_namespace"`
 	Wait              types.Bool   `tfsdk:"wait"`
+	Description       types.String `tfsdk:"description"`
 	Timeout           types.String `tfsdk:"timeout"`
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
@@ -77,6 +79,7 @@ type model struct {
 	Status       types.String `tfsdk:"status"`
 	ChartVersion types.String `tfsdk:"chart_version"`
 	AppVersion   types.String `tfsdk:"app_version"`
+	Notes        types.String `tfsdk:"notes"`
 	ClusterUID   types.String `tfsdk:"cluster_uid"`
 }
 
@@ -125,6 +128,11 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
 					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +
 					"anything; the next apply waits again. Hooks are always awaited."},
+			"description": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Description: "The description of every revision an install or upgrade writes, in place of helm's " +
+					"`Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A " +
+					"change to it alone is an upgrade. A revision that failed is described by its error, and a repair " +
+					"by what it put back."},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},
@@ -159,6 +167,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"chart_version": schema.StringAttribute{Computed: true,
 				Description: "The chart's exact version (a constraint in `version` resolved)."},
 			"app_version": schema.StringAttribute{Computed: true, Description: "The chart's appVersion."},
+			"notes": schema.StringAttribute{Computed: true,
+				Description: "The chart's rendered NOTES.txt (its subcharts' too with render_subchart_notes), as the " +
+					"latest release record keeps it and `helm get notes` shows it: scrubbed of set_sensitive values. " +
+					"Known after apply when the apply writes a revision."},
 			"cluster_uid": schema.StringAttribute{Computed: true,
 				Description: connection.IdentityDescription("the release was installed in") + " A release " +
 					"installed by an earlier version records it at its next refresh."},

@@ -276,10 +276,11 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 	return true
 }
 
-// runHooks runs the hooks of event, unless the apply is a repair: hooks
-// belong to an install or an upgrade, and a repair is neither.
+// runHooks runs the hooks of event, unless the apply is a repair (hooks
+// belong to an install or an upgrade, and a repair is neither) or
+// disable_webhooks skips them.
 func (a *applyRun) runHooks(ctx context.Context, event release.HookEvent) error {
-	if a.repair {
+	if a.repair || a.plan.DisableWebhooks.ValueBool() {
 		return nil
 	}
 	return runHooks(ctx, a.c, a.rd.hooks, event, a.timeout, a.rec)

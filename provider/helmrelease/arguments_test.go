@@ -172,3 +172,49 @@ func TestAccHelmReleaseSetList(t *testing.T) {
 		},
 	})
 }
+
+// disable_webhooks runs no hook, at install, upgrade and destroy, as helm
+// --no-hooks; the record keeps them, so `helm get hooks` lists them.
+func TestAccHelmReleaseDisableWebhooks(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "hookless"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		CheckDestroy: func(*terraform.State) error {
+			for _, c := range []acctest.ClusterCheck{
+				present(t, configMaps, ns, name+"-uninstalled", false), // the post-delete hook did not run
+				present(t, configMaps, ns, name+"-settings", false),
+				records(t, ns, name, map[string]string{}),
+			} {
+				if err := c(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: extrasConfig(t, ns, name, "disable_webhooks = true"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					present(t, configMaps, ns, name+"-settings", true),
+					present(t, configMaps, ns, name+"-hooked", false),
+					records(t, ns, name, map[string]string{"v1": "deployed"}),
+					acctest.ClusterCheck(func() error {
+						if h := helmCLI(t, "get", "hooks", name, "-n", ns); !strings.Contains(h, "name: "+name+"-hooked") {
+							return fmt.Errorf("helm get hooks lacks the pre-install hook:\n%s", h)
+						}
+						return nil
+					}),
+				},
+			},
+			{
+				Config: extrasConfig(t, ns, name, "disable_webhooks = true\n  set = [{ name = \"hosts[0]\", value = \"changed\" }]"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					configMapData(t, ns, name+"-settings", "hosts", `["changed"]`),
+					present(t, configMaps, ns, name+"-hooked", false),
+					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+				},
+			},
+		},
+	})
+}

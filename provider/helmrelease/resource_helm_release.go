@@ -66,6 +66,7 @@ type model struct {
 	Namespace         types.String `tfsdk:"namespace"`
 	CreateNamespace   types.Bool   `tfsdk:"create_namespace"`
 	Wait              types.Bool   `tfsdk:"wait"`
+	DisableWebhooks   types.Bool   `tfsdk:"disable_webhooks"`
 	Description       types.String `tfsdk:"description"`
 	Timeout           types.String `tfsdk:"timeout"`
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
@@ -128,6 +129,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
 					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +
 					"anything; the next apply waits again. Hooks are always awaited."},
+			"disable_webhooks": schema.BoolAttribute{Optional: true,
+				Description: "Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are " +
+					"still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a " +
+					"configuration moves unchanged. Defaults to false."},
 			"description": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 				Description: "The description of every revision an install or upgrade writes, in place of helm's " +
 					"`Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A " +

@@ -15,6 +15,7 @@ import (
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
@@ -266,7 +267,7 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		return a.fail("Removed object not deleted", err, diags)
 	}
 	if a.plan.Wait.ValueBool() {
-		if err := waitReady(ctx, c, rd.objects, a.applied, timeout); err != nil {
+		if err := waitReady(ctx, c, rd.objects, a.applied, timeout, a.plan.WaitForJobs.ValueBool()); err != nil {
 			return a.fail("Release not ready", err, diags)
 		}
 	}
@@ -361,6 +362,8 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	return !diags.HasError()
 }
 
+var jobKind = schema.GroupKind{Group: "batch", Kind: "Job"}
+
 func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {
 	exists, err := c.NamespaceExists(ctx, name)
 	if err != nil || exists {
@@ -405,15 +408,21 @@ func waitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 // waitReady waits until every object is ready by k8sconnect_wait's `ready`
 // rules, except that a custom resource without status is ready, as helm
 // --wait takes it: the user did not choose to wait on it, and a kind whose
-// controller is not installed yet would otherwise hold every apply.
-func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured, timeout time.Duration) error {
-	spec := waiting.Spec{Ready: true, NoStatusIsReady: true}
-	eval := spec.Evaluate
+// controller is not installed yet would otherwise hold every apply. A Job
+// is ready once started, as Helm 4's --wait takes it; with jobs
+// (wait_for_jobs), once complete.
+func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured,
+	timeout time.Duration, jobs bool) error {
 	deadline := time.Now().Add(timeout)
 	errs := make([]error, len(pieces))
 	inParallel(len(pieces), func(i int) {
 		p := pieces[i]
 		obj := applied[p.key]
+		spec := waiting.Spec{Ready: true, NoStatusIsReady: true}
+		if jobs && obj != nil && obj.GroupVersionKind().GroupKind() == jobKind {
+			spec = waiting.Spec{Condition: "Complete"}
+		}
+		eval := spec.Evaluate
 		if obj == nil || eval(obj).Met {
 			return
 		}

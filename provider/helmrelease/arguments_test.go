@@ -3,6 +3,7 @@ package helmrelease_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 )
@@ -213,6 +215,55 @@ func TestAccHelmReleaseDisableWebhooks(t *testing.T) {
 					configMapData(t, ns, name+"-settings", "hosts", `["changed"]`),
 					present(t, configMaps, ns, name+"-hooked", false),
 					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+				},
+			},
+		},
+	})
+}
+
+// wait_for_jobs awaits every Job of the release until it completes, as helm
+// --wait-for-jobs: a Job that never completes fails the run after timeout,
+// naming it, where wait alone takes it as ready once started; a Job that
+// fails fails the run at once; a Job that completes has completed when the
+// apply returns.
+func TestAccHelmReleaseWaitForJobs(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "jobs"
+	config := func(job, more string) string {
+		return extrasConfig(t, ns, name, fmt.Sprintf("set = [{ name = \"job\", value = %q }]\n  %s", job, more))
+	}
+	const timeout = "\n  timeout = \"30s\""
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config("held", "wait_for_jobs = true\n  timeout = \"10s\""),
+				ExpectError: regexp.MustCompile(`(?s)Release not ready.*batch/Job/` + ns + `/` + name +
+					`-held\s+is\s+not\s+ready`),
+			},
+			{
+				Config: config("held", timeout),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+				},
+			},
+			{
+				Config:      config("failing", "wait_for_jobs = true"+timeout),
+				ExpectError: regexp.MustCompile(`(?s)batch/Job/` + ns + `/` + name + `-failing\s+is\s+not\s+ready.*exit\s+code\s+1`),
+			},
+			{
+				Config: config("quick", "wait_for_jobs = true"+timeout),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.ClusterCheck(func() error {
+						job, err := acctest.Get(t, jobs, ns, name+"-quick")
+						if err != nil || job == nil {
+							return fmt.Errorf("job %s-quick: %v", name, err)
+						}
+						if n, _, _ := unstructured.NestedInt64(job.Object, "status", "succeeded"); n != 1 {
+							return fmt.Errorf("the apply returned before the Job completed: status %v", job.Object["status"])
+						}
+						return nil
+					}),
 				},
 			},
 		},

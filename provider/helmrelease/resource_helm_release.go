@@ -66,6 +66,7 @@ type model struct {
 	Namespace         types.String `tfsdk:"namespace"`
 	CreateNamespace   types.Bool   `tfsdk:"create_namespace"`
 	Wait              types.Bool   `tfsdk:"wait"`
+	WaitForJobs       types.Bool   `tfsdk:"wait_for_jobs"`
 	DisableWebhooks   types.Bool   `tfsdk:"disable_webhooks"`
 	Description       types.String `tfsdk:"description"`
 	Timeout           types.String `tfsdk:"timeout"`
@@ -129,6 +130,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
 					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +
 					"anything; the next apply waits again. Hooks are always awaited."},
+			"wait_for_jobs": schema.BoolAttribute{Optional: true,
+				Description: "With wait, also wait until every Job of the release has completed, as `helm " +
+					"--wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has " +
+					"started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false."},
 			"disable_webhooks": schema.BoolAttribute{Optional: true,
 				Description: "Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are " +
 					"still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a " +

@@ -269,3 +269,36 @@ func TestAccHelmReleaseWaitForJobs(t *testing.T) {
 		},
 	})
 }
+
+// lint fails the plan of a chart that helm lint fails, naming the file and
+// the finding, though the chart renders and installs without it.
+func TestAccHelmReleaseLint(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "linted"
+	config := func(more string) string {
+		return fmt.Sprintf(`
+resource "k8sconnect_helm_release" "app" {
+  name      = %q
+  namespace = %q
+  chart     = %q
+  %s
+  %s
+}
+`, name, ns, chartPath(t, "linty"), acctest.Connection(t), more)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:      config("lint = true"),
+				ExpectError: regexp.MustCompile(`(?s)The chart fails lint.*Chart\.yaml:\s+invalid\s+email\s+'not-an-email'\s+for\s+maintainer\s+'ops'`),
+			},
+			{
+				Config: config(""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					present(t, configMaps, ns, name+"-settings", true),
+				},
+			},
+		},
+	})
+}

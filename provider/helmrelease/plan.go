@@ -74,6 +74,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
+	if plan.Lint.ValueBool() && !lintChart(ctx, c, &plan, &resp.Diagnostics) {
+		return
+	}
 	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
 		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
 	var last *renderedAs

@@ -15,8 +15,9 @@
 // objects and hooks, records.go builds, reads and writes the release record,
 // hooks.go runs hooks, deleteobjects.go deletes objects in uninstall order,
 // handover.go hands fields between field managers (adoption, ignore_fields),
-// objects.go names one object, who else holds it and its projection,
-// ignore.go reads ignore_fields, inputs.go compares the inputs with state,
+// lint.go checks the chart by helm lint's rules, objects.go names one
+// object, who else holds it and its projection, ignore.go reads
+// ignore_fields, inputs.go compares the inputs with state,
 // private.go holds the private state, recent.go the reads handed from one
 // call to the next, kindorder.go and parallel.go Helm's kind order and
 // bounded parallel requests.
@@ -68,6 +69,7 @@ type model struct {
 	Wait              types.Bool   `tfsdk:"wait"`
 	WaitForJobs       types.Bool   `tfsdk:"wait_for_jobs"`
 	DisableWebhooks   types.Bool   `tfsdk:"disable_webhooks"`
+	Lint              types.Bool   `tfsdk:"lint"`
 	Description       types.String `tfsdk:"description"`
 	Timeout           types.String `tfsdk:"timeout"`
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
@@ -92,6 +94,7 @@ var (
 	pathObjects      = path.Root("objects")
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
+	pathLint         = path.Root("lint")
 )
 
 // DefaultTimeout is helm's own default for --timeout.
@@ -138,6 +141,11 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are " +
 					"still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a " +
 					"configuration moves unchanged. Defaults to false."},
+			"lint": schema.BoolAttribute{Optional: true,
+				Description: "Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's " +
+					"Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template " +
+					"that does not render, values its schema refuses) fails the plan, naming the file; a warning is " +
+					"shown as one. Defaults to false."},
 			"description": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 				Description: "The description of every revision an install or upgrade writes, in place of helm's " +
 					"`Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A " +

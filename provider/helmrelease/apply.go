@@ -16,6 +16,7 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
@@ -321,7 +322,7 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		return a.fail("Removed object not deleted", err, diags)
 	}
 	if a.plan.Wait.ValueBool() {
-		if err := waitReady(ctx, c, rd.objects, a.applied, timeout); err != nil {
+		if err := waitReady(ctx, c, rd.objects, a.applied, timeout, a.plan.WaitForJobs.ValueBool()); err != nil {
 			return a.fail("Release not ready", err, diags)
 		}
 	}
@@ -331,10 +332,11 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 	return true
 }
 
-// runHooks runs the hooks of event, unless the apply is a repair: hooks
-// belong to an install or an upgrade, and a repair is neither.
+// runHooks runs the hooks of event, unless the apply is a repair (hooks
+// belong to an install or an upgrade, and a repair is neither) or
+// disable_webhooks skips them.
 func (a *applyRun) runHooks(ctx context.Context, event release.HookEvent) error {
-	if a.repair {
+	if a.repair || a.plan.DisableWebhooks.ValueBool() {
 		return nil
 	}
 	return runHooks(ctx, a.c, hookRelease{a.rel.Name, a.rel.Namespace, a.history}, a.rd.hooks, event, a.timeout, a.rec)
@@ -363,6 +365,8 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 		// As helm rollback's "Rollback to N": what this revision holds was
 		// rendered for revision N.
 		description = fmt.Sprintf("Repair complete: objects put back as revision %d left them", a.seen.Revision)
+	case plan.Description.ValueString() != "":
+		description = plan.Description.ValueString()
 	case a.rel.IsUpgrade:
 		description = "Upgrade complete"
 	}
@@ -409,11 +413,14 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	if plan.ChartDigest.IsUnknown() {
 		plan.ChartDigest = types.StringValue(rd.digest)
 	}
+	plan.Notes = types.StringValue(rd.notes)
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
 		ChartDigest: a.rd.digest})...)
 	return !diags.HasError()
 }
+
+var jobKind = schema.GroupKind{Group: "batch", Kind: "Job"}
 
 func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {
 	exists, err := c.NamespaceExists(ctx, name)
@@ -459,15 +466,21 @@ func waitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 // waitReady waits until every object is ready by k8sconnect_wait's `ready`
 // rules, except that a custom resource without status is ready, as helm
 // --wait takes it: the user did not choose to wait on it, and a kind whose
-// controller is not installed yet would otherwise hold every apply.
-func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured, timeout time.Duration) error {
-	spec := waiting.Spec{Ready: true, NoStatusIsReady: true}
-	eval := spec.Evaluate
+// controller is not installed yet would otherwise hold every apply. A Job
+// is ready once started, as Helm 4's --wait takes it; with jobs
+// (wait_for_jobs), once complete.
+func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured,
+	timeout time.Duration, jobs bool) error {
 	deadline := time.Now().Add(timeout)
 	errs := make([]error, len(pieces))
 	inParallel(len(pieces), func(i int) {
 		p := pieces[i]
 		obj := applied[p.key]
+		spec := waiting.Spec{Ready: true, NoStatusIsReady: true}
+		if jobs && obj != nil && obj.GroupVersionKind().GroupKind() == jobKind {
+			spec = waiting.Spec{Condition: "Complete"}
+		}
+		eval := spec.Evaluate
 		if obj == nil || eval(obj).Met {
 			return
 		}

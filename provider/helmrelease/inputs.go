@@ -21,7 +21,9 @@ func sameInputs(plan, state model) bool {
 }
 
 // sameValues reports whether the chart's source and values are as in state
-// (the resolved chart version aside: it is known only once rendered).
+// (the resolved chart version aside: it is known only once rendered), and
+// what the record says of the revision besides its objects: its notes'
+// subcharts and its description, whose change helm makes an upgrade too.
 func sameValues(plan, state model) bool {
 	for _, p := range [][2]attr.Value{{plan.Values, state.Values}, {plan.Chart, state.Chart},
 		{plan.Repository, state.Repository}, {plan.Version, state.Version}} {
@@ -29,7 +31,15 @@ func sameValues(plan, state model) bool {
 			return false
 		}
 	}
-	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive)
+	// Unset and false, unset and empty, are one.
+	if plan.RenderSubchartNotes.ValueBool() != state.RenderSubchartNotes.ValueBool() ||
+		plan.Description.ValueString() != state.Description.ValueString() {
+		return false
+	}
+	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive) &&
+		slices.EqualFunc(plan.SetList, state.SetList, func(x, y chartinputs.ListSetting) bool {
+			return x.Name.Equal(y.Name) && x.Value.Equal(y.Value)
+		})
 }
 
 func settingsEqual(a, b []chartinputs.Setting) bool {

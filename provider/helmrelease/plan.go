@@ -86,6 +86,9 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		// its record, as the apply will render it.
 		next = nextRevision(next.Name, next.Namespace, history)
 	}
+	if plan.Lint.ValueBool() && !lintChart(ctx, c, &plan, &resp.Diagnostics) {
+		return
+	}
 	var last *renderedAs
 	if !creating && sameValues(plan, state) {
 		last = lastRender(ctx, req.Private)
@@ -128,8 +131,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	plan.Objects = objects
-	if !creating && !upgrade && !drifted && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) && sameInputs(plan, state) {
-		plan.Revision, plan.Status = state.Revision, state.Status
+	// Notes that differ from the latest record's (one helm wrote from
+	// elsewhere) are drift too: a repair writes them back.
+	if !creating && !upgrade && !drifted && state.Status.ValueString() == statusDeployed && plan.Objects.Equal(state.Objects) &&
+		sameInputs(plan, state) && rd.notes == state.Notes.ValueString() {
+		plan.Revision, plan.Status, plan.Notes = state.Revision, state.Status, state.Notes
 		return
 	}
 	plan.Status = types.StringValue(statusDeployed)
@@ -146,6 +152,7 @@ func (m *model) unknownResults() {
 	m.ChartVersion = types.StringUnknown()
 	m.ChartDigest = types.StringUnknown()
 	m.AppVersion = types.StringUnknown()
+	m.Notes = types.StringUnknown()
 }
 
 // planned is one object's plan: its value in objects and, when it was

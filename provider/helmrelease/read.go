@@ -130,6 +130,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	state.Revision = types.Int64Value(int64(last.Version))
 	if last.Info != nil {
 		state.Status = types.StringValue(last.Info.Status.String())
+		state.Notes = types.StringValue(last.Info.Notes)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

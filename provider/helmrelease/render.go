@@ -120,7 +120,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			return nil
 		}
 	}
-	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.Notes), values: vals, config: out.Config, varies: varies}
+	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.NotesWith(m.RenderSubchartNotes.ValueBool())), values: vals, config: out.Config, varies: varies}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	secretInName := false

@@ -18,10 +18,11 @@
 // objects.go names one object, who else holds it and its projection,
 // crds.go decides whether a CRD of crds/ that exists already is taken over
 // or refused, planned.go what a plan hands its apply and how the apply
-// finds that it renders otherwise, ignore.go reads ignore_fields, inputs.go
-// compares the inputs with state, private.go holds the private state,
-// recent.go the reads handed from one call to the next, kindorder.go and
-// parallel.go Helm's kind order and bounded parallel requests.
+// finds that it renders otherwise, lint.go checks the chart by helm lint's
+// rules, ignore.go reads ignore_fields, inputs.go compares the inputs with
+// state, private.go holds the private state, recent.go the reads handed
+// from one call to the next, kindorder.go and parallel.go Helm's kind order
+// and bounded parallel requests.
 package helmrelease
 
 import (
@@ -29,6 +30,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -67,6 +69,10 @@ type model struct {
 	Namespace         types.String `tfsdk:"namespace"`
 	CreateNamespace   types.Bool   `tfsdk:"create_namespace"`
 	Wait              types.Bool   `tfsdk:"wait"`
+	WaitForJobs       types.Bool   `tfsdk:"wait_for_jobs"`
+	DisableWebhooks   types.Bool   `tfsdk:"disable_webhooks"`
+	Lint              types.Bool   `tfsdk:"lint"`
+	Description       types.String `tfsdk:"description"`
 	Timeout           types.String `tfsdk:"timeout"`
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
@@ -81,6 +87,7 @@ type model struct {
 	ChartVersion types.String `tfsdk:"chart_version"`
 	ChartDigest  types.String `tfsdk:"chart_digest"`
 	AppVersion   types.String `tfsdk:"app_version"`
+	Notes        types.String `tfsdk:"notes"`
 	ClusterUID   types.String `tfsdk:"cluster_uid"`
 }
 
@@ -92,6 +99,7 @@ var (
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
 	pathSetSensitive = path.Root("set_sensitive")
+	pathLint         = path.Root("lint")
 )
 
 // DefaultTimeout is helm's own default for --timeout.
@@ -130,6 +138,24 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
 					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +
 					"anything; the next apply waits again. Hooks are always awaited."},
+			"wait_for_jobs": schema.BoolAttribute{Optional: true,
+				Description: "With wait, also wait until every Job of the release has completed, as `helm " +
+					"--wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has " +
+					"started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false."},
+			"disable_webhooks": schema.BoolAttribute{Optional: true,
+				Description: "Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are " +
+					"still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a " +
+					"configuration moves unchanged. Defaults to false."},
+			"lint": schema.BoolAttribute{Optional: true,
+				Description: "Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's " +
+					"Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template " +
+					"that does not render, values its schema refuses) fails the plan, naming the file; a warning is " +
+					"shown as one. Defaults to false."},
+			"description": schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Description: "The description of every revision an install or upgrade writes, in place of helm's " +
+					"`Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A " +
+					"change to it alone is an upgrade. A revision that failed is described by its error, and a repair " +
+					"by what it put back."},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},
@@ -178,6 +204,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails " +
 					"before it writes anything. Null for a release last applied by a version that did not record it, " +
 					"until its next upgrade."},
+			"notes": schema.StringAttribute{Computed: true,
+				Description: "The chart's rendered NOTES.txt (its subcharts' too with render_subchart_notes), as the " +
+					"latest release record keeps it and `helm get notes` shows it: scrubbed of set_sensitive values. " +
+					"Known after apply when the apply writes a revision."},
 			"cluster_uid": schema.StringAttribute{Computed: true,
 				Description: connection.IdentityDescription("the release was installed in") + " A release " +
 					"installed by an earlier version records it at its next refresh."},

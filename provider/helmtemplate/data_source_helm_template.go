@@ -105,7 +105,8 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 				Description: "For each key of sensitive whose object holds a value of set_sensitive outside a Secret's " +
 					"data, the fields that hold it, for that k8sconnect_object's sensitive_fields: hiding yaml_body " +
 					"does not hide the projection, which shows each field."},
-			"notes":         computedString("The chart's rendered NOTES.txt."),
+			"notes": computedString("The chart's rendered NOTES.txt (its subcharts' too with render_subchart_notes), " +
+				"scrubbed of set_sensitive values."),
 			"chart_version": computedString("The chart's exact version (a constraint in `version` resolved)."),
 			"app_version":   computedString("The chart's appVersion."),
 			"kube_version": computedString("The Kubernetes version templates saw as `.Capabilities.KubeVersion`: " +
@@ -193,7 +194,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	fields, diags := types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, out.sensitiveFields)
 	resp.Diagnostics.Append(diags...)
 	config.SensitiveFields = fields
-	config.Notes = types.StringValue(vals.Scrub(res.Rendered.Notes))
+	config.Notes = types.StringValue(vals.Scrub(res.Rendered.NotesWith(config.RenderSubchartNotes.ValueBool())))
 	config.ChartVersion = types.StringValue(res.Chart.Version)
 	config.AppVersion = types.StringValue(res.Chart.Metadata.AppVersion)
 	config.KubeVersion = types.StringValue(res.Rendered.Capabilities.KubeVersion.Version)

@@ -158,6 +158,45 @@ func TestSubchartFollowsItsCondition(t *testing.T) {
 	}
 }
 
+// set_list sets a list as --set name={a,b}, each value one element; with
+// render_subchart_notes the notes of the subcharts that render follow the
+// chart's own, and without it they are left out, as helm leaves them.
+func TestSetListAndSubchartNotes(t *testing.T) {
+	texts := tftypes.List{ElementType: tftypes.String}
+	listType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String, "value": texts}}
+	setList := tftypes.NewValue(tftypes.List{ElementType: listType}, []tftypes.Value{tftypes.NewValue(listType, map[string]tftypes.Value{
+		"name": str("audit.sinks"), "value": tftypes.NewValue(texts, []tftypes.Value{str("stdout"), str("file,rotated")})})})
+	read := func(subchartNotes bool) (string, map[string]tftypes.Value) {
+		resp, out := readOffline(t, map[string]tftypes.Value{
+			"name":                  str("web"),
+			"chart":                 str(chartPath(t, "shop")),
+			"values":                tftypes.NewValue(texts, []tftypes.Value{str("audit: {enabled: true}\n")}),
+			"set_list":              setList,
+			"render_subchart_notes": tftypes.NewValue(tftypes.Bool, subchartNotes),
+		})
+		if resp.Diagnostics.HasError() {
+			t.Fatal(resp.Diagnostics)
+		}
+		var notes string
+		_ = out["notes"].As(&notes)
+		return notes, out
+	}
+	notes, out := read(true)
+	if want := "web-shop is installed in default.\n\nAudit of web logs at info.\n"; notes != want {
+		t.Errorf("notes with render_subchart_notes = %q, want %q", notes, want)
+	}
+	var cm struct{ Data map[string]string }
+	if err := json.Unmarshal([]byte(stringMap(t, out["namespaced"])["core/ConfigMap/default/web-audit"]), &cm); err != nil {
+		t.Fatal(err)
+	}
+	if want := `["stdout","file,rotated"]`; cm.Data["sinks"] != want {
+		t.Errorf("the audit ConfigMap's sinks = %q, want %q", cm.Data["sinks"], want)
+	}
+	if notes, _ := read(false); notes != "web-shop is installed in default.\n" {
+		t.Errorf("notes without render_subchart_notes = %q, want the chart's own alone", notes)
+	}
+}
+
 // A set_sensitive value takes every object that holds it out of the plain
 // maps, and out of errors.
 func TestSetSensitiveKeepsObjectsApart(t *testing.T) {

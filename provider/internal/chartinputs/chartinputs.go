@@ -8,6 +8,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -37,10 +38,19 @@ type Inputs struct {
 	// DependencyRepositories is a list of objects (repositoryAttributes),
 	// not a slice of structs: a list known only at apply (built from
 	// another resource's output) must not fail the plan's decoding.
-	DependencyRepositories types.List `tfsdk:"dependency_repositories"`
-	Values                 types.List `tfsdk:"values"`
-	Set                    []Setting  `tfsdk:"set"`
-	SetSensitive           []Setting  `tfsdk:"set_sensitive"`
+	DependencyRepositories types.List    `tfsdk:"dependency_repositories"`
+	Values                 types.List    `tfsdk:"values"`
+	Set                    []Setting     `tfsdk:"set"`
+	SetList                []ListSetting `tfsdk:"set_list"`
+	SetSensitive           []Setting     `tfsdk:"set_sensitive"`
+	RenderSubchartNotes    types.Bool    `tfsdk:"render_subchart_notes"`
+}
+
+// ListSetting is one entry of set_list. Value is a list of strings, not a
+// slice, so that a list known only at apply does not fail the plan's decoding.
+type ListSetting struct {
+	Name  types.String `tfsdk:"name"`
+	Value types.List   `tfsdk:"value"`
 }
 
 // Setting is one entry of set or set_sensitive.
@@ -57,6 +67,7 @@ const (
 	flag
 	texts
 	settings
+	lists
 	repositories
 )
 
@@ -123,8 +134,16 @@ var arguments = []argument{
 		description: "Values as YAML documents, merged in order as `helm -f` merges files: a later document " +
 			"wins key by key."},
 	{name: "set", kind: settings, description: "Single values, applied after `values` as `helm --set` applies them."},
+	{name: "set_list", kind: lists,
+		description: "Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element " +
+			"of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a " +
+			"bool, a number and a null); an empty `value` sets an empty list."},
 	{name: "set_sensitive", kind: settings, sensitive: true,
 		description: "Single values kept out of plain output, applied last."},
+	{name: "render_subchart_notes", kind: flag,
+		description: "Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their " +
+			"paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm " +
+			"defaults to true)."},
 }
 
 var (
@@ -149,7 +168,9 @@ var (
 	settingType = "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
 		"number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as " +
 		"`--set-literal`: the whole text, commas included, as one string)."
-	settingTypes = []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}
+	settingTypes   = []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}
+	listValue      = "The list's elements, in order."
+	noNullElements = []validator.List{listvalidator.NoNullValues()}
 )
 
 // DataSourceAttributes adds the shared arguments to a data source's
@@ -173,6 +194,13 @@ func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]st
 					"name":  dschema.StringAttribute{Required: true, Description: settingName},
 					"value": dschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
 					"type":  dschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
+				}}}
+		case lists:
+			attrs[a.name] = dschema.ListNestedAttribute{Optional: true, Description: desc,
+				NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
+					"name": dschema.StringAttribute{Required: true, Description: settingName},
+					"value": dschema.ListAttribute{ElementType: types.StringType, Required: true, Description: listValue,
+						Validators: noNullElements},
 				}}}
 		case repositories:
 			nested := map[string]dschema.Attribute{}
@@ -210,6 +238,13 @@ func ResourceAttributes(attrs map[string]rschema.Attribute, more map[string]stri
 					"value": rschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
 					"type":  rschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
 				}}}
+		case lists:
+			attrs[a.name] = rschema.ListNestedAttribute{Optional: true, Description: desc,
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"name": rschema.StringAttribute{Required: true, Description: settingName},
+					"value": rschema.ListAttribute{ElementType: types.StringType, Required: true, Description: listValue,
+						Validators: noNullElements},
+				}}}
 		case repositories:
 			nested := map[string]rschema.Attribute{}
 			for _, r := range repositoryAttributes {
@@ -234,7 +269,8 @@ func join(a, b string) string {
 // loaded and rendered now.
 func (in Inputs) Known() bool {
 	for _, v := range []attr.Value{in.Chart, in.Repository, in.Version, in.Devel, in.RepositoryUsername,
-		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.PlainHTTP, in.Verify, in.Keyring, in.Values} {
+		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.PlainHTTP, in.Verify, in.Keyring, in.Values,
+		in.RenderSubchartNotes} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -242,8 +278,15 @@ func (in Inputs) Known() bool {
 	if !repositoriesKnown(in.DependencyRepositories) {
 		return false
 	}
-	if !in.Values.IsNull() {
-		for _, v := range in.Values.Elements() {
+	lists := []types.List{in.Values}
+	for _, s := range in.SetList {
+		if s.Name.IsUnknown() || s.Value.IsUnknown() {
+			return false
+		}
+		lists = append(lists, s.Value)
+	}
+	for _, l := range lists {
+		for _, v := range l.Elements() {
 			if v.IsUnknown() {
 				return false
 			}
@@ -283,5 +326,10 @@ func (in Inputs) ChartValues(ctx context.Context, diags *diag.Diagnostics) helmc
 		return out
 	}
 	v.Set, v.SetSensitive = convert(in.Set), convert(in.SetSensitive)
+	for _, s := range in.SetList {
+		l := helmchart.ListSetting{Name: s.Name.ValueString()}
+		diags.Append(s.Value.ElementsAs(ctx, &l.Values, false)...)
+		v.SetList = append(v.SetList, l)
+	}
 	return v
 }

@@ -51,6 +51,8 @@ type Rendered struct {
 	Files []File
 	// Notes is the chart's rendered NOTES.txt (not its subcharts').
 	Notes string
+	// SubchartNotes are its subcharts' rendered NOTES.txt, by path.
+	SubchartNotes []File
 	// Capabilities are what the templates were rendered against.
 	Capabilities *common.Capabilities
 }
@@ -95,10 +97,12 @@ func Render(ctx context.Context, c *Chart, vals map[string]any, rel Release, clu
 
 	out := &Rendered{Capabilities: caps}
 	notes := path.Join(ch.Name(), "templates", "NOTES.txt")
-	for name, text := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if strings.HasSuffix(name, "NOTES.txt") {
 			if name == notes {
-				out.Notes = text
+				out.Notes = files[name]
+			} else {
+				out.SubchartNotes = append(out.SubchartNotes, File{Path: name, Text: files[name]})
 			}
 			delete(files, name)
 		}
@@ -115,6 +119,25 @@ func Render(ctx context.Context, c *Chart, vals map[string]any, rel Release, clu
 		out.CRDs = append(out.CRDs, File{Path: crd.Filename, Text: string(crd.File.Data)})
 	}
 	return out, nil
+}
+
+// NotesWith are the notes a release keeps: the chart's own, and with
+// subcharts its subcharts' after them, as `helm install
+// --render-subchart-notes` joins them (a line break between two that are not
+// empty), in the order of their paths where helm's order is a map's.
+func (r *Rendered) NotesWith(subcharts bool) string {
+	if !subcharts {
+		return r.Notes
+	}
+	var b strings.Builder
+	b.WriteString(r.Notes)
+	for _, f := range r.SubchartNotes {
+		if b.Len() > 0 && f.Text != "" {
+			b.WriteString("\n")
+		}
+		b.WriteString(f.Text)
+	}
+	return b.String()
 }
 
 // capabilities asks the cluster what Helm's getCapabilities asks: the server

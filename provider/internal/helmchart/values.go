@@ -13,11 +13,19 @@ import (
 
 // Values are the user's values, in the order the helm CLI applies them:
 // every YAML document (as -f, a later one wins key by key), then every set
-// entry (as --set), then every set_sensitive entry, which therefore wins.
+// entry (as --set), then every set_list entry (as --set name={a,b}), then
+// every set_sensitive entry, which therefore wins.
 type Values struct {
 	Documents    []string
 	Set          []Setting
+	SetList      []ListSetting
 	SetSensitive []Setting
+}
+
+// ListSetting is one set_list entry: the list at Name is Values.
+type ListSetting struct {
+	Name   string
+	Values []string
 }
 
 // Setting is one set or set_sensitive entry.
@@ -51,6 +59,11 @@ func (v Values) Merge() (map[string]any, error) {
 			return nil, fmt.Errorf("set[%d] (%s): %w", i, s.Name, err)
 		}
 	}
+	for i, s := range v.SetList {
+		if err := s.applyTo(out); err != nil {
+			return nil, fmt.Errorf("set_list[%d] (%s): %w", i, s.Name, err)
+		}
+	}
 	for i, s := range v.SetSensitive {
 		if err := s.applyTo(out); err != nil {
 			// Helm's parser may quote the text it failed on, which holds
@@ -72,6 +85,71 @@ func (s Setting) applyTo(dest map[string]any) error {
 		return strvals.ParseLiteralInto(entry, dest)
 	}
 	return fmt.Errorf("type %q is not one of auto, string, literal", s.Type)
+}
+
+// listElement escapes what --set's list syntax reads as the end of an
+// element, so that each value is one element, commas and all.
+var listElement = strings.NewReplacer(`\`, `\\`, ",", `\,`, "}", `\}`)
+
+// applyTo sets the list as `--set name={a,b}` does, each element read as
+// --set reads a value (true, 42 and null become a bool, a number and a
+// null); an empty list sets an empty list.
+func (s ListSetting) applyTo(dest map[string]any) error {
+	if len(s.Values) == 0 {
+		// {} would be a list of one empty string: a list of a placeholder
+		// is set, found by the path a set of it alone makes, and emptied.
+		entry := s.Name + "={" + emptyPlaceholder + "}"
+		alone := map[string]any{}
+		if err := strvals.ParseInto(entry, alone); err != nil {
+			return err
+		}
+		if err := strvals.ParseInto(entry, dest); err != nil {
+			return err
+		}
+		emptyPlaced(dest, alone)
+		return nil
+	}
+	elems := make([]string, len(s.Values))
+	for i, v := range s.Values {
+		elems[i] = listElement.Replace(v)
+	}
+	return strvals.ParseInto(s.Name+"={"+strings.Join(elems, ",")+"}", dest)
+}
+
+const emptyPlaceholder = "k8sconnect:empty-list"
+
+// emptyPlaced empties, in dest, the list of emptyPlaceholder that path (the
+// values a set of it alone made: one branch from the root to that list)
+// leads to.
+func emptyPlaced(dest, path any) {
+	placeholder := func(v any) bool {
+		l, ok := v.([]any)
+		return ok && len(l) == 1 && l[0] == emptyPlaceholder
+	}
+	switch p := path.(type) {
+	case map[string]any:
+		d, ok := dest.(map[string]any)
+		for k, v := range p {
+			switch {
+			case !ok:
+			case placeholder(v):
+				d[k] = []any{}
+			default:
+				emptyPlaced(d[k], v)
+			}
+		}
+	case []any:
+		d, ok := dest.([]any)
+		for i, v := range p {
+			switch {
+			case v == nil || !ok || i >= len(d):
+			case placeholder(v):
+				d[i] = []any{}
+			default:
+				emptyPlaced(d[i], v)
+			}
+		}
+	}
 }
 
 // SensitiveTexts are the set_sensitive values as a rendered manifest may

@@ -134,9 +134,9 @@ func Provider() sdkbridge.ProviderInfo {
 	return info
 }
 
-// helmNames keeps the names of Helm's flags for the list attributes set and
-// set_sensitive, which the bridge would pluralize into sets and
-// setSensitives: users know them as --set.
+// helmNames keeps the names of Helm's flags for the list attributes set,
+// set_sensitive and set_list, which the bridge would pluralize into sets,
+// setSensitives and setLists: users know them as --set.
 func helmNames(info *sdkbridge.ProviderInfo) {
 	keep := func(fields *map[string]*sdkbridge.SchemaInfo) {
 		if *fields == nil {
@@ -144,6 +144,7 @@ func helmNames(info *sdkbridge.ProviderInfo) {
 		}
 		(*fields)["set"] = &sdkbridge.SchemaInfo{Name: "set"}
 		(*fields)["set_sensitive"] = &sdkbridge.SchemaInfo{Name: "setSensitive"}
+		(*fields)["set_list"] = &sdkbridge.SchemaInfo{Name: "setList"}
 	}
 	keep(&info.DataSources[provider.TypeName+"_helm_template"].Fields)
 	keep(&info.Resources[provider.TypeName+"_helm_release"].Fields)

@@ -63,6 +63,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
         "plainHttp": args.plainHttp,
+        "renderSubchartNotes": args.renderSubchartNotes,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
         "repositoryCertFile": args.repositoryCertFile,
@@ -70,6 +71,7 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "repositoryPassword": args.repositoryPassword,
         "repositoryUsername": args.repositoryUsername,
         "set": args.set,
+        "setList": args.setList,
         "setSensitive": args.setSensitive,
         "values": args.values,
         "verify": args.verify,
@@ -118,6 +120,10 @@ export interface GetHelmTemplateArgs {
      */
     plainHttp?: boolean;
     /**
+     * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     */
+    renderSubchartNotes?: boolean;
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
     repository?: string;
@@ -145,6 +151,10 @@ export interface GetHelmTemplateArgs {
      * Single values, applied after `values` as `helm --set` applies them.
      */
     set?: inputs.GetHelmTemplateSet[];
+    /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     */
+    setList?: inputs.GetHelmTemplateSetList[];
     /**
      * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
      */
@@ -224,7 +234,7 @@ export interface GetHelmTemplateResult {
      */
     readonly namespaced: {[key: string]: string};
     /**
-     * The chart's rendered NOTES.txt.
+     * The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), scrubbed of setSensitive values.
      */
     readonly notes: string;
     /**
@@ -235,6 +245,10 @@ export interface GetHelmTemplateResult {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     readonly plainHttp?: boolean;
+    /**
+     * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     */
+    readonly renderSubchartNotes?: boolean;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -275,6 +289,10 @@ export interface GetHelmTemplateResult {
      * Single values, applied after `values` as `helm --set` applies them.
      */
     readonly set?: outputs.GetHelmTemplateSet[];
+    /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     */
+    readonly setList?: outputs.GetHelmTemplateSetList[];
     /**
      * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
      */
@@ -349,6 +367,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
         "plainHttp": args.plainHttp,
+        "renderSubchartNotes": args.renderSubchartNotes,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
         "repositoryCertFile": args.repositoryCertFile,
@@ -356,6 +375,7 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "repositoryPassword": args.repositoryPassword,
         "repositoryUsername": args.repositoryUsername,
         "set": args.set,
+        "setList": args.setList,
         "setSensitive": args.setSensitive,
         "values": args.values,
         "verify": args.verify,
@@ -404,6 +424,10 @@ export interface GetHelmTemplateOutputArgs {
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
     /**
+     * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     */
+    renderSubchartNotes?: pulumi.Input<boolean | undefined>;
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
     repository?: pulumi.Input<string | undefined>;
@@ -431,6 +455,10 @@ export interface GetHelmTemplateOutputArgs {
      * Single values, applied after `values` as `helm --set` applies them.
      */
     set?: pulumi.Input<pulumi.Input<inputs.GetHelmTemplateSetArgs>[] | undefined>;
+    /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     */
+    setList?: pulumi.Input<pulumi.Input<inputs.GetHelmTemplateSetListArgs>[] | undefined>;
     /**
      * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
      */

@@ -108,9 +108,17 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly dependencyRepositories: pulumi.Output<outputs.HelmReleaseDependencyRepository[] | undefined>;
     /**
+     * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     */
+    declare public readonly description: pulumi.Output<string | undefined>;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
+    /**
+     * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+     */
+    declare public readonly disableWebhooks: pulumi.Output<boolean | undefined>;
     /**
      * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
      */
@@ -119,6 +127,10 @@ export class HelmRelease extends pulumi.CustomResource {
      * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
      */
     declare public readonly keyring: pulumi.Output<string | undefined>;
+    /**
+     * Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     */
+    declare public readonly lint: pulumi.Output<boolean | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
@@ -132,6 +144,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly namespace: pulumi.Output<string>;
     /**
+     * The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+     */
+    declare public /*out*/ readonly notes: pulumi.Output<string>;
+    /**
      * Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as k8sconnect.getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
      */
     declare public /*out*/ readonly objects: pulumi.Output<{[key: string]: {[key: string]: string}}>;
@@ -143,6 +159,10 @@ export class HelmRelease extends pulumi.CustomResource {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     declare public readonly plainHttp: pulumi.Output<boolean | undefined>;
+    /**
+     * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     */
+    declare public readonly renderSubchartNotes: pulumi.Output<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -176,6 +196,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly set: pulumi.Output<outputs.HelmReleaseSet[] | undefined>;
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     */
+    declare public readonly setList: pulumi.Output<outputs.HelmReleaseSetList[] | undefined>;
+    /**
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     declare public readonly setSensitive: pulumi.Output<outputs.HelmReleaseSetSensitive[] | undefined>;
@@ -207,6 +231,10 @@ export class HelmRelease extends pulumi.CustomResource {
      * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
      */
     declare public readonly wait: pulumi.Output<boolean>;
+    /**
+     * With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     */
+    declare public readonly waitForJobs: pulumi.Output<boolean | undefined>;
 
     /**
      * Create a HelmRelease resource with the given unique name, arguments, and options.
@@ -230,15 +258,20 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = state?.createNamespace;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["dependencyRepositories"] = state?.dependencyRepositories;
+            resourceInputs["description"] = state?.description;
             resourceInputs["devel"] = state?.devel;
+            resourceInputs["disableWebhooks"] = state?.disableWebhooks;
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["keyring"] = state?.keyring;
+            resourceInputs["lint"] = state?.lint;
             resourceInputs["maxHistory"] = state?.maxHistory;
             resourceInputs["name"] = state?.name;
             resourceInputs["namespace"] = state?.namespace;
+            resourceInputs["notes"] = state?.notes;
             resourceInputs["objects"] = state?.objects;
             resourceInputs["passCredentials"] = state?.passCredentials;
             resourceInputs["plainHttp"] = state?.plainHttp;
+            resourceInputs["renderSubchartNotes"] = state?.renderSubchartNotes;
             resourceInputs["repository"] = state?.repository;
             resourceInputs["repositoryCaFile"] = state?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = state?.repositoryCertFile;
@@ -247,6 +280,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["repositoryUsername"] = state?.repositoryUsername;
             resourceInputs["revision"] = state?.revision;
             resourceInputs["set"] = state?.set;
+            resourceInputs["setList"] = state?.setList;
             resourceInputs["setSensitive"] = state?.setSensitive;
             resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
@@ -255,6 +289,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["verify"] = state?.verify;
             resourceInputs["version"] = state?.version;
             resourceInputs["wait"] = state?.wait;
+            resourceInputs["waitForJobs"] = state?.waitForJobs;
         } else {
             const args = argsOrState as HelmReleaseArgs | undefined;
             if (args?.chart === undefined && !opts.urn) {
@@ -268,14 +303,18 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = args?.createNamespace;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["dependencyRepositories"] = args?.dependencyRepositories;
+            resourceInputs["description"] = args?.description;
             resourceInputs["devel"] = args?.devel;
+            resourceInputs["disableWebhooks"] = args?.disableWebhooks;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["keyring"] = args?.keyring;
+            resourceInputs["lint"] = args?.lint;
             resourceInputs["maxHistory"] = args?.maxHistory;
             resourceInputs["name"] = args?.name;
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["passCredentials"] = args?.passCredentials;
             resourceInputs["plainHttp"] = args?.plainHttp;
+            resourceInputs["renderSubchartNotes"] = args?.renderSubchartNotes;
             resourceInputs["repository"] = args?.repository;
             resourceInputs["repositoryCaFile"] = args?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = args?.repositoryCertFile;
@@ -283,6 +322,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["repositoryPassword"] = args?.repositoryPassword ? pulumi.secret(args.repositoryPassword) : undefined;
             resourceInputs["repositoryUsername"] = args?.repositoryUsername;
             resourceInputs["set"] = args?.set;
+            resourceInputs["setList"] = args?.setList;
             resourceInputs["setSensitive"] = args?.setSensitive;
             resourceInputs["skipCrds"] = args?.skipCrds;
             resourceInputs["timeout"] = args?.timeout;
@@ -290,10 +330,12 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["verify"] = args?.verify;
             resourceInputs["version"] = args?.version;
             resourceInputs["wait"] = args?.wait;
+            resourceInputs["waitForJobs"] = args?.waitForJobs;
             resourceInputs["appVersion"] = undefined /*out*/;
             resourceInputs["chartDigest"] = undefined /*out*/;
             resourceInputs["chartVersion"] = undefined /*out*/;
             resourceInputs["clusterUid"] = undefined /*out*/;
+            resourceInputs["notes"] = undefined /*out*/;
             resourceInputs["objects"] = undefined /*out*/;
             resourceInputs["revision"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
@@ -346,9 +388,17 @@ export interface HelmReleaseState {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
+     * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     */
+    description?: pulumi.Input<string | undefined>;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+     */
+    disableWebhooks?: pulumi.Input<boolean | undefined>;
     /**
      * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
      */
@@ -357,6 +407,10 @@ export interface HelmReleaseState {
      * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
      */
     keyring?: pulumi.Input<string | undefined>;
+    /**
+     * Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     */
+    lint?: pulumi.Input<boolean | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
@@ -370,6 +424,10 @@ export interface HelmReleaseState {
      */
     namespace?: pulumi.Input<string | undefined>;
     /**
+     * The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+     */
+    notes?: pulumi.Input<string | undefined>;
+    /**
      * Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as k8sconnect.getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
      */
     objects?: pulumi.Input<{[key: string]: pulumi.Input<{[key: string]: pulumi.Input<string>}>} | undefined>;
@@ -381,6 +439,10 @@ export interface HelmReleaseState {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
+    /**
+     * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     */
+    renderSubchartNotes?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -414,6 +476,10 @@ export interface HelmReleaseState {
      */
     set?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSet>[] | undefined>;
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     */
+    setList?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetList>[] | undefined>;
+    /**
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
@@ -445,6 +511,10 @@ export interface HelmReleaseState {
      * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
      */
     wait?: pulumi.Input<boolean | undefined>;
+    /**
+     * With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     */
+    waitForJobs?: pulumi.Input<boolean | undefined>;
 }
 
 /**
@@ -472,9 +542,17 @@ export interface HelmReleaseArgs {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
+     * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     */
+    description?: pulumi.Input<string | undefined>;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+     */
+    disableWebhooks?: pulumi.Input<boolean | undefined>;
     /**
      * Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
      */
@@ -483,6 +561,10 @@ export interface HelmReleaseArgs {
      * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
      */
     keyring?: pulumi.Input<string | undefined>;
+    /**
+     * Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     */
+    lint?: pulumi.Input<boolean | undefined>;
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
      */
@@ -503,6 +585,10 @@ export interface HelmReleaseArgs {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
+    /**
+     * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     */
+    renderSubchartNotes?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -532,6 +618,10 @@ export interface HelmReleaseArgs {
      */
     set?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSet>[] | undefined>;
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     */
+    setList?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetList>[] | undefined>;
+    /**
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
@@ -559,4 +649,8 @@ export interface HelmReleaseArgs {
      * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
      */
     wait?: pulumi.Input<boolean | undefined>;
+    /**
+     * With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     */
+    waitForJobs?: pulumi.Input<boolean | undefined>;
 }

@@ -145,6 +145,8 @@ type GetHelmTemplateArgs struct {
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -159,6 +161,8 @@ type GetHelmTemplateArgs struct {
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []GetHelmTemplateSet `pulumi:"set"`
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList []GetHelmTemplateSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -199,12 +203,14 @@ type GetHelmTemplateResult struct {
 	Namespace string `pulumi:"namespace"`
 	// Namespaced objects, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them.
 	Namespaced map[string]string `pulumi:"namespaced"`
-	// The chart's rendered NOTES.txt.
+	// The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), scrubbed of setSensitive values.
 	Notes string `pulumi:"notes"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -225,6 +231,8 @@ type GetHelmTemplateResult struct {
 	SensitiveKeys []string `pulumi:"sensitiveKeys"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []GetHelmTemplateSet `pulumi:"set"`
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList []GetHelmTemplateSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 	SetSensitive []GetHelmTemplateSetSensitive `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -264,6 +272,8 @@ type GetHelmTemplateOutputArgs struct {
 	PassCredentials pulumi.BoolPtrInput `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput `pulumi:"plainHttp"`
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes pulumi.BoolPtrInput `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -278,6 +288,8 @@ type GetHelmTemplateOutputArgs struct {
 	RepositoryUsername pulumi.StringPtrInput `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set GetHelmTemplateSetArrayInput `pulumi:"set"`
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList GetHelmTemplateSetListArrayInput `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
 	SetSensitive GetHelmTemplateSetSensitiveArrayInput `pulumi:"setSensitive"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -377,7 +389,7 @@ func (o GetHelmTemplateResultOutput) Namespaced() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) map[string]string { return v.Namespaced }).(pulumi.StringMapOutput)
 }
 
-// The chart's rendered NOTES.txt.
+// The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), scrubbed of setSensitive values.
 func (o GetHelmTemplateResultOutput) Notes() pulumi.StringOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) string { return v.Notes }).(pulumi.StringOutput)
 }
@@ -390,6 +402,11 @@ func (o GetHelmTemplateResultOutput) PassCredentials() pulumi.BoolPtrOutput {
 // Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 func (o GetHelmTemplateResultOutput) PlainHttp() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.PlainHttp }).(pulumi.BoolPtrOutput)
+}
+
+// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+func (o GetHelmTemplateResultOutput) RenderSubchartNotes() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) *bool { return v.RenderSubchartNotes }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -440,6 +457,11 @@ func (o GetHelmTemplateResultOutput) SensitiveKeys() pulumi.StringArrayOutput {
 // Single values, applied after `values` as `helm --set` applies them.
 func (o GetHelmTemplateResultOutput) Set() GetHelmTemplateSetArrayOutput {
 	return o.ApplyT(func(v GetHelmTemplateResult) []GetHelmTemplateSet { return v.Set }).(GetHelmTemplateSetArrayOutput)
+}
+
+// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+func (o GetHelmTemplateResultOutput) SetList() GetHelmTemplateSetListArrayOutput {
+	return o.ApplyT(func(v GetHelmTemplateResult) []GetHelmTemplateSetList { return v.SetList }).(GetHelmTemplateSetListArrayOutput)
 }
 
 // Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.

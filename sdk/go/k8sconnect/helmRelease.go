@@ -96,24 +96,34 @@ type HelmRelease struct {
 	DeleteProtection pulumi.BoolOutput `pulumi:"deleteProtection"`
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories HelmReleaseDependencyRepositoryArrayOutput `pulumi:"dependencyRepositories"`
+	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+	Description pulumi.StringPtrOutput `pulumi:"description"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrOutput `pulumi:"devel"`
+	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+	DisableWebhooks pulumi.BoolPtrOutput `pulumi:"disableWebhooks"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields pulumi.StringArrayMapOutput `pulumi:"ignoreFields"`
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
 	Keyring pulumi.StringPtrOutput `pulumi:"keyring"`
+	// Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+	Lint pulumi.BoolPtrOutput `pulumi:"lint"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntOutput `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace pulumi.StringOutput `pulumi:"namespace"`
+	// The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+	Notes pulumi.StringOutput `pulumi:"notes"`
 	// Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 	Objects pulumi.StringMapMapOutput `pulumi:"objects"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrOutput `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrOutput `pulumi:"plainHttp"`
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes pulumi.BoolPtrOutput `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrOutput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -130,6 +140,8 @@ type HelmRelease struct {
 	Revision pulumi.IntOutput `pulumi:"revision"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set HelmReleaseSetArrayOutput `pulumi:"set"`
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList HelmReleaseSetListArrayOutput `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayOutput `pulumi:"setSensitive"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
@@ -146,6 +158,8 @@ type HelmRelease struct {
 	Version pulumi.StringPtrOutput `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait pulumi.BoolOutput `pulumi:"wait"`
+	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+	WaitForJobs pulumi.BoolPtrOutput `pulumi:"waitForJobs"`
 }
 
 // NewHelmRelease registers a new resource with the given unique name, arguments, and options.
@@ -209,24 +223,34 @@ type helmReleaseState struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories []HelmReleaseDependencyRepository `pulumi:"dependencyRepositories"`
+	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+	Description *string `pulumi:"description"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+	DisableWebhooks *bool `pulumi:"disableWebhooks"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
 	Keyring *string `pulumi:"keyring"`
+	// Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+	Lint *bool `pulumi:"lint"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory *int `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
 	Name *string `pulumi:"name"`
 	// The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace *string `pulumi:"namespace"`
+	// The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+	Notes *string `pulumi:"notes"`
 	// Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 	Objects map[string]map[string]string `pulumi:"objects"`
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -243,6 +267,8 @@ type helmReleaseState struct {
 	Revision *int `pulumi:"revision"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []HelmReleaseSet `pulumi:"set"`
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
@@ -259,6 +285,8 @@ type helmReleaseState struct {
 	Version *string `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait *bool `pulumi:"wait"`
+	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+	WaitForJobs *bool `pulumi:"waitForJobs"`
 }
 
 type HelmReleaseState struct {
@@ -280,24 +308,34 @@ type HelmReleaseState struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories HelmReleaseDependencyRepositoryArrayInput
+	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+	Description pulumi.StringPtrInput
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput
+	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+	DisableWebhooks pulumi.BoolPtrInput
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields pulumi.StringArrayMapInput
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
 	Keyring pulumi.StringPtrInput
+	// Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+	Lint pulumi.BoolPtrInput
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntPtrInput
 	// The release name (`.Release.Name`); changing it installs a new release.
 	Name pulumi.StringPtrInput
 	// The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
 	Namespace pulumi.StringPtrInput
+	// The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+	Notes pulumi.StringPtrInput
 	// Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 	Objects pulumi.StringMapMapInput
 	// Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
 	PassCredentials pulumi.BoolPtrInput
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -314,6 +352,8 @@ type HelmReleaseState struct {
 	Revision pulumi.IntPtrInput
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set HelmReleaseSetArrayInput
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
@@ -330,6 +370,8 @@ type HelmReleaseState struct {
 	Version pulumi.StringPtrInput
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait pulumi.BoolPtrInput
+	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+	WaitForJobs pulumi.BoolPtrInput
 }
 
 func (HelmReleaseState) ElementType() reflect.Type {
@@ -347,12 +389,18 @@ type helmReleaseArgs struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories []HelmReleaseDependencyRepository `pulumi:"dependencyRepositories"`
+	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+	Description *string `pulumi:"description"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+	DisableWebhooks *bool `pulumi:"disableWebhooks"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
 	Keyring *string `pulumi:"keyring"`
+	// Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+	Lint *bool `pulumi:"lint"`
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory *int `pulumi:"maxHistory"`
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -363,6 +411,8 @@ type helmReleaseArgs struct {
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -377,6 +427,8 @@ type helmReleaseArgs struct {
 	RepositoryUsername *string `pulumi:"repositoryUsername"`
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set []HelmReleaseSet `pulumi:"set"`
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
@@ -391,6 +443,8 @@ type helmReleaseArgs struct {
 	Version *string `pulumi:"version"`
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait *bool `pulumi:"wait"`
+	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+	WaitForJobs *bool `pulumi:"waitForJobs"`
 }
 
 // The set of arguments for constructing a HelmRelease resource.
@@ -405,12 +459,18 @@ type HelmReleaseArgs struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories HelmReleaseDependencyRepositoryArrayInput
+	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+	Description pulumi.StringPtrInput
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput
+	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+	DisableWebhooks pulumi.BoolPtrInput
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
 	IgnoreFields pulumi.StringArrayMapInput
 	// The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
 	Keyring pulumi.StringPtrInput
+	// Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+	Lint pulumi.BoolPtrInput
 	// How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
 	MaxHistory pulumi.IntPtrInput
 	// The release name (`.Release.Name`); changing it installs a new release.
@@ -421,6 +481,8 @@ type HelmReleaseArgs struct {
 	PassCredentials pulumi.BoolPtrInput
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput
+	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+	RenderSubchartNotes pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -435,6 +497,8 @@ type HelmReleaseArgs struct {
 	RepositoryUsername pulumi.StringPtrInput
 	// Single values, applied after `values` as `helm --set` applies them.
 	Set HelmReleaseSetArrayInput
+	// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
@@ -449,6 +513,8 @@ type HelmReleaseArgs struct {
 	Version pulumi.StringPtrInput
 	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 	Wait pulumi.BoolPtrInput
+	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+	WaitForJobs pulumi.BoolPtrInput
 }
 
 func (HelmReleaseArgs) ElementType() reflect.Type {
@@ -583,9 +649,19 @@ func (o HelmReleaseOutput) DependencyRepositories() HelmReleaseDependencyReposit
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseDependencyRepositoryArrayOutput { return v.DependencyRepositories }).(HelmReleaseDependencyRepositoryArrayOutput)
 }
 
+// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+func (o HelmReleaseOutput) Description() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Description }).(pulumi.StringPtrOutput)
+}
+
 // Let an empty `version` or a constraint pick pre-release versions.
 func (o HelmReleaseOutput) Devel() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Devel }).(pulumi.BoolPtrOutput)
+}
+
+// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+func (o HelmReleaseOutput) DisableWebhooks() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.DisableWebhooks }).(pulumi.BoolPtrOutput)
 }
 
 // Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -596,6 +672,11 @@ func (o HelmReleaseOutput) IgnoreFields() pulumi.StringArrayMapOutput {
 // The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
 func (o HelmReleaseOutput) Keyring() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Keyring }).(pulumi.StringPtrOutput)
+}
+
+// Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+func (o HelmReleaseOutput) Lint() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Lint }).(pulumi.BoolPtrOutput)
 }
 
 // How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
@@ -613,6 +694,11 @@ func (o HelmReleaseOutput) Namespace() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Namespace }).(pulumi.StringOutput)
 }
 
+// The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+func (o HelmReleaseOutput) Notes() pulumi.StringOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Notes }).(pulumi.StringOutput)
+}
+
 // Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
 func (o HelmReleaseOutput) Objects() pulumi.StringMapMapOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringMapMapOutput { return v.Objects }).(pulumi.StringMapMapOutput)
@@ -626,6 +712,11 @@ func (o HelmReleaseOutput) PassCredentials() pulumi.BoolPtrOutput {
 // Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 func (o HelmReleaseOutput) PlainHttp() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.PlainHttp }).(pulumi.BoolPtrOutput)
+}
+
+// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+func (o HelmReleaseOutput) RenderSubchartNotes() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.RenderSubchartNotes }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -668,6 +759,11 @@ func (o HelmReleaseOutput) Set() HelmReleaseSetArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetArrayOutput { return v.Set }).(HelmReleaseSetArrayOutput)
 }
 
+// Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+func (o HelmReleaseOutput) SetList() HelmReleaseSetListArrayOutput {
+	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetListArrayOutput { return v.SetList }).(HelmReleaseSetListArrayOutput)
+}
+
 // Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 func (o HelmReleaseOutput) SetSensitive() HelmReleaseSetSensitiveArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetSensitiveArrayOutput { return v.SetSensitive }).(HelmReleaseSetSensitiveArrayOutput)
@@ -706,6 +802,11 @@ func (o HelmReleaseOutput) Version() pulumi.StringPtrOutput {
 // Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
 func (o HelmReleaseOutput) Wait() pulumi.BoolOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.Wait }).(pulumi.BoolOutput)
+}
+
+// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+func (o HelmReleaseOutput) WaitForJobs() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.WaitForJobs }).(pulumi.BoolPtrOutput)
 }
 
 type HelmReleaseArrayOutput struct{ *pulumi.OutputState }

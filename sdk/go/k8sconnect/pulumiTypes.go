@@ -791,6 +791,112 @@ func (o HelmReleaseSetArrayOutput) Index(i pulumi.IntInput) HelmReleaseSetOutput
 	}).(HelmReleaseSetOutput)
 }
 
+type HelmReleaseSetList struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// The list's elements, in order.
+	Values []string `pulumi:"values"`
+}
+
+// HelmReleaseSetListInput is an input type that accepts HelmReleaseSetListArgs and HelmReleaseSetListOutput values.
+// You can construct a concrete instance of `HelmReleaseSetListInput` via:
+//
+//	HelmReleaseSetListArgs{...}
+type HelmReleaseSetListInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetListOutput() HelmReleaseSetListOutput
+	ToHelmReleaseSetListOutputWithContext(context.Context) HelmReleaseSetListOutput
+}
+
+type HelmReleaseSetListArgs struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// The list's elements, in order.
+	Values pulumi.StringArrayInput `pulumi:"values"`
+}
+
+func (HelmReleaseSetListArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetList)(nil)).Elem()
+}
+
+func (i HelmReleaseSetListArgs) ToHelmReleaseSetListOutput() HelmReleaseSetListOutput {
+	return i.ToHelmReleaseSetListOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetListArgs) ToHelmReleaseSetListOutputWithContext(ctx context.Context) HelmReleaseSetListOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetListOutput)
+}
+
+// HelmReleaseSetListArrayInput is an input type that accepts HelmReleaseSetListArray and HelmReleaseSetListArrayOutput values.
+// You can construct a concrete instance of `HelmReleaseSetListArrayInput` via:
+//
+//	HelmReleaseSetListArray{ HelmReleaseSetListArgs{...} }
+type HelmReleaseSetListArrayInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetListArrayOutput() HelmReleaseSetListArrayOutput
+	ToHelmReleaseSetListArrayOutputWithContext(context.Context) HelmReleaseSetListArrayOutput
+}
+
+type HelmReleaseSetListArray []HelmReleaseSetListInput
+
+func (HelmReleaseSetListArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetList)(nil)).Elem()
+}
+
+func (i HelmReleaseSetListArray) ToHelmReleaseSetListArrayOutput() HelmReleaseSetListArrayOutput {
+	return i.ToHelmReleaseSetListArrayOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetListArray) ToHelmReleaseSetListArrayOutputWithContext(ctx context.Context) HelmReleaseSetListArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetListArrayOutput)
+}
+
+type HelmReleaseSetListOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetListOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetList)(nil)).Elem()
+}
+
+func (o HelmReleaseSetListOutput) ToHelmReleaseSetListOutput() HelmReleaseSetListOutput {
+	return o
+}
+
+func (o HelmReleaseSetListOutput) ToHelmReleaseSetListOutputWithContext(ctx context.Context) HelmReleaseSetListOutput {
+	return o
+}
+
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o HelmReleaseSetListOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetList) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The list's elements, in order.
+func (o HelmReleaseSetListOutput) Values() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v HelmReleaseSetList) []string { return v.Values }).(pulumi.StringArrayOutput)
+}
+
+type HelmReleaseSetListArrayOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetListArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetList)(nil)).Elem()
+}
+
+func (o HelmReleaseSetListArrayOutput) ToHelmReleaseSetListArrayOutput() HelmReleaseSetListArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetListArrayOutput) ToHelmReleaseSetListArrayOutputWithContext(ctx context.Context) HelmReleaseSetListArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetListArrayOutput) Index(i pulumi.IntInput) HelmReleaseSetListOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseSetList {
+		return vs[0].([]HelmReleaseSetList)[vs[1].(int)]
+	}).(HelmReleaseSetListOutput)
+}
+
 type HelmReleaseSetSensitive struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -1802,6 +1908,112 @@ func (o GetHelmTemplateSetArrayOutput) Index(i pulumi.IntInput) GetHelmTemplateS
 	}).(GetHelmTemplateSetOutput)
 }
 
+type GetHelmTemplateSetList struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// The list's elements, in order.
+	Values []string `pulumi:"values"`
+}
+
+// GetHelmTemplateSetListInput is an input type that accepts GetHelmTemplateSetListArgs and GetHelmTemplateSetListOutput values.
+// You can construct a concrete instance of `GetHelmTemplateSetListInput` via:
+//
+//	GetHelmTemplateSetListArgs{...}
+type GetHelmTemplateSetListInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateSetListOutput() GetHelmTemplateSetListOutput
+	ToGetHelmTemplateSetListOutputWithContext(context.Context) GetHelmTemplateSetListOutput
+}
+
+type GetHelmTemplateSetListArgs struct {
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// The list's elements, in order.
+	Values pulumi.StringArrayInput `pulumi:"values"`
+}
+
+func (GetHelmTemplateSetListArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateSetList)(nil)).Elem()
+}
+
+func (i GetHelmTemplateSetListArgs) ToGetHelmTemplateSetListOutput() GetHelmTemplateSetListOutput {
+	return i.ToGetHelmTemplateSetListOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateSetListArgs) ToGetHelmTemplateSetListOutputWithContext(ctx context.Context) GetHelmTemplateSetListOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateSetListOutput)
+}
+
+// GetHelmTemplateSetListArrayInput is an input type that accepts GetHelmTemplateSetListArray and GetHelmTemplateSetListArrayOutput values.
+// You can construct a concrete instance of `GetHelmTemplateSetListArrayInput` via:
+//
+//	GetHelmTemplateSetListArray{ GetHelmTemplateSetListArgs{...} }
+type GetHelmTemplateSetListArrayInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplateSetListArrayOutput() GetHelmTemplateSetListArrayOutput
+	ToGetHelmTemplateSetListArrayOutputWithContext(context.Context) GetHelmTemplateSetListArrayOutput
+}
+
+type GetHelmTemplateSetListArray []GetHelmTemplateSetListInput
+
+func (GetHelmTemplateSetListArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateSetList)(nil)).Elem()
+}
+
+func (i GetHelmTemplateSetListArray) ToGetHelmTemplateSetListArrayOutput() GetHelmTemplateSetListArrayOutput {
+	return i.ToGetHelmTemplateSetListArrayOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplateSetListArray) ToGetHelmTemplateSetListArrayOutputWithContext(ctx context.Context) GetHelmTemplateSetListArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplateSetListArrayOutput)
+}
+
+type GetHelmTemplateSetListOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateSetListOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplateSetList)(nil)).Elem()
+}
+
+func (o GetHelmTemplateSetListOutput) ToGetHelmTemplateSetListOutput() GetHelmTemplateSetListOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetListOutput) ToGetHelmTemplateSetListOutputWithContext(ctx context.Context) GetHelmTemplateSetListOutput {
+	return o
+}
+
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o GetHelmTemplateSetListOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplateSetList) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The list's elements, in order.
+func (o GetHelmTemplateSetListOutput) Values() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetHelmTemplateSetList) []string { return v.Values }).(pulumi.StringArrayOutput)
+}
+
+type GetHelmTemplateSetListArrayOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplateSetListArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetHelmTemplateSetList)(nil)).Elem()
+}
+
+func (o GetHelmTemplateSetListArrayOutput) ToGetHelmTemplateSetListArrayOutput() GetHelmTemplateSetListArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetListArrayOutput) ToGetHelmTemplateSetListArrayOutputWithContext(ctx context.Context) GetHelmTemplateSetListArrayOutput {
+	return o
+}
+
+func (o GetHelmTemplateSetListArrayOutput) Index(i pulumi.IntInput) GetHelmTemplateSetListOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetHelmTemplateSetList {
+		return vs[0].([]GetHelmTemplateSetList)[vs[1].(int)]
+	}).(GetHelmTemplateSetListOutput)
+}
+
 type GetHelmTemplateSetSensitive struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -1926,6 +2138,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryArrayInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetInput)(nil)).Elem(), HelmReleaseSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetArrayInput)(nil)).Elem(), HelmReleaseSetArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListInput)(nil)).Elem(), HelmReleaseSetListArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListArrayInput)(nil)).Elem(), HelmReleaseSetListArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveInput)(nil)).Elem(), HelmReleaseSetSensitiveArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveArrayInput)(nil)).Elem(), HelmReleaseSetSensitiveArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
@@ -1938,6 +2152,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateDependencyRepositoryArrayInput)(nil)).Elem(), GetHelmTemplateDependencyRepositoryArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetInput)(nil)).Elem(), GetHelmTemplateSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetArrayInput)(nil)).Elem(), GetHelmTemplateSetArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetListInput)(nil)).Elem(), GetHelmTemplateSetListArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetListArrayInput)(nil)).Elem(), GetHelmTemplateSetListArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveArrayInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArray{})
 	pulumi.RegisterOutputType(ClusterConnectionOutput{})
@@ -1948,6 +2164,8 @@ func init() {
 	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetArrayOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetListOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetListArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveArrayOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})
@@ -1960,6 +2178,8 @@ func init() {
 	pulumi.RegisterOutputType(GetHelmTemplateDependencyRepositoryArrayOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetArrayOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateSetListOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplateSetListArrayOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveArrayOutput{})
 }

@@ -221,6 +221,28 @@ export interface GetHelmTemplateSetArgs {
     value: pulumi.Input<string>;
 }
 
+export interface GetHelmTemplateSetList {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: string;
+    /**
+     * The list's elements, in order.
+     */
+    values: string[];
+}
+
+export interface GetHelmTemplateSetListArgs {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * The list's elements, in order.
+     */
+    values: pulumi.Input<pulumi.Input<string>[]>;
+}
+
 export interface GetHelmTemplateSetSensitive {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
@@ -291,6 +313,17 @@ export interface HelmReleaseSet {
      * The value.
      */
     value: pulumi.Input<string>;
+}
+
+export interface HelmReleaseSetList {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * The list's elements, in order.
+     */
+    values: pulumi.Input<pulumi.Input<string>[]>;
 }
 
 export interface HelmReleaseSetSensitive {

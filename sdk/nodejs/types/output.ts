@@ -113,6 +113,17 @@ export interface GetHelmTemplateSet {
     value: string;
 }
 
+export interface GetHelmTemplateSetList {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: string;
+    /**
+     * The list's elements, in order.
+     */
+    values: string[];
+}
+
 export interface GetHelmTemplateSetSensitive {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
@@ -168,6 +179,17 @@ export interface HelmReleaseSet {
      * The value.
      */
     value: string;
+}
+
+export interface HelmReleaseSetList {
+    /**
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: string;
+    /**
+     * The list's elements, in order.
+     */
+    values: string[];
 }
 
 export interface HelmReleaseSetSensitive {

@@ -27,6 +27,8 @@ __all__ = [
     'HelmReleaseDependencyRepositoryArgsDict',
     'HelmReleaseSetArgs',
     'HelmReleaseSetArgsDict',
+    'HelmReleaseSetListArgs',
+    'HelmReleaseSetListArgsDict',
     'HelmReleaseSetSensitiveArgs',
     'HelmReleaseSetSensitiveArgsDict',
     'PatchTargetArgs',
@@ -39,6 +41,8 @@ __all__ = [
     'GetHelmTemplateDependencyRepositoryArgsDict',
     'GetHelmTemplateSetArgs',
     'GetHelmTemplateSetArgsDict',
+    'GetHelmTemplateSetListArgs',
+    'GetHelmTemplateSetListArgsDict',
     'GetHelmTemplateSetSensitiveArgs',
     'GetHelmTemplateSetSensitiveArgsDict',
 ]
@@ -874,6 +878,53 @@ class HelmReleaseSetArgs:
         pulumi.set(self, "type", value)
 
 
+class HelmReleaseSetListArgsDict(TypedDict):
+    name: pulumi.Input[_builtins.str]
+    """
+    The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+    """
+    values: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]
+    """
+    The list's elements, in order.
+    """
+
+@pulumi.input_type
+class HelmReleaseSetListArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 values: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]):
+        """
+        :param pulumi.Input[_builtins.str] name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: The list's elements, in order.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "values", values)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def values(self) -> pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]:
+        """
+        The list's elements, in order.
+        """
+        return pulumi.get(self, "values")
+
+    @values.setter
+    def values(self, value: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]):
+        pulumi.set(self, "values", value)
+
+
 class HelmReleaseSetSensitiveArgsDict(TypedDict):
     name: pulumi.Input[_builtins.str]
     """
@@ -1455,6 +1506,53 @@ class GetHelmTemplateSetArgs:
     @type.setter
     def type(self, value: Optional[_builtins.str]):
         pulumi.set(self, "type", value)
+
+
+class GetHelmTemplateSetListArgsDict(TypedDict):
+    name: _builtins.str
+    """
+    The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+    """
+    values: Sequence[_builtins.str]
+    """
+    The list's elements, in order.
+    """
+
+@pulumi.input_type
+class GetHelmTemplateSetListArgs:
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 values: Sequence[_builtins.str]):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param Sequence[_builtins.str] values: The list's elements, in order.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "values", values)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: _builtins.str):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def values(self) -> Sequence[_builtins.str]:
+        """
+        The list's elements, in order.
+        """
+        return pulumi.get(self, "values")
+
+    @values.setter
+    def values(self, value: Sequence[_builtins.str]):
+        pulumi.set(self, "values", value)
 
 
 class GetHelmTemplateSetSensitiveArgsDict(TypedDict):

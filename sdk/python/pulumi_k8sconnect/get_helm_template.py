@@ -28,7 +28,7 @@ class GetHelmTemplateResult:
     """
     A collection of values returned by getHelmTemplate.
     """
-    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, dependency_repositories=None, devel=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_sensitive=None, values=None, verify=None, version=None):
+    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, dependency_repositories=None, devel=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, render_subchart_notes=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_list=None, set_sensitive=None, values=None, verify=None, version=None):
         if app_version and not isinstance(app_version, str):
             raise TypeError("Expected argument 'app_version' to be a str")
         pulumi.set(__self__, "app_version", app_version)
@@ -80,6 +80,9 @@ class GetHelmTemplateResult:
         if plain_http and not isinstance(plain_http, bool):
             raise TypeError("Expected argument 'plain_http' to be a bool")
         pulumi.set(__self__, "plain_http", plain_http)
+        if render_subchart_notes and not isinstance(render_subchart_notes, bool):
+            raise TypeError("Expected argument 'render_subchart_notes' to be a bool")
+        pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
         if repository and not isinstance(repository, str):
             raise TypeError("Expected argument 'repository' to be a str")
         pulumi.set(__self__, "repository", repository)
@@ -110,6 +113,9 @@ class GetHelmTemplateResult:
         if set and not isinstance(set, list):
             raise TypeError("Expected argument 'set' to be a list")
         pulumi.set(__self__, "set", set)
+        if set_list and not isinstance(set_list, list):
+            raise TypeError("Expected argument 'set_list' to be a list")
+        pulumi.set(__self__, "set_list", set_list)
         if set_sensitive and not isinstance(set_sensitive, list):
             raise TypeError("Expected argument 'set_sensitive' to be a list")
         pulumi.set(__self__, "set_sensitive", set_sensitive)
@@ -239,7 +245,7 @@ class GetHelmTemplateResult:
     @pulumi.getter
     def notes(self) -> _builtins.str:
         """
-        The chart's rendered NOTES.txt.
+        The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), scrubbed of setSensitive values.
         """
         return pulumi.get(self, "notes")
 
@@ -258,6 +264,14 @@ class GetHelmTemplateResult:
         Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         """
         return pulumi.get(self, "plain_http")
+
+    @_builtins.property
+    @pulumi.getter(name="renderSubchartNotes")
+    def render_subchart_notes(self) -> Optional[_builtins.bool]:
+        """
+        Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        """
+        return pulumi.get(self, "render_subchart_notes")
 
     @_builtins.property
     @pulumi.getter
@@ -340,6 +354,14 @@ class GetHelmTemplateResult:
         return pulumi.get(self, "set")
 
     @_builtins.property
+    @pulumi.getter(name="setList")
+    def set_list(self) -> Optional[Sequence['outputs.GetHelmTemplateSetListResult']]:
+        """
+        Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+        """
+        return pulumi.get(self, "set_list")
+
+    @_builtins.property
     @pulumi.getter(name="setSensitive")
     def set_sensitive(self) -> Optional[Sequence['outputs.GetHelmTemplateSetSensitiveResult']]:
         """
@@ -395,6 +417,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             notes=self.notes,
             pass_credentials=self.pass_credentials,
             plain_http=self.plain_http,
+            render_subchart_notes=self.render_subchart_notes,
             repository=self.repository,
             repository_ca_file=self.repository_ca_file,
             repository_cert_file=self.repository_cert_file,
@@ -405,6 +428,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             sensitive_fields=self.sensitive_fields,
             sensitive_keys=self.sensitive_keys,
             set=self.set,
+            set_list=self.set_list,
             set_sensitive=self.set_sensitive,
             values=self.values,
             verify=self.verify,
@@ -420,6 +444,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
                       namespace: Optional[_builtins.str] = None,
                       pass_credentials: Optional[_builtins.bool] = None,
                       plain_http: Optional[_builtins.bool] = None,
+                      render_subchart_notes: Optional[_builtins.bool] = None,
                       repository: Optional[_builtins.str] = None,
                       repository_ca_file: Optional[_builtins.str] = None,
                       repository_cert_file: Optional[_builtins.str] = None,
@@ -427,6 +452,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
                       repository_password: Optional[_builtins.str] = None,
                       repository_username: Optional[_builtins.str] = None,
                       set: Optional[Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']]] = None,
+                      set_list: Optional[Sequence[Union['GetHelmTemplateSetListArgs', 'GetHelmTemplateSetListArgsDict']]] = None,
                       set_sensitive: Optional[Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']]] = None,
                       values: Optional[Sequence[_builtins.str]] = None,
                       verify: Optional[_builtins.bool] = None,
@@ -504,6 +530,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.bool plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+    :param _builtins.bool render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
     :param _builtins.str repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -511,6 +538,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.str repository_password: Password or token for the repository, registry or chart URL.
     :param _builtins.str repository_username: User name for the repository, registry or chart URL.
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
+    :param Sequence[Union['GetHelmTemplateSetListArgs', 'GetHelmTemplateSetListArgsDict']] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
     :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
     :param _builtins.bool verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -526,6 +554,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
     __args__['plainHttp'] = plain_http
+    __args__['renderSubchartNotes'] = render_subchart_notes
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
     __args__['repositoryCertFile'] = repository_cert_file
@@ -533,6 +562,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__['repositoryPassword'] = repository_password
     __args__['repositoryUsername'] = repository_username
     __args__['set'] = set
+    __args__['setList'] = set_list
     __args__['setSensitive'] = set_sensitive
     __args__['values'] = values
     __args__['verify'] = verify
@@ -558,6 +588,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         notes=pulumi.get(__ret__, 'notes'),
         pass_credentials=pulumi.get(__ret__, 'pass_credentials'),
         plain_http=pulumi.get(__ret__, 'plain_http'),
+        render_subchart_notes=pulumi.get(__ret__, 'render_subchart_notes'),
         repository=pulumi.get(__ret__, 'repository'),
         repository_ca_file=pulumi.get(__ret__, 'repository_ca_file'),
         repository_cert_file=pulumi.get(__ret__, 'repository_cert_file'),
@@ -568,6 +599,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         sensitive_fields=pulumi.get(__ret__, 'sensitive_fields'),
         sensitive_keys=pulumi.get(__ret__, 'sensitive_keys'),
         set=pulumi.get(__ret__, 'set'),
+        set_list=pulumi.get(__ret__, 'set_list'),
         set_sensitive=pulumi.get(__ret__, 'set_sensitive'),
         values=pulumi.get(__ret__, 'values'),
         verify=pulumi.get(__ret__, 'verify'),
@@ -581,6 +613,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
                              namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              pass_credentials: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              plain_http: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                             render_subchart_notes: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              repository: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_ca_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_cert_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
@@ -588,6 +621,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
                              repository_password: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_username: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              set: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']]]]] = None,
+                             set_list: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateSetListArgs', 'GetHelmTemplateSetListArgsDict']]]]] = None,
                              set_sensitive: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']]]]] = None,
                              values: pulumi.Input[Optional[Optional[Sequence[_builtins.str]]]] = None,
                              verify: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
@@ -665,6 +699,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.bool plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+    :param _builtins.bool render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
     :param _builtins.str repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -672,6 +707,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str repository_password: Password or token for the repository, registry or chart URL.
     :param _builtins.str repository_username: User name for the repository, registry or chart URL.
     :param Sequence[Union['GetHelmTemplateSetArgs', 'GetHelmTemplateSetArgsDict']] set: Single values, applied after `values` as `helm --set` applies them.
+    :param Sequence[Union['GetHelmTemplateSetListArgs', 'GetHelmTemplateSetListArgsDict']] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
     :param Sequence[Union['GetHelmTemplateSetSensitiveArgs', 'GetHelmTemplateSetSensitiveArgsDict']] set_sensitive: Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object's name is an error, since keys are never hidden.
     :param Sequence[_builtins.str] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
     :param _builtins.bool verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -687,6 +723,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
     __args__['plainHttp'] = plain_http
+    __args__['renderSubchartNotes'] = render_subchart_notes
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
     __args__['repositoryCertFile'] = repository_cert_file
@@ -694,6 +731,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__['repositoryPassword'] = repository_password
     __args__['repositoryUsername'] = repository_username
     __args__['set'] = set
+    __args__['setList'] = set_list
     __args__['setSensitive'] = set_sensitive
     __args__['values'] = values
     __args__['verify'] = verify
@@ -718,6 +756,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         notes=pulumi.get(__response__, 'notes'),
         pass_credentials=pulumi.get(__response__, 'pass_credentials'),
         plain_http=pulumi.get(__response__, 'plain_http'),
+        render_subchart_notes=pulumi.get(__response__, 'render_subchart_notes'),
         repository=pulumi.get(__response__, 'repository'),
         repository_ca_file=pulumi.get(__response__, 'repository_ca_file'),
         repository_cert_file=pulumi.get(__response__, 'repository_cert_file'),
@@ -728,6 +767,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         sensitive_fields=pulumi.get(__response__, 'sensitive_fields'),
         sensitive_keys=pulumi.get(__response__, 'sensitive_keys'),
         set=pulumi.get(__response__, 'set'),
+        set_list=pulumi.get(__response__, 'set_list'),
         set_sensitive=pulumi.get(__response__, 'set_sensitive'),
         values=pulumi.get(__response__, 'values'),
         verify=pulumi.get(__response__, 'verify'),

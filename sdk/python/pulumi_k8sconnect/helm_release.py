@@ -27,13 +27,17 @@ class HelmReleaseArgs:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
+                 description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
+                 lint: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -41,13 +45,15 @@ class HelmReleaseArgs:
                  repository_password: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
+                 set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
-                 wait: pulumi.Input[Optional[_builtins.bool]] = None):
+                 wait: pulumi.Input[Optional[_builtins.bool]] = None,
+                 wait_for_jobs: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a HelmRelease resource.
 
@@ -57,13 +63,17 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        :param pulumi.Input[_builtins.bool] lint: Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -71,6 +81,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository, registry or chart URL.
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -78,6 +89,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         pulumi.set(__self__, "chart", chart)
         pulumi.set(__self__, "name", name)
@@ -89,12 +101,18 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if dependency_repositories is not None:
             pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if description is not None:
+            pulumi.set(__self__, "description", description)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if disable_webhooks is not None:
+            pulumi.set(__self__, "disable_webhooks", disable_webhooks)
         if ignore_fields is not None:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
         if keyring is not None:
             pulumi.set(__self__, "keyring", keyring)
+        if lint is not None:
+            pulumi.set(__self__, "lint", lint)
         if max_history is not None:
             pulumi.set(__self__, "max_history", max_history)
         if namespace is not None:
@@ -103,6 +121,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
         if plain_http is not None:
             pulumi.set(__self__, "plain_http", plain_http)
+        if render_subchart_notes is not None:
+            pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -117,6 +137,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "repository_username", repository_username)
         if set is not None:
             pulumi.set(__self__, "set", set)
+        if set_list is not None:
+            pulumi.set(__self__, "set_list", set_list)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
         if skip_crds is not None:
@@ -131,6 +153,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "version", version)
         if wait is not None:
             pulumi.set(__self__, "wait", wait)
+        if wait_for_jobs is not None:
+            pulumi.set(__self__, "wait_for_jobs", wait_for_jobs)
 
     @_builtins.property
     @pulumi.getter
@@ -206,6 +230,18 @@ class HelmReleaseArgs:
 
     @_builtins.property
     @pulumi.getter
+    def description(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+        """
+        return pulumi.get(self, "description")
+
+    @description.setter
+    def description(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "description", value)
+
+    @_builtins.property
+    @pulumi.getter
     def devel(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Let an empty `version` or a constraint pick pre-release versions.
@@ -215,6 +251,18 @@ class HelmReleaseArgs:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="disableWebhooks")
+    def disable_webhooks(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+        """
+        return pulumi.get(self, "disable_webhooks")
+
+    @disable_webhooks.setter
+    def disable_webhooks(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disable_webhooks", value)
 
     @_builtins.property
     @pulumi.getter(name="ignoreFields")
@@ -239,6 +287,18 @@ class HelmReleaseArgs:
     @keyring.setter
     def keyring(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "keyring", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lint(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+        """
+        return pulumi.get(self, "lint")
+
+    @lint.setter
+    def lint(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "lint", value)
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -287,6 +347,18 @@ class HelmReleaseArgs:
     @plain_http.setter
     def plain_http(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "plain_http", value)
+
+    @_builtins.property
+    @pulumi.getter(name="renderSubchartNotes")
+    def render_subchart_notes(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        """
+        return pulumi.get(self, "render_subchart_notes")
+
+    @render_subchart_notes.setter
+    def render_subchart_notes(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "render_subchart_notes", value)
 
     @_builtins.property
     @pulumi.getter
@@ -373,6 +445,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "set", value)
 
     @_builtins.property
+    @pulumi.getter(name="setList")
+    def set_list(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]]:
+        """
+        Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+        """
+        return pulumi.get(self, "set_list")
+
+    @set_list.setter
+    def set_list(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]]):
+        pulumi.set(self, "set_list", value)
+
+    @_builtins.property
     @pulumi.getter(name="setSensitive")
     def set_sensitive(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]]:
         """
@@ -456,6 +540,18 @@ class HelmReleaseArgs:
     def wait(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "wait", value)
 
+    @_builtins.property
+    @pulumi.getter(name="waitForJobs")
+    def wait_for_jobs(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+        """
+        return pulumi.get(self, "wait_for_jobs")
+
+    @wait_for_jobs.setter
+    def wait_for_jobs(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "wait_for_jobs", value)
+
 
 @pulumi.input_type
 class _HelmReleaseState:
@@ -469,15 +565,20 @@ class _HelmReleaseState:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
+                 description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
+                 lint: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
+                 notes: pulumi.Input[Optional[_builtins.str]] = None,
                  objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -486,6 +587,7 @@ class _HelmReleaseState:
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  revision: pulumi.Input[Optional[_builtins.int]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
+                 set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
@@ -493,7 +595,8 @@ class _HelmReleaseState:
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
-                 wait: pulumi.Input[Optional[_builtins.bool]] = None):
+                 wait: pulumi.Input[Optional[_builtins.bool]] = None,
+                 wait_for_jobs: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         Input properties used for looking up and filtering HelmRelease resources.
 
@@ -506,15 +609,20 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        :param pulumi.Input[_builtins.bool] lint: Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
+        :param pulumi.Input[_builtins.str] notes: The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of set_sensitive values. Known after apply when the apply writes a revision.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -523,6 +631,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
@@ -531,6 +640,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         if app_version is not None:
             pulumi.set(__self__, "app_version", app_version)
@@ -550,24 +660,34 @@ class _HelmReleaseState:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if dependency_repositories is not None:
             pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if description is not None:
+            pulumi.set(__self__, "description", description)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if disable_webhooks is not None:
+            pulumi.set(__self__, "disable_webhooks", disable_webhooks)
         if ignore_fields is not None:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
         if keyring is not None:
             pulumi.set(__self__, "keyring", keyring)
+        if lint is not None:
+            pulumi.set(__self__, "lint", lint)
         if max_history is not None:
             pulumi.set(__self__, "max_history", max_history)
         if name is not None:
             pulumi.set(__self__, "name", name)
         if namespace is not None:
             pulumi.set(__self__, "namespace", namespace)
+        if notes is not None:
+            pulumi.set(__self__, "notes", notes)
         if objects is not None:
             pulumi.set(__self__, "objects", objects)
         if pass_credentials is not None:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
         if plain_http is not None:
             pulumi.set(__self__, "plain_http", plain_http)
+        if render_subchart_notes is not None:
+            pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -584,6 +704,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "revision", revision)
         if set is not None:
             pulumi.set(__self__, "set", set)
+        if set_list is not None:
+            pulumi.set(__self__, "set_list", set_list)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
         if skip_crds is not None:
@@ -600,6 +722,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "version", version)
         if wait is not None:
             pulumi.set(__self__, "wait", wait)
+        if wait_for_jobs is not None:
+            pulumi.set(__self__, "wait_for_jobs", wait_for_jobs)
 
     @_builtins.property
     @pulumi.getter(name="appVersion")
@@ -711,6 +835,18 @@ class _HelmReleaseState:
 
     @_builtins.property
     @pulumi.getter
+    def description(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+        """
+        return pulumi.get(self, "description")
+
+    @description.setter
+    def description(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "description", value)
+
+    @_builtins.property
+    @pulumi.getter
     def devel(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Let an empty `version` or a constraint pick pre-release versions.
@@ -720,6 +856,18 @@ class _HelmReleaseState:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="disableWebhooks")
+    def disable_webhooks(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+        """
+        return pulumi.get(self, "disable_webhooks")
+
+    @disable_webhooks.setter
+    def disable_webhooks(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disable_webhooks", value)
 
     @_builtins.property
     @pulumi.getter(name="ignoreFields")
@@ -744,6 +892,18 @@ class _HelmReleaseState:
     @keyring.setter
     def keyring(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "keyring", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lint(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+        """
+        return pulumi.get(self, "lint")
+
+    @lint.setter
+    def lint(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "lint", value)
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -783,6 +943,18 @@ class _HelmReleaseState:
 
     @_builtins.property
     @pulumi.getter
+    def notes(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of set_sensitive values. Known after apply when the apply writes a revision.
+        """
+        return pulumi.get(self, "notes")
+
+    @notes.setter
+    def notes(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "notes", value)
+
+    @_builtins.property
+    @pulumi.getter
     def objects(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]]:
         """
         Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
@@ -816,6 +988,18 @@ class _HelmReleaseState:
     @plain_http.setter
     def plain_http(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "plain_http", value)
+
+    @_builtins.property
+    @pulumi.getter(name="renderSubchartNotes")
+    def render_subchart_notes(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        """
+        return pulumi.get(self, "render_subchart_notes")
+
+    @render_subchart_notes.setter
+    def render_subchart_notes(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "render_subchart_notes", value)
 
     @_builtins.property
     @pulumi.getter
@@ -914,6 +1098,18 @@ class _HelmReleaseState:
         pulumi.set(self, "set", value)
 
     @_builtins.property
+    @pulumi.getter(name="setList")
+    def set_list(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]]:
+        """
+        Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+        """
+        return pulumi.get(self, "set_list")
+
+    @set_list.setter
+    def set_list(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]]):
+        pulumi.set(self, "set_list", value)
+
+    @_builtins.property
     @pulumi.getter(name="setSensitive")
     def set_sensitive(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]]:
         """
@@ -1009,6 +1205,18 @@ class _HelmReleaseState:
     def wait(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "wait", value)
 
+    @_builtins.property
+    @pulumi.getter(name="waitForJobs")
+    def wait_for_jobs(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+        """
+        return pulumi.get(self, "wait_for_jobs")
+
+    @wait_for_jobs.setter
+    def wait_for_jobs(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "wait_for_jobs", value)
+
 
 @pulumi.type_token("k8sconnect:index/helmRelease:HelmRelease")
 class HelmRelease(pulumi.CustomResource):
@@ -1021,14 +1229,18 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+                 description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
+                 lint: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1036,6 +1248,7 @@ class HelmRelease(pulumi.CustomResource):
                  repository_password: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
+                 set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1043,6 +1256,7 @@ class HelmRelease(pulumi.CustomResource):
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
                  wait: pulumi.Input[Optional[_builtins.bool]] = None,
+                 wait_for_jobs: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         """
         A Helm chart installed as a Helm release whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, `helm history` and `helm get manifest` show it.
@@ -1093,14 +1307,18 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        :param pulumi.Input[_builtins.bool] lint: Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1108,6 +1326,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] repository_password: Password or token for the repository, registry or chart URL.
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -1115,6 +1334,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         ...
     @overload
@@ -1184,14 +1404,18 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+                 description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
+                 lint: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_history: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1199,6 +1423,7 @@ class HelmRelease(pulumi.CustomResource):
                  repository_password: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_username: pulumi.Input[Optional[_builtins.str]] = None,
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
+                 set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1206,6 +1431,7 @@ class HelmRelease(pulumi.CustomResource):
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
                  wait: pulumi.Input[Optional[_builtins.bool]] = None,
+                 wait_for_jobs: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -1222,9 +1448,12 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["create_namespace"] = create_namespace
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["dependency_repositories"] = dependency_repositories
+            __props__.__dict__["description"] = description
             __props__.__dict__["devel"] = devel
+            __props__.__dict__["disable_webhooks"] = disable_webhooks
             __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["keyring"] = keyring
+            __props__.__dict__["lint"] = lint
             __props__.__dict__["max_history"] = max_history
             if name is None and not opts.urn:
                 raise TypeError("Missing required property 'name'")
@@ -1232,6 +1461,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["namespace"] = namespace
             __props__.__dict__["pass_credentials"] = pass_credentials
             __props__.__dict__["plain_http"] = plain_http
+            __props__.__dict__["render_subchart_notes"] = render_subchart_notes
             __props__.__dict__["repository"] = repository
             __props__.__dict__["repository_ca_file"] = repository_ca_file
             __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1239,6 +1469,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["repository_password"] = None if repository_password is None else pulumi.Output.secret(repository_password)
             __props__.__dict__["repository_username"] = repository_username
             __props__.__dict__["set"] = set
+            __props__.__dict__["set_list"] = set_list
             __props__.__dict__["set_sensitive"] = set_sensitive
             __props__.__dict__["skip_crds"] = skip_crds
             __props__.__dict__["timeout"] = timeout
@@ -1246,10 +1477,12 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["verify"] = verify
             __props__.__dict__["version"] = version
             __props__.__dict__["wait"] = wait
+            __props__.__dict__["wait_for_jobs"] = wait_for_jobs
             __props__.__dict__["app_version"] = None
             __props__.__dict__["chart_digest"] = None
             __props__.__dict__["chart_version"] = None
             __props__.__dict__["cluster_uid"] = None
+            __props__.__dict__["notes"] = None
             __props__.__dict__["objects"] = None
             __props__.__dict__["revision"] = None
             __props__.__dict__["status"] = None
@@ -1274,15 +1507,20 @@ class HelmRelease(pulumi.CustomResource):
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+            description: pulumi.Input[Optional[_builtins.str]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
+            disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             keyring: pulumi.Input[Optional[_builtins.str]] = None,
+            lint: pulumi.Input[Optional[_builtins.bool]] = None,
             max_history: pulumi.Input[Optional[_builtins.int]] = None,
             name: pulumi.Input[Optional[_builtins.str]] = None,
             namespace: pulumi.Input[Optional[_builtins.str]] = None,
+            notes: pulumi.Input[Optional[_builtins.str]] = None,
             objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
             pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
             plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+            render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
             repository: pulumi.Input[Optional[_builtins.str]] = None,
             repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
             repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1291,6 +1529,7 @@ class HelmRelease(pulumi.CustomResource):
             repository_username: pulumi.Input[Optional[_builtins.str]] = None,
             revision: pulumi.Input[Optional[_builtins.int]] = None,
             set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
+            set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
             set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
             skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1298,7 +1537,8 @@ class HelmRelease(pulumi.CustomResource):
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             verify: pulumi.Input[Optional[_builtins.bool]] = None,
             version: pulumi.Input[Optional[_builtins.str]] = None,
-            wait: pulumi.Input[Optional[_builtins.bool]] = None) -> 'HelmRelease':
+            wait: pulumi.Input[Optional[_builtins.bool]] = None,
+            wait_for_jobs: pulumi.Input[Optional[_builtins.bool]] = None) -> 'HelmRelease':
         """
         Get an existing HelmRelease resource's state with the given name, id, and optional extra
         properties used to qualify the lookup.
@@ -1315,15 +1555,20 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
+        :param pulumi.Input[_builtins.bool] lint: Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
         :param pulumi.Input[_builtins.int] max_history: How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI's --history-max.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
+        :param pulumi.Input[_builtins.str] notes: The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of set_sensitive values. Known after apply when the apply writes a revision.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1332,6 +1577,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] repository_username: User name for the repository, registry or chart URL.
         :param pulumi.Input[_builtins.int] revision: The release revision the last apply wrote, as `helm history` lists it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
@@ -1340,6 +1586,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
         :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 
@@ -1354,15 +1601,20 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["create_namespace"] = create_namespace
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["dependency_repositories"] = dependency_repositories
+        __props__.__dict__["description"] = description
         __props__.__dict__["devel"] = devel
+        __props__.__dict__["disable_webhooks"] = disable_webhooks
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["keyring"] = keyring
+        __props__.__dict__["lint"] = lint
         __props__.__dict__["max_history"] = max_history
         __props__.__dict__["name"] = name
         __props__.__dict__["namespace"] = namespace
+        __props__.__dict__["notes"] = notes
         __props__.__dict__["objects"] = objects
         __props__.__dict__["pass_credentials"] = pass_credentials
         __props__.__dict__["plain_http"] = plain_http
+        __props__.__dict__["render_subchart_notes"] = render_subchart_notes
         __props__.__dict__["repository"] = repository
         __props__.__dict__["repository_ca_file"] = repository_ca_file
         __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1371,6 +1623,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["repository_username"] = repository_username
         __props__.__dict__["revision"] = revision
         __props__.__dict__["set"] = set
+        __props__.__dict__["set_list"] = set_list
         __props__.__dict__["set_sensitive"] = set_sensitive
         __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
@@ -1379,6 +1632,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["verify"] = verify
         __props__.__dict__["version"] = version
         __props__.__dict__["wait"] = wait
+        __props__.__dict__["wait_for_jobs"] = wait_for_jobs
         return HelmRelease(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
@@ -1455,11 +1709,27 @@ class HelmRelease(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def description(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
     def devel(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Let an empty `version` or a constraint pick pre-release versions.
         """
         return pulumi.get(self, "devel")
+
+    @_builtins.property
+    @pulumi.getter(name="disableWebhooks")
+    def disable_webhooks(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
+        """
+        return pulumi.get(self, "disable_webhooks")
 
     @_builtins.property
     @pulumi.getter(name="ignoreFields")
@@ -1476,6 +1746,14 @@ class HelmRelease(pulumi.CustomResource):
         The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
         """
         return pulumi.get(self, "keyring")
+
+    @_builtins.property
+    @pulumi.getter
+    def lint(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Check the chart with `helm lint`'s rules, with the configuration's values and the cluster's Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+        """
+        return pulumi.get(self, "lint")
 
     @_builtins.property
     @pulumi.getter(name="maxHistory")
@@ -1503,6 +1781,14 @@ class HelmRelease(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def notes(self) -> pulumi.Output[_builtins.str]:
+        """
+        The chart's rendered NOTES.txt (its subcharts' too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of set_sensitive values. Known after apply when the apply writes a revision.
+        """
+        return pulumi.get(self, "notes")
+
+    @_builtins.property
+    @pulumi.getter
     def objects(self) -> pulumi.Output[Mapping[str, Mapping[str, _builtins.str]]]:
         """
         Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
@@ -1524,6 +1810,14 @@ class HelmRelease(pulumi.CustomResource):
         Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         """
         return pulumi.get(self, "plain_http")
+
+    @_builtins.property
+    @pulumi.getter(name="renderSubchartNotes")
+    def render_subchart_notes(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        """
+        return pulumi.get(self, "render_subchart_notes")
 
     @_builtins.property
     @pulumi.getter
@@ -1590,6 +1884,14 @@ class HelmRelease(pulumi.CustomResource):
         return pulumi.get(self, "set")
 
     @_builtins.property
+    @pulumi.getter(name="setList")
+    def set_list(self) -> pulumi.Output[Optional[Sequence['outputs.HelmReleaseSetList']]]:
+        """
+        Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+        """
+        return pulumi.get(self, "set_list")
+
+    @_builtins.property
     @pulumi.getter(name="setSensitive")
     def set_sensitive(self) -> pulumi.Output[Optional[Sequence['outputs.HelmReleaseSetSensitive']]]:
         """
@@ -1652,4 +1954,12 @@ class HelmRelease(pulumi.CustomResource):
         Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
         """
         return pulumi.get(self, "wait")
+
+    @_builtins.property
+    @pulumi.getter(name="waitForJobs")
+    def wait_for_jobs(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+        """
+        return pulumi.get(self, "wait_for_jobs")
 

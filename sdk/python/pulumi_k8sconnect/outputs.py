@@ -20,12 +20,14 @@ __all__ = [
     'ClusterConnectionExecResult',
     'HelmReleaseDependencyRepository',
     'HelmReleaseSet',
+    'HelmReleaseSetList',
     'HelmReleaseSetSensitive',
     'PatchTarget',
     'ResourceRef',
     'WaitWaitFor',
     'GetHelmTemplateDependencyRepositoryResult',
     'GetHelmTemplateSetResult',
+    'GetHelmTemplateSetListResult',
     'GetHelmTemplateSetSensitiveResult',
 ]
 
@@ -405,6 +407,35 @@ class HelmReleaseSet(dict):
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class HelmReleaseSetList(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 values: Sequence[_builtins.str]):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param Sequence[_builtins.str] values: The list's elements, in order.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "values", values)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def values(self) -> Sequence[_builtins.str]:
+        """
+        The list's elements, in order.
+        """
+        return pulumi.get(self, "values")
 
 
 @pulumi.output_type
@@ -813,6 +844,35 @@ class GetHelmTemplateSetResult(dict):
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class GetHelmTemplateSetListResult(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 values: Sequence[_builtins.str]):
+        """
+        :param _builtins.str name: The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param Sequence[_builtins.str] values: The list's elements, in order.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "values", values)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def values(self) -> Sequence[_builtins.str]:
+        """
+        The list's elements, in order.
+        """
+        return pulumi.get(self, "values")
 
 
 @pulumi.output_type

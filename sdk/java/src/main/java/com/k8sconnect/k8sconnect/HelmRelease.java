@@ -9,6 +9,7 @@ import com.k8sconnect.k8sconnect.inputs.HelmReleaseState;
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseDependencyRepository;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSet;
+import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetList;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetSensitive;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Export;
@@ -192,6 +193,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.dependencyRepositories);
     }
     /**
+     * The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     * 
+     */
+    @Export(name="description", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> description;
+
+    /**
+     * @return The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     * 
+     */
+    public Output<Optional<String>> description() {
+        return Codegen.optional(this.description);
+    }
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      * 
      */
@@ -204,6 +219,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<Boolean>> devel() {
         return Codegen.optional(this.devel);
+    }
+    /**
+     * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
+     * 
+     */
+    @Export(name="disableWebhooks", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> disableWebhooks;
+
+    /**
+     * @return Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> disableWebhooks() {
+        return Codegen.optional(this.disableWebhooks);
     }
     /**
      * Fields of the release&#39;s objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*&#47;*` for every Deployment of the release); values list fields in KubernetesObject&#39;s ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record&#39;s manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -232,6 +261,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<String>> keyring() {
         return Codegen.optional(this.keyring);
+    }
+    /**
+     * Check the chart with `helm lint`&#39;s rules, with the configuration&#39;s values and the cluster&#39;s Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     * 
+     */
+    @Export(name="lint", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> lint;
+
+    /**
+     * @return Check the chart with `helm lint`&#39;s rules, with the configuration&#39;s values and the cluster&#39;s Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> lint() {
+        return Codegen.optional(this.lint);
     }
     /**
      * How many revisions of the release to keep (0: all). Defaults to 10, as the helm CLI&#39;s --history-max.
@@ -276,6 +319,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.namespace;
     }
     /**
+     * The chart&#39;s rendered NOTES.txt (its subcharts&#39; too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+     * 
+     */
+    @Export(name="notes", refs={String.class}, tree="[0]")
+    private Output<String> notes;
+
+    /**
+     * @return The chart&#39;s rendered NOTES.txt (its subcharts&#39; too with renderSubchartNotes), as the latest release record keeps it and `helm get notes` shows it: scrubbed of setSensitive values. Known after apply when the apply writes a revision.
+     * 
+     */
+    public Output<String> notes() {
+        return this.notes;
+    }
+    /**
      * Every object of the release (CRDs included, hooks not), keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;` (`&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` for a cluster-scoped kind) as k8sconnect.getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject&#39;s managedStateProjection. Secret data and every field that holds a setSensitive value show as a keyed hash, never the value.
      * 
      */
@@ -316,6 +373,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<Boolean>> plainHttp() {
         return Codegen.optional(this.plainHttp);
+    }
+    /**
+     * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    @Export(name="renderSubchartNotes", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> renderSubchartNotes;
+
+    /**
+     * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    public Output<Optional<Boolean>> renderSubchartNotes() {
+        return Codegen.optional(this.renderSubchartNotes);
     }
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -430,6 +501,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.set);
     }
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    @Export(name="setList", refs={List.class,HelmReleaseSetList.class}, tree="[0,1]")
+    private Output</* @Nullable */ List<HelmReleaseSetList>> setList;
+
+    /**
+     * @return Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    public Output<Optional<List<HelmReleaseSetList>>> setList() {
+        return Codegen.optional(this.setList);
+    }
+    /**
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      * 
      */
@@ -540,6 +625,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Boolean> wait_() {
         return this.wait;
+    }
+    /**
+     * With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4&#39;s `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     * 
+     */
+    @Export(name="waitForJobs", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> waitForJobs;
+
+    /**
+     * @return With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4&#39;s `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> waitForJobs() {
+        return Codegen.optional(this.waitForJobs);
     }
 
     /**

@@ -6,6 +6,7 @@ package com.k8sconnect.k8sconnect;
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseDependencyRepositoryArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetArgs;
+import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetListArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetSensitiveArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
@@ -100,6 +101,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     * 
+     */
+    @Import(name="description")
+    private @Nullable Output<String> description;
+
+    /**
+     * @return The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+     * 
+     */
+    public Optional<Output<String>> description() {
+        return Optional.ofNullable(this.description);
+    }
+
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      * 
      */
@@ -112,6 +128,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> devel() {
         return Optional.ofNullable(this.devel);
+    }
+
+    /**
+     * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
+     * 
+     */
+    @Import(name="disableWebhooks")
+    private @Nullable Output<Boolean> disableWebhooks;
+
+    /**
+     * @return Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> disableWebhooks() {
+        return Optional.ofNullable(this.disableWebhooks);
     }
 
     /**
@@ -142,6 +173,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<String>> keyring() {
         return Optional.ofNullable(this.keyring);
+    }
+
+    /**
+     * Check the chart with `helm lint`&#39;s rules, with the configuration&#39;s values and the cluster&#39;s Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     * 
+     */
+    @Import(name="lint")
+    private @Nullable Output<Boolean> lint;
+
+    /**
+     * @return Check the chart with `helm lint`&#39;s rules, with the configuration&#39;s values and the cluster&#39;s Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> lint() {
+        return Optional.ofNullable(this.lint);
     }
 
     /**
@@ -217,6 +263,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> plainHttp() {
         return Optional.ofNullable(this.plainHttp);
+    }
+
+    /**
+     * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    @Import(name="renderSubchartNotes")
+    private @Nullable Output<Boolean> renderSubchartNotes;
+
+    /**
+     * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    public Optional<Output<Boolean>> renderSubchartNotes() {
+        return Optional.ofNullable(this.renderSubchartNotes);
     }
 
     /**
@@ -325,6 +386,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    @Import(name="setList")
+    private @Nullable Output<List<HelmReleaseSetListArgs>> setList;
+
+    /**
+     * @return Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    public Optional<Output<List<HelmReleaseSetListArgs>>> setList() {
+        return Optional.ofNullable(this.setList);
+    }
+
+    /**
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      * 
      */
@@ -429,6 +505,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         return Optional.ofNullable(this.wait);
     }
 
+    /**
+     * With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4&#39;s `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     * 
+     */
+    @Import(name="waitForJobs")
+    private @Nullable Output<Boolean> waitForJobs;
+
+    /**
+     * @return With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4&#39;s `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> waitForJobs() {
+        return Optional.ofNullable(this.waitForJobs);
+    }
+
     private HelmReleaseArgs() {}
 
     private HelmReleaseArgs(HelmReleaseArgs $) {
@@ -437,14 +528,18 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.createNamespace = $.createNamespace;
         this.deleteProtection = $.deleteProtection;
         this.dependencyRepositories = $.dependencyRepositories;
+        this.description = $.description;
         this.devel = $.devel;
+        this.disableWebhooks = $.disableWebhooks;
         this.ignoreFields = $.ignoreFields;
         this.keyring = $.keyring;
+        this.lint = $.lint;
         this.maxHistory = $.maxHistory;
         this.name = $.name;
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.renderSubchartNotes = $.renderSubchartNotes;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -452,6 +547,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.repositoryPassword = $.repositoryPassword;
         this.repositoryUsername = $.repositoryUsername;
         this.set = $.set;
+        this.setList = $.setList;
         this.setSensitive = $.setSensitive;
         this.skipCrds = $.skipCrds;
         this.timeout = $.timeout;
@@ -459,6 +555,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.verify = $.verify;
         this.version = $.version;
         this.wait = $.wait;
+        this.waitForJobs = $.waitForJobs;
     }
 
     public static Builder builder() {
@@ -595,6 +692,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param description The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder description(@Nullable Output<String> description) {
+            $.description = description;
+            return this;
+        }
+
+        /**
+         * @param description The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder description(String description) {
+            return description(Output.of(description));
+        }
+
+        /**
          * @param devel Let an empty `version` or a constraint pick pre-release versions.
          * 
          * @return builder
@@ -613,6 +731,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder devel(Boolean devel) {
             return devel(Output.of(devel));
+        }
+
+        /**
+         * @param disableWebhooks Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableWebhooks(@Nullable Output<Boolean> disableWebhooks) {
+            $.disableWebhooks = disableWebhooks;
+            return this;
+        }
+
+        /**
+         * @param disableWebhooks Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableWebhooks(Boolean disableWebhooks) {
+            return disableWebhooks(Output.of(disableWebhooks));
         }
 
         /**
@@ -655,6 +794,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder keyring(String keyring) {
             return keyring(Output.of(keyring));
+        }
+
+        /**
+         * @param lint Check the chart with `helm lint`&#39;s rules, with the configuration&#39;s values and the cluster&#39;s Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder lint(@Nullable Output<Boolean> lint) {
+            $.lint = lint;
+            return this;
+        }
+
+        /**
+         * @param lint Check the chart with `helm lint`&#39;s rules, with the configuration&#39;s values and the cluster&#39;s Kubernetes version, at every plan: an error the linter finds (an invalid Chart.yaml, a template that does not render, values its schema refuses) fails the plan, naming the file; a warning is shown as one. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder lint(Boolean lint) {
+            return lint(Output.of(lint));
         }
 
         /**
@@ -760,6 +920,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder plainHttp(Boolean plainHttp) {
             return plainHttp(Output.of(plainHttp));
+        }
+
+        /**
+         * @param renderSubchartNotes Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderSubchartNotes(@Nullable Output<Boolean> renderSubchartNotes) {
+            $.renderSubchartNotes = renderSubchartNotes;
+            return this;
+        }
+
+        /**
+         * @param renderSubchartNotes Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderSubchartNotes(Boolean renderSubchartNotes) {
+            return renderSubchartNotes(Output.of(renderSubchartNotes));
         }
 
         /**
@@ -917,6 +1098,37 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder set(HelmReleaseSetArgs... set) {
             return set(List.of(set));
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(@Nullable Output<List<HelmReleaseSetListArgs>> setList) {
+            $.setList = setList;
+            return this;
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(List<HelmReleaseSetListArgs> setList) {
+            return setList(Output.of(setList));
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(HelmReleaseSetListArgs... setList) {
+            return setList(List.of(setList));
         }
 
         /**
@@ -1084,6 +1296,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder wait_(Boolean wait) {
             return wait_(Output.of(wait));
+        }
+
+        /**
+         * @param waitForJobs With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4&#39;s `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder waitForJobs(@Nullable Output<Boolean> waitForJobs) {
+            $.waitForJobs = waitForJobs;
+            return this;
+        }
+
+        /**
+         * @param waitForJobs With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4&#39;s `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder waitForJobs(Boolean waitForJobs) {
+            return waitForJobs(Output.of(waitForJobs));
         }
 
         public HelmReleaseArgs build() {

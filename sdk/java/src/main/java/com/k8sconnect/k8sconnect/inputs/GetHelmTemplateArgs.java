@@ -6,6 +6,7 @@ package com.k8sconnect.k8sconnect.inputs;
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateDependencyRepositoryArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetArgs;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetListArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetSensitiveArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
@@ -158,6 +159,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
+     * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    @Import(name="renderSubchartNotes")
+    private @Nullable Output<Boolean> renderSubchartNotes;
+
+    /**
+     * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    public Optional<Output<Boolean>> renderSubchartNotes() {
+        return Optional.ofNullable(this.renderSubchartNotes);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -263,6 +279,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    @Import(name="setList")
+    private @Nullable Output<List<GetHelmTemplateSetListArgs>> setList;
+
+    /**
+     * @return Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    public Optional<Output<List<GetHelmTemplateSetListArgs>>> setList() {
+        return Optional.ofNullable(this.setList);
+    }
+
+    /**
      * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
@@ -334,6 +365,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.renderSubchartNotes = $.renderSubchartNotes;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -341,6 +373,7 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         this.repositoryPassword = $.repositoryPassword;
         this.repositoryUsername = $.repositoryUsername;
         this.set = $.set;
+        this.setList = $.setList;
         this.setSensitive = $.setSensitive;
         this.values = $.values;
         this.verify = $.verify;
@@ -565,6 +598,27 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
+         * @param renderSubchartNotes Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderSubchartNotes(@Nullable Output<Boolean> renderSubchartNotes) {
+            $.renderSubchartNotes = renderSubchartNotes;
+            return this;
+        }
+
+        /**
+         * @param renderSubchartNotes Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderSubchartNotes(Boolean renderSubchartNotes) {
+            return renderSubchartNotes(Output.of(renderSubchartNotes));
+        }
+
+        /**
          * @param repository An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
          * 
          * @return builder
@@ -719,6 +773,37 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
          */
         public Builder set(GetHelmTemplateSetArgs... set) {
             return set(List.of(set));
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(@Nullable Output<List<GetHelmTemplateSetListArgs>> setList) {
+            $.setList = setList;
+            return this;
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(List<GetHelmTemplateSetListArgs> setList) {
+            return setList(Output.of(setList));
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(GetHelmTemplateSetListArgs... setList) {
+            return setList(List.of(setList));
         }
 
         /**

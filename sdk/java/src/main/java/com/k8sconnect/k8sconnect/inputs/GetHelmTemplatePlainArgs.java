@@ -6,6 +6,7 @@ package com.k8sconnect.k8sconnect.inputs;
 import com.k8sconnect.k8sconnect.inputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateDependencyRepository;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSet;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetList;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetSensitive;
 import com.pulumi.core.annotations.Import;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
@@ -157,6 +158,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    @Import(name="renderSubchartNotes")
+    private @Nullable Boolean renderSubchartNotes;
+
+    /**
+     * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    public Optional<Boolean> renderSubchartNotes() {
+        return Optional.ofNullable(this.renderSubchartNotes);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -262,6 +278,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    @Import(name="setList")
+    private @Nullable List<GetHelmTemplateSetList> setList;
+
+    /**
+     * @return Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    public Optional<List<GetHelmTemplateSetList>> setList() {
+        return Optional.ofNullable(this.setList);
+    }
+
+    /**
      * Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
@@ -333,6 +364,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.renderSubchartNotes = $.renderSubchartNotes;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -340,6 +372,7 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.repositoryPassword = $.repositoryPassword;
         this.repositoryUsername = $.repositoryUsername;
         this.set = $.set;
+        this.setList = $.setList;
         this.setSensitive = $.setSensitive;
         this.values = $.values;
         this.verify = $.verify;
@@ -474,6 +507,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
+         * @param renderSubchartNotes Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder renderSubchartNotes(@Nullable Boolean renderSubchartNotes) {
+            $.renderSubchartNotes = renderSubchartNotes;
+            return this;
+        }
+
+        /**
          * @param repository An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
          * 
          * @return builder
@@ -558,6 +602,27 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder set(GetHelmTemplateSet... set) {
             return set(List.of(set));
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(@Nullable List<GetHelmTemplateSetList> setList) {
+            $.setList = setList;
+            return this;
+        }
+
+        /**
+         * @param setList Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setList(GetHelmTemplateSetList... setList) {
+            return setList(List.of(setList));
         }
 
         /**

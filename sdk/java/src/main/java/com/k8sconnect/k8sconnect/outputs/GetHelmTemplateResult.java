@@ -6,6 +6,7 @@ package com.k8sconnect.k8sconnect.outputs;
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateDependencyRepository;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSet;
+import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSetList;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSetSensitive;
 import com.pulumi.core.annotations.CustomType;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
@@ -90,7 +91,7 @@ public final class GetHelmTemplateResult {
      */
     private Map<String,String> namespaced;
     /**
-     * @return The chart&#39;s rendered NOTES.txt.
+     * @return The chart&#39;s rendered NOTES.txt (its subcharts&#39; too with renderSubchartNotes), scrubbed of setSensitive values.
      * 
      */
     private String notes;
@@ -104,6 +105,11 @@ public final class GetHelmTemplateResult {
      * 
      */
     private @Nullable Boolean plainHttp;
+    /**
+     * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    private @Nullable Boolean renderSubchartNotes;
     /**
      * @return An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
@@ -154,6 +160,11 @@ public final class GetHelmTemplateResult {
      * 
      */
     private @Nullable List<GetHelmTemplateSet> set;
+    /**
+     * @return Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    private @Nullable List<GetHelmTemplateSetList> setList;
     /**
      * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
@@ -275,7 +286,7 @@ public final class GetHelmTemplateResult {
         return this.namespaced;
     }
     /**
-     * @return The chart&#39;s rendered NOTES.txt.
+     * @return The chart&#39;s rendered NOTES.txt (its subcharts&#39; too with renderSubchartNotes), scrubbed of setSensitive values.
      * 
      */
     public String notes() {
@@ -294,6 +305,13 @@ public final class GetHelmTemplateResult {
      */
     public Optional<Boolean> plainHttp() {
         return Optional.ofNullable(this.plainHttp);
+    }
+    /**
+     * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+     * 
+     */
+    public Optional<Boolean> renderSubchartNotes() {
+        return Optional.ofNullable(this.renderSubchartNotes);
     }
     /**
      * @return An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -366,6 +384,13 @@ public final class GetHelmTemplateResult {
         return this.set == null ? List.of() : this.set;
     }
     /**
+     * @return Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
+     * 
+     */
+    public List<GetHelmTemplateSetList> setList() {
+        return this.setList == null ? List.of() : this.setList;
+    }
+    /**
      * @return Single values kept out of plain output, applied last. Every rendered object that holds one of them (as written or base64-encoded) is handed out in `sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 characters or more in an object&#39;s name is an error, since keys are never hidden.
      * 
      */
@@ -420,6 +445,7 @@ public final class GetHelmTemplateResult {
         private String notes;
         private @Nullable Boolean passCredentials;
         private @Nullable Boolean plainHttp;
+        private @Nullable Boolean renderSubchartNotes;
         private @Nullable String repository;
         private @Nullable String repositoryCaFile;
         private @Nullable String repositoryCertFile;
@@ -430,6 +456,7 @@ public final class GetHelmTemplateResult {
         private Map<String,List<String>> sensitiveFields;
         private List<String> sensitiveKeys;
         private @Nullable List<GetHelmTemplateSet> set;
+        private @Nullable List<GetHelmTemplateSetList> setList;
         private @Nullable List<GetHelmTemplateSetSensitive> setSensitive;
         private @Nullable List<String> values;
         private @Nullable Boolean verify;
@@ -454,6 +481,7 @@ public final class GetHelmTemplateResult {
     	      this.notes = defaults.notes;
     	      this.passCredentials = defaults.passCredentials;
     	      this.plainHttp = defaults.plainHttp;
+    	      this.renderSubchartNotes = defaults.renderSubchartNotes;
     	      this.repository = defaults.repository;
     	      this.repositoryCaFile = defaults.repositoryCaFile;
     	      this.repositoryCertFile = defaults.repositoryCertFile;
@@ -464,6 +492,7 @@ public final class GetHelmTemplateResult {
     	      this.sensitiveFields = defaults.sensitiveFields;
     	      this.sensitiveKeys = defaults.sensitiveKeys;
     	      this.set = defaults.set;
+    	      this.setList = defaults.setList;
     	      this.setSensitive = defaults.setSensitive;
     	      this.values = defaults.values;
     	      this.verify = defaults.verify;
@@ -598,6 +627,12 @@ public final class GetHelmTemplateResult {
             return this;
         }
         @CustomType.Setter
+        public Builder renderSubchartNotes(@Nullable Boolean renderSubchartNotes) {
+
+            this.renderSubchartNotes = renderSubchartNotes;
+            return this;
+        }
+        @CustomType.Setter
         public Builder repository(@Nullable String repository) {
 
             this.repository = repository;
@@ -670,6 +705,15 @@ public final class GetHelmTemplateResult {
             return set(List.of(set));
         }
         @CustomType.Setter
+        public Builder setList(@Nullable List<GetHelmTemplateSetList> setList) {
+
+            this.setList = setList;
+            return this;
+        }
+        public Builder setList(GetHelmTemplateSetList... setList) {
+            return setList(List.of(setList));
+        }
+        @CustomType.Setter
         public Builder setSensitive(@Nullable List<GetHelmTemplateSetSensitive> setSensitive) {
 
             this.setSensitive = setSensitive;
@@ -718,6 +762,7 @@ public final class GetHelmTemplateResult {
             _resultValue.notes = notes;
             _resultValue.passCredentials = passCredentials;
             _resultValue.plainHttp = plainHttp;
+            _resultValue.renderSubchartNotes = renderSubchartNotes;
             _resultValue.repository = repository;
             _resultValue.repositoryCaFile = repositoryCaFile;
             _resultValue.repositoryCertFile = repositoryCertFile;
@@ -728,6 +773,7 @@ public final class GetHelmTemplateResult {
             _resultValue.sensitiveFields = sensitiveFields;
             _resultValue.sensitiveKeys = sensitiveKeys;
             _resultValue.set = set;
+            _resultValue.setList = setList;
             _resultValue.setSensitive = setSensitive;
             _resultValue.values = values;
             _resultValue.verify = verify;

@@ -193,6 +193,12 @@ func (o hookRelease) made(live *unstructured.Unstructured, id manifest.Identity)
 	if holder.ReleaseName != "" || holder.ReleaseNamespace != "" {
 		return holder.String(), holder.InRelease(o.namespace, o.name)
 	}
+	if len(o.history) == 0 && onlyHelmWrote(live) {
+		// Unmarked and written by Helm alone (helm itself writes hooks
+		// unmarked, and an uninstall leaves them): a hook's earlier run,
+		// which helm would delete too.
+		return "", true
+	}
 	created := live.GetCreationTimestamp().Time
 	for _, rec := range o.history {
 		for _, rh := range rec.Hooks {
@@ -326,4 +332,16 @@ func podMessages(ctx context.Context, c *connection.Client, obj *unstructured.Un
 		return ""
 	}
 	return "\n" + strings.Join(lines, "\n")
+}
+
+// onlyHelmWrote reports an object whose every field manager is Helm's
+// (helmManager) or k8sconnect's.
+func onlyHelmWrote(live *unstructured.Unstructured) bool {
+	entries := live.GetManagedFields()
+	for _, e := range entries {
+		if !helmManager(e.Manager) && e.Manager != ssa.FieldManager {
+			return false
+		}
+	}
+	return len(entries) > 0
 }

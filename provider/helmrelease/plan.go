@@ -118,15 +118,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
 	}
-	coming := ""
-	if plan.CreateNamespace.ValueBool() {
-		coming = plan.Namespace.ValueString()
-		// Asked once, so that no dry run waits for the server to give up on
-		// a namespace the apply is to make (connection.NamespaceMissing).
-		// An account that may not read namespaces dry-runs as before.
-		_, _ = c.NamespaceExists(ctx, coming)
-	}
-	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), coming)
+	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), comingNamespace(ctx, c, plan))
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -164,6 +156,18 @@ type planned struct {
 	// takeover is set for a CRD of crds/ that exists and that the apply
 	// takes over (claimCRD).
 	takeover *crdTakeover
+}
+
+// comingNamespace is the namespace the apply makes (create_namespace), or
+// "". It is asked for once, so that no dry run waits for the server to give
+// up on a namespace the apply is to make (connection.NamespaceMissing); an
+// account that may not read namespaces dry-runs as before.
+func comingNamespace(ctx context.Context, c *connection.Client, plan model) string {
+	if !plan.CreateNamespace.ValueBool() {
+		return ""
+	}
+	_, _ = c.NamespaceExists(ctx, plan.Namespace.ValueString())
+	return plan.Namespace.ValueString()
 }
 
 // dryRunAll dry-runs every object of release id and projects the answers,

@@ -193,7 +193,7 @@ func (o hookRelease) made(live *unstructured.Unstructured, id manifest.Identity)
 	if holder.ReleaseName != "" || holder.ReleaseNamespace != "" {
 		return holder.String(), holder.InRelease(o.namespace, o.name)
 	}
-	if len(o.history) == 0 && onlyHelmWrote(live) {
+	if onlyHelmWrote(live) {
 		// Unmarked and written by Helm alone (helm itself writes hooks
 		// unmarked, and an uninstall leaves them): a hook's earlier run,
 		// which helm would delete too.

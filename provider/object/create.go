@@ -25,13 +25,6 @@ const annotationCreatePending = "k8sconnect.io/create-pending"
 
 var pendingPath = objectpath.Path{objectpath.Field("metadata"), objectpath.Field("annotations"), objectpath.Field(annotationCreatePending)}
 
-// createOnlyVersion is a resourceVersion no stored object can have. Sent with
-// a Server-Side Apply it makes the apply a create-only request: the server
-// creates the object when it is absent and answers 409 Conflict when any object
-// of that name exists, in one atomic step. Two resources that declare the same
-// object therefore cannot both create it, whatever the timing.
-const createOnlyVersion = "18446744073709551615"
-
 // pendingLease is how long an unfinished create's marker protects its object
 // from being taken over. A live creator removes its marker within its own retry
 // window (orderingTimeout); a marker still there after the lease belongs to a
@@ -97,7 +90,7 @@ func createOnly(ctx context.Context, c *connection.Client, pending *unstructured
 	ident := manifest.IdentityOf(pending)
 	for attempt := 0; attempt < 5; attempt++ {
 		obj := metadataCopy(pending)
-		obj.SetResourceVersion(createOnlyVersion)
+		obj.SetResourceVersion(ssa.CreateOnlyVersion)
 		created, err := applyWithOrdering(ctx, c, obj)
 		if err == nil {
 			pending.SetNamespace(created.GetNamespace())

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // The create's requests set metadata on a copy that shares the rest of the
@@ -19,7 +21,7 @@ func TestMetadataCopyLeavesTheOriginalsMetadata(t *testing.T) {
 	a[annotationCreatePending] = "id"
 	c.SetAnnotations(a)
 	c.SetUID("u")
-	c.SetResourceVersion(createOnlyVersion)
+	c.SetResourceVersion(ssa.CreateOnlyVersion)
 	c.SetNamespace("ns")
 	if got := desired.GetAnnotations(); len(got) != 1 || got[annotationOwnedBy] != "id" {
 		t.Errorf("the original's annotations became %v", got)

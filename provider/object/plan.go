@@ -276,7 +276,7 @@ func (r *Resource) checkCreate(ctx context.Context, c *connection.Client, desire
 		return
 	}
 	probe := metadataCopy(desired)
-	probe.SetResourceVersion(createOnlyVersion)
+	probe.SetResourceVersion(ssa.CreateOnlyVersion)
 	_, err := ssa.Apply(ctx, c, probe, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
 	switch {
 	case err == nil:

@@ -23,6 +23,13 @@ const FieldManager = "k8sconnect"
 // AnnotationOwnedBy carries a k8sconnect_object's resource id on its object, so
 // a second configuration cannot silently adopt it and k8sconnect_patch can
 // refuse to patch it.
+// CreateOnlyVersion is a resourceVersion no stored object can have. Sent with
+// a Server-Side Apply it makes the apply a create-only request: the server
+// creates the object when it is absent and answers 409 Conflict when any object
+// of that name exists, in one atomic step. Two writers that mean to create the
+// same object therefore cannot both create it, whatever the timing.
+const CreateOnlyVersion = "18446744073709551615"
+
 const AnnotationOwnedBy = "k8sconnect.io/owned-by"
 
 // Options control one apply.

@@ -36,6 +36,10 @@ func helmInstall(t *testing.T, kubeconfig, ns, name, chart string, values map[st
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The helm CLI writes as field manager "helm"; the SDK, unless told,
+	// writes as the name of the binary it runs in (bridge.test), which no
+	// user's cluster holds.
+	kube.ManagedFieldsManager = "helm"
 	install := action.NewInstall(cfg)
 	install.ReleaseName, install.Namespace = name, ns
 	install.WaitStrategy, install.Timeout = kube.HookOnlyStrategy, 2*time.Minute

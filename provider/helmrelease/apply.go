@@ -136,9 +136,9 @@ type applyRun struct {
 	// and runs no hook (renderRevision).
 	repair bool
 	rd     *rendered
-	// crdTakeovers are the CRDs of crds/ that existed before and that this
-	// apply takes over, by key.
-	crdTakeovers map[string]*crdTakeover
+	// crdClaims are the CRDs of crds/ that this apply creates or takes
+	// over, by key.
+	crdClaims map[string]*crdClaim
 	// planned is what the plan rendered, nil when it kept nothing; in is
 	// the planned private state.
 	planned *plannedRender
@@ -218,9 +218,17 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	for key := range a.prior {
 		ours[key] = true
 	}
-	if a.crdTakeovers, err = claimCRDs(ctx, c, a.rd, ours); err != nil {
+	planned := map[string]bool{}
+	if !plan.Objects.IsUnknown() {
+		for key := range plan.Objects.Elements() {
+			planned[key] = true
+		}
+	}
+	if a.crdClaims, err = claimCRDs(ctx, c, a.rd, ours, planned); err != nil {
 		if held := (*crdHeldError)(nil); errors.As(err, &held) {
 			diags.AddError("Object of the chart not accepted", err.Error())
+		} else if errors.Is(err, errClaimLost) {
+			diags.AddError(claimLostSummary, err.Error())
 		} else {
 			diags.AddError("Could not read a CRD of the chart", connection.Explain(err))
 		}
@@ -289,11 +297,20 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 	}
 	a.applied = map[string]*unstructured.Unstructured{}
 	for _, p := range rd.crds {
-		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		var obj *unstructured.Unstructured
+		var err error
+		if t := a.crdClaims[p.key]; t != nil {
+			obj, err = applyClaimed(ctx, c, p.obj.DeepCopy(), t)
+		} else {
+			obj, err = ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+		}
+		if errors.Is(err, errClaimLost) {
+			return a.fail(claimLostSummary, fmt.Errorf("%s: %w", p.key, err), diags)
+		}
 		if err != nil {
 			return a.fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err), diags)
 		}
-		if t := a.crdTakeovers[p.key]; t != nil && len(t.from) > 0 {
+		if t := a.crdClaims[p.key]; t != nil && len(t.from) > 0 {
 			if obj, err = ssa.TakeOver(ctx, c, obj, t.from); err != nil {
 				return a.fail("CRD not taken over", fmt.Errorf("%s: handing over the fields of %v: %w", p.key, t.from, err), diags)
 			}

@@ -2,6 +2,7 @@ package helmrelease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -24,8 +25,10 @@ import (
 // refused, by who holds it now:
 //
 //   - this release's marks: its own (an apply that did not finish);
-//   - a k8sconnect_object's id, or the marks of another release that still
-//     has records: refused, naming it;
+//   - the marks of another release that still has records: left to it, as
+//     helm install leaves a CRD that exists (two releases of one chart share
+//     its CRDs; the first that installed them upgrades them);
+//   - a k8sconnect_object's id: refused, naming it;
 //   - the marks of a release that has none left (uninstalled, the CRD
 //     outliving it as crds/ does): that release holds it no more;
 //   - field managers that own fields the chart sets: helm's (helm install put
@@ -36,8 +39,14 @@ import (
 //     does not set (a caBundle a CA injector writes, the server's status)
 //     keeps them and holds nothing the release sets.
 
-// crdTakeover is what taking over an existing CRD of crds/ means.
-type crdTakeover struct {
+// crdClaim is a CRD of crds/ that the release does not hold yet and that
+// its apply makes its own: created (one that is absent), or taken over.
+type crdClaim struct {
+	// create: it was absent, and is created only if it still is.
+	create bool
+	// resourceVersion is the one the claim read: a takeover applies only
+	// while it is still the live one.
+	resourceVersion string
 	// from are the field managers whose fields the chart sets: handed to
 	// k8sconnect once applied (ssa.TakeOver).
 	from []string
@@ -45,6 +54,32 @@ type crdTakeover struct {
 	leftBy string
 	// respec: the apply changes its spec.
 	respec bool
+}
+
+// crdOfAnotherRelease is a CRD of crds/ that another release holds, which
+// this one leaves to it: not in objects, not applied.
+type crdOfAnotherRelease struct {
+	release string
+	// respec: this chart's spec of it is not the live one.
+	respec bool
+}
+
+func (e *crdOfAnotherRelease) Error() string {
+	return "it is a CRD of the chart's crds/ directory that Helm release " + e.release + " holds"
+}
+
+// warning tells what leaving the CRD key to the other release means.
+func (e *crdOfAnotherRelease) warning(key string) string {
+	spec := "Its spec is this chart's already."
+	if e.respec {
+		spec = "Its spec is not this chart's: the chart of " + e.release + " decides it, and this release's " +
+			"custom resources must fit it."
+	}
+	return fmt.Sprintf("%s, a CRD of the chart's crds/ directory, belongs to Helm release %s, which installed "+
+		"it. This release leaves it to that one, as helm install leaves a CRD that exists: it is not in "+
+		"objects and this release never changes it. %s Once %s is uninstalled (the CRD outlives it), the next "+
+		"apply of this release takes it over. Set skip_crds = true to leave the CRDs of crds/ out of this "+
+		"release altogether.", key, e.release, spec, e.release)
 }
 
 // crdHeldError refuses a CRD of crds/ that someone else holds.
@@ -58,9 +93,10 @@ func (e *crdHeldError) Error() string {
 
 // claimCRD decides whether the release may take over live, an existing CRD
 // of crds/ (p) that it does not hold yet; dry is what a dry run of its apply
-// answers. It returns nil for one that is the release's already, and a
+// answers. It returns nil for one that is the release's already, a
+// *crdOfAnotherRelease for one that another release holds, and a
 // *crdHeldError for one someone else holds.
-func claimCRD(c *connection.Client, p piece, live, dry *unstructured.Unstructured) (*crdTakeover, error) {
+func claimCRD(c *connection.Client, p piece, live, dry *unstructured.Unstructured) (*crdClaim, error) {
 	h := objectplan.HolderOf(live)
 	ann := p.obj.GetAnnotations()
 	if h.InRelease(ann[annotationReleaseNS], ann[annotationReleaseName]) {
@@ -69,14 +105,15 @@ func claimCRD(c *connection.Client, p piece, live, dry *unstructured.Unstructure
 	if h.Resource != "" {
 		return nil, &crdHeldError{holder: h.String()}
 	}
-	t := &crdTakeover{}
+	t := &crdClaim{}
 	if h.ReleaseName != "" {
 		history, err := newRecords(c, h.ReleaseNamespace, 0).history(h.ReleaseName)
 		if err != nil {
 			return nil, fmt.Errorf("%s carries the marks of release %s/%s: %w", p.key, h.ReleaseNamespace, h.ReleaseName, err)
 		}
 		if len(history) > 0 {
-			return nil, &crdHeldError{holder: h.String()}
+			return nil, &crdOfAnotherRelease{release: h.ReleaseNamespace + "/" + h.ReleaseName,
+				respec: !reflect.DeepEqual(live.Object["spec"], dry.Object["spec"])}
 		}
 		t.leftBy = h.ReleaseNamespace + "/" + h.ReleaseName
 	}
@@ -117,6 +154,31 @@ func claimCRD(c *connection.Client, p piece, live, dry *unstructured.Unstructure
 	return t, nil
 }
 
+// applyClaimed applies obj, a CRD of crds/ that the release claims (t), in
+// one step with the claim: created only if it is still absent, taken over
+// only if it did not change since the claim read it. Two releases of one
+// chart installing at the same moment would otherwise both apply it and take
+// it from each other at every apply after; the one that comes second is told
+// so instead, and its next plan leaves the CRD to the first.
+func applyClaimed(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured, t *crdClaim) (*unstructured.Unstructured, error) {
+	version := t.resourceVersion
+	if t.create {
+		version = ssa.CreateOnlyVersion
+	}
+	obj.SetResourceVersion(version)
+	out, err := ssa.Apply(ctx, c, obj, ssa.Options{FieldManager: ssa.FieldManager})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil, errClaimLost
+	}
+	return out, err
+}
+
+const claimLostSummary = "A CRD of the chart was taken meanwhile"
+
+var errClaimLost = errors.New("someone else made or changed it while this apply ran (another release of the " +
+	"chart installing at the same moment?); this apply left it as it is and applied nothing else. Apply again: " +
+	"the plan then says who holds it")
+
 // kubectlManager tells the field managers kubectl writes under: kubectl for
 // its server-side apply, kubectl-<verb> for the others.
 func kubectlManager(name string) bool {
@@ -124,7 +186,7 @@ func kubectlManager(name string) bool {
 }
 
 // warning tells, at plan time, what taking the CRD key names over does.
-func (t *crdTakeover) warning(key string) string {
+func (t *crdClaim) warning(key string) string {
 	var was []string
 	if t.leftBy != "" {
 		was = append(was, fmt.Sprintf("left by release %s, which has been uninstalled", t.leftBy))
@@ -148,17 +210,23 @@ func (t *crdTakeover) warning(key string) string {
 // claimCRDs makes, for each CRD of crds/ that the release does not hold yet
 // (ours are the keys it does) and that exists, the claim the plan made,
 // again before the apply writes anything: another owner may have come
-// since. It returns the takeovers by key.
-func claimCRDs(ctx context.Context, c *connection.Client, rd *rendered, ours map[string]bool) (map[string]*crdTakeover, error) {
-	out := map[string]*crdTakeover{}
+// since. It returns the claims by key, and drops from rd the CRDs that
+// another release holds, as the plan did; one that the plan (planned, the
+// keys of its objects) still claimed was taken since: errClaimLost.
+func claimCRDs(ctx context.Context, c *connection.Client, rd *rendered, ours, planned map[string]bool) (map[string]*crdClaim, error) {
+	out := map[string]*crdClaim{}
+	kept := rd.crds[:0:0]
 	for _, p := range rd.crds {
 		if !p.fromCRDsDir || ours[p.key] {
+			kept = append(kept, p)
 			continue
 		}
 		id := manifest.IdentityOf(p.obj)
 		live, err := c.Get(ctx, id.GVK(), "", id.Name)
 		switch {
 		case apierrors.IsNotFound(err):
+			out[p.key] = &crdClaim{create: true}
+			kept = append(kept, p)
 			continue
 		case err != nil:
 			return nil, fmt.Errorf("%s: reading it: %w", p.key, err)
@@ -168,12 +236,21 @@ func claimCRDs(ctx context.Context, c *connection.Client, rd *rendered, ours map
 			return nil, fmt.Errorf("%s: %w", p.key, err)
 		}
 		t, err := claimCRD(c, p, live, dry)
+		if other := (*crdOfAnotherRelease)(nil); errors.As(err, &other) {
+			if planned[p.key] {
+				return nil, fmt.Errorf("%s: %w", p.key, errClaimLost)
+			}
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.key, err)
 		}
 		if t != nil {
+			t.resourceVersion = live.GetResourceVersion()
 			out[p.key] = t
 		}
+		kept = append(kept, p)
 	}
+	rd.crds = kept
 	return out, nil
 }

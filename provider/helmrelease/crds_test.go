@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -265,20 +266,17 @@ func TestAccHelmReleaseTakesOverACRDMadeWithKubectl(t *testing.T) {
 }
 
 // A CRD of crds/ that someone else holds is refused at plan, naming the
-// holder, and nothing is installed: another release that still exists (its
-// marks), and an operator (a field manager that owns its spec). With
+// holder, and nothing is installed: a k8sconnect_object (its id), and an
+// operator (a field manager that owns its spec). With
 // skip_crds the same chart installs, leaving that CRD exactly as it was.
 func TestAccHelmReleaseRefusesACRDHeldBySomeoneElse(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		holder func(t *testing.T, ns string, chart *crdChart) string // makes the CRD, returns the holder's words
 	}{
-		{"another-release", func(t *testing.T, ns string, chart *crdChart) string {
-			other := newCRDChart(t) // any chart: the release only needs records
-			other.write("size:string")
-			helmCLI(t, "install", "other", other.dir, "-n", ns, "--skip-crds")
-			chart.create("k8sconnect", map[string]string{"meta.helm.sh/release-name": "other", "meta.helm.sh/release-namespace": ns}, "size:string")
-			return "Helm release " + ns + "/other"
+		{"a-k8sconnect-object", func(t *testing.T, ns string, chart *crdChart) string {
+			chart.create("k8sconnect", map[string]string{"k8sconnect.io/owned-by": "k8sconnect_object.crd"}, "size:string")
+			return "the k8sconnect resource k8sconnect_object.crd"
 		}},
 		{"operator", func(t *testing.T, ns string, chart *crdChart) string {
 			chart.create("widget-operator", nil, "size:string")
@@ -324,6 +322,141 @@ func TestAccHelmReleaseRefusesACRDHeldBySomeoneElse(t *testing.T) {
 			}
 			expectQuietPlan(t, w, "with skip_crds")
 		})
+	}
+}
+
+// Two releases of one chart share the CRDs of its crds/ directory, as under
+// helm: the release that installed a CRD holds it; another leaves it to that
+// one, with a warning at its install and at every plan while its own chart's
+// CRD differs from the live one: the CRD is not in its objects and never
+// changed by it, and its other plans are quiet. Once the holder is
+// uninstalled (the CRD outlives it), the next apply takes it over.
+func TestAccHelmReleaseLeavesACRDToAnotherRelease(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	chart := newCRDChart(t)
+	chart.write("size:string")
+	first := acctest.NewWorkdir(t)
+	first.Write(chart.config(ns, "first", ""))
+	first.Cleanup()
+	first.MustApply()
+	held := chart.fingerprint()
+	holder := "Helm release " + ns + "/first"
+
+	second := acctest.NewWorkdir(t)
+	second.Write(chart.config(ns, "second", ""))
+	second.Cleanup()
+	r := second.Plan()
+	if ws := warningsNamed(r, "A CRD of the chart belongs to another release"); len(ws) != 1 ||
+		!strings.Contains(ws[0].Detail, holder) || !strings.Contains(ws[0].Detail, "this chart's already") {
+		t.Errorf("the install should warn once that %s holds the CRD, warns %v", holder, r.Warnings())
+	}
+	second.MustApply()
+	if got := chart.fingerprint(); got != held {
+		t.Errorf("the second release changed the CRD:\n%s\n->\n%s", held, got)
+	}
+	if objects := second.StateAttribute("k8sconnect_helm_release.app", "objects"); strings.Contains(objects, chart.key()) {
+		t.Errorf("the second release's objects should not hold the CRD:\n%s", objects)
+	}
+	if err := configMapData(t, ns, "second-settings", "greeting", "hi")(); err != nil {
+		t.Error(err)
+	}
+	expectQuietPlan(t, second, "after the install beside the holder")
+
+	// The second release's chart brings a newer CRD: the holder's stays.
+	newer := &crdChart{t: t, dir: t.TempDir(), group: chart.group}
+	newer.write("size:string", "color:string")
+	second.Write(newer.config(ns, "second", ""))
+	r = second.Plan()
+	if ws := warningsNamed(r, "A CRD of the chart belongs to another release"); len(ws) != 1 ||
+		!strings.Contains(ws[0].Detail, "not this chart's") {
+		t.Errorf("a chart whose CRD differs should be warned that the holder's CRD stays, warns %v", r.Warnings())
+	}
+	second.MustApply()
+	if got := chart.fingerprint(); got != held {
+		t.Errorf("the second release changed the CRD with its chart:\n%s\n->\n%s", held, got)
+	}
+
+	// The holder goes; the CRD stays, and the second release takes it over.
+	if r := first.Destroy(); r.Err != nil {
+		t.Fatalf("destroy of the first release: %v\n%s", r.Err, r.Output)
+	}
+	r = second.Plan()
+	if ws := warningsNamed(r, "Taking over a CRD of the chart"); len(ws) != 1 || !strings.Contains(ws[0].Detail, ns+"/first, which has been uninstalled") {
+		t.Errorf("the plan after the holder's uninstall should warn of the takeover, warns %v\n%s", r.Warnings(), r.Output)
+	}
+	second.MustApply()
+	if objects := second.StateAttribute("k8sconnect_helm_release.app", "objects"); !strings.Contains(objects, chart.key()) {
+		t.Errorf("the second release's objects should hold the CRD after the takeover:\n%s", objects)
+	}
+	if got := strings.Join(chart.properties(), " "); got != "color size" {
+		t.Errorf("the CRD taken over should have the second chart's properties, has %q", got)
+	}
+	expectQuietPlan(t, second, "after the takeover")
+}
+
+// Two releases of one chart installed at the same moment both plan to
+// create its crds/ CRD; one creates it, and the other never applies it over
+// the first: its apply either finds it made already (and leaves it to the
+// first) or fails saying another made it meanwhile, and then converges. In
+// the end exactly one release holds the CRD, its marks name that one, and
+// neither release's plan changes anything (no flip-flop of the marks).
+func TestAccHelmReleaseInstallsRacingForACRD(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	chart := newCRDChart(t)
+	chart.write("size:string")
+	names := []string{"left", "right"}
+	dirs := make([]*acctest.Workdir, len(names))
+	results := make([]acctest.Result, len(names))
+	for i, name := range names {
+		dirs[i] = acctest.NewWorkdir(t)
+		dirs[i].Write(chart.config(ns, name, ""))
+		dirs[i].Cleanup()
+		dirs[i].Plan() // the providers are ready, so that the applies start together
+	}
+	var wg sync.WaitGroup
+	for i := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = dirs[i].Apply()
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		// Terraform plans again just before it applies: the release that
+		// lost the race finds the CRD another's then, and Terraform itself
+		// refuses the plan whose CRD "vanished" before anything is applied.
+		lost := r.HasError(chart.key(), "someone else made or changed it while this apply ran", "Apply again") ||
+			r.HasError(chart.key(), "has vanished")
+		if r.Err != nil && !lost {
+			t.Fatalf("release %s failed otherwise than losing the race for the CRD: %v\n%v", names[i], r.Err, r.Errors())
+		}
+		if r.Err != nil {
+			dirs[i].MustApply()
+		}
+	}
+	live := acctest.MustGet(t, crds, "", chart.name())
+	holder := live.GetAnnotations()["meta.helm.sh/release-name"]
+	var holders []string
+	for i, name := range names {
+		if strings.Contains(dirs[i].StateAttribute("k8sconnect_helm_release.app", "objects"), chart.key()) {
+			holders = append(holders, name)
+		}
+		if err := configMapData(t, ns, name+"-settings", "greeting", "hi")(); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(holders) != 1 || holders[0] != holder {
+		t.Errorf("exactly the release the CRD's marks name (%q) should hold it, held by %v", holder, holders)
+	}
+	for i, name := range names {
+		r := dirs[i].Plan()
+		if add, change, remove := r.Changes(); r.Err != nil || add+change+remove != 0 {
+			t.Errorf("release %s: the plan after the race should change nothing, has +%d ~%d -%d (%v)\n%s",
+				name, add, change, remove, r.Err, r.Output)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package helmrelease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -155,7 +156,10 @@ type planned struct {
 	plan   objectplan.Planned
 	// takeover is set for a CRD of crds/ that exists and that the apply
 	// takes over (claimCRD).
-	takeover *crdTakeover
+	takeover *crdClaim
+	// leftTo is set for a CRD of crds/ that another release holds: not in
+	// objects.
+	leftTo *crdOfAnotherRelease
 }
 
 // comingNamespace is the namespace the apply makes (create_namespace), or
@@ -211,6 +215,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 		}
 	})
 	diags := &resp.Diagnostics
+	installing := req.State.Raw.IsNull()
 	elems := make(map[string]attr.Value, len(pieces))
 	drifted := false
 	for i, p := range pieces {
@@ -222,6 +227,15 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 				summary, detail = "Object of the chart not checked", detail+"\n\n"+remedy
 			}
 			diags.AddAttributeError(pathObjects.AtMapKey(p.key), summary, p.red.Scrub(detail, p.obj.Object))
+			continue
+		}
+		if other := results[i].leftTo; other != nil {
+			if installing || other.respec {
+				// Said once, and again whenever this chart's CRD is not
+				// what the cluster has.
+				diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "A CRD of the chart belongs to another release",
+					other.warning(p.key))
+			}
 			continue
 		}
 		elems[p.key] = results[i].value
@@ -301,6 +315,9 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 		var err error
 		if p.fromCRDsDir {
 			out.takeover, err = checkCRDClaim(ctx, c, p, pl.Dry)
+			if errors.As(err, &out.leftTo) {
+				return planned{leftTo: out.leftTo}, handOn, nil
+			}
 		} else {
 			err = checkNotTaken(ctx, c, p)
 		}
@@ -331,7 +348,7 @@ func checkNotTaken(ctx context.Context, c *connection.Client, p piece) error {
 // checkCRDClaim reads a CRD of crds/ that exists and that the release does
 // not hold yet, and tells whether the apply, which dry answers for, may take
 // it over (claimCRD).
-func checkCRDClaim(ctx context.Context, c *connection.Client, p piece, dry *unstructured.Unstructured) (*crdTakeover, error) {
+func checkCRDClaim(ctx context.Context, c *connection.Client, p piece, dry *unstructured.Unstructured) (*crdClaim, error) {
 	read, err := objectplan.Read(ctx, c, manifest.IdentityOf(p.obj))
 	switch {
 	case connection.Gone(err, p.obj.GetName()):

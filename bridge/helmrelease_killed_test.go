@@ -1,7 +1,6 @@
 package bridge_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -9,7 +8,6 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
-	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 const helmReleaseTyp = "k8sconnect:index/helmRelease:HelmRelease"
@@ -27,10 +25,6 @@ const helmReleaseTyp = "k8sconnect:index/helmRelease:HelmRelease"
 // in the stack, and nothing left to preview.
 func TestPulumiHelmReleaseKilledUpIsResumed(t *testing.T) {
 	e := newPulumiCrash(t)
-	repo, err := toolchain.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	const name = "killed"
 	kubeconfig := e.cluster.KubeconfigPath
 	e.writeProgram(map[string]any{"app": map[string]any{
@@ -39,7 +33,7 @@ func TestPulumiHelmReleaseKilledUpIsResumed(t *testing.T) {
 			"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
 			"name":              name,
 			"namespace":         e.ns,
-			"chart":             filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+			"chart":             lifecycleChart(t),
 			"timeout":           "60s",
 			"set":               []any{map[string]any{"name": "keep", "value": "false"}},
 		},

@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
@@ -19,17 +21,30 @@ import (
 
 // lifecycleRelease starts a HelmRelease test: in parallel with the others,
 // on the shared cluster (its kubeconfig), in a namespace of its own, with the
-// lifecycle chart of the Terraform tests.
+// lifecycle chart of the Terraform tests (lifecycleChart).
 func lifecycleRelease(t *testing.T) (kubeconfig, ns, chart string) {
 	t.Helper()
 	skipShort(t)
 	t.Parallel()
+	return localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t), lifecycleChart(t)
+}
+
+// lifecycleChart is a copy of the Terraform tests' lifecycle chart whose
+// crds/ CRD has a group of the test's own: a CRD is cluster-wide, and
+// releases installing one at the same moment race for it (the second is
+// refused), which is a test of its own, not of every test.
+func lifecycleChart(t *testing.T) string {
+	t.Helper()
 	repo, err := toolchain.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t),
-		filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle")
+	group := strings.ToLower(acctest.Name("lifecycle")) + ".k8sconnect.test"
+	t.Cleanup(func() {
+		_ = acctest.Dynamic(t).Resource(helmCRDs).Delete(context.Background(), "gadgets."+group, metav1.DeleteOptions{})
+	})
+	return renamedChart(t, filepath.Join(repo, "provider", "helmrelease", "testdata", "charts", "lifecycle"),
+		"helmrelease.k8sconnect.test", group)
 }
 
 var releaseConfigMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}

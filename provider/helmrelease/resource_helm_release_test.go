@@ -1,12 +1,17 @@
 package helmrelease_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -15,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -28,17 +34,75 @@ var (
 	secrets     = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	jobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	gadgets     = schema.GroupVersionResource{Group: "helmrelease.k8sconnect.test", Version: "v1", Resource: "gadgets"}
 	crds        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
+// chartPath is the test chart name. The lifecycle chart is a copy of the
+// test's own (lifecycleChart).
 func chartPath(t testing.TB, name string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("testdata", "charts", name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if name == "lifecycle" {
+		return lifecycleChart(t, p)
+	}
 	return p
+}
+
+// lifecycleCopies are the tests' copies of the lifecycle chart, by test.
+var lifecycleCopies sync.Map
+
+// lifecycleChart is the test's copy of the lifecycle chart at dir, made at
+// its first call, whose crds/ CRD has the group lifecycleGroup: a CRD is
+// cluster-wide, and releases installing one at the same moment race for it
+// (the second is refused), which is a test of its own, not of every test.
+func lifecycleChart(t testing.TB, dir string) string {
+	t.Helper()
+	if p, ok := lifecycleCopies.Load(t); ok {
+		return p.(string)
+	}
+	out := filepath.Join(t.TempDir(), "lifecycle")
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(out, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(out, rel), bytes.ReplaceAll(b, []byte(lifecycleGroupInRepo), []byte(lifecycleGroup(t))), 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifecycleCopies.Store(t, out)
+	t.Cleanup(func() {
+		lifecycleCopies.Delete(t)
+		_ = acctest.Dynamic(t).Resource(crds).Delete(context.Background(), "gadgets."+lifecycleGroup(t), metav1.DeleteOptions{})
+	})
+	return out
+}
+
+// lifecycleGroupInRepo is the group of the lifecycle chart's CRD in testdata.
+const lifecycleGroupInRepo = "helmrelease.k8sconnect.test"
+
+// lifecycleGroup is the group of the test's lifecycle CRD: one per test name.
+func lifecycleGroup(t testing.TB) string {
+	return fmt.Sprintf("l%08x.%s", crc32.ChecksumIEEE([]byte(t.Name())), lifecycleGroupInRepo)
+}
+
+// gadgetsOf is the resource of the test's lifecycle custom resources.
+func gadgetsOf(t testing.TB) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: lifecycleGroup(t), Version: "v1", Resource: "gadgets"}
 }
 
 func releaseConfig(t *testing.T, ns, name, extra string) string {
@@ -171,9 +235,9 @@ func TestAccHelmReleaseLifecycle(t *testing.T) {
 			for _, c := range []acctest.ClusterCheck{
 				present(t, configMaps, ns, name+"-settings", false),
 				present(t, deployments, ns, name+"-app", false),
-				present(t, gadgets, ns, name+"-gadget", false),
-				present(t, configMaps, ns, name+"-kept", true),                    // helm.sh/resource-policy: keep
-				present(t, crds, "", "gadgets.helmrelease.k8sconnect.test", true), // crds/ outlives the release
+				present(t, gadgetsOf(t), ns, name+"-gadget", false),
+				present(t, configMaps, ns, name+"-kept", true),           // helm.sh/resource-policy: keep
+				present(t, crds, "", "gadgets."+lifecycleGroup(t), true), // crds/ outlives the release
 				configMapData(t, ns, name+"-uninstalled", "note", "written by the post-delete hook"),
 				records(t, ns, name, map[string]string{}),
 			} {
@@ -194,7 +258,7 @@ func TestAccHelmReleaseLifecycle(t *testing.T) {
 						tfjsonpath.New("objects").AtMapKey("core/ConfigMap/"+ns+"/"+name+"-settings").AtMapKey("data.greeting"),
 						knownvalue.StringExact("hello")),
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
-						tfjsonpath.New("objects").AtMapKey("helmrelease.k8sconnect.test/Gadget/"+ns+"/"+name+"-gadget").AtMapKey("spec.size"),
+						tfjsonpath.New("objects").AtMapKey(lifecycleGroup(t)+"/Gadget/"+ns+"/"+name+"-gadget").AtMapKey("spec.size"),
 						knownvalue.StringExact("large")),
 					statecheck.ExpectKnownValue("k8sconnect_helm_release.app",
 						tfjsonpath.New("objects").AtMapKey("core/Secret/"+ns+"/"+name+"-auth").AtMapKey("stringData.password"),

@@ -21,6 +21,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
@@ -289,8 +290,8 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 	c, rd, timeout := a.c, a.rd, a.timeout
 	if a.state != nil {
 		// The fields ignore_fields newly lists keep their values.
-		before, _ := ignoreRulesOf(ctx, a.state.IgnoreFields, diags)
-		after, _ := ignoreRulesOf(ctx, a.plan.IgnoreFields, diags)
+		before, _ := objectset.IgnoreRulesOf(ctx, a.state.IgnoreFields, pathIgnoreFields, diags)
+		after, _ := objectset.IgnoreRulesOf(ctx, a.plan.IgnoreFields, pathIgnoreFields, diags)
 		if err := handOverIgnored(ctx, c, rd, before, after); err != nil {
 			return a.fail("Ignored field not handed over", err, diags)
 		}
@@ -404,14 +405,14 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 			diags.AddError("Could not read an applied object", p.key+": "+connection.Explain(err))
 			return false
 		}
-		value, stored := projectionValue(obs.Projection), obs.Projection
-		if pv, ok := planned[p.key]; ok && known(pv) && !pv.Equal(value) {
+		value, stored := objectset.ProjectionValue(obs.Projection), obs.Projection
+		if pv, ok := planned[p.key]; ok && objectset.Known(pv) && !pv.Equal(value) {
 			// The server stored other than its dry run said (a webhook that
 			// is not deterministic, a field another manager shares): the
 			// engines require the planned value, and the next refresh
 			// shows the difference as drift, as for k8sconnect_object.
 			tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": p.key})
-			value, stored = pv, ownership.StateProjection(ctx, mapOf(pv))
+			value, stored = pv, ownership.StateProjection(ctx, objectset.MapOf(pv))
 		}
 		elems[p.key] = value
 		priv[p.key] = newPrivateObject(p)
@@ -422,7 +423,7 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 			diags.Append(forget(ctx, out, key)...)
 		}
 	}
-	plan.Objects = types.MapValueMust(projectionType, elems)
+	plan.Objects = types.MapValueMust(objectset.ProjectionType, elems)
 	plan.Revision = types.Int64Value(int64(a.rel.Revision))
 	plan.Status = types.StringValue(statusDeployed)
 	plan.ChartVersion = types.StringValue(rd.chart.Version)
@@ -455,7 +456,7 @@ func ensureNamespace(ctx context.Context, c *connection.Client, name string) err
 // kind's objects in parallel.
 func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured) error {
 	var mu sync.Mutex
-	return kindByKind(pieces, func(p piece) string { return p.obj.GetKind() }, func(p piece) error {
+	return objectset.KindByKind(pieces, func(p piece) string { return p.obj.GetKind() }, func(p piece) error {
 		obj, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.key, err)
@@ -490,7 +491,7 @@ func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applie
 	timeout time.Duration, jobs bool) error {
 	deadline := time.Now().Add(timeout)
 	errs := make([]error, len(pieces))
-	inParallel(len(pieces), func(i int) {
+	objectset.InParallel(len(pieces), func(i int) {
 		p := pieces[i]
 		obj := applied[p.key]
 		spec := waiting.Spec{Ready: true, NoStatusIsReady: true}

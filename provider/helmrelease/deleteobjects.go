@@ -14,6 +14,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 )
 
 // Deleting objects of the release, as helm uninstall and upgrade delete
@@ -47,10 +48,10 @@ func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd 
 // objects of one kind go in parallel, as applyObjects applies them.
 func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
 	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
-		return kindRank(relutil.UninstallOrder, a.Kind) - kindRank(relutil.UninstallOrder, b.Kind)
+		return objectset.KindRank(relutil.UninstallOrder, a.Kind) - objectset.KindRank(relutil.UninstallOrder, b.Kind)
 	})
 	deadline := time.Now().Add(timeout)
-	return kindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
+	return objectset.KindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
 		return deleteOne(ctx, c, id, deadline)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
@@ -87,9 +88,9 @@ func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*
 // handOverIgnored releases k8sconnect's ownership of the fields an upgrade
 // newly leaves out, before the apply that leaves them out, so they keep
 // their values for the manager that takes them (ssa.HandOver).
-func handOverIgnored(ctx context.Context, c *connection.Client, rd *rendered, before, after ignoreRules) error {
+func handOverIgnored(ctx context.Context, c *connection.Client, rd *rendered, before, after objectset.IgnoreRules) error {
 	for _, p := range rd.all() {
-		fields := newlyIgnored(before, after, p.key)
+		fields := objectset.NewlyIgnored(before, after, p.key)
 		if len(fields) == 0 {
 			continue
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
@@ -104,7 +105,7 @@ func hooksOf(hooks []hook, event release.HookEvent) []hook {
 	slices.SortStableFunc(now, func(a, b hook) int {
 		return cmp.Or(cmp.Compare(a.weight, b.weight),
 			strings.Compare(a.obj.GetName(), b.obj.GetName()),
-			compareKinds(relutil.InstallOrder, a.obj.GetKind(), b.obj.GetKind()),
+			objectset.CompareKinds(relutil.InstallOrder, a.obj.GetKind(), b.obj.GetKind()),
 			strings.Compare(a.key, b.key))
 	})
 	return now

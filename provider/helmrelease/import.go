@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 )
 
@@ -57,7 +58,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		return
 	}
 	for attr, v := range map[string]any{"id": types.StringValue(releaseID(ns, name)), "name": types.StringValue(name),
-		"namespace": types.StringValue(ns), "objects": types.MapValueMust(projectionType, nil), "cluster_connection": connObj} {
+		"namespace": types.StringValue(ns), "objects": types.MapValueMust(objectset.ProjectionType, nil), "cluster_connection": connObj} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
 	}
 	resp.Diagnostics.Append(privatestate.Save(ctx, resp.Private, privateAdopting, true)...)

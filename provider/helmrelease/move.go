@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 )
 
@@ -60,7 +61,7 @@ func (r *Resource) moveState(ctx context.Context, req resource.MoveStateRequest,
 		return
 	}
 	for attr, v := range map[string]any{"id": types.StringValue(releaseID(ns, name)), "name": types.StringValue(name),
-		"namespace": types.StringValue(ns), "objects": types.MapValueMust(projectionType, nil),
+		"namespace": types.StringValue(ns), "objects": types.MapValueMust(objectset.ProjectionType, nil),
 		"cluster_connection": types.ObjectNull(connection.AttrTypes)} {
 		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(attr), v)...)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,37 +32,6 @@ func identityOf(key string, o privateObject) (manifest.Identity, error) {
 		return manifest.Identity{}, fmt.Errorf("%s: the private state names apiVersion %q for it; refresh and apply again", key, o.APIVersion)
 	}
 	return manifest.Identity{APIVersion: o.APIVersion, Kind: kind, Namespace: ns, Name: name}, nil
-}
-
-// projectionValue is a projection as an element of objects.
-func projectionValue(p projection.Projection) attr.Value {
-	elems := make(map[string]attr.Value, len(p))
-	for k, v := range p {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-// mapOf is one element of objects as a map value (null when it is not one).
-func mapOf(v attr.Value) types.Map {
-	if m, ok := v.(types.Map); ok {
-		return m
-	}
-	return types.MapNull(types.StringType)
-}
-
-// known reports whether an element of objects is known through and through.
-func known(v attr.Value) bool {
-	m, ok := v.(types.Map)
-	if !ok || m.IsUnknown() || m.IsNull() {
-		return false
-	}
-	for _, e := range m.Elements() {
-		if e.IsUnknown() {
-			return false
-		}
-	}
-	return true
 }
 
 // takenBy names who else holds the object p would create (another release,

@@ -16,6 +16,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -139,7 +140,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 }
 
 func (m *model) unknownResults() {
-	m.Objects = types.MapUnknown(projectionType)
+	m.Objects = types.MapUnknown(objectset.ProjectionType)
 	m.Revision = types.Int64Unknown()
 	m.Status = types.StringUnknown()
 	m.ChartVersion = types.StringUnknown()
@@ -196,12 +197,12 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	if err != nil {
 		priv = private{} // every object is dry-run
 	}
-	inParallel(len(pieces), func(i int) {
+	objectset.InParallel(len(pieces), func(i int) {
 		p := pieces[i]
 		recent := recall(c, id, p.key)
 		var last *lastApply
 		if v, ours := inState[p.key]; ours {
-			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, mapOf(v)),
+			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, objectset.MapOf(v)),
 				body: priv[p.key].Body, live: recent.Obj}
 		}
 		var handOn handon.Read
@@ -251,9 +252,9 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			diags)
 	}
 	if diags.HasError() {
-		return types.MapUnknown(projectionType), false
+		return types.MapUnknown(objectset.ProjectionType), false
 	}
-	return types.MapValueMust(projectionType, elems), drifted
+	return types.MapValueMust(objectset.ProjectionType, elems), drifted
 }
 
 // lastApply is what is known of an object the last apply made.
@@ -310,7 +311,7 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 	if pl.HandOn.Dry != nil {
 		handOn = pl.HandOn
 	}
-	out := planned{value: projectionValue(pl.Observation.Projection), object: o, plan: pl}
+	out := planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl}
 	if !pl.Unchanged && last == nil && existedBefore(pl.Dry) {
 		var err error
 		if p.fromCRDsDir {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -45,7 +46,7 @@ func newPlannedRender(rd *rendered, objects types.Map) plannedRender {
 	out := plannedRender{Bodies: map[string]string{}}
 	planned := objects.Elements()
 	for _, p := range rd.all() {
-		if v, ok := planned[p.key]; ok && known(v) {
+		if v, ok := planned[p.key]; ok && objectset.Known(v) {
 			out.Bodies[p.key] = bodyHash(p)
 		}
 	}
@@ -88,14 +89,14 @@ func differences(ctx context.Context, c *connection.Client, rd *rendered, object
 	planned := objects.Elements()
 	pieces := rd.all()
 	lines := make([]string, len(pieces))
-	inParallel(len(pieces), func(i int) {
+	objectset.InParallel(len(pieces), func(i int) {
 		p := pieces[i]
 		v, ok := planned[p.key]
 		switch {
 		case !ok:
 			lines[i] = p.key + ": rendered now, not in the plan"
 			return
-		case !known(v) || bodies[p.key] == "" || bodyHash(p) == bodies[p.key]:
+		case !objectset.Known(v) || bodies[p.key] == "" || bodyHash(p) == bodies[p.key]:
 			return
 		}
 		dry, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
@@ -108,7 +109,7 @@ func differences(ctx context.Context, c *connection.Client, rd *rendered, object
 			lines[i] = fmt.Sprintf("%s: its dry run cannot be read: %v", p.key, err)
 			return
 		}
-		if fields := changedFields(ownership.StateProjection(ctx, mapOf(v)), obs.Projection); len(fields) > 0 {
+		if fields := changedFields(ownership.StateProjection(ctx, objectset.MapOf(v)), obs.Projection); len(fields) > 0 {
 			lines[i] = p.key + ": " + strings.Join(fields, "; ")
 		}
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
@@ -33,7 +34,7 @@ func TestDifferencesFromThePlan(t *testing.T) {
 		obj.SetAnnotations(map[string]string{annotationReleaseName: release, annotationReleaseNS: ns})
 		return piece{key: "core/ConfigMap/" + ns + "/" + name, obj: obj, red: sensitive.New(id, nil)}
 	}
-	known := func(p projection.Projection) attr.Value { return projectionValue(p) }
+	known := func(p projection.Projection) attr.Value { return objectset.ProjectionValue(p) }
 
 	changed, changedBefore := cm("changed", "app", map[string]any{"x": "1"}), cm("changed", "app", map[string]any{"x": "0"})
 	marks, marksBefore := cm("marks", "app", map[string]any{"y": "1"}), cm("marks", "other", map[string]any{"y": "1"})
@@ -41,7 +42,7 @@ func TestDifferencesFromThePlan(t *testing.T) {
 	added := cm("added", "app", map[string]any{"a": "1"})
 	later := cm("later", "app", map[string]any{"b": "2"})
 	rd := &rendered{objects: []piece{changed, marks, same, added, later}}
-	objects := types.MapValueMust(projectionType, map[string]attr.Value{
+	objects := types.MapValueMust(objectset.ProjectionType, map[string]attr.Value{
 		changed.key:                      known(projection.Projection{"data.x": "0"}),
 		marks.key:                        known(projection.Projection{"data.y": "1"}),
 		same.key:                         known(projection.Projection{"data.z": "1"}),

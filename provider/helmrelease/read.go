@@ -14,6 +14,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -73,14 +74,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	for k := range state.Objects.Elements() {
 		keys = append(keys, k)
 	}
-	ignores, _ := ignoreRulesOf(ctx, state.IgnoreFields, &resp.Diagnostics)
+	ignores, _ := objectset.IgnoreRulesOf(ctx, state.IgnoreFields, pathIgnoreFields, &resp.Diagnostics)
 	values := make([]attr.Value, len(keys))
 	errs := make([]error, len(keys))
-	inParallel(len(keys), func(i int) {
+	objectset.InParallel(len(keys), func(i int) {
 		key := keys[i]
 		var live *unstructured.Unstructured
 		seen := time.Now()
-		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), ignores.fieldsOf(key),
+		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), ignores.FieldsOf(key),
 			state.ID.ValueString(), state.Objects.Elements()[key])
 		if live != nil {
 			remember(c, state.ID.ValueString(), key, handon.Read{Obj: live, Seen: seen})
@@ -102,8 +103,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 			continue
 		}
 		elems[key] = values[i]
-		before := ownership.StateProjection(ctx, mapOf(state.Objects.Elements()[key]))
-		after := ownership.StateProjection(ctx, mapOf(values[i]))
+		before := ownership.StateProjection(ctx, objectset.MapOf(state.Objects.Elements()[key]))
+		after := ownership.StateProjection(ctx, objectset.MapOf(values[i]))
 		resp.Diagnostics.Append(ownership.Refreshed(ctx, privatestate.Of{R: req.Private, W: resp.Private, Object: key}, before, after)...)
 	}
 	if resp.Diagnostics.HasError() {
@@ -126,7 +127,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 			return
 		}
 	}
-	state.Objects = types.MapValueMust(projectionType, elems)
+	state.Objects = types.MapValueMust(objectset.ProjectionType, elems)
 	state.Revision = types.Int64Value(int64(last.Version))
 	if last.Info != nil {
 		state.Status = types.StringValue(last.Info.Status.String())
@@ -140,7 +141,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // (unaccounted), each projected as the refresh projects any object of the
 // release. It reports false when an error was reported.
 func (r *Resource) readUnaccounted(ctx context.Context, c *connection.Client, last *release.Release, state *model, priv private,
-	ignores ignoreRules, elems map[string]attr.Value, resp *resource.ReadResponse) bool {
+	ignores objectset.IgnoreRules, elems map[string]attr.Value, resp *resource.ReadResponse) bool {
 	known := mergedPrivate(priv, nil)
 	for key := range state.Objects.Elements() {
 		if _, ok := known[key]; !ok {
@@ -156,7 +157,7 @@ func (r *Resource) readUnaccounted(ctx context.Context, c *connection.Client, la
 		return true
 	}
 	for key, o := range more {
-		value, _, err := readOne(ctx, c, key, o, nil, ignores.fieldsOf(key), state.ID.ValueString(), nil)
+		value, _, err := readOne(ctx, c, key, o, nil, ignores.FieldsOf(key), state.ID.ValueString(), nil)
 		if err != nil {
 			resp.Diagnostics.AddError("Could not read an object of the release", key+": "+connection.Explain(err))
 			return false
@@ -191,5 +192,5 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 	if err != nil {
 		return nil, nil, err
 	}
-	return projectionValue(obs.Projection), live, nil
+	return objectset.ProjectionValue(obs.Projection), live, nil
 }

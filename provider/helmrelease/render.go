@@ -16,6 +16,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
@@ -96,7 +97,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	if diags.HasError() {
 		return nil
 	}
-	ignores, ok := ignoreRulesOf(ctx, m.IgnoreFields, diags)
+	ignores, ok := objectset.IgnoreRulesOf(ctx, m.IgnoreFields, pathIgnoreFields, diags)
 	if !ok {
 		return nil // invalid (in diags), or known only later
 	}
@@ -162,7 +163,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		mark(p.obj, rel)
 	}
 	slices.SortStableFunc(res.objects, func(a, b piece) int {
-		return kindRank(relutil.InstallOrder, a.obj.GetKind()) - kindRank(relutil.InstallOrder, b.obj.GetKind())
+		return objectset.KindRank(relutil.InstallOrder, a.obj.GetKind()) - objectset.KindRank(relutil.InstallOrder, b.obj.GetKind())
 	})
 	for _, key := range slices.Sorted(maps.Keys(sorted.Hooks)) {
 		p, ok := build(key, sorted.Hooks[key])

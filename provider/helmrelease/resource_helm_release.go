@@ -16,13 +16,15 @@
 // hooks.go runs hooks, deleteobjects.go deletes objects in uninstall order,
 // handover.go hands fields between field managers (adoption, ignore_fields),
 // objects.go names one object, who else holds it and its projection,
-// crds.go decides whether a CRD of crds/ that exists already is taken over
-// or refused, planned.go what a plan hands its apply and how the apply
-// finds that it renders otherwise, lint.go checks the chart by helm lint's
-// rules, ignore.go reads ignore_fields, inputs.go compares the inputs with
-// state, private.go holds the private state, recent.go the reads handed
-// from one call to the next, kindorder.go and parallel.go Helm's kind order
-// and bounded parallel requests.
+// crds.go decides whether a CRD of crds/ that exists already is taken over,
+// left to another release or refused, planned.go what a plan hands its
+// apply and how the apply finds that it renders otherwise, lint.go checks
+// the chart by helm lint's rules, ignore.go leaves ignore_fields out of the
+// rendered objects, inputs.go compares the inputs with state, private.go
+// holds the private state, recent.go the reads handed from one call to the
+// next. What every set of objects does alike (ignore_fields' keys, the
+// projections in objects, Helm's kind order, bounded parallel requests) is
+// package objectset's.
 package helmrelease
 
 import (
@@ -45,6 +47,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/chartinputs"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 )
@@ -90,9 +93,6 @@ type model struct {
 	Notes        types.String `tfsdk:"notes"`
 	ClusterUID   types.String `tfsdk:"cluster_uid"`
 }
-
-// projectionType is the type of one element of objects.
-var projectionType = types.MapType{ElemType: types.StringType}
 
 var (
 	pathObjects      = path.Root("objects")
@@ -183,7 +183,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"listed is handed over with its current value, not reset. A key that matches no object of the " +
 					"chart is warned about at plan."},
 
-			"objects": schema.MapAttribute{ElementType: projectionType, Computed: true,
+			"objects": schema.MapAttribute{ElementType: objectset.ProjectionType, Computed: true,
 				Description: "Every object of the release (CRDs included, hooks not), keyed by " +
 					"`<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as " +
 					"k8sconnect_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as " +

@@ -317,7 +317,7 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 			}
 		}
 		a.applied[p.key] = obj
-		if err := waitEstablished(ctx, c, obj, timeout); err != nil {
+		if err := objectset.WaitEstablished(ctx, c, obj, timeout); err != nil {
 			return a.fail("CRD not established", fmt.Errorf("%s: %w", p.key, err), diags)
 		}
 	}
@@ -466,19 +466,6 @@ func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, app
 		mu.Unlock()
 		return nil
 	})
-}
-
-// waitEstablished waits until a CRD's kind is served.
-func waitEstablished(ctx context.Context, c *connection.Client, crd *unstructured.Unstructured, timeout time.Duration) error {
-	m, err := c.Mapping(crd.GroupVersionKind())
-	if err != nil {
-		return err
-	}
-	eval := func(obj *unstructured.Unstructured) waiting.State {
-		return waiting.Spec{Condition: "Established"}.Evaluate(obj)
-	}
-	_, err = waiting.Until(ctx, c.Resource(m, ""), crd.GetName(), eval, waiting.Options{Timeout: timeout})
-	return err
 }
 
 // waitReady waits until every object is ready by k8sconnect_wait's `ready`

@@ -2,17 +2,14 @@ package helmrelease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
-	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 )
@@ -67,26 +64,5 @@ func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, 
 	if live.GetAnnotations()[annotationResourcePolicy] == "keep" {
 		return nil
 	}
-	return deleteAndWait(ctx, c, id, live, deadline)
-}
-
-// deleteAndWait deletes the object read as live, bound to its UID, and waits
-// until it is gone or deadline passes.
-func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
-	uid := live.GetUID()
-	err := deletion.Delete(ctx, c, id, uid, "")
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone, or already replaced by another
-	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", id, err)
-	}
-	last, err := deletion.WaitGone(ctx, c, id, uid, max(time.Until(deadline), time.Millisecond))
-	switch {
-	case err == nil:
-		return nil
-	case last != nil && errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
-	}
-	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
+	return objectset.DeleteAndWait(ctx, c, id, live, deadline)
 }

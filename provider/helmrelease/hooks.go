@@ -154,7 +154,7 @@ func deleteHook(ctx context.Context, c *connection.Client, h hook, obj *unstruct
 	if h.obj.GetKind() == neverDeleted {
 		return nil
 	}
-	if err := deleteAndWait(ctx, c, manifest.IdentityOf(h.obj), obj, time.Now().Add(max(timeout, 10*time.Second))); err != nil {
+	if err := objectset.DeleteAndWait(ctx, c, manifest.IdentityOf(h.obj), obj, time.Now().Add(max(timeout, 10*time.Second))); err != nil {
 		return fmt.Errorf("%s hook %s %s but was not deleted: %w", event, h.key, outcome, err)
 	}
 	return nil
@@ -181,7 +181,7 @@ func (o hookRelease) removePrevious(ctx context.Context, c *connection.Client, h
 		return fmt.Errorf("%s exists and is not this release's (it belongs to %s), so it is not deleted; "+
 			"delete or rename it, then apply again", id, holder)
 	}
-	return deleteAndWait(ctx, c, id, live, time.Now().Add(timeout))
+	return objectset.DeleteAndWait(ctx, c, id, live, time.Now().Add(timeout))
 }
 
 // made reports whether live, the object at a hook's identity id, is this

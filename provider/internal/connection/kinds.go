@@ -1,11 +1,13 @@
 package connection
 
 import (
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery/cached/memory"
 )
 
 // KindGone reports whether the cluster definitely no longer serves gvk: its
@@ -15,7 +17,10 @@ import (
 func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 	c.mapper.Reset()
 	list, err := c.Discovery.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || errors.Is(err, memory.ErrCacheNotFound) {
+		// The cache answers a group version that a fresh discovery did
+		// not list with ErrCacheNotFound; one whose discovery failed, with
+		// that failure.
 		return true, nil
 	}
 	if err != nil {
@@ -27,6 +32,17 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// GoneWithItsKind reports whether err, from a request about an object of
+// gvk, says that the object is gone with its kind: a NoMatch that discovery
+// confirms (KindGone). A CRD deleted takes every object of its kind with it.
+func (c *Client) GoneWithItsKind(err error, gvk schema.GroupVersionKind) bool {
+	if !meta.IsNoMatchError(err) {
+		return false
+	}
+	gone, derr := c.KindGone(gvk)
+	return derr == nil && gone
 }
 
 // MissingCoreKind is an error when gvk is in the core group (apiVersion v1)

@@ -24,6 +24,7 @@ const helmReleaseTyp = "k8sconnect:index/helmRelease:HelmRelease"
 // failed, the objects the killed run made kept (same UIDs), the release once
 // in the stack, and nothing left to preview.
 func TestPulumiHelmReleaseKilledUpIsResumed(t *testing.T) {
+	chart := lifecycleChart(t) // first, so that its CRD goes after the stack's destroy
 	e := newPulumiCrash(t)
 	const name = "killed"
 	kubeconfig := e.cluster.KubeconfigPath
@@ -33,7 +34,7 @@ func TestPulumiHelmReleaseKilledUpIsResumed(t *testing.T) {
 			"clusterConnection": yamlConnection(e.proxy.URL, e.proxy.CAPEM, e.cluster.Token),
 			"name":              name,
 			"namespace":         e.ns,
-			"chart":             lifecycleChart(t),
+			"chart":             chart,
 			"timeout":           "60s",
 			"set":               []any{map[string]any{"name": "keep", "value": "false"}},
 		},

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
@@ -165,4 +168,39 @@ import {
 			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
+}
+
+// A release whose CRD someone deleted (every custom resource of its kind
+// went with it) is still destroyed: the objects of a kind the cluster no
+// longer serves are gone, not a reason to fail, and the rest of the release
+// and its records go.
+func TestAccHelmReleaseDestroyAfterItsCRDWasDeleted(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	name := "crdgone"
+	w := acctest.NewWorkdir(t)
+	w.Write(releaseConfig(t, ns, name, `set = [{ name = "keep", value = "false" }]`))
+	w.Cleanup()
+	w.MustApply()
+	acctest.MustGet(t, gadgetsOf(t), ns, name+"-gadget")
+	if err := acctest.Dynamic(t).Resource(crds).Delete(context.Background(), "gadgets."+lifecycleGroup(t), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		_, err := acctest.Dynamic(t).Resource(crds).Get(context.Background(), "gadgets."+lifecycleGroup(t), metav1.GetOptions{})
+		if err != nil {
+			break // gone
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted CRD is still there after a minute")
+		}
+	}
+	if r := w.Destroy(); r.Err != nil {
+		t.Fatalf("destroy of a release whose CRD was deleted: %v\n%s", r.Err, r.Output)
+	}
+	acctest.MustNotExist(t, configMaps, ns, name+"-settings")
+	acctest.MustNotExist(t, deployments, ns, name+"-app")
+	if got := recordStatuses(t, ns, name); len(got) != 0 {
+		t.Errorf("records left after destroy: %v", got)
+	}
 }

@@ -55,7 +55,7 @@ func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Ide
 
 func deleteOne(ctx context.Context, c *connection.Client, id manifest.Identity, deadline time.Time) error {
 	live, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || c.GoneWithItsKind(err, id.GVK()) {
 		return nil
 	}
 	if err != nil {

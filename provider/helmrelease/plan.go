@@ -287,8 +287,8 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 			id := manifest.IdentityOf(p.obj)
 			read, err := objectplan.Read(ctx, c, id)
 			switch {
-			case connection.Gone(err, id.Name):
-				read.Obj = nil // deleted outside: created again
+			case connection.Gone(err, id.Name), c.GoneWithItsKind(err, id.GVK()):
+				read.Obj = nil // deleted outside (or its CRD was): created again
 			case err != nil:
 				return planned{}, handon.Read{}, fmt.Errorf("reading it: %w", err)
 			}

@@ -182,7 +182,7 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 		return nil, nil, err
 	}
 	live, err := c.Get(ctx, ident.GVK(), ident.Namespace, ident.Name)
-	if connection.Gone(err, ident.Name) {
+	if connection.Gone(err, ident.Name) || c.GoneWithItsKind(err, ident.GVK()) {
 		return nil, nil, nil
 	}
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -376,6 +377,9 @@ func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private
 	if err != nil {
 		return nil, err
 	}
+	if err := dropUnserved(manifests, finder); err != nil {
+		return nil, err
+	}
 	scoped, err := yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
 	if err != nil {
 		return nil, err
@@ -393,6 +397,36 @@ func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private
 		}
 	}
 	return out, nil
+}
+
+// dropUnserved drops from manifests the objects of kinds the cluster no
+// longer serves and no CRD among them defines: a CRD deleted since (one of
+// crds/, which the record does not list, or one deleted by hand) took every
+// object of its kind with it, so there is nothing of them to read or delete.
+func dropUnserved(manifests map[string]yamldocs.Manifest, finder yamldocs.ScopeFinder) error {
+	defined := map[schema.GroupKind]bool{}
+	for _, m := range manifests {
+		if m.CRD != nil {
+			defined[schema.GroupKind{Group: m.CRD.Group, Kind: m.CRD.Kind}] = true
+		}
+	}
+	for key, m := range manifests {
+		gk := m.GroupKind()
+		if defined[gk] {
+			continue
+		}
+		if _, builtin := yamldocs.BuiltinNamespaced(gk); builtin {
+			continue
+		}
+		_, known, err := finder.Namespaced(gk)
+		if err != nil {
+			return err
+		}
+		if !known {
+			delete(manifests, key)
+		}
+	}
+	return nil
 }
 
 // unaccounted are the objects of release namespace/name that the latest

@@ -253,3 +253,49 @@ func nilIfEmpty(s string) any {
 	}
 	return s
 }
+
+// A custom resource whose CRD was deleted outside (every object of its kind
+// went with it) leaves state at refresh, as any object deleted outside does:
+// the kind is gone, which a fresh discovery confirms.
+func TestAccObject_customResourceGoneWithItsCRD(t *testing.T) {
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	group := strings.ToLower(acctest.Name("gone")) + ".k8sconnect.test"
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "crd" {
+  yaml_body = %[3]q
+  %[4]s
+}
+
+resource "k8sconnect_object" "widget" {
+  yaml_body = <<-YAML
+    apiVersion: %[1]s/v1
+    kind: Widget
+    metadata: {name: one, namespace: %[2]s}
+    spec: {size: 3}
+  YAML
+  depends_on = [k8sconnect_object.crd]
+  %[4]s
+}
+`, group, ns, fixtures.CRD(group, "Widget", "size: {type: integer}"), acctest.Connection(t)))
+	w.Cleanup()
+	w.MustApply()
+	if err := acctest.Dynamic(t).Resource(crds).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if obj, err := acctest.Get(t, crds, "", "widgets."+group); err == nil && obj == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted CRD is still there after a minute")
+		}
+	}
+	if r := w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json"); r.Err != nil {
+		t.Fatalf("refresh after the CRD was deleted: %v\n%s", r.Err, r.Output)
+	}
+	if got := w.StateList(); len(got) != 0 {
+		t.Errorf("the CRD and its custom resource were deleted outside; state still lists %v", got)
+	}
+}

@@ -170,9 +170,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: " +
 					"not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied " +
 					"as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own " +
-					"when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who " +
-					"holds it, when another release, a k8sconnect_object or another field manager does. Set on a " +
-					"release that installed them, it leaves them in the cluster as they are, no longer upgraded."},
+					"when helm or kubectl made it (or a release since uninstalled), left to another release that " +
+					"holds it (as helm leaves it), and refused at plan, naming who holds it, when a " +
+					"k8sconnect_object or another field manager does. Set on a release that installed them, it " +
+					"leaves them in the cluster as they are, no longer upgraded."},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +

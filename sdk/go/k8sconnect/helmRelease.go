@@ -144,7 +144,7 @@ type HelmRelease struct {
 	SetList HelmReleaseSetListArrayOutput `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayOutput `pulumi:"setSensitive"`
-	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolOutput `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringOutput `pulumi:"status"`
@@ -271,7 +271,7 @@ type helmReleaseState struct {
 	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
-	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds *bool `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status *string `pulumi:"status"`
@@ -356,7 +356,7 @@ type HelmReleaseState struct {
 	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
-	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolPtrInput
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringPtrInput
@@ -431,7 +431,7 @@ type helmReleaseArgs struct {
 	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
-	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds *bool `pulumi:"skipCrds"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
@@ -501,7 +501,7 @@ type HelmReleaseArgs struct {
 	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
-	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
@@ -769,7 +769,7 @@ func (o HelmReleaseOutput) SetSensitive() HelmReleaseSetSensitiveArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetSensitiveArrayOutput { return v.SetSensitive }).(HelmReleaseSetSensitiveArrayOutput)
 }
 
-// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), and refused at plan, naming who holds it, when another release, a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 func (o HelmReleaseOutput) SkipCrds() pulumi.BoolOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.SkipCrds }).(pulumi.BoolOutput)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/pulumihost"
+	"github.com/k8sconnect/k8sconnect/provider/manifestset"
 	"github.com/k8sconnect/k8sconnect/provider/object"
 	"github.com/k8sconnect/k8sconnect/provider/objectdata"
 	"github.com/k8sconnect/k8sconnect/provider/patch"
@@ -105,12 +106,12 @@ func (p *k8sconnectProvider) Configure(ctx context.Context, req fwprovider.Confi
 	}
 	resp.Diagnostics.Append(p.clients.SetDefault(ctx, cfg.ClusterConnection)...)
 	data := &providerdata.Data{Clients: p.clients, OwnershipMessages: verbosity, Numbers: p.numbers, Status: p.pulumi.Status, Phase: &p.phase,
-		PlansRepeat: p.pulumi != nil}
+		PlansRepeat: p.pulumi != nil, Version: p.version}
 	resp.ResourceData, resp.DataSourceData = data, data
 }
 
 func (p *k8sconnectProvider) Resources(context.Context) []func() resource.Resource {
-	all := []func() resource.Resource{object.New, patch.New, wait.New, helmrelease.New}
+	all := []func() resource.Resource{object.New, patch.New, wait.New, helmrelease.New, manifestset.New}
 	if p.pulumi == nil {
 		return all
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -275,7 +274,7 @@ func (a *applyRun) agrees(ctx context.Context, diags *diag.Diagnostics) bool {
 	if a.planned != nil {
 		bodies = a.planned.Bodies
 	}
-	differ := differences(ctx, a.c, a.rd, objects, bodies, func(key string) *fieldpath.Set { return ownedAtApply(ctx, a.in, key) })
+	differ := differences(ctx, a.c, a.rd, objects, bodies, func(key string) *fieldpath.Set { return objectset.OwnedAtApply(ctx, a.in, key) })
 	if !chartChanged && len(differ) == 0 {
 		return true
 	}
@@ -405,22 +404,14 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 			diags.AddError("Could not read an applied object", p.key+": "+connection.Explain(err))
 			return false
 		}
-		value, stored := objectset.ProjectionValue(obs.Projection), obs.Projection
-		if pv, ok := planned[p.key]; ok && objectset.Known(pv) && !pv.Equal(value) {
-			// The server stored other than its dry run said (a webhook that
-			// is not deterministic, a field another manager shares): the
-			// engines require the planned value, and the next refresh
-			// shows the difference as drift, as for k8sconnect_object.
-			tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": p.key})
-			value, stored = pv, ownership.StateProjection(ctx, objectset.MapOf(pv))
-		}
+		value, stored := objectset.Applied(ctx, p.key, obs, planned[p.key])
 		elems[p.key] = value
 		priv[p.key] = newPrivateObject(p)
 		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: p.key}, obs, stored)...)
 	}
 	for key := range a.prior {
 		if _, still := priv[key]; !still {
-			diags.Append(forget(ctx, out, key)...)
+			diags.Append(objectset.Forget(ctx, out, key)...)
 		}
 	}
 	plan.Objects = types.MapValueMust(objectset.ProjectionType, elems)

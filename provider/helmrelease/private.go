@@ -6,7 +6,6 @@ import (
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
@@ -58,25 +57,6 @@ func mergedPrivate(p, more private) private {
 		}
 	}
 	return out
-}
-
-// ownedAtApply is the field set k8sconnect owned in the object after the
-// last apply; nil when none is kept.
-func ownedAtApply(ctx context.Context, r privatestate.Reader, key string) *fieldpath.Set {
-	s, err := privatestate.LoadFieldSet(ctx, privatestate.Of{R: r, Object: key}, privatestate.OwnedFields)
-	if err != nil {
-		return nil
-	}
-	return s
-}
-
-// forget drops what is kept of an object that left the release.
-func forget(ctx context.Context, w privatestate.Writer, key string) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for _, k := range []string{privatestate.OwnedFields, privatestate.AppliedProjection, privatestate.RevertStreaks} {
-		diags.Append(privatestate.Of{W: w, Object: key}.SetKey(ctx, k, nil)...)
-	}
-	return diags
 }
 
 // redactor renders the object's sensitive values as its last apply did.

@@ -81,7 +81,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		key := keys[i]
 		var live *unstructured.Unstructured
 		seen := time.Now()
-		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], ownedAtApply(ctx, req.Private, key), ignores.FieldsOf(key),
+		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], objectset.OwnedAtApply(ctx, req.Private, key), ignores.FieldsOf(key),
 			state.ID.ValueString(), state.Objects.Elements()[key])
 		if live != nil {
 			remember(c, state.ID.ValueString(), key, handon.Read{Obj: live, Seen: seen})

@@ -35,10 +35,12 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 }
 
 // GoneWithItsKind reports whether err, from a request about an object of
-// gvk, says that the object is gone with its kind: a NoMatch that discovery
-// confirms (KindGone). A CRD deleted takes every object of its kind with it.
+// gvk, says that the object is gone with its kind: a NoMatch, or a 404 for
+// a kind the client still had mapped (the server no longer routes it), that
+// discovery confirms (KindGone). A CRD deleted takes every object of its
+// kind with it.
 func (c *Client) GoneWithItsKind(err error, gvk schema.GroupVersionKind) bool {
-	if !meta.IsNoMatchError(err) {
+	if !meta.IsNoMatchError(err) && !apierrors.IsNotFound(err) {
 		return false
 	}
 	gone, derr := c.KindGone(gvk)

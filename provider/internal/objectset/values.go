@@ -1,9 +1,13 @@
 package objectset
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 )
 
@@ -40,4 +44,20 @@ func Known(v attr.Value) bool {
 		}
 	}
 	return true
+}
+
+// Applied is what an apply stores of the object key: its element of objects
+// and the projection its private state records, from obs, the projection of
+// what the server stored. When that differs from planned, the element the
+// plan showed (the server stored other than its dry run said: a webhook that
+// is not deterministic, a field another manager shares), the engines require
+// the planned value, and the next refresh shows the difference as drift, as
+// for k8sconnect_object.
+func Applied(ctx context.Context, key string, obs projection.Observation, planned attr.Value) (attr.Value, projection.Projection) {
+	value := ProjectionValue(obs.Projection)
+	if planned != nil && Known(planned) && !planned.Equal(value) {
+		tflog.Warn(ctx, "apply result differs from the dry-run prediction", map[string]any{"object": key})
+		return planned, ownership.StateProjection(ctx, MapOf(planned))
+	}
+	return value, obs.Projection
 }

@@ -31,6 +31,9 @@ type Data struct {
 	// preview previews the Update too). Terraform and OpenTofu plan each
 	// change once per process.
 	PlansRepeat bool
+	// Version is the provider's version, which what it writes into the
+	// cluster to name its tool carries (an ApplySet's tooling).
+	Version string
 }
 
 // Receive is every resource's and data source's Configure: it returns the

@@ -1,0 +1,361 @@
+package manifestset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	relutil "helm.sh/helm/v4/pkg/release/v1/util"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
+)
+
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.apply(ctx, &plan, nil, nil, resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.apply(ctx, &plan, &state, req.Private, resp.Private, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// applyRun is one apply of the set: prepared, performed, recorded.
+type applyRun struct {
+	c       *connection.Client
+	plan    *model
+	ms      *members
+	parent  parent
+	timeout time.Duration
+	version string
+	// prior are the objects of the last apply, by key.
+	prior   private
+	applied map[string]*unstructured.Unstructured
+}
+
+// apply applies plan over state (nil for a create): prepare, perform,
+// record. It reports whether plan now holds the state to keep.
+func (r *Resource) apply(ctx context.Context, plan, state *model, in privatestate.Reader, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	a := &applyRun{plan: plan, version: r.version}
+	return a.prepare(ctx, r.clients, state, in, out, diags) && a.perform(ctx, diags) && a.record(ctx, out, diags)
+}
+
+// prepare reads the source again, names the parent and what the last apply
+// made.
+func (a *applyRun) prepare(ctx context.Context, clients *connection.Cache, state *model, in privatestate.Reader, out privatestate.Writer,
+	diags *diag.Diagnostics) bool {
+	c, ok := clients.ClientFor(ctx, a.plan.ClusterConnection, diags)
+	if !ok {
+		return false
+	}
+	a.c = c
+	if a.timeout, ok = timeoutOf(a.plan, diags); !ok {
+		return false
+	}
+	// The plan recorded the identity it saw (state's, for an update): the
+	// apply must reach the same cluster.
+	recorded := ""
+	if !a.plan.ClusterUID.IsUnknown() {
+		recorded = a.plan.ClusterUID.ValueString()
+	}
+	cluster, err := c.CheckCluster(ctx, connection.Recorded{Identity: recorded}, "set "+a.plan.ID.ValueString(), namespaceOf(a.plan))
+	if err != nil {
+		diags.AddError("Cannot confirm which cluster this is", connection.Explain(err))
+		return false
+	}
+	diags.Append(connection.Record(ctx, out, cluster)...)
+	if a.plan.ClusterUID.IsUnknown() {
+		a.plan.ClusterUID = types.StringValue(cluster.Identity)
+	}
+	if a.ms = readMembers(ctx, a.plan, c, "", diags); a.ms == nil {
+		return false
+	}
+	a.parent = parentOf(a.plan, state, a.ms)
+	redact(a.ms, a.parent.id())
+	markMembers(a.ms, a.parent.applySetID())
+	a.prior = private{}
+	if state != nil {
+		a.prior = loadPrivate(ctx, in)
+		for key := range state.Objects.Elements() {
+			if _, ok := a.prior[key]; !ok {
+				a.prior[key] = privateObject{}
+			}
+		}
+	}
+	live, err := readParent(ctx, c, a.parent)
+	if err == nil {
+		err = checkParent(live, a.parent)
+	}
+	if err != nil {
+		diags.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
+		return false
+	}
+	return true
+}
+
+func timeoutOf(m *model, diags *diag.Diagnostics) (time.Duration, bool) {
+	d, err := time.ParseDuration(m.Timeout.ValueString())
+	if err != nil {
+		diags.AddAttributeError(pathTimeout, "Invalid timeout", err.Error())
+		return 0, false
+	}
+	return d, true
+}
+
+// perform writes the parent as the superset of the last set and this one,
+// applies every member in order (CRDs awaited until served), prunes or lets
+// go what left the source, and writes the parent as this set, as kubectl
+// apply --prune --applyset does.
+func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
+	now := a.ms.keys()
+	var superset []string
+	for key := range now {
+		superset = append(superset, key)
+	}
+	for key := range a.prior {
+		if !now[key] {
+			superset = append(superset, key)
+		}
+	}
+	// The set's Namespaces first: the parent may live in one of them.
+	var namespaces, rest []member
+	for _, m := range a.ms.all {
+		if m.obj.GetKind() == "Namespace" && m.obj.GroupVersionKind().Group == "" {
+			namespaces = append(namespaces, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	a.applied = map[string]*unstructured.Unstructured{}
+	if err := a.applyAll(ctx, namespaces); err != nil {
+		diags.AddError("Object of the set not applied", connection.Explain(err))
+		return false
+	}
+	if err := writeParent(ctx, a.c, a.parent, a.version, superset); err != nil {
+		diags.AddError("ApplySet parent not written", connection.Explain(err))
+		return false
+	}
+	if err := a.applyAll(ctx, rest); err != nil {
+		diags.AddError("Object of the set not applied", connection.Explain(err))
+		return false
+	}
+	if err := a.prune(ctx); err != nil {
+		diags.AddError("Object that left the set not pruned", connection.Explain(err))
+		return false
+	}
+	if err := writeParent(ctx, a.c, a.parent, a.version, slices.Collect(maps.Keys(now))); err != nil {
+		diags.AddError("ApplySet parent not written", connection.Explain(err))
+		return false
+	}
+	return true
+}
+
+// applyAll applies members kind by kind, the members of one kind in
+// parallel, each CRD awaited until its kind is served.
+func (a *applyRun) applyAll(ctx context.Context, ms []member) error {
+	var mu sync.Mutex
+	return objectset.KindByKind(ms, func(m member) string { return m.obj.GetKind() }, func(m member) error {
+		obj, err := a.applyOne(ctx, m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.key, err)
+		}
+		if m.crd {
+			if err := objectset.WaitEstablished(ctx, a.c, obj, a.timeout); err != nil {
+				return fmt.Errorf("%s: waiting until its kind is served: %w", m.key, err)
+			}
+		}
+		mu.Lock()
+		a.applied[m.key] = obj
+		mu.Unlock()
+		return nil
+	})
+}
+
+// errTaken is an object the set was to create that someone else made in the
+// meantime.
+var errTaken = errors.New("it was made by someone else since the plan; nothing of it was changed")
+
+// applyOne applies one member. One the last apply did not make is created
+// exclusively (a create-only apply): if it exists by now, it is taken only
+// when it carries this set's part-of label (an apply that did not finish).
+func (a *applyRun) applyOne(ctx context.Context, m member) (*unstructured.Unstructured, error) {
+	if _, ours := a.prior[m.key]; !ours {
+		obj := m.obj.DeepCopy()
+		obj.SetResourceVersion(ssa.CreateOnlyVersion)
+		created, err := ssa.Apply(ctx, a.c, obj, ssa.Options{FieldManager: ssa.FieldManager})
+		if err == nil {
+			return created, nil
+		}
+		if !apierrors.IsConflict(err) {
+			return nil, err
+		}
+		id := manifest.IdentityOf(m.obj)
+		live, gerr := a.c.Get(ctx, id.GVK(), m.obj.GetNamespace(), id.Name)
+		if gerr != nil {
+			return nil, fmt.Errorf("it exists, and reading it to see whose it is failed: %w", gerr)
+		}
+		if live.GetLabels()[labelPartOf] != a.parent.applySetID() {
+			return nil, errTaken
+		}
+	}
+	return ssa.Apply(ctx, a.c, m.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+}
+
+// prune deletes, in Helm's uninstall order, the objects of the last apply
+// that the source no longer gives, each bound to its UID and only while it
+// carries this set's part-of label; with prune = false it takes the label
+// off instead and leaves the object.
+func (a *applyRun) prune(ctx context.Context) error {
+	now := a.ms.keys()
+	var gone []manifest.Identity
+	for key, o := range a.prior {
+		if now[key] {
+			continue
+		}
+		id, err := identityOf(ctx, a.c, key, o)
+		if err != nil {
+			return err
+		}
+		if id != nil {
+			gone = append(gone, *id)
+		}
+	}
+	// In the reverse of the order of the apply: custom resources before
+	// their CRDs, namespaced objects before their Namespace.
+	slices.SortStableFunc(gone, func(x, y manifest.Identity) int { return applyRank(y) - applyRank(x) })
+	deadline := time.Now().Add(a.timeout)
+	return objectset.KindByKind(gone, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
+		live, err := a.c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		switch {
+		case connection.Gone(err, id.Name), a.c.GoneWithItsKind(err, id.GVK()):
+			return nil
+		case err != nil:
+			return fmt.Errorf("%s: %w", id, err)
+		case live.GetLabels()[labelPartOf] != a.parent.applySetID():
+			tflog.Warn(ctx, "not pruned: no longer this set's", map[string]any{"object": id.String()})
+			return nil
+		case !a.plan.Prune.ValueBool():
+			return letGo(ctx, a.c, id, live)
+		}
+		return objectset.DeleteAndWait(ctx, a.c, id, live, deadline)
+	})
+}
+
+// applyRank is an object's place in the order of the apply: CRDs, then
+// cluster-scoped objects, then namespaced ones, each in Helm's install
+// order, unknown kinds last.
+func applyRank(id manifest.Identity) int {
+	scope := 2
+	switch {
+	case id.Kind == "CustomResourceDefinition":
+		scope = 0
+	case id.Namespace == "":
+		scope = 1
+	}
+	return scope*(len(relutil.InstallOrder)+1) + objectset.KindRank(relutil.InstallOrder, id.Kind)
+}
+
+// letGo takes the set's part-of label off an object, bound to its UID.
+func letGo(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured) error {
+	m, err := c.Mapping(id.GVK())
+	if err != nil {
+		return err
+	}
+	body := fmt.Sprintf(`{"metadata":{"uid":%q,"labels":{%q:null}}}`, live.GetUID(), labelPartOf)
+	_, err = c.Resource(m, id.Namespace).Patch(ctx, id.Name, ktypes.MergePatchType, []byte(body),
+		metav1.PatchOptions{FieldManager: ssa.FieldManager})
+	return err
+}
+
+// identityOf is the object key names, by the apiVersion the last apply
+// recorded or, for state without one, the kind's preferred version; nil
+// when its kind is gone.
+func identityOf(ctx context.Context, c *connection.Client, key string, o privateObject) (*manifest.Identity, error) {
+	group, kind, ns, name, err := yamldocs.ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	apiVersion := o.APIVersion
+	if apiVersion == "" {
+		if group == "core" {
+			group = ""
+		}
+		m, err := c.Mapping(schema.GroupKind{Group: group, Kind: kind}.WithVersion(""))
+		if meta.IsNoMatchError(err) {
+			return nil, nil // its kind is gone, and every object of it
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		apiVersion = m.GroupVersionKind.GroupVersion().String()
+	}
+	return &manifest.Identity{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name}, nil
+}
+
+// record completes the plan into the state the apply leaves: each object's
+// projection as applied, and its private state.
+func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	plan := a.plan
+	priv := private{}
+	elems := map[string]attr.Value{}
+	var planned map[string]attr.Value
+	if !plan.Objects.IsUnknown() && !plan.Objects.IsNull() {
+		planned = plan.Objects.Elements()
+	}
+	for _, m := range a.ms.all {
+		obs, err := projection.ObserveRedacted(a.applied[m.key], ssa.FieldManager, nil, setMarks, m.ignored, m.red)
+		if err != nil {
+			diags.AddError("Could not read an applied object", m.key+": "+connection.Explain(err))
+			return false
+		}
+		value, stored := objectset.Applied(ctx, m.key, obs, planned[m.key])
+		elems[m.key] = value
+		priv[m.key] = privateObject{APIVersion: m.obj.GetAPIVersion(), Body: bodyHash(m)}
+		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: m.key}, obs, stored)...)
+	}
+	for key := range a.prior {
+		if _, still := priv[key]; !still {
+			diags.Append(objectset.Forget(ctx, out, key)...)
+		}
+	}
+	plan.Objects = types.MapValueMust(objectset.ProjectionType, elems)
+	plan.ID = types.StringValue(a.parent.id())
+	plan.ApplySetID = types.StringValue(a.parent.applySetID())
+	diags.Append(priv.save(ctx, out)...)
+	return !diags.HasError()
+}

@@ -1,0 +1,76 @@
+package manifestset
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+)
+
+// Delete deletes every object of the set, in Helm's uninstall order, each
+// bound to its UID and only while it carries this set's part-of label (one
+// another set or owner took since stays), then the parent.
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if _, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private),
+		"set "+state.ID.ValueString(), namespaceOf(&state)); err != nil {
+		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", connection.Explain(err))
+		return
+	}
+	timeout, ok := timeoutOf(&state, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	priv := loadPrivate(ctx, req.Private)
+	// A destroy is an apply of no member with prune = true: every object
+	// of the last apply goes.
+	run := &applyRun{c: c, plan: &model{Prune: types.BoolValue(true)}, ms: &members{}, parent: parentOf(&state, &state, nil),
+		timeout: timeout, prior: private{}}
+	for _, key := range slices.Sorted(maps.Keys(state.Objects.Elements())) {
+		run.prior[key] = priv[key]
+	}
+	if err := run.prune(ctx); err != nil {
+		resp.Diagnostics.AddError("Object of the set not deleted", connection.Explain(err))
+		return
+	}
+	if err := deleteParent(ctx, c, run.parent); err != nil {
+		resp.Diagnostics.AddError("ApplySet parent not deleted", connection.Explain(err))
+	}
+}
+
+// deleteParent deletes the parent, bound to its UID, while it is still this
+// set's.
+func deleteParent(ctx context.Context, c *connection.Client, p parent) error {
+	live, err := c.GetMetadata(ctx, schema.GroupVersionKind{Version: "v1", Kind: p.Kind}, p.Namespace, p.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if live.GetLabels()[labelApplySetID] != p.applySetID() {
+		return nil // not this set's parent (any more)
+	}
+	id := manifest.Identity{APIVersion: "v1", Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}
+	if err := deletion.Delete(ctx, c, id, live.GetUID(), ""); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("deleting %s %s: %w", p.Kind, p.id(), err)
+	}
+	return nil
+}

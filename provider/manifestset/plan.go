@@ -1,0 +1,247 @@
+package manifestset
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
+	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+)
+
+// ModifyPlan plans the set: every object of the source is planned as
+// k8sconnect_object plans its one (objectplan), and an object of the last
+// apply that the source no longer gives leaves objects (pruned, or let go
+// with prune = false).
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		var state model
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if state.DeleteProtection.ValueBool() {
+			resp.Diagnostics.AddError("The set is protected from deletion",
+				fmt.Sprintf("delete_protection is set on set %s, so its objects will not be deleted. Set "+
+					"delete_protection = false and apply first, then destroy it or remove it from the configuration.", state.ID.ValueString()))
+		}
+		return
+	}
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	creating := req.State.Raw.IsNull()
+	if !creating {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	plan.Objects = types.MapUnknown(objectset.ProjectionType)
+	if !plan.sourceKnown() || plan.ApplySet.IsUnknown() {
+		return // planned when the configuration is known
+	}
+	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
+	if !ok || c == nil {
+		return
+	}
+	ms := readMembers(ctx, &plan, c, "", &resp.Diagnostics)
+	if ms == nil {
+		return
+	}
+	var prior *model
+	if !creating {
+		prior = &state
+	}
+	p := parentOf(&plan, prior, ms)
+	plan.ID = types.StringValue(p.id())
+	plan.ApplySetID = types.StringValue(p.applySetID())
+	identity, ok := objectplan.Cluster(ctx, c, state.ClusterUID.ValueString(), req.Private, "set "+p.id(), p.Namespace, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if creating {
+		plan.ClusterUID = types.StringValue(identity)
+	}
+	if creating {
+		live, err := readParent(ctx, c, p)
+		if err == nil {
+			err = checkParent(live, p)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
+			return
+		}
+	}
+	ms = redact(ms, p.id())
+	markMembers(ms, p.applySetID())
+	warnSecretsInBody(&plan, ms, &resp.Diagnostics)
+	for _, pattern := range ms.unmatchedIgnores {
+		resp.Diagnostics.AddAttributeWarning(pathIgnoreFields.AtMapKey(pattern), "ignore_fields key matches no object",
+			fmt.Sprintf("%q matches no object of the set, so it leaves no field to other managers. Keys are "+
+				"written as objects lists them, such as %s.", pattern, ms.all[0].key))
+	}
+	plan.Objects = r.planAll(ctx, c, ms, p, req, resp, state)
+	r.warnLeaving(&plan, &state, ms, &resp.Diagnostics)
+}
+
+// redact gives every member the redactor of set id: Secret data hashed with
+// a key of the set's.
+func redact(ms *members, id string) *members {
+	for i := range ms.all {
+		ms.all[i].red = sensitive.New(id, nil)
+	}
+	return ms
+}
+
+// warnSecretsInBody warns of a Secret given in yaml_body, which state
+// keeps as written.
+func warnSecretsInBody(m *model, ms *members, diags *diag.Diagnostics) {
+	if m.YAMLBody.IsNull() {
+		return
+	}
+	for _, mb := range ms.all {
+		if sensitive.IsSecret(mb.obj.GetAPIVersion(), mb.obj.GetKind()) {
+			diags.AddAttributeWarning(pathYAMLBody, "A Secret in yaml_body",
+				fmt.Sprintf("%s is a Secret: objects shows its data as keyed hashes, but yaml_body is kept in state "+
+					"and shown in plans as written. Read the set from files (path or kustomization) to keep it out.", mb.key))
+			return
+		}
+	}
+}
+
+// warnLeaving names what happens to the objects of the last apply that
+// the source no longer gives: a deletion shows in the plan's diff, letting
+// go with prune = false does not.
+func (r *Resource) warnLeaving(plan, state *model, ms *members, diags *diag.Diagnostics) {
+	if state.Objects.IsNull() || plan.Prune.ValueBool() {
+		return
+	}
+	now := ms.keys()
+	for _, key := range slices.Sorted(maps.Keys(state.Objects.Elements())) {
+		if !now[key] {
+			diags.AddAttributeWarning(pathObjects.AtMapKey(key), "Object leaves the set and stays in the cluster",
+				key+" is no longer in the source. With prune = false the apply leaves it in the cluster as it is, "+
+					"without this set's applyset.kubernetes.io/part-of label, and no longer manages it.")
+		}
+	}
+}
+
+// planned is one object's plan.
+type planned struct {
+	value  attr.Value
+	object objectplan.Object
+	plan   objectplan.Planned
+}
+
+// planAll plans every member in parallel and returns objects; an error of
+// one is reported on its key.
+func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *members, p parent, req resource.ModifyPlanRequest,
+	resp *resource.ModifyPlanResponse, state model) types.Map {
+	results := make([]planned, len(ms.all))
+	errs := make([]error, len(ms.all))
+	inState := state.Objects.Elements()
+	priv := loadPrivate(ctx, req.Private)
+	objectset.InParallel(len(ms.all), func(i int) {
+		mb := ms.all[i]
+		var last *objectplan.Last
+		if v, ours := inState[mb.key]; ours {
+			last = &objectplan.Last{Private: privatestate.Of{R: req.Private, Object: mb.key},
+				Stored: ownership.StateProjection(ctx, objectset.MapOf(v)), SameConfiguration: priv[mb.key].Body == bodyHash(mb)}
+		}
+		results[i], errs[i] = planOne(ctx, c, mb, last, objectset.OwnedAtApply(ctx, req.Private, mb.key), ms, p)
+	})
+	diags := &resp.Diagnostics
+	elems := make(map[string]attr.Value, len(ms.all))
+	for i, mb := range ms.all {
+		if errs[i] != nil {
+			summary, detail := "Object of the set not accepted", fmt.Sprintf("%s: %v", mb.key, errs[i])
+			if remedy := connection.RequestRemedy(errs[i]); remedy != "" {
+				summary, detail = "Object of the set not checked", detail+"\n\n"+remedy
+			}
+			diags.AddAttributeError(pathObjects.AtMapKey(mb.key), summary, mb.red.Scrub(detail, mb.obj.Object))
+			continue
+		}
+		elems[mb.key] = results[i].value
+		if results[i].object.Desired == nil {
+			continue // known after apply: nothing planned to explain
+		}
+		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: mb.key,
+			At: pathObjects.AtMapKey(mb.key), Attribute: "objects",
+			Private: privatestate.Of{R: req.Private, W: resp.Private, Object: mb.key}, Verbosity: r.verbosity,
+			Options: []ownership.Option{ownership.LetGoBy("take them out of the manifests: [%s]")}}, diags)
+	}
+	if diags.HasError() {
+		return types.MapUnknown(objectset.ProjectionType)
+	}
+	return types.MapValueMust(objectset.ProjectionType, elems)
+}
+
+// planOne plans one member: read, and refused when it exists and is not
+// this set's (a create is exclusive), then planned by objectplan. A custom
+// resource whose CRD comes with the set, and an object whose namespace
+// does, are known after apply.
+func planOne(ctx context.Context, c *connection.Client, mb member, last *objectplan.Last, owned *fieldpath.Set, ms *members,
+	p parent) (planned, error) {
+	unknown := planned{value: types.MapUnknown(types.StringType)}
+	id := manifest.IdentityOf(mb.obj)
+	read, err := objectplan.Read(ctx, c, id)
+	switch {
+	case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
+		return unknown, nil // its CRD comes with the set
+	case meta.IsNoMatchError(err):
+		return planned{}, fmt.Errorf("the cluster does not serve %s %s, and no CRD of the set defines it: install "+
+			"its CRD first, or add it to the set", mb.obj.GetAPIVersion(), mb.obj.GetKind())
+	case connection.Gone(err, id.Name), c.GoneWithItsKind(err, id.GVK()):
+		read.Obj = nil
+	case err != nil:
+		return planned{}, fmt.Errorf("reading it: %w", err)
+	}
+	if read.Obj != nil && last == nil {
+		if err := checkNotTaken(read.Obj, p); err != nil {
+			return planned{}, err
+		}
+	}
+	o := objectplan.Object{Desired: mb.obj.DeepCopy(), Body: []byte(bodyHash(mb)), Live: read.Obj, Marks: setMarks,
+		Ignore: mb.ignored, Owned: owned, Redactor: mb.red, Last: last}
+	if read.Obj == nil {
+		o.Last = nil // deleted outside: created again
+	}
+	pl, err := objectplan.Plan(ctx, c, o)
+	switch {
+	case meta.IsNoMatchError(err):
+		return unknown, nil
+	case connection.IsNamespaceNotFound(err, mb.obj.GetNamespace()) && ms.namespaces[mb.obj.GetNamespace()]:
+		return unknown, nil // its namespace comes with the set
+	case err != nil:
+		return planned{}, err
+	}
+	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl}, nil
+}
+
+// checkNotTaken refuses an object the set would create that exists and is
+// not this set's: it carries another set's part-of label or none. One that
+// carries this set's is its own, from an apply that did not finish.
+func checkNotTaken(live *unstructured.Unstructured, p parent) error {
+	switch partOf := live.GetLabels()[labelPartOf]; partOf {
+	case p.applySetID():
+		return nil
+	case "":
+		return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Take it out of the manifests, "+
+			"or delete it first if it is meant to be this set's", objectplan.HolderOf(live).String())
+	default:
+		return fmt.Errorf("it already exists and belongs to another ApplySet (%s %s); nothing was changed. An "+
+			"object belongs to one set: take it out of the manifests of one of them", labelPartOf, partOf)
+	}
+}

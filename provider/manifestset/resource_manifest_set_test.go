@@ -1,0 +1,269 @@
+package manifestset_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+)
+
+func TestMain(m *testing.M) { acctest.Main(m) }
+
+var (
+	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	secrets     = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	namespaces  = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	crds        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+)
+
+const (
+	labelPartOf = "applyset.kubernetes.io/part-of"
+	labelID     = "applyset.kubernetes.io/id"
+)
+
+// setConfig is a k8sconnect_manifest_set named name with the given source
+// attribute (yaml_body = ..., path = ...) and extra arguments.
+func setConfig(t *testing.T, name, source, extra string) string {
+	return fmt.Sprintf(`
+resource "k8sconnect_manifest_set" %q {
+  %s
+  %s
+  %s
+}
+`, name, source, extra, acctest.Connection(t))
+}
+
+func yamlBody(docs ...string) string {
+	return fmt.Sprintf("yaml_body = %q", strings.Join(docs, "\n---\n"))
+}
+
+func configMap(ns, name, value string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: %s}\n", name, ns, value)
+}
+
+// A set's lifecycle as a user lives it: a bundle with a Namespace, a CRD and
+// its custom resource, a Deployment and ConfigMaps is created in one apply
+// (each object carries the part-of label, the parent Secret kubectl's marks);
+// the next plan is quiet; a changed value is an update in place (same UIDs);
+// a drifted owned field shows in the plan and is put back; an object taken
+// out of the source is pruned; destroy deletes every object and the parent.
+func TestAccManifestSet_lifecycle(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.NamespaceToMake(t)
+	group := strings.ToLower(acctest.Name("set")) + ".k8sconnect.test"
+	widget := fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: one, namespace: %s}\nspec: {size: 3}\n", group, ns)
+	deployment := fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx:1.27}]}
+`, ns)
+	namespace := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", ns)
+	docs := func(greeting string, extra bool) string {
+		d := []string{widget, deployment, configMap(ns, "settings", greeting), namespace, fixtures.CRD(group, "Widget", "size: {type: integer}")}
+		if extra {
+			d = append(d, configMap(ns, "extra", "x"))
+		}
+		return yamlBody(d...)
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "bundle", docs("hello", true), fmt.Sprintf("namespace = %q", ns)))
+	w.Cleanup()
+	t.Cleanup(func() {
+		_ = acctest.Dynamic(t).Resource(crds).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{})
+	})
+	r := w.Plan()
+	if add, _, _ := r.Changes(); r.Err != nil || add != 1 {
+		t.Fatalf("the first plan should create the set: +%d (%v)\n%s", add, r.Err, r.Output)
+	}
+	w.MustApply()
+
+	parentID := w.StateAttribute("k8sconnect_manifest_set.bundle", "id")
+	setID := w.StateAttribute("k8sconnect_manifest_set.bundle", "applyset_id")
+	pns, pname, _ := strings.Cut(parentID, "/")
+	parent := acctest.MustGet(t, secrets, pns, pname)
+	if got := parent.GetLabels()[labelID]; got != setID || !strings.HasPrefix(setID, "applyset-") {
+		t.Errorf("the parent's id label is %q, applyset_id %q", got, setID)
+	}
+	ann := parent.GetAnnotations()
+	if got, want := ann["applyset.kubernetes.io/contains-group-kinds"], "ConfigMap,CustomResourceDefinition.apiextensions.k8s.io,Deployment.apps,Namespace,Widget."+group; got != want {
+		t.Errorf("contains-group-kinds = %q, want %q", got, want)
+	}
+	if got := ann["applyset.kubernetes.io/tooling"]; !strings.HasPrefix(got, "k8sconnect/") {
+		t.Errorf("tooling = %q, want k8sconnect/<version>", got)
+	}
+	for _, o := range []struct {
+		gvr      schema.GroupVersionResource
+		ns, name string
+	}{{configMaps, ns, "settings"}, {configMaps, ns, "extra"}, {deployments, ns, "web"}, {namespaces, "", ns},
+		{crds, "", "widgets." + group}, {schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}, ns, "one"}} {
+		if got := acctest.MustGet(t, o.gvr, o.ns, o.name).GetLabels()[labelPartOf]; got != setID {
+			t.Errorf("%s %s/%s: part-of label %q, want %q", o.gvr.Resource, o.ns, o.name, got, setID)
+		}
+	}
+	objects := w.StateAttribute("k8sconnect_manifest_set.bundle", "objects")
+	for _, key := range []string{"core/ConfigMap/" + ns + "/settings", "apps/Deployment/" + ns + "/web", group + "/Widget/" + ns + "/one", "core/Namespace/" + ns} {
+		if !strings.Contains(objects, key) {
+			t.Errorf("objects lacks %s:\n%s", key, objects)
+		}
+	}
+	w.MustPlanNoChanges()
+
+	uid := acctest.UID(t, configMaps, ns, "settings")
+	w.Write(setConfig(t, "bundle", docs("bonjour", true), fmt.Sprintf("namespace = %q", ns)))
+	r = w.Plan()
+	if _, change, _ := r.Changes(); r.Err != nil || change != 1 {
+		t.Fatalf("a changed value should plan one update: ~%d (%v)\n%s", change, r.Err, r.Output)
+	}
+	w.MustApply()
+	if got := acctest.MustGet(t, configMaps, ns, "settings").Object["data"].(map[string]any)["greeting"]; got != "bonjour" {
+		t.Errorf("greeting = %v after the update", got)
+	}
+	if got := acctest.UID(t, configMaps, ns, "settings"); got != uid {
+		t.Errorf("the ConfigMap was replaced (UID %s -> %s); an update is in place", uid, got)
+	}
+
+	acctest.PatchAs(t, "kubectl-edit", configMaps, ns, "settings", `{"data":{"greeting":"edited"}}`)
+	r = w.Plan()
+	if _, change, _ := r.Changes(); r.Err != nil || change != 1 || !strings.Contains(r.Output, "edited") {
+		t.Fatalf("drift on an owned field should show in the plan: ~%d (%v)\n%s", change, r.Err, r.Output)
+	}
+	w.MustApply()
+	if got := acctest.MustGet(t, configMaps, ns, "settings").Object["data"].(map[string]any)["greeting"]; got != "bonjour" {
+		t.Errorf("greeting = %v after repairing drift", got)
+	}
+
+	extraUID := acctest.UID(t, configMaps, ns, "extra")
+	w.Write(setConfig(t, "bundle", docs("bonjour", false), fmt.Sprintf("namespace = %q", ns)))
+	w.MustApply()
+	if obj, err := acctest.Get(t, configMaps, ns, "extra"); err != nil || obj != nil {
+		t.Errorf("the ConfigMap taken out of the source (UID %s) should be pruned: %v, %v", extraUID, obj, err)
+	}
+	if got := acctest.MustGet(t, secrets, pns, pname).GetAnnotations()["applyset.kubernetes.io/contains-group-kinds"]; !strings.Contains(got, "ConfigMap") {
+		t.Errorf("contains-group-kinds after pruning = %q", got)
+	}
+	w.MustPlanNoChanges()
+
+	if r := w.Destroy(); r.Err != nil {
+		t.Fatalf("destroy: %v\n%s", r.Err, r.Output)
+	}
+	acctest.MustNotExist(t, configMaps, ns, "settings")
+	acctest.MustNotExist(t, deployments, ns, "web")
+	acctest.MustNotExist(t, secrets, pns, pname)
+}
+
+// An object that exists and is not the set's is refused at plan, naming
+// who holds it, and nothing of the set is applied; so is the same object
+// declared in two sets (the second is refused).
+func TestAccManifestSet_refusesWhatIsNotItsOwn(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	acctest.ApplyAs(t, "someone-else", configMaps, configMap(ns, "taken", "theirs"))
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "first", yamlBody(configMap(ns, "mine", "a"), configMap(ns, "taken", "ours")), ""))
+	w.Cleanup()
+	r := w.Apply()
+	w.MustFail(r, "apply of a set one of whose objects exists and is someone else's")
+	if !r.HasError("core/ConfigMap/"+ns+"/taken", "already exists and belongs to", "someone-else") {
+		t.Errorf("the error should name the object and its holder:\n%s", r.Output)
+	}
+	acctest.MustNotExist(t, configMaps, ns, "mine")
+	if got := acctest.MustGet(t, configMaps, ns, "taken").Object["data"].(map[string]any)["greeting"]; got != "theirs" {
+		t.Errorf("the refused object was changed: greeting = %v", got)
+	}
+
+	w.Write(setConfig(t, "first", yamlBody(configMap(ns, "mine", "a")), ""))
+	w.MustApply()
+	other := acctest.NewWorkdir(t)
+	other.Write(setConfig(t, "second", yamlBody(configMap(ns, "mine", "b"), configMap(ns, "theirs", "b")), ""))
+	other.Cleanup()
+	r = other.Apply()
+	other.MustFail(r, "a second set declaring an object of the first")
+	if !r.HasError("core/ConfigMap/"+ns+"/mine", "another ApplySet") {
+		t.Errorf("the second set should be refused, naming the other ApplySet:\n%s", r.Output)
+	}
+	if got := acctest.MustGet(t, configMaps, ns, "mine").Object["data"].(map[string]any)["greeting"]; got != "a" {
+		t.Errorf("the second set changed the first's object: greeting = %v", got)
+	}
+}
+
+// prune = false leaves an object taken out of the source in the cluster,
+// without the set's part-of label, and says so at plan.
+func TestAccManifestSet_pruneFalseLetsGo(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "stays", "a"), configMap(ns, "leaves", "b")), "prune = false"))
+	w.Cleanup()
+	w.MustApply()
+	uid := acctest.UID(t, configMaps, ns, "leaves")
+	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "stays", "a")), "prune = false"))
+	r := w.Plan()
+	var warned bool
+	for _, d := range r.Warnings() {
+		warned = warned || (d.Summary == "Object leaves the set and stays in the cluster" && strings.Contains(d.Detail, "core/ConfigMap/"+ns+"/leaves"))
+	}
+	if !warned {
+		t.Errorf("the plan should warn that the object stays in the cluster, warns %v", r.Warnings())
+	}
+	w.MustApply()
+	live := acctest.MustGet(t, configMaps, ns, "leaves")
+	if string(live.GetUID()) != uid || live.GetLabels()[labelPartOf] != "" {
+		t.Errorf("the object let go should stay (UID %s, now %s) without the part-of label (labels %v)", uid, live.GetUID(), live.GetLabels())
+	}
+	w.MustPlanNoChanges()
+}
+
+// A set read from a directory of files (recursive) keeps a Secret's data
+// out of state and plan output: objects shows keyed hashes.
+func TestAccManifestSet_directoryWithASecret(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	dir := t.TempDir()
+	secret := acctest.NewSecretValue("pw")
+	write := func(name, text string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("app/settings.yaml", configMap(ns, "settings", "hi"))
+	write("app/secret/auth.yml", fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: auth, namespace: %s}\nstringData: {password: %s}\n", ns, secret.Plain))
+	write("README.md", "not a manifest")
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "files", fmt.Sprintf("path = %q\n  recursive = true", dir), ""))
+	w.Cleanup()
+	r := w.MustApply()
+	if strings.Contains(r.Output, secret.Plain) {
+		t.Error("the apply's output holds the Secret's value")
+	}
+	acctest.MustGet(t, secrets, ns, "auth")
+	objects := w.StateAttribute("k8sconnect_manifest_set.files", "objects")
+	if !strings.Contains(objects, "core/Secret/"+ns+"/auth") || !strings.Contains(objects, "core/ConfigMap/"+ns+"/settings") {
+		t.Errorf("objects should hold both files' objects:\n%s", objects)
+	}
+	outside, _, private := w.StateParts()
+	acctest.ExpectPresent(t, "state", outside, "core/Secret/"+ns+"/auth")
+	for _, form := range []string{secret.Plain, secret.Base64()} {
+		if strings.Contains(outside+private, form) {
+			t.Errorf("state holds the Secret's value (%s form) in clear", map[bool]string{true: "plain", false: "base64"}[form == secret.Plain])
+		}
+	}
+	w.MustPlanNoChanges()
+}

@@ -86,7 +86,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	ms = redact(ms, p.id())
 	markMembers(ms, p.applySetID())
-	warnSecretsInBody(&plan, ms, &resp.Diagnostics)
+	r.warnSecretsInBody(&plan, &state, ms, &resp.Diagnostics)
 	for _, pattern := range ms.unmatchedIgnores {
 		resp.Diagnostics.AddAttributeWarning(pathIgnoreFields.AtMapKey(pattern), "ignore_fields key matches no object",
 			fmt.Sprintf("%q matches no object of the set, so it leaves no field to other managers. Keys are "+
@@ -105,17 +105,23 @@ func redact(ms *members, id string) *members {
 	return ms
 }
 
-// warnSecretsInBody warns of a Secret given in yaml_body, which state
-// keeps as written.
-func warnSecretsInBody(m *model, ms *members, diags *diag.Diagnostics) {
-	if m.YAMLBody.IsNull() {
+// warnSecretsInBody warns that a Secret given in yaml_body is kept in
+// state, as k8sconnect_object warns of its own: with each plan that creates
+// or changes yaml_body, never under Pulumi, whose bridge marks such a body
+// secret by itself (docs/adr/0003-secrets-never-in-clear.md).
+func (r *Resource) warnSecretsInBody(plan, state *model, ms *members, diags *diag.Diagnostics) {
+	if plan.YAMLBody.IsNull() || r.plansRepeat || plan.YAMLBody.Equal(state.YAMLBody) {
 		return
 	}
 	for _, mb := range ms.all {
 		if sensitive.IsSecret(mb.obj.GetAPIVersion(), mb.obj.GetKind()) {
-			diags.AddAttributeWarning(pathYAMLBody, "A Secret in yaml_body",
-				fmt.Sprintf("%s is a Secret: objects shows its data as keyed hashes, but yaml_body is kept in state "+
-					"and shown in plans as written. Read the set from files (path or kustomization) to keep it out.", mb.key))
+			// Not an attribute warning: the engine would print yaml_body's
+			// source lines beside it, values and all.
+			diags.AddWarning("A Secret in yaml_body is kept in state",
+				fmt.Sprintf("%s is given by yaml_body, which Terraform and OpenTofu keep in state in clear, and "+
+					"show in plans unless it is wrapped in sensitive(). objects shows its data as keyed hashes; "+
+					"to keep it out of state too, read the set from files (path or kustomization). This warning "+
+					"comes with each plan that creates or changes yaml_body.", mb.key))
 			return
 		}
 	}

@@ -42,6 +42,9 @@ type Resource struct {
 	clients   *connection.Cache
 	verbosity ownership.Verbosity
 	version   string
+	// plansRepeat: the engine is Pulumi, whose bridge marks a yamlBody that
+	// holds a Secret secret (providerdata.Data.PlansRepeat).
+	plansRepeat bool
 }
 
 var (
@@ -177,6 +180,6 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.clients, r.verbosity, r.version = data.Clients, data.OwnershipMessages, data.Version
+		r.clients, r.verbosity, r.version, r.plansRepeat = data.Clients, data.OwnershipMessages, data.Version, data.PlansRepeat
 	}
 }

@@ -267,3 +267,40 @@ func TestAccManifestSet_directoryWithASecret(t *testing.T) {
 	}
 	w.MustPlanNoChanges()
 }
+
+// A Secret in yaml_body (wrapped in sensitive(), as users are told) is
+// warned of once, at the plan that creates the body, in a warning that
+// prints no source line; its value is in no output; the next plan is quiet.
+func TestAccManifestSet_secretInYAMLBody(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	secret := acctest.NewSecretValue("pw")
+	body := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: auth, namespace: %s}\nstringData: {password: %s}\n---\n%s",
+		ns, secret.Plain, configMap(ns, "settings", "hi"))
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "set", fmt.Sprintf("yaml_body = sensitive(%q)", body), ""))
+	w.Cleanup()
+	r := w.Plan()
+	var warned int
+	for _, d := range r.Warnings() {
+		if d.Summary == "A Secret in yaml_body is kept in state" {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("the plan should warn once of the Secret in yaml_body, warns %v", r.Warnings())
+	}
+	applied := w.MustApply()
+	for _, out := range []string{r.Output, applied.Output, w.Human("plan").Output} {
+		if strings.Contains(out, secret.Plain) || strings.Contains(out, secret.Base64()) {
+			t.Error("an engine output holds the Secret's value")
+		}
+	}
+	if got := acctest.MustGet(t, secrets, ns, "auth").Object["data"].(map[string]any)["password"]; got != secret.Base64() {
+		t.Errorf("the Secret's password did not reach the cluster: %v", got)
+	}
+	r = w.Plan()
+	if ws := r.Warnings(); len(ws) != 0 {
+		t.Errorf("a plan that does not change yaml_body should not warn again, warns %v", ws)
+	}
+}

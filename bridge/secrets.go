@@ -47,6 +47,14 @@ func markSecrets(info *sdkbridge.ProviderInfo) {
 			return refSecretWhenCredentialed(ctx, secretObjectBody(outs))
 		}
 	}
+	if r := info.Resources[provider.TypeName+"_manifest_set"]; r != nil {
+		r.PreCheckCallback = func(_ context.Context, config, _ resource.PropertyMap) (resource.PropertyMap, error) {
+			return secretSetBody(config), nil
+		}
+		r.TransformOutputs = func(_ context.Context, outs resource.PropertyMap) (resource.PropertyMap, error) {
+			return secretSetBody(outs), nil
+		}
+	}
 	if r := info.Resources[provider.TypeName+"_patch"]; r != nil {
 		r.PreCheckCallback = func(_ context.Context, config, _ resource.PropertyMap) (resource.PropertyMap, error) {
 			return secretPatchContent(config), nil
@@ -154,6 +162,18 @@ func secretObjectBody(m resource.PropertyMap) resource.PropertyMap {
 	fields := m["sensitiveFields"]
 	hasFields := fields.IsComputed() || (fields.IsArray() && len(fields.ArrayValue()) > 0) || fields.IsSecret()
 	if !provider.HoldsSecrets(body.StringValue(), hasFields) {
+		return m
+	}
+	out := m.Copy()
+	out["yamlBody"] = resource.MakeSecret(body)
+	return out
+}
+
+// secretSetBody marks a ManifestSet's yamlBody secret when it holds a
+// Secret (provider.SetHoldsSecrets).
+func secretSetBody(m resource.PropertyMap) resource.PropertyMap {
+	body, ok := m["yamlBody"]
+	if !ok || body.IsSecret() || !body.IsString() || !provider.SetHoldsSecrets(body.StringValue()) {
 		return m
 	}
 	out := m.Copy()

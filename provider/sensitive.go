@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // HoldsSecrets reports whether a k8sconnect_object's yaml_body (or a
@@ -38,3 +39,22 @@ func HoldsSecrets(yamlBody string, hasSensitiveFields bool) bool {
 
 // IsSecretKind reports whether apiVersion and kind name a core v1 Secret.
 func IsSecretKind(apiVersion, kind string) bool { return sensitive.IsSecret(apiVersion, kind) }
+
+// SetHoldsSecrets reports whether the multi-document YAML of a manifest
+// set's yaml_body holds a core v1 Secret (a List's items included): then
+// the whole body is secret. A document that does not parse counts as one
+// that may hold one, since what it holds cannot be told.
+func SetHoldsSecrets(yamlBody string) bool {
+	for _, doc := range yamldocs.FromContent(yamlBody) {
+		manifests, err := yamldocs.Parse(doc)
+		if err != nil {
+			return true
+		}
+		for _, m := range manifests {
+			if IsSecretKind(m.APIVersion, m.Kind) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -22,3 +22,20 @@ func TestHoldsSecrets(t *testing.T) {
 		t.Error("a body with sensitive_fields holds secrets")
 	}
 }
+
+// A set's body holds a Secret when any of its documents is one, or any item
+// of a List; one that cannot be read counts as holding one.
+func TestSetHoldsSecrets(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+	for body, want := range map[string]bool{
+		cm + "---\n" + cm: false,
+		cm + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {k: v}\n":              true,
+		"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}}\n":    true,
+		"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n": false,
+		cm + "---\napiVersion: v1\nkind: [Secret\n":                                                      true,
+	} {
+		if got := SetHoldsSecrets(body); got != want {
+			t.Errorf("SetHoldsSecrets(%q) = %v, want %v", body, got, want)
+		}
+	}
+}

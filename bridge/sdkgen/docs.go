@@ -104,6 +104,12 @@ var entityDocs = []entityDoc{
 			"in place (same UIDs) and writes the next revision of the same history.",
 	},
 	{
+		tf: "k8sconnect_manifest_set",
+		importDoc: "A ManifestSet is not imported yet: its objects are created exclusively, and one that exists " +
+			"and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, " +
+			"or leave them out of it.",
+	},
+	{
 		tf: "k8sconnect_object", function: true,
 		examples: []docExample{
 			{"Read the cluster's id: the uid of the kube-system Namespace", "object-read"},
@@ -168,6 +174,8 @@ var pulumiTerms = []struct{ tf, pulumi string }{
 	{"for `for_each` over `k8sconnect_object`", "one `KubernetesObject` each"},
 	{"the next apply waits again", "the next `pulumi up` waits again"},
 	{"the provider block's", "the provider's"},
+	{"relative to the directory the engine runs in (`${path.module}/...` in Terraform)",
+		"relative to the directory of the Pulumi project"},
 }
 
 // pulumiTypeNames are the Pulumi names of the Terraform types, which any
@@ -177,6 +185,7 @@ var pulumiTypeNames = strings.NewReplacer(
 	"k8sconnect_yaml_split", "getYamlSplit",
 	"k8sconnect_helm_template", "getHelmTemplate",
 	"k8sconnect_helm_release", "HelmRelease",
+	"k8sconnect_manifest_set", "ManifestSet",
 	"k8sconnect_object", "KubernetesObject",
 	"k8sconnect_patch", "Patch",
 	"k8sconnect_wait", "Wait",

@@ -35,6 +35,11 @@ export type KubernetesObject = import("./kubernetesObject").KubernetesObject;
 export const KubernetesObject: typeof import("./kubernetesObject").KubernetesObject = null as any;
 utilities.lazyLoad(exports, ["KubernetesObject"], () => require("./kubernetesObject"));
 
+export { ManifestSetArgs, ManifestSetState } from "./manifestSet";
+export type ManifestSet = import("./manifestSet").ManifestSet;
+export const ManifestSet: typeof import("./manifestSet").ManifestSet = null as any;
+utilities.lazyLoad(exports, ["ManifestSet"], () => require("./manifestSet"));
+
 export { PatchArgs, PatchState } from "./patch";
 export type Patch = import("./patch").Patch;
 export const Patch: typeof import("./patch").Patch = null as any;
@@ -66,6 +71,8 @@ const _module = {
                 return new HelmRelease(name, <any>undefined, { urn })
             case "k8sconnect:index/kubernetesObject:KubernetesObject":
                 return new KubernetesObject(name, <any>undefined, { urn })
+            case "k8sconnect:index/manifestSet:ManifestSet":
+                return new ManifestSet(name, <any>undefined, { urn })
             case "k8sconnect:index/patch:Patch":
                 return new Patch(name, <any>undefined, { urn })
             case "k8sconnect:index/wait:Wait":
@@ -77,6 +84,7 @@ const _module = {
 };
 pulumi.runtime.registerResourceModule("k8sconnect", "index/helmRelease", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/kubernetesObject", _module)
+pulumi.runtime.registerResourceModule("k8sconnect", "index/manifestSet", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/patch", _module)
 pulumi.runtime.registerResourceModule("k8sconnect", "index/wait", _module)
 pulumi.runtime.registerResourcePackage("k8sconnect", {

@@ -25,6 +25,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &HelmRelease{}
 	case "k8sconnect:index/kubernetesObject:KubernetesObject":
 		r = &KubernetesObject{}
+	case "k8sconnect:index/manifestSet:ManifestSet":
+		r = &ManifestSet{}
 	case "k8sconnect:index/patch:Patch":
 		r = &Patch{}
 	case "k8sconnect:index/wait:Wait":
@@ -68,6 +70,11 @@ func init() {
 	pulumi.RegisterResourceModule(
 		"k8sconnect",
 		"index/kubernetesObject",
+		&module{version},
+	)
+	pulumi.RegisterResourceModule(
+		"k8sconnect",
+		"index/manifestSet",
 		&module{version},
 	)
 	pulumi.RegisterResourceModule(

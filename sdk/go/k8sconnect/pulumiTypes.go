@@ -1012,6 +1012,181 @@ func (o HelmReleaseSetSensitiveArrayOutput) Index(i pulumi.IntInput) HelmRelease
 	}).(HelmReleaseSetSensitiveOutput)
 }
 
+type ManifestSetApplyset struct {
+	// `Secret` (the default, as kubectl's) or `ConfigMap`.
+	Kind *string `pulumi:"kind"`
+	// The parent's name.
+	Name string `pulumi:"name"`
+	// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+	Namespace *string `pulumi:"namespace"`
+}
+
+// ManifestSetApplysetInput is an input type that accepts ManifestSetApplysetArgs and ManifestSetApplysetOutput values.
+// You can construct a concrete instance of `ManifestSetApplysetInput` via:
+//
+//	ManifestSetApplysetArgs{...}
+type ManifestSetApplysetInput interface {
+	pulumi.Input
+
+	ToManifestSetApplysetOutput() ManifestSetApplysetOutput
+	ToManifestSetApplysetOutputWithContext(context.Context) ManifestSetApplysetOutput
+}
+
+type ManifestSetApplysetArgs struct {
+	// `Secret` (the default, as kubectl's) or `ConfigMap`.
+	Kind pulumi.StringPtrInput `pulumi:"kind"`
+	// The parent's name.
+	Name pulumi.StringInput `pulumi:"name"`
+	// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
+}
+
+func (ManifestSetApplysetArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ManifestSetApplyset)(nil)).Elem()
+}
+
+func (i ManifestSetApplysetArgs) ToManifestSetApplysetOutput() ManifestSetApplysetOutput {
+	return i.ToManifestSetApplysetOutputWithContext(context.Background())
+}
+
+func (i ManifestSetApplysetArgs) ToManifestSetApplysetOutputWithContext(ctx context.Context) ManifestSetApplysetOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ManifestSetApplysetOutput)
+}
+
+func (i ManifestSetApplysetArgs) ToManifestSetApplysetPtrOutput() ManifestSetApplysetPtrOutput {
+	return i.ToManifestSetApplysetPtrOutputWithContext(context.Background())
+}
+
+func (i ManifestSetApplysetArgs) ToManifestSetApplysetPtrOutputWithContext(ctx context.Context) ManifestSetApplysetPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ManifestSetApplysetOutput).ToManifestSetApplysetPtrOutputWithContext(ctx)
+}
+
+// ManifestSetApplysetPtrInput is an input type that accepts ManifestSetApplysetArgs, ManifestSetApplysetPtr and ManifestSetApplysetPtrOutput values.
+// You can construct a concrete instance of `ManifestSetApplysetPtrInput` via:
+//
+//	        ManifestSetApplysetArgs{...}
+//
+//	or:
+//
+//	        nil
+type ManifestSetApplysetPtrInput interface {
+	pulumi.Input
+
+	ToManifestSetApplysetPtrOutput() ManifestSetApplysetPtrOutput
+	ToManifestSetApplysetPtrOutputWithContext(context.Context) ManifestSetApplysetPtrOutput
+}
+
+type manifestSetApplysetPtrType ManifestSetApplysetArgs
+
+func ManifestSetApplysetPtr(v *ManifestSetApplysetArgs) ManifestSetApplysetPtrInput {
+	return (*manifestSetApplysetPtrType)(v)
+}
+
+func (*manifestSetApplysetPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ManifestSetApplyset)(nil)).Elem()
+}
+
+func (i *manifestSetApplysetPtrType) ToManifestSetApplysetPtrOutput() ManifestSetApplysetPtrOutput {
+	return i.ToManifestSetApplysetPtrOutputWithContext(context.Background())
+}
+
+func (i *manifestSetApplysetPtrType) ToManifestSetApplysetPtrOutputWithContext(ctx context.Context) ManifestSetApplysetPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ManifestSetApplysetPtrOutput)
+}
+
+type ManifestSetApplysetOutput struct{ *pulumi.OutputState }
+
+func (ManifestSetApplysetOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ManifestSetApplyset)(nil)).Elem()
+}
+
+func (o ManifestSetApplysetOutput) ToManifestSetApplysetOutput() ManifestSetApplysetOutput {
+	return o
+}
+
+func (o ManifestSetApplysetOutput) ToManifestSetApplysetOutputWithContext(ctx context.Context) ManifestSetApplysetOutput {
+	return o
+}
+
+func (o ManifestSetApplysetOutput) ToManifestSetApplysetPtrOutput() ManifestSetApplysetPtrOutput {
+	return o.ToManifestSetApplysetPtrOutputWithContext(context.Background())
+}
+
+func (o ManifestSetApplysetOutput) ToManifestSetApplysetPtrOutputWithContext(ctx context.Context) ManifestSetApplysetPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ManifestSetApplyset) *ManifestSetApplyset {
+		return &v
+	}).(ManifestSetApplysetPtrOutput)
+}
+
+// `Secret` (the default, as kubectl's) or `ConfigMap`.
+func (o ManifestSetApplysetOutput) Kind() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ManifestSetApplyset) *string { return v.Kind }).(pulumi.StringPtrOutput)
+}
+
+// The parent's name.
+func (o ManifestSetApplysetOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v ManifestSetApplyset) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+func (o ManifestSetApplysetOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ManifestSetApplyset) *string { return v.Namespace }).(pulumi.StringPtrOutput)
+}
+
+type ManifestSetApplysetPtrOutput struct{ *pulumi.OutputState }
+
+func (ManifestSetApplysetPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ManifestSetApplyset)(nil)).Elem()
+}
+
+func (o ManifestSetApplysetPtrOutput) ToManifestSetApplysetPtrOutput() ManifestSetApplysetPtrOutput {
+	return o
+}
+
+func (o ManifestSetApplysetPtrOutput) ToManifestSetApplysetPtrOutputWithContext(ctx context.Context) ManifestSetApplysetPtrOutput {
+	return o
+}
+
+func (o ManifestSetApplysetPtrOutput) Elem() ManifestSetApplysetOutput {
+	return o.ApplyT(func(v *ManifestSetApplyset) ManifestSetApplyset {
+		if v != nil {
+			return *v
+		}
+		var ret ManifestSetApplyset
+		return ret
+	}).(ManifestSetApplysetOutput)
+}
+
+// `Secret` (the default, as kubectl's) or `ConfigMap`.
+func (o ManifestSetApplysetPtrOutput) Kind() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSetApplyset) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Kind
+	}).(pulumi.StringPtrOutput)
+}
+
+// The parent's name.
+func (o ManifestSetApplysetPtrOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSetApplyset) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Name
+	}).(pulumi.StringPtrOutput)
+}
+
+// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+func (o ManifestSetApplysetPtrOutput) Namespace() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSetApplyset) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Namespace
+	}).(pulumi.StringPtrOutput)
+}
+
 type PatchTarget struct {
 	// apiVersion, e.g. apps/v1.
 	ApiVersion string `pulumi:"apiVersion"`
@@ -2142,6 +2317,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListArrayInput)(nil)).Elem(), HelmReleaseSetListArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveInput)(nil)).Elem(), HelmReleaseSetSensitiveArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveArrayInput)(nil)).Elem(), HelmReleaseSetSensitiveArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetInput)(nil)).Elem(), ManifestSetApplysetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetPtrInput)(nil)).Elem(), ManifestSetApplysetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetPtrInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefInput)(nil)).Elem(), ResourceRefArgs{})
@@ -2168,6 +2345,8 @@ func init() {
 	pulumi.RegisterOutputType(HelmReleaseSetListArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveArrayOutput{})
+	pulumi.RegisterOutputType(ManifestSetApplysetOutput{})
+	pulumi.RegisterOutputType(ManifestSetApplysetPtrOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})
 	pulumi.RegisterOutputType(PatchTargetPtrOutput{})
 	pulumi.RegisterOutputType(ResourceRefOutput{})

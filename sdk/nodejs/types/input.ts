@@ -341,6 +341,21 @@ export interface HelmReleaseSetSensitive {
     value: pulumi.Input<string>;
 }
 
+export interface ManifestSetApplyset {
+    /**
+     * `Secret` (the default, as kubectl's) or `ConfigMap`.
+     */
+    kind?: pulumi.Input<string | undefined>;
+    /**
+     * The parent's name.
+     */
+    name: pulumi.Input<string>;
+    /**
+     * The parent's namespace. Defaults to the set's `namespace`, else `default`.
+     */
+    namespace?: pulumi.Input<string | undefined>;
+}
+
 export interface PatchTarget {
     /**
      * apiVersion, e.g. apps/v1.

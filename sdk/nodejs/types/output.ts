@@ -207,6 +207,21 @@ export interface HelmReleaseSetSensitive {
     value: string;
 }
 
+export interface ManifestSetApplyset {
+    /**
+     * `Secret` (the default, as kubectl's) or `ConfigMap`.
+     */
+    kind?: string;
+    /**
+     * The parent's name.
+     */
+    name: string;
+    /**
+     * The parent's namespace. Defaults to the set's `namespace`, else `default`.
+     */
+    namespace?: string;
+}
+
 export interface PatchTarget {
     /**
      * apiVersion, e.g. apps/v1.

@@ -12,6 +12,7 @@ from .get_yaml_scoped import *
 from .get_yaml_split import *
 from .helm_release import *
 from .kubernetes_object import *
+from .manifest_set import *
 from .patch import *
 from .provider import *
 from .wait import *
@@ -42,6 +43,14 @@ _utilities.register(
   "fqn": "pulumi_k8sconnect",
   "classes": {
    "k8sconnect:index/kubernetesObject:KubernetesObject": "KubernetesObject"
+  }
+ },
+ {
+  "pkg": "k8sconnect",
+  "mod": "index/manifestSet",
+  "fqn": "pulumi_k8sconnect",
+  "classes": {
+   "k8sconnect:index/manifestSet:ManifestSet": "ManifestSet"
   }
  },
  {

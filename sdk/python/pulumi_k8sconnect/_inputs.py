@@ -31,6 +31,8 @@ __all__ = [
     'HelmReleaseSetListArgsDict',
     'HelmReleaseSetSensitiveArgs',
     'HelmReleaseSetSensitiveArgsDict',
+    'ManifestSetApplysetArgs',
+    'ManifestSetApplysetArgsDict',
     'PatchTargetArgs',
     'PatchTargetArgsDict',
     'ResourceRefArgs',
@@ -990,6 +992,74 @@ class HelmReleaseSetSensitiveArgs:
     @type.setter
     def type(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "type", value)
+
+
+class ManifestSetApplysetArgsDict(TypedDict):
+    name: pulumi.Input[_builtins.str]
+    """
+    The parent's name.
+    """
+    kind: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    `Secret` (the default, as kubectl's) or `ConfigMap`.
+    """
+    namespace: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The parent's namespace. Defaults to the set's `namespace`, else `default`.
+    """
+
+@pulumi.input_type
+class ManifestSetApplysetArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 kind: pulumi.Input[Optional[_builtins.str]] = None,
+                 namespace: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] name: The parent's name.
+        :param pulumi.Input[_builtins.str] kind: `Secret` (the default, as kubectl's) or `ConfigMap`.
+        :param pulumi.Input[_builtins.str] namespace: The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        """
+        pulumi.set(__self__, "name", name)
+        if kind is not None:
+            pulumi.set(__self__, "kind", kind)
+        if namespace is not None:
+            pulumi.set(__self__, "namespace", namespace)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        The parent's name.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def kind(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        `Secret` (the default, as kubectl's) or `ConfigMap`.
+        """
+        return pulumi.get(self, "kind")
+
+    @kind.setter
+    def kind(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "kind", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def namespace(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        """
+        return pulumi.get(self, "namespace")
+
+    @namespace.setter
+    def namespace(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "namespace", value)
 
 
 class PatchTargetArgsDict(TypedDict):

@@ -22,6 +22,7 @@ __all__ = [
     'HelmReleaseSet',
     'HelmReleaseSetList',
     'HelmReleaseSetSensitive',
+    'ManifestSetApplyset',
     'PatchTarget',
     'ResourceRef',
     'WaitWaitFor',
@@ -477,6 +478,48 @@ class HelmReleaseSetSensitive(dict):
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class ManifestSetApplyset(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 kind: Optional[_builtins.str] = None,
+                 namespace: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: The parent's name.
+        :param _builtins.str kind: `Secret` (the default, as kubectl's) or `ConfigMap`.
+        :param _builtins.str namespace: The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        """
+        pulumi.set(__self__, "name", name)
+        if kind is not None:
+            pulumi.set(__self__, "kind", kind)
+        if namespace is not None:
+            pulumi.set(__self__, "namespace", namespace)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        The parent's name.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def kind(self) -> Optional[_builtins.str]:
+        """
+        `Secret` (the default, as kubectl's) or `ConfigMap`.
+        """
+        return pulumi.get(self, "kind")
+
+    @_builtins.property
+    @pulumi.getter
+    def namespace(self) -> Optional[_builtins.str]:
+        """
+        The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        """
+        return pulumi.get(self, "namespace")
 
 
 @pulumi.output_type

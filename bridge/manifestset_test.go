@@ -1,0 +1,99 @@
+package bridge_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+)
+
+// ManifestSet under the real Pulumi engine: a bundle with a Secret is
+// created in one step (the parent Secret and every member carry the
+// ApplySet's marks); a preview changes nothing; a changed value is an update
+// in place; an object taken out of the bundle is pruned; the Secret's value
+// is in no output and not in the stack's state in clear (yamlBody is a
+// secret there); destroy deletes every object and the parent.
+func TestPulumiManifestSet(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	pw := acctest.NewSecretValue("pw")
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	program := func(greeting string, extra bool) string {
+		t.Helper()
+		docs := []string{
+			fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {greeting: %s}\n", ns, greeting),
+			fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: auth, namespace: %s}\nstringData: {password: %s}\n", ns, pw.Plain),
+		}
+		if extra {
+			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra, namespace: %s}\ndata: {note: extra}\n", ns))
+		}
+		b, err := yaml.Marshal(map[string]any{
+			"name": "k8sconnect-manifest-set", "runtime": "yaml",
+			"resources": map[string]any{
+				"bundle": map[string]any{"type": "k8sconnect:ManifestSet", "properties": map[string]any{
+					"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+					"namespace":         ns,
+					"yamlBody":          strings.Join(docs, "---\n"),
+				}},
+			},
+			"outputs": map[string]any{"objects": "${bundle.objects}", "applysetId": "${bundle.applysetId}", "id": "${bundle.id}"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := pulumitest.NewYAMLProgram(t, program("hello", true))
+	up := s.Run(pulumitest.Up, nil)
+	expectChanges(t, up, map[string]int{"create": 2})
+	if strings.Contains(up.Log, "kept in state") {
+		t.Errorf("Pulumi marks a yamlBody with a Secret secret; it should not be warned that the body is kept in state:\n%s", up.Log)
+	}
+	if err := acctest.ConfigMapHas(t, ns, "settings", "greeting", "hello"); err != nil {
+		t.Error(err)
+	}
+	setID := fmt.Sprint(up.Outputs["applysetId"])
+	for _, name := range []string{"settings", "extra"} {
+		if got := acctest.MustGet(t, configMaps, ns, name).GetLabels()["applyset.kubernetes.io/part-of"]; got != setID {
+			t.Errorf("ConfigMap %s: part-of %q, want %q", name, got, setID)
+		}
+	}
+	pns, pname, _ := strings.Cut(fmt.Sprint(up.Outputs["id"]), "/")
+	if got := acctest.MustGet(t, secrets, pns, pname).GetLabels()["applyset.kubernetes.io/id"]; got != setID {
+		t.Errorf("the parent's id label %q, want %q", got, setID)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+
+	uid := acctest.UID(t, configMaps, ns, "settings")
+	s.WriteYAML(program("bonjour", false))
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"update": 1, "same": 1})
+	if err := acctest.ConfigMapHas(t, ns, "settings", "greeting", "bonjour"); err != nil {
+		t.Error(err)
+	}
+	if got := acctest.UID(t, configMaps, ns, "settings"); got != uid {
+		t.Errorf("the update replaced the ConfigMap: UID %s -> %s", uid, got)
+	}
+	if obj, err := acctest.Get(t, configMaps, ns, "extra"); err != nil || obj != nil {
+		t.Errorf("the ConfigMap taken out of the bundle should be pruned: %v, %v", obj, err)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+
+	state := s.CLI("stack", "export")
+	for _, form := range []string{pw.Plain, pw.Base64()} {
+		if strings.Contains(state, form) || strings.Contains(up.Log, form) {
+			t.Errorf("the Secret's value (%q form) is in the stack's state or the engine's output in clear", form)
+		}
+	}
+	expectChanges(t, s.Run(pulumitest.Destroy, nil), map[string]int{"delete": 2})
+	acctest.MustNotExist(t, configMaps, ns, "settings")
+	acctest.MustNotExist(t, secrets, ns, "auth")
+	acctest.MustNotExist(t, secrets, pns, pname)
+}

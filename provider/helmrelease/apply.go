@@ -185,7 +185,9 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	// The plan's checks again, now that the apply is about to write: another
 	// run may have installed or begun to change the release since.
 	if a.state == nil {
-		err = a.recs.checkInstall(name, a.history)
+		var adopt bool // upgrade_install found a release made elsewhere
+		adopt, err = a.recs.checkInstall(name, a.history, a.plan.UpgradeInstall.ValueBool())
+		a.adopt = a.adopt || adopt
 	} else {
 		err = a.recs.checkUpgrade(a.history)
 	}

@@ -302,3 +302,52 @@ resource "k8sconnect_helm_release" "app" {
 		},
 	})
 }
+
+// upgrade_install takes over, at install, a release that helm made, as an
+// import would and as helm upgrade --install upgrades it: the same UIDs,
+// helm's field manager let go, the next revision of the same history (an
+// upgrade: its hooks run); without it the install is refused. The values are
+// helm's, so that helm's field manager keeps every field unless it is taken
+// from it.
+func TestAccHelmReleaseUpgradeInstall(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "upgraded"
+	helmCLI(t, "install", name, chartPath(t, "extras"), "-n", ns, "--set", "hosts={a.example}")
+	uid := acctest.UID(t, configMaps, ns, name+"-settings")
+	set := `set_list = [{ name = "hosts", value = ["a.example"] }]`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:      extrasConfig(t, ns, name, set),
+				ExpectError: regexp.MustCompile(`(?s)already exists in the cluster.*upgrade_install = true`),
+			},
+			{
+				Config: extrasConfig(t, ns, name, set+"\n  upgrade_install = true"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("k8sconnect_helm_release.app", tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+					records(t, ns, name, map[string]string{"v1": "superseded", "v2": "deployed"}),
+					described(t, ns, name, 1, "Install complete"),
+					described(t, ns, name, 2, "Upgrade complete"),
+					configMapData(t, ns, name+"-hooked", "revision", "2"),
+					acctest.ClusterCheck(func() error {
+						cm := acctest.MustGet(t, configMaps, ns, name+"-settings")
+						if string(cm.GetUID()) != uid {
+							return fmt.Errorf("the ConfigMap was replaced: UID %s -> %s", uid, cm.GetUID())
+						}
+						for _, e := range cm.GetManagedFields() {
+							if e.Manager == "helm" && e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.GetRawBytes()), "f:hosts") {
+								return fmt.Errorf("helm's field manager still holds data.hosts: %s", e.FieldsV1.GetRawBytes())
+							}
+						}
+						return nil
+					}),
+				},
+			},
+			{
+				Config:           extrasConfig(t, ns, name, set+"\n  upgrade_install = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}

@@ -20,13 +20,18 @@ import (
 // k8sconnect's when a release made elsewhere is adopted, and from
 // k8sconnect's to whoever takes them when ignore_fields lists them.
 
-// adoptionWarning tells, at plan time, what the first apply after an import does.
-func adoptionWarning(id string) string {
-	return fmt.Sprintf("Release %s was imported or moved in. This apply takes its objects over in place: they are updated, "+
+// adoptionWarning tells, at plan time, what the first apply after an import
+// does, or an install under upgrade_install that finds the release.
+func adoptionWarning(id string, upgradeInstall bool) string {
+	why := "was imported or moved in"
+	if upgradeInstall {
+		why = "exists already, made elsewhere, and upgrade_install is set"
+	}
+	return fmt.Sprintf("Release %s %s. This apply takes its objects over in place: they are updated, "+
 		"not replaced, and keep their UIDs. The fields the tool that installed them set (helm, or a tool that links "+
 		"Helm's library) that this chart sets too are handed to k8sconnect, so each has one owner; fields only that "+
 		"tool set are left as they are. The release keeps its "+
-		"history, and this apply writes its next revision.", id)
+		"history, and this apply writes its next revision.", id, why)
 }
 
 // helmManager tells the field managers Helm writes under: "helm" for the

@@ -74,18 +74,19 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
 		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
+	adopt := false // upgrade_install found a release made elsewhere
 	if creating {
 		records := newRecords(c, plan.Namespace.ValueString(), 0)
 		history, err := records.history(plan.Name.ValueString())
 		if err == nil {
-			err = records.checkInstall(plan.Name.ValueString(), history)
+			adopt, err = records.checkInstall(plan.Name.ValueString(), history, plan.UpgradeInstall.ValueBool())
 		}
 		if err != nil {
 			resp.Diagnostics.AddError("The release cannot be installed", connection.Explain(err))
 			return
 		}
-		// An install that failed is taken up again as the revision after
-		// its record, as the apply will render it.
+		// A failed install taken up, or a release adopted (upgrade_install),
+		// is the revision after its record, as the apply will render it.
 		next = nextRevision(next.Name, next.Namespace, history)
 	}
 	if plan.Lint.ValueBool() && !lintChart(ctx, c, &plan, &resp.Diagnostics) {
@@ -117,8 +118,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ChartDigest = state.ChartDigest
 	}
 
-	if !creating && adopting(ctx, req.Private) {
-		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString()))
+	if adopt || !creating && adopting(ctx, req.Private) {
+		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString(), adopt))
 	}
 	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), comingNamespace(ctx, c, plan))
 	if resp.Diagnostics.HasError() {

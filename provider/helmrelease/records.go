@@ -159,26 +159,37 @@ func (r *records) history(name string) ([]*release.Release, error) {
 // checkInstall refuses to install over a release, whose records are h, that
 // k8sconnect did not write, or that another apply is working on now; one
 // that k8sconnect wrote and did not finish (a failed wait, a killed apply
-// whose record no one renews) is taken up again.
-func (r *records) checkInstall(name string, h []*release.Release) error {
+// whose record no one renews) is taken up again. With upgradeInstall
+// (upgrade_install), a release another tool made is adopted instead, as an
+// import would take it (adopt); one that k8sconnect wrote and finished is
+// still refused, as another declaration's.
+func (r *records) checkInstall(name string, h []*release.Release, upgradeInstall bool) (adopt bool, err error) {
 	if len(h) == 0 {
-		return nil
+		return false, nil
 	}
 	last := h[len(h)-1]
 	if busy, since := pending(last); busy && time.Since(since) < recordLease() {
-		return busyError(last, since)
+		return false, busyError(last, since)
 	}
-	if last.Labels[labelWriter] == "k8sconnect" && last.Info != nil && last.Info.Status != common.StatusDeployed &&
+	ours := last.Labels[labelWriter] == "k8sconnect"
+	if ours && last.Info != nil && last.Info.Status != common.StatusDeployed &&
 		last.Info.Status != common.StatusSuperseded {
-		return nil
+		return false, nil
+	}
+	if upgradeInstall && !ours {
+		return true, r.checkUpgrade(h)
 	}
 	status := "unknown"
 	if last.Info != nil {
 		status = last.Info.Status.String()
 	}
-	return fmt.Errorf("release %s/%s already exists in the cluster (revision %d, %s); k8sconnect will not install "+
-		"over it. Import it into this resource instead, or uninstall it first (helm uninstall %s -n %s)",
-		last.Namespace, name, last.Version, status, name, last.Namespace)
+	remedy := "Import it into this resource instead (or set upgrade_install = true to take it over as it installs)"
+	if ours {
+		remedy = "Import it into this resource instead (k8sconnect installed it, from another configuration or state)"
+	}
+	return false, fmt.Errorf("release %s/%s already exists in the cluster (revision %d, %s); k8sconnect will not install "+
+		"over it. %s, or uninstall it first (helm uninstall %s -n %s)",
+		last.Namespace, name, last.Version, status, remedy, name, last.Namespace)
 }
 
 // checkUpgrade refuses to upgrade a release another apply, or helm, is

@@ -76,6 +76,7 @@ type model struct {
 	DisableWebhooks   types.Bool   `tfsdk:"disable_webhooks"`
 	Lint              types.Bool   `tfsdk:"lint"`
 	Description       types.String `tfsdk:"description"`
+	UpgradeInstall    types.Bool   `tfsdk:"upgrade_install"`
 	Timeout           types.String `tfsdk:"timeout"`
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
@@ -156,6 +157,13 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"`Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A " +
 					"change to it alone is an upgrade. A revision that failed is described by its error, and a repair " +
 					"by what it put back."},
+			"upgrade_install": schema.BoolAttribute{Optional: true,
+				Description: "When the install finds the release in the cluster, made by helm or another tool, take it " +
+					"over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply " +
+					"takes its objects over in place (they keep their UIDs), deletes those of its latest revision the " +
+					"chart no longer renders, and writes its next revision. A release another apply or helm is " +
+					"changing right now, or that k8sconnect installed from another configuration, is refused as " +
+					"without it. Only the install reads it. Defaults to false."},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},

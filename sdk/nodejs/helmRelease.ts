@@ -216,6 +216,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly timeout: pulumi.Output<string>;
     /**
+     * When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     */
+    declare public readonly upgradeInstall: pulumi.Output<boolean | undefined>;
+    /**
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      */
     declare public readonly values: pulumi.Output<string[] | undefined>;
@@ -285,6 +289,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
             resourceInputs["timeout"] = state?.timeout;
+            resourceInputs["upgradeInstall"] = state?.upgradeInstall;
             resourceInputs["values"] = state?.values;
             resourceInputs["verify"] = state?.verify;
             resourceInputs["version"] = state?.version;
@@ -326,6 +331,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["setSensitive"] = args?.setSensitive;
             resourceInputs["skipCrds"] = args?.skipCrds;
             resourceInputs["timeout"] = args?.timeout;
+            resourceInputs["upgradeInstall"] = args?.upgradeInstall;
             resourceInputs["values"] = args?.values;
             resourceInputs["verify"] = args?.verify;
             resourceInputs["version"] = args?.version;
@@ -496,6 +502,10 @@ export interface HelmReleaseState {
      */
     timeout?: pulumi.Input<string | undefined>;
     /**
+     * When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     */
+    upgradeInstall?: pulumi.Input<boolean | undefined>;
+    /**
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      */
     values?: pulumi.Input<pulumi.Input<string>[] | undefined>;
@@ -633,6 +643,10 @@ export interface HelmReleaseArgs {
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */
     timeout?: pulumi.Input<string | undefined>;
+    /**
+     * When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     */
+    upgradeInstall?: pulumi.Input<boolean | undefined>;
     /**
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      */

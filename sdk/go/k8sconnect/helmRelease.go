@@ -150,6 +150,8 @@ type HelmRelease struct {
 	Status pulumi.StringOutput `pulumi:"status"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
+	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+	UpgradeInstall pulumi.BoolPtrOutput `pulumi:"upgradeInstall"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayOutput `pulumi:"values"`
 	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -277,6 +279,8 @@ type helmReleaseState struct {
 	Status *string `pulumi:"status"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
+	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+	UpgradeInstall *bool `pulumi:"upgradeInstall"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
 	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -362,6 +366,8 @@ type HelmReleaseState struct {
 	Status pulumi.StringPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
+	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+	UpgradeInstall pulumi.BoolPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput
 	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -435,6 +441,8 @@ type helmReleaseArgs struct {
 	SkipCrds *bool `pulumi:"skipCrds"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
+	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+	UpgradeInstall *bool `pulumi:"upgradeInstall"`
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values []string `pulumi:"values"`
 	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -505,6 +513,8 @@ type HelmReleaseArgs struct {
 	SkipCrds pulumi.BoolPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
+	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+	UpgradeInstall pulumi.BoolPtrInput
 	// Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
 	Values pulumi.StringArrayInput
 	// Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
@@ -782,6 +792,11 @@ func (o HelmReleaseOutput) Status() pulumi.StringOutput {
 // How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 func (o HelmReleaseOutput) Timeout() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Timeout }).(pulumi.StringOutput)
+}
+
+// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+func (o HelmReleaseOutput) UpgradeInstall() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.UpgradeInstall }).(pulumi.BoolPtrOutput)
 }
 
 // Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.

@@ -49,6 +49,7 @@ class HelmReleaseArgs:
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
@@ -85,6 +86,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -145,6 +147,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "skip_crds", skip_crds)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
+        if upgrade_install is not None:
+            pulumi.set(__self__, "upgrade_install", upgrade_install)
         if values is not None:
             pulumi.set(__self__, "values", values)
         if verify is not None:
@@ -493,6 +497,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "timeout", value)
 
     @_builtins.property
+    @pulumi.getter(name="upgradeInstall")
+    def upgrade_install(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "upgrade_install")
+
+    @upgrade_install.setter
+    def upgrade_install(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "upgrade_install", value)
+
+    @_builtins.property
     @pulumi.getter
     def values(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
@@ -592,6 +608,7 @@ class _HelmReleaseState:
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
@@ -636,6 +653,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -714,6 +732,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "status", status)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
+        if upgrade_install is not None:
+            pulumi.set(__self__, "upgrade_install", upgrade_install)
         if values is not None:
             pulumi.set(__self__, "values", values)
         if verify is not None:
@@ -1158,6 +1178,18 @@ class _HelmReleaseState:
         pulumi.set(self, "timeout", value)
 
     @_builtins.property
+    @pulumi.getter(name="upgradeInstall")
+    def upgrade_install(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "upgrade_install")
+
+    @upgrade_install.setter
+    def upgrade_install(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "upgrade_install", value)
+
+    @_builtins.property
     @pulumi.getter
     def values(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
@@ -1252,6 +1284,7 @@ class HelmRelease(pulumi.CustomResource):
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1330,6 +1363,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -1427,6 +1461,7 @@ class HelmRelease(pulumi.CustomResource):
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  version: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1473,6 +1508,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["set_sensitive"] = set_sensitive
             __props__.__dict__["skip_crds"] = skip_crds
             __props__.__dict__["timeout"] = timeout
+            __props__.__dict__["upgrade_install"] = upgrade_install
             __props__.__dict__["values"] = values
             __props__.__dict__["verify"] = verify
             __props__.__dict__["version"] = version
@@ -1534,6 +1570,7 @@ class HelmRelease(pulumi.CustomResource):
             skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
+            upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
             verify: pulumi.Input[Optional[_builtins.bool]] = None,
             version: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1582,6 +1619,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
@@ -1628,6 +1666,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
         __props__.__dict__["timeout"] = timeout
+        __props__.__dict__["upgrade_install"] = upgrade_install
         __props__.__dict__["values"] = values
         __props__.__dict__["verify"] = verify
         __props__.__dict__["version"] = version
@@ -1922,6 +1961,14 @@ class HelmRelease(pulumi.CustomResource):
         How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         """
         return pulumi.get(self, "timeout")
+
+    @_builtins.property
+    @pulumi.getter(name="upgradeInstall")
+    def upgrade_install(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "upgrade_install")
 
     @_builtins.property
     @pulumi.getter

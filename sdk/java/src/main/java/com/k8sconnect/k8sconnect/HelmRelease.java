@@ -571,6 +571,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.timeout;
     }
     /**
+     * When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    @Export(name="upgradeInstall", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> upgradeInstall;
+
+    /**
+     * @return When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> upgradeInstall() {
+        return Codegen.optional(this.upgradeInstall);
+    }
+    /**
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      * 
      */

@@ -446,6 +446,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    @Import(name="upgradeInstall")
+    private @Nullable Output<Boolean> upgradeInstall;
+
+    /**
+     * @return When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> upgradeInstall() {
+        return Optional.ofNullable(this.upgradeInstall);
+    }
+
+    /**
      * Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
      * 
      */
@@ -551,6 +566,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.setSensitive = $.setSensitive;
         this.skipCrds = $.skipCrds;
         this.timeout = $.timeout;
+        this.upgradeInstall = $.upgradeInstall;
         this.values = $.values;
         this.verify = $.verify;
         this.version = $.version;
@@ -1202,6 +1218,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder timeout(String timeout) {
             return timeout(Output.of(timeout));
+        }
+
+        /**
+         * @param upgradeInstall When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder upgradeInstall(@Nullable Output<Boolean> upgradeInstall) {
+            $.upgradeInstall = upgradeInstall;
+            return this;
+        }
+
+        /**
+         * @param upgradeInstall When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder upgradeInstall(Boolean upgradeInstall) {
+            return upgradeInstall(Output.of(upgradeInstall));
         }
 
         /**

@@ -181,19 +181,38 @@ func TestBudgetIsSharedByTheConnection(t *testing.T) {
 
 	t.Logf("two waves of ten reads failed in %s", took.Round(time.Millisecond))
 
-	time.Sleep(budget) // silent for a whole budget, whatever the waves took
+	// Once the budget has passed since the first failure, and moments after
+	// the last, a read is not sent at all: it fails at once, saying why.
+	time.Sleep(time.Until(start.Add(budget + 100*time.Millisecond)))
 	before := s.seen.Load()
 	_, err := cms.Get(ctx, "one", metav1.GetOptions{})
 	var ne *NetworkError
+	if !errors.As(err, &ne) || ne.Attempts != 0 || s.seen.Load() != before {
+		t.Fatalf("a read on a connection silent for a budget, its last failure moments ago: want it not sent, "+
+			"have %v after %d request(s)", err, s.seen.Load()-before)
+	}
+	if !strings.Contains(err.Error(), "no answer from the API server on this connection for") ||
+		!strings.Contains(err.Error(), "was not sent; the last request sent, moments ago, failed: the connection was reset") {
+		t.Errorf("the error does not say why the read was not sent: %v", err)
+	}
+
+	// Once the last failure is leastAttempt past, one read is sent as a
+	// probe, and fails once.
+	time.Sleep(leastAttempt)
+	before = s.seen.Load()
+	_, err = cms.Get(ctx, "one", metav1.GetOptions{})
 	if !errors.As(err, &ne) || ne.Attempts != 1 || s.seen.Load() != before+1 || ne.Silent < budget {
-		t.Fatalf("a read on a connection silent for a budget: want one attempt and an error that says so, have %v after %d request(s)",
+		t.Fatalf("a probe: want one attempt and an error that says the connection was silent, have %v after %d request(s)",
 			err, s.seen.Load()-before)
 	}
 	if !strings.Contains(err.Error(), "had answered nothing on this connection for") {
 		t.Errorf("the error does not say the connection was silent: %v", err)
 	}
 
+	// The server answers the next probe, and from then on a read has its
+	// own budget again.
 	s.reset.Store(false)
+	time.Sleep(leastAttempt)
 	if _, err := cms.Get(ctx, "one", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the server answers again, the read does not: %v", err)
 	}

@@ -51,9 +51,9 @@ import (
 // gives up with is not one client-go sends again (NetworkError.Error).
 //
 // The clients of one connection also share a budget: once the API server has
-// answered none of their requests for a whole budget, a request gets one
-// short attempt and no retry (link), so an outage fails a plan of many
-// objects in about one budget, not one per object the engine runs at once.
+// answered none of their requests for a whole budget, a request is sent only
+// as a probe (link.admit), so an outage fails a plan of many objects in about
+// one budget, not one per wave of the objects the engine plans at once.
 
 // refusedBudget is the shorter budget for a refused connection: the server
 // may be restarting, but as often nothing listens at that address at all (a
@@ -70,11 +70,10 @@ const refusedBudget = 5 * time.Second
 // overrides it, read when a connection's client is built.
 const attemptTimeout = 75 * time.Second
 
-// leastAttempt is the time an attempt is given even when the connection's
-// shared budget has run out (within the request's own budget): a connection
-// that has answered nothing for a whole budget still tries each request
-// once, so that a server that is back is found, and one that is back answers
-// at once.
+// leastAttempt is how long a probe may take, and how long after a failure
+// the next probe is sent, once a connection has answered nothing for a whole
+// budget: a server that is back answers a probe at once, and one probe at a
+// time finds it.
 const leastAttempt = 2 * time.Second
 
 // retryBackoff: the first retry after about 100 ms, doubling up to 2 s, each
@@ -104,9 +103,11 @@ type NetworkError struct {
 	Silent time.Duration
 	// Write: the request may have changed something, so it was sent once
 	// and its outcome is unknown. Anything else was sent again until the
-	// budget or the deadline ran out.
+	// budget or the deadline ran out. With no Attempts, the request was
+	// not sent at all: the connection had answered nothing for a budget.
 	Write bool
-	// Err is the last attempt's failure, for the cause the message names.
+	// Err is the last attempt's failure, for the cause the message names
+	// (when the request was not sent, the connection's last failure).
 	Err error
 }
 
@@ -123,6 +124,10 @@ func (noAnswerWithin) Timeout() bool { return true }
 
 func (e *NetworkError) Error() string {
 	how := fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+	if e.Attempts == 0 {
+		return fmt.Sprintf("network failure, no answer from the API server on this connection for %s, so %s %s was not sent; "+
+			"the last request sent, moments ago, failed: %s", e.Silent.Round(100*time.Millisecond), e.Method, e.Path, cause(e.Err))
+	}
 	if e.Write {
 		how = "a write, sent once; its outcome is unknown"
 		if e.Attempts > 1 {
@@ -151,7 +156,7 @@ func cause(err error) string {
 	case errors.As(err, &stalled):
 		return stalled.Error()
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "the connection was refused"
+		return "connection refused: nothing listens at that address"
 	case errors.Is(err, syscall.ECONNRESET) || strings.Contains(msg, "connection reset"):
 		return "the connection was reset"
 	case utilnet.IsHTTP2ConnectionLost(err) || strings.Contains(msg, "GOAWAY"):
@@ -248,29 +253,68 @@ type retryingTransport struct {
 // link is what the clients of one connection know of it together.
 type link struct {
 	mu sync.Mutex
-	// silentSince is the first network failure since the last answer of the
-	// API server (any answer, an error status too); zero after an answer.
+	// silentSince is when the first attempt that failed since the last
+	// answer of the API server (any answer, an error status too) was sent;
+	// zero after an answer.
 	silentSince time.Time
+	// lastFailure is when the last attempt failed; probing, that a probe is
+	// out (admit).
+	lastFailure time.Time
+	lastCause   error
+	probing     bool
 }
 
 func (l *link) answered() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.silentSince = time.Time{}
+	l.silentSince, l.lastFailure = time.Time{}, time.Time{}
 }
 
-func (l *link) failed(at time.Time) {
+// failed records an attempt sent at sent that got no answer, and why.
+func (l *link) failed(sent time.Time, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.silentSince.IsZero() {
-		l.silentSince = at
+	if l.silentSince.IsZero() || sent.Before(l.silentSince) {
+		l.silentSince = sent
 	}
+	l.lastFailure, l.lastCause = time.Now(), err
 }
 
 func (l *link) silent() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.silentSince
+}
+
+// last is why the last attempt got no answer.
+func (l *link) last() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastCause
+}
+
+// admit says whether a request may be sent now. Any may, unless the
+// connection has answered nothing for a whole budget: then one probe at a
+// time, no sooner than leastAttempt after the last failure, and the others
+// fail at once, unsent, rather than each wait for a link known to be dead.
+// A probe's sender calls probed when it is done.
+func (l *link) admit(now time.Time, budget time.Duration) (ok, probe bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.silentSince.IsZero() || now.Before(l.silentSince.Add(budget)) {
+		return true, false
+	}
+	if l.probing || now.Before(l.lastFailure.Add(leastAttempt)) {
+		return false, false
+	}
+	l.probing = true
+	return true, true
+}
+
+func (l *link) probed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.probing = false
 }
 
 // retryNetworkFailures is the wrapper of one connection's transports: every
@@ -332,16 +376,23 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 	ctx := req.Context()
 	start := time.Now()
-	var firstRefusal time.Time
-	backoff := retryBackoff
 	failure := func(attempt int, err error, write bool) *NetworkError {
 		ne := &NetworkError{Method: req.Method, Path: described, Attempts: attempt, Elapsed: time.Since(start),
 			Budget: t.budget, Write: write, Err: err}
-		if _, shared := t.end(start); shared && !write {
+		if _, shared := t.end(start); shared && (!write || attempt == 0) {
 			ne.Silent = time.Since(t.link.silent())
 		}
 		return ne
 	}
+	admitted, probe := t.link.admit(start, t.budget)
+	if !admitted {
+		return nil, failure(0, t.link.last(), write)
+	}
+	if probe {
+		defer t.link.probed()
+	}
+	var firstRefusal time.Time
+	backoff := retryBackoff
 	for attempt := 1; ; attempt++ {
 		sent := req
 		if attempt > 1 && req.GetBody != nil {
@@ -352,18 +403,19 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			sent = req.Clone(ctx)
 			sent.Body = body
 		}
-		resp, err := t.attempt(sent, t.attemptEnd(start, time.Now()))
+		sentAt := time.Now()
+		resp, err := t.attempt(sent, t.attemptEnd(start, sentAt))
 		var why string
 		switch {
 		case err == nil && busy(resp) && replayable:
 			t.link.answered()
 			why = fmt.Sprintf("the API server answered %d without Retry-After", resp.StatusCode)
 		case networkFailure(err) && (write || !replayable):
-			t.link.failed(time.Now())
+			t.link.failed(sentAt, err)
 			// A write may have been carried out: its caller settles that.
 			return nil, failure(attempt, err, true)
 		case networkFailure(err):
-			t.link.failed(time.Now())
+			t.link.failed(sentAt, err)
 			why = err.Error()
 		default:
 			if err == nil {

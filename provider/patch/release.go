@@ -35,8 +35,11 @@ func release(ctx context.Context, c *connection.Client, target manifest.Identity
 	ri := c.Resource(mapping, target.Namespace)
 	var live *unstructured.Unstructured
 	// Each attempt reads the target first, so a release whose answer the
-	// network lost is found done (our manager gone) instead of sent again.
-	changedOrLost := func(err error) bool { return apierrors.IsConflict(err) || connection.IsNetworkFailure(err) }
+	// network lost is found done (our manager gone) instead of sent again. A
+	// read that got no answer has had its budget already.
+	changedOrLost := func(err error) bool {
+		return apierrors.IsConflict(err) || (connection.IsNetworkFailure(err) && !connection.Exhausted(err))
+	}
 	err = retry.OnError(targetChanged, changedOrLost, func() error {
 		live, err = ri.Get(ctx, target.Name, metav1.GetOptions{})
 		if err != nil {

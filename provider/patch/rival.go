@@ -49,10 +49,11 @@ func sendUnrivalled(ctx context.Context, c *connection.Client, target manifest.I
 	// and check again before sending it again: our own manager holding the
 	// fields is no rival, and an apply or merge patch sent twice is the same
 	// as once. A JSON Patch is not (a "remove" cannot apply twice), so its
-	// unknown outcome is left to the next run's plan (ADR 0002, ADR 0012).
+	// unknown outcome is left to the next run's plan (ADR 0002, ADR 0012). A
+	// read or dry run that got no answer has had its budget already.
 	resendable := func(err error) bool {
 		return changedSince(ctx, c, target, live, err) ||
-			(connection.IsNetworkFailure(err) && ct.patchType != ktypes.JSONPatchType)
+			(connection.IsNetworkFailure(err) && !connection.Exhausted(err) && ct.patchType != ktypes.JSONPatchType)
 	}
 	err := retry.OnError(targetChanged, resendable, func() error {
 		if !first {

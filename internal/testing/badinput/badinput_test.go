@@ -462,6 +462,10 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 			want: []string{"401 Unauthorized", "Renew it"}},
 		{name: "exec without command", config: conn("host = \"HOST\"\n    cluster_ca_certificate = " + ca + "\n    exec = { api_version = \"client.authentication.k8s.io/v1\", command = \"\" }"),
 			want: []string{"cluster_connection.exec.command is required"}},
+		{name: "request_timeout not a duration", config: conn(`host = "HOST"` + "\n    cluster_ca_certificate = " + ca + "\n    token = \"x\"\n    request_timeout = \"20\""),
+			want: []string{"Invalid cluster_connection", `cluster_connection.request_timeout "20" is not a positive duration; use a form such as "90s"`}},
+		{name: "request_timeout zero", config: conn(`host = "HOST"` + "\n    cluster_ca_certificate = " + ca + "\n    token = \"x\"\n    request_timeout = \"0s\""),
+			want: []string{`cluster_connection.request_timeout "0s" is not a positive duration`}},
 
 		// k8sconnect_patch
 		with(patch(`take_ownership = true`), "patch without content", "No attribute specified when one (and only one) of [patch,patch_wo,merge_patch,merge_patch_wo,json_patch,json_patch_wo] is required"),

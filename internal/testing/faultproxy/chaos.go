@@ -133,6 +133,14 @@ func (p *Proxy) trackConn(conn net.Conn, state http.ConnState) {
 	}
 }
 
+// CloseConnections closes every open client connection now, as a load
+// balancer that restarts does: the clients' next requests open new ones
+// (and so meet a rotated certificate). It returns how many it closed.
+func (p *Proxy) CloseConnections() int {
+	severed, _ := p.cutAll()
+	return severed
+}
+
 // cutAll closes every open client connection.
 func (p *Proxy) cutAll() (severed, interrupted int) {
 	p.mu.Lock()

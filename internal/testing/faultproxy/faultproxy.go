@@ -1,7 +1,8 @@
 // Package faultproxy is a loopback HTTPS reverse proxy in front of a real
 // kube-apiserver that tests tell to misbehave: drop a request before it reaches
 // the server, forward it and then cut the connection instead of answering,
-// delay it, hold the server's answer until the test releases it (so that
+// reset the connection instead (a TCP RST), delay it, hold the server's
+// answer until the test releases it (so that
 // the test can kill the client while its request has landed but its response
 // has not), answer in the server's place with a status of the test's choosing,
 // cut an answer halfway through its body, or end a watch early.
@@ -101,6 +102,10 @@ const (
 	// client sees the stream end without an error event. It matches watches
 	// only; a plain request passes.
 	EndWatch
+	// Reset resets the client's connection (a TCP RST, as a firewall or a
+	// load balancer sends) before forwarding: the server never sees the
+	// request, and the client reads "connection reset by peer".
+	Reset
 )
 
 func (a Action) String() string {
@@ -119,6 +124,8 @@ func (a Action) String() string {
 		return "truncate"
 	case EndWatch:
 		return "end-watch"
+	case Reset:
+		return "reset"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
@@ -596,7 +603,7 @@ func loopback(host string) bool {
 
 // Inject adds a rule after the existing ones and returns its handle.
 func (p *Proxy) Inject(r Rule) *Fault {
-	if r.Action < Drop || r.Action > EndWatch {
+	if r.Action < Drop || r.Action > Reset {
 		panic(fmt.Sprintf("faultproxy: unknown action %d", r.Action))
 	}
 	if r.Action == Answer && (r.Status < 100 || r.Status > 599) {
@@ -750,6 +757,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch f.rule.Action {
 		case Drop:
 			hangUp(w)
+			return
+		case Reset:
+			resetConn(w)
 			return
 		case Delay:
 			t := time.NewTimer(f.rule.Delay)
@@ -939,6 +949,23 @@ func hangUp(w http.ResponseWriter) {
 		panic(http.ErrAbortHandler) // the server closes the connection
 	}
 	_ = conn.Close()
+}
+
+// resetConn closes the client's connection with a TCP reset: no TLS
+// close_notify, and a zero linger time, so the kernel sends RST, not FIN.
+func resetConn(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	raw := conn
+	if tc, ok := conn.(*tls.Conn); ok {
+		raw = tc.NetConn()
+	}
+	if tcp, ok := raw.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = raw.Close()
 }
 
 type failingReader struct{}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,6 +132,28 @@ func TestDropNeverReachesTheServer(t *testing.T) {
 	}
 	f.Remove()
 	if _, _, err := do(c, p, http.MethodPatch, cmPath, "{}"); err != nil {
+		t.Fatalf("after Remove: %v", err)
+	}
+}
+
+// A reset is a TCP RST, as a firewall or a load balancer sends one: the
+// client reads ECONNRESET, not an orderly close, and the server sees nothing.
+func TestResetResetsTheConnection(t *testing.T) {
+	u := newUpstream(t, nil)
+	p := faultproxy.New(t, u.URL, u.caPEM)
+	f := p.Inject(faultproxy.Rule{Action: faultproxy.Reset})
+	c := client(t, p)
+	for range 3 {
+		_, _, err := do(c, p, http.MethodGet, cmPath, "")
+		if !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("want ECONNRESET, have %v", err)
+		}
+	}
+	if f.Hits() < 3 || u.hits.Load() != 0 {
+		t.Errorf("hits %d (want 3 or more), upstream saw %d (want 0): %v", f.Hits(), u.hits.Load(), u.seen)
+	}
+	f.Remove()
+	if _, _, err := do(c, p, http.MethodGet, cmPath, ""); err != nil {
 		t.Fatalf("after Remove: %v", err)
 	}
 }

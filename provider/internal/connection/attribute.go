@@ -50,7 +50,11 @@ func resourceAttribute(mode Mode, description string, wholeSensitive bool) schem
 		Computed:    computed,
 		Attributes: build(AttrTypes, fields, builders[schema.Attribute]{
 			str: func(f field) schema.Attribute {
-				return schema.StringAttribute{Description: f.description, Sensitive: sensitive(f), Optional: optional, Computed: computed}
+				a := schema.StringAttribute{Description: f.description, Sensitive: sensitive(f), Optional: optional, Computed: computed}
+				if optional {
+					a.Validators = f.validators
+				}
+				return a
 			},
 			boolean: func(f field) schema.Attribute {
 				return schema.BoolAttribute{Description: f.description, Sensitive: sensitive(f), Optional: optional, Computed: computed}
@@ -81,7 +85,7 @@ func ProviderAttribute(description string) providerschema.SingleNestedAttribute 
 		Optional:    true,
 		Attributes: build(AttrTypes, fields, builders[providerschema.Attribute]{
 			str: func(f field) providerschema.Attribute {
-				return providerschema.StringAttribute{Description: f.description, Sensitive: f.sensitive, Optional: true}
+				return providerschema.StringAttribute{Description: f.description, Sensitive: f.sensitive, Optional: true, Validators: f.validators}
 			},
 			boolean: func(f field) providerschema.Attribute {
 				return providerschema.BoolAttribute{Description: f.description, Sensitive: f.sensitive, Optional: true}
@@ -112,7 +116,7 @@ func DataSourceAttribute(description string) dsschema.SingleNestedAttribute {
 		Optional:    true,
 		Attributes: build(AttrTypes, fields, builders[dsschema.Attribute]{
 			str: func(f field) dsschema.Attribute {
-				return dsschema.StringAttribute{Description: f.description, Sensitive: f.sensitive, Optional: true}
+				return dsschema.StringAttribute{Description: f.description, Sensitive: f.sensitive, Optional: true, Validators: f.validators}
 			},
 			boolean: func(f field) dsschema.Attribute {
 				return dsschema.BoolAttribute{Description: f.description, Sensitive: f.sensitive, Optional: true}

@@ -180,7 +180,7 @@ func (c *Cache) HasDefault() bool {
 func (m Model) isEmpty() bool {
 	return m.Host.IsNull() && m.ClusterCACertificate.IsNull() && m.Token.IsNull() && m.ClientCertificate.IsNull() &&
 		m.ClientKey.IsNull() && m.Insecure.IsNull() && m.Kubeconfig.IsNull() && m.KubeconfigFile.IsNull() &&
-		m.Context.IsNull() && m.ProxyURL.IsNull() && m.Exec.IsNull()
+		m.Context.IsNull() && m.ProxyURL.IsNull() && m.Exec.IsNull() && m.RequestTimeout.IsNull()
 }
 
 // resolve replaces an empty connection with the provider's default.
@@ -224,6 +224,10 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	budget, err := m.Budget()
+	if err != nil {
+		return nil, err
+	}
 	handshake, noCA := handshakeFor(cfg)
 	if handshake != nil {
 		cfg.Wrap(handshake.wrap)
@@ -235,8 +239,10 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 		cfg.Wrap(w)
 	}
 	// Outermost, so the request log and the test wrappers see every attempt
-	// on the wire.
-	cfg.Wrap(retryNetworkFailures)
+	// on the wire. One wrapper for every client built from cfg (and the
+	// copies Helm builds its own from), so that they share what they learn
+	// of the connection.
+	cfg.Wrap(retryNetworkFailures(budget))
 	cfg.WarningHandlerWithContext = serverWarnings{}
 	cl, err := newClient(cfg)
 	if err != nil {
@@ -278,7 +284,7 @@ func (m Model) cacheKey(src *kubeconfigSource) string {
 		m.Host.String(), m.ClusterCACertificate.String(), m.Token.String(),
 		m.ClientCertificate.String(), m.ClientKey.String(), m.Insecure.String(),
 		m.Kubeconfig.String(), m.KubeconfigFile.String(), fileContent,
-		m.Context.String(), m.ProxyURL.String(), m.Exec.String(),
+		m.Context.String(), m.ProxyURL.String(), m.Exec.String(), m.RequestTimeout.String(),
 	} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"k8s.io/client-go/rest"
@@ -47,6 +48,7 @@ type Model struct {
 	Context              types.String `tfsdk:"context"`
 	ProxyURL             types.String `tfsdk:"proxy_url"`
 	Exec                 types.Object `tfsdk:"exec"`
+	RequestTimeout       types.String `tfsdk:"request_timeout"`
 }
 
 // ExecModel is the exec credential plugin block, as in a kubeconfig's users[].user.exec.
@@ -78,6 +80,7 @@ var AttrTypes = map[string]attr.Type{
 	"context":                types.StringType,
 	"proxy_url":              types.StringType,
 	"exec":                   types.ObjectType{AttrTypes: ExecAttrTypes},
+	"request_timeout":        types.StringType,
 }
 
 // Mode says whether the attributes are set by the user or copied by the provider.
@@ -95,6 +98,9 @@ type field struct {
 	description string
 	sensitive   bool
 	nested      map[string]field // for object attributes (exec)
+	// validators check a value the user writes; the computed copy in
+	// resource_ref has none.
+	validators []validator.String
 }
 
 var fields = map[string]field{
@@ -119,6 +125,14 @@ var fields = map[string]field{
 			"args":        {description: "Arguments to the command. Sensitive: some plugins take credentials as arguments.", sensitive: true},
 			"env":         {description: "Environment variables for the command.", sensitive: true},
 		},
+	},
+	"request_timeout": {
+		description: "How long one request to the API server may take before it fails, its retries included, as " +
+			"kubectl's --request-timeout: a Go duration such as \"20s\" or \"2m\" (default \"" + DefaultRequestTimeout.String() +
+			"\"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; " +
+			"an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as " +
+			"an apply behind slow admission webhooks, needs a longer one.",
+		validators: []validator.String{requestTimeoutValidator{}},
 	},
 }
 

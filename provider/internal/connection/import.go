@@ -40,7 +40,7 @@ func (c *Cache) ForImport(kubeContext string) (conn Model, useDefault bool, err 
 		Host: types.StringNull(), ClusterCACertificate: types.StringNull(), Token: types.StringNull(),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
 		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(ExecAttrTypes),
+		Exec: types.ObjectNull(ExecAttrTypes), RequestTimeout: types.StringNull(),
 	}
 	if kubeContext == "" && c != nil && c.HasDefault() {
 		return Model{}, true, nil

@@ -47,7 +47,7 @@ func RequestRemedy(err error) string {
 	var request *url.Error
 	var network net.Error
 	if err != nil && (errors.As(err, &status) || errors.As(err, &request) || errors.As(err, &network) ||
-		IsNetworkFailure(err) || noServer(err) || untrustedServer(err) || strings.Contains(err.Error(), "getting credentials: ")) {
+		IsNetworkFailure(err) || noServer(err) || Misconfigured(err)) {
 		return Remedy(err)
 	}
 	return ""
@@ -63,7 +63,7 @@ func Remedy(err error) string {
 	case apierrors.IsForbidden(err):
 		return "The credentials are valid but not allowed to do this (403 Forbidden). Check the RBAC rules " +
 			"for this user, or use a context with more rights."
-	case err != nil && strings.Contains(err.Error(), "getting credentials: "):
+	case execPluginFailed(err):
 		return "The exec credential plugin (cluster_connection.exec, or users[].user.exec in the kubeconfig) " +
 			"failed, so nothing was sent to the cluster. Check that its command is installed and on PATH and " +
 			"that it prints a token when run by hand (for example, that you are logged in to the cloud provider)."
@@ -72,13 +72,18 @@ func Remedy(err error) string {
 			"so nothing was sent. Check that cluster_connection.cluster_ca_certificate (or the kubeconfig's " +
 			"certificate-authority-data) is the CA of the cluster that host points at, and that host is the " +
 			"cluster's address."
+	case handshakeRefused(err):
+		return "The TLS handshake with the API server failed, so nothing was sent: the server did not accept this " +
+			"connection's client certificate, or does not speak TLS at that address. Check " +
+			"cluster_connection.client_certificate and client_key (or the kubeconfig's user) and that host is the " +
+			"API server's https:// address."
 	case noServer(err):
 		return "Nothing answered at the API server's address (connection refused, or the host name is unknown). " +
 			"Check cluster_connection.host (or the server of the kubeconfig's cluster) and that the cluster is " +
 			"running. Nothing was decided from this answer; run again when the cluster is reachable."
 	case IsNetworkFailure(err):
 		return "The network failed: the connection to the API server broke or timed out before an answer came. " +
-			"Reads and dry runs were sent again for up to " + retryBudget.String() + " before giving up; a write " +
+			"Reads and dry runs were tried for up to " + budgetOf(err) + " before giving up; a write " +
 			"whose outcome is unknown is settled by reading the object on the next attempt. Check what lies " +
 			"between here and the cluster (a proxy, VPN, load balancer or firewall that cuts connections). " +
 			"Nothing was decided from this failure; run again when the cluster is reachable: a rerun picks up " +
@@ -90,11 +95,56 @@ func Remedy(err error) string {
 	return ""
 }
 
+// budgetOf names the budget a request that got no answer was tried within.
+func budgetOf(err error) string {
+	var ne *NetworkError
+	if errors.As(err, &ne) && ne.Budget > 0 {
+		return ne.Budget.String() + " (cluster_connection.request_timeout)"
+	}
+	return "cluster_connection.request_timeout (" + DefaultRequestTimeout.String() + " unless set)"
+}
+
 // noServer reports that nothing listens at the address, or the name does not
 // resolve: a wrong host as often as a cluster that is down.
 func noServer(err error) bool {
 	var dns *net.DNSError
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns)
+	var ne *NetworkError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) || (errors.As(err, &ne) && ne.refused())
+}
+
+// Misconfigured reports a failure that no retry mends, because the
+// connection's configuration is at fault: the TLS handshake failed (the
+// server's certificate did not verify, the server refused the client's
+// certificate, or it does not speak TLS), or the exec credential plugin
+// failed. Nothing was sent; Remedy says what to check.
+func Misconfigured(err error) bool {
+	if err == nil {
+		return false
+	}
+	return untrustedServer(err) || handshakeRefused(err) || execPluginFailed(err)
+}
+
+// handshakeRefused reports a TLS handshake that the server broke off with an
+// alert (a client certificate it does not accept), or that found no TLS at
+// the address at all.
+func handshakeRefused(err error) bool {
+	var record tls.RecordHeaderError
+	var op *net.OpError
+	return errors.As(err, &record) || (errors.As(err, &op) && op.Op == "remote error" && strings.Contains(op.Error(), "tls: "))
+}
+
+// Exhausted reports a read or dry run that got no answer although the
+// transport sent it again for its whole budget: sending it again at once
+// would only stretch the budget the error states.
+func Exhausted(err error) bool {
+	var ne *NetworkError
+	return errors.As(err, &ne) && !ne.Write
+}
+
+// execPluginFailed reports a failure of the exec credential plugin, which
+// client-go reports as "getting credentials: ...".
+func execPluginFailed(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "getting credentials: ")
 }
 
 // untrustedServer reports a TLS handshake that failed because the server's

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,6 +29,13 @@ func TestRequestRemedyOnlyForTheClustersAnswers(t *testing.T) {
 		{"401", apierrors.NewUnauthorized("expired"), "expired"},
 		{"500", apierrors.NewInternalError(errors.New("etcd")), "did not answer as expected"},
 		{"no answer", &url.Error{Op: "Get", URL: "https://cluster/api", Err: context.DeadlineExceeded}, "did not answer as expected"},
+		{"a client certificate the server refuses", &url.Error{Op: "Get", URL: "https://cluster/api",
+			Err: &net.OpError{Op: "remote error", Err: errors.New("tls: bad certificate")}}, "client_certificate"},
+		{"a read given up after its budget", &url.Error{Op: "Get", URL: "https://cluster/api",
+			Err: &NetworkError{Method: "GET", Path: "/api", Attempts: 7, Budget: 7 * time.Second, Err: syscall.ECONNRESET}},
+			"tried for up to 7s (cluster_connection.request_timeout)"},
+		{"a read not sent, the last attempt refused", &url.Error{Op: "Get", URL: "https://cluster/api",
+			Err: &NetworkError{Method: "GET", Path: "/api", Silent: time.Minute, Err: syscall.ECONNREFUSED}}, "Check cluster_connection.host"},
 		{"a template", errors.New(`template: app/templates/cm.yaml:4: function "nope" not defined`), ""},
 		{"a hook's Job", errors.New("hook app-migrate: Job failed: BackoffLimitExceeded"), ""},
 		{"no error", nil, ""},

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -40,27 +41,40 @@ import (
 // network failure, writes included. When the budget runs out the last answer
 // is returned as it is.
 
-// retryBudget bounds how long an idempotent request is tried again after
-// broken connections, resets and timeouts, within the request's own deadline.
-// It is long enough to ride out a flaky link or an API server that restarts
-// behind a load balancer, short enough that an outage is reported while the
-// user still waits for it.
-const retryBudget = 20 * time.Second
+// A request's budget is cluster_connection.request_timeout
+// (DefaultRequestTimeout when unset), counted from its first send: every
+// attempt, every wait between two, and client-go's own retries end by then.
+// client-go sends a GET again, up to ten times a second apart, when its error
+// reads as a reset or a closed connection; its retries would each be a new
+// request here, with a budget of its own (a GET through a connection that
+// resets everything took 11 budgets and more), so the error this transport
+// gives up with is not one client-go sends again (NetworkError.Error).
+//
+// The clients of one connection also share a budget: once the API server has
+// answered none of their requests for a whole budget, a request is sent only
+// as a probe (link.admit), so an outage fails a plan of many objects in about
+// one budget, not one per wave of the objects the engine plans at once.
 
 // refusedBudget is the shorter budget for a refused connection: the server
 // may be restarting, but as often nothing listens at that address at all (a
 // cluster that is down, a wrong host), which the user should hear soon.
 const refusedBudget = 5 * time.Second
 
-// attemptTimeout bounds one attempt of a request that is not a stream: its
-// answer, headers and body, must have arrived by then. Nothing else does: an
-// HTTP/1.1 connection that a proxy or a half-dead load balancer stops
-// forwarding waits forever, and so does one HTTP/2 stream on a connection
-// whose pings still pass. It is longer than the API server's own limit on a
-// request (60 s by default, answered with a 504), so a slow server that is
-// alive answers first. durations.AttemptTimeoutEnv overrides it, read when
-// a connection's client is built.
+// attemptTimeout bounds one attempt of a request that is not a stream, when
+// the request's budget is longer: its answer, headers and body, must have
+// arrived by then. Nothing else does: an HTTP/1.1 connection that a proxy or a
+// half-dead load balancer stops forwarding waits forever, and so does one
+// HTTP/2 stream on a connection whose pings still pass. It is longer than the
+// API server's own limit on a request (60 s by default, answered with a 504),
+// so a slow server that is alive answers first. durations.AttemptTimeoutEnv
+// overrides it, read when a connection's client is built.
 const attemptTimeout = 75 * time.Second
+
+// leastAttempt is how long a probe may take, and how long after a failure
+// the next probe is sent, once a connection has answered nothing for a whole
+// budget: a server that is back answers a probe at once, and one probe at a
+// time finds it.
+const leastAttempt = 2 * time.Second
 
 // retryBackoff: the first retry after about 100 ms, doubling up to 2 s, each
 // wait jittered so the many requests a cut connection fails at once do not
@@ -70,43 +84,88 @@ var retryBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jit
 // NetworkError is a request that got no answer from the API server: the
 // connection broke, was refused or timed out. It names the request (method
 // and path, which carry the resource and the object, never headers or
-// credentials) and how often it was sent.
+// credentials), how often it was sent and within what budget.
+//
+// It does not wrap the socket's error, and its text says what happened in
+// words of its own: client-go sends a GET again when its error is ECONNRESET
+// or reads as a reset or closed connection, and this transport has already
+// spent the request's budget sending it again.
 type NetworkError struct {
 	Method string
 	// Path is the URL path, with "?dryRun=All" when the request was a dry run.
 	Path     string
 	Attempts int
 	Elapsed  time.Duration
+	// Budget is the request's budget, cluster_connection.request_timeout.
+	Budget time.Duration
+	// Silent, when not zero, is how long the connection had answered no
+	// request when this one gave up: the shared budget ran out first.
+	Silent time.Duration
 	// Write: the request may have changed something, so it was sent once
 	// and its outcome is unknown. Anything else was sent again until the
-	// budget or the deadline ran out.
+	// budget or the deadline ran out. With no Attempts, the request was
+	// not sent at all: the connection had answered nothing for a budget.
 	Write bool
-	Err   error
+	// Err is the last attempt's failure, for the cause the message names
+	// (when the request was not sent, the connection's last failure).
+	Err error
 }
 
-// noAnswerWithin is an attempt that got no whole answer within attemptTimeout.
-// It is a timeout of the network's (Timeout reports true), not the caller's
-// deadline, which is why it is not context.DeadlineExceeded.
+// noAnswerWithin is an attempt that got no whole answer within its time (the
+// attempt timeout, or what was left of the budget). It is a timeout of the
+// network's (Timeout reports true), not the caller's deadline, which is why
+// it is not context.DeadlineExceeded.
 type noAnswerWithin time.Duration
 
 func (e noAnswerWithin) Error() string {
-	return fmt.Sprintf("no answer within %s (the connection stalled)", time.Duration(e))
+	return fmt.Sprintf("no answer within %s (the connection stalled)", time.Duration(e).Round(100*time.Millisecond))
 }
 func (noAnswerWithin) Timeout() bool { return true }
 
 func (e *NetworkError) Error() string {
 	how := fmt.Sprintf("sent %d time(s) over %s", e.Attempts, e.Elapsed.Round(100*time.Millisecond))
+	if e.Attempts == 0 {
+		return fmt.Sprintf("network failure, no answer from the API server on this connection for %s, so %s %s was not sent; "+
+			"the last request sent, moments ago, failed: %s", e.Silent.Round(100*time.Millisecond), e.Method, e.Path, cause(e.Err))
+	}
 	if e.Write {
 		how = "a write, sent once; its outcome is unknown"
 		if e.Attempts > 1 {
 			// The attempts before were answered 429 or 503: not carried out.
 			how = fmt.Sprintf("a write, sent %d times, declined by the server but the last; its outcome is unknown", e.Attempts)
 		}
+	} else if e.Silent > 0 {
+		how += fmt.Sprintf("; the API server had answered nothing on this connection for %s", e.Silent.Round(100*time.Millisecond))
 	}
-	return fmt.Sprintf("network failure, no answer from the API server to %s %s (%s): %v", e.Method, e.Path, how, e.Err)
+	return fmt.Sprintf("network failure, no answer from the API server to %s %s (%s): %s", e.Method, e.Path, how, cause(e.Err))
 }
 
-func (e *NetworkError) Unwrap() error { return e.Err }
+// refused reports a request whose last attempt found nothing listening.
+func (e *NetworkError) refused() bool { return errors.Is(e.Err, syscall.ECONNREFUSED) }
+
+// cause says what became of an attempt that got no answer, in words that
+// client-go does not take for a reason to send a GET again.
+func cause(err error) string {
+	var stalled noAnswerWithin
+	var timeout interface{ Timeout() bool }
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	switch {
+	case errors.As(err, &stalled):
+		return stalled.Error()
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing listens at that address"
+	case errors.Is(err, syscall.ECONNRESET) || strings.Contains(msg, "connection reset"):
+		return "the connection was reset"
+	case utilnet.IsHTTP2ConnectionLost(err) || strings.Contains(msg, "GOAWAY"):
+		return "the HTTP/2 connection was lost"
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return "the connection timed out"
+	}
+	return "the connection was closed before the whole answer came"
+}
 
 // NoAnswer is the summary of a diagnostic for a request the network lost, so
 // that no such failure reads as the server's refusal.
@@ -186,10 +245,86 @@ type retryingTransport struct {
 	sleep func(context.Context, time.Duration) error
 	// limit is attemptTimeout, or what durations.AttemptTimeoutEnv says.
 	limit time.Duration
+	// budget is cluster_connection.request_timeout.
+	budget time.Duration
+	link   *link
 }
 
-func retryNetworkFailures(next http.RoundTripper) http.RoundTripper {
-	return &retryingTransport{next: next, sleep: sleepContext, limit: durations.AttemptTimeout(attemptTimeout)}
+// link is what the clients of one connection know of it together.
+type link struct {
+	mu sync.Mutex
+	// silentSince is when the first attempt that failed since the last
+	// answer of the API server (any answer, an error status too) was sent;
+	// zero after an answer.
+	silentSince time.Time
+	// lastFailure is when the last attempt failed; probing, that a probe is
+	// out (admit).
+	lastFailure time.Time
+	lastCause   error
+	probing     bool
+}
+
+func (l *link) answered() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.silentSince, l.lastFailure = time.Time{}, time.Time{}
+}
+
+// failed records an attempt sent at sent that got no answer, and why.
+func (l *link) failed(sent time.Time, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.silentSince.IsZero() || sent.Before(l.silentSince) {
+		l.silentSince = sent
+	}
+	l.lastFailure, l.lastCause = time.Now(), err
+}
+
+func (l *link) silent() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.silentSince
+}
+
+// last is why the last attempt got no answer.
+func (l *link) last() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastCause
+}
+
+// admit says whether a request may be sent now. Any may, unless the
+// connection has answered nothing for a whole budget: then one probe at a
+// time, no sooner than leastAttempt after the last failure, and the others
+// fail at once, unsent, rather than each wait for a link known to be dead.
+// A probe's sender calls probed when it is done.
+func (l *link) admit(now time.Time, budget time.Duration) (ok, probe bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.silentSince.IsZero() || now.Before(l.silentSince.Add(budget)) {
+		return true, false
+	}
+	if l.probing || now.Before(l.lastFailure.Add(leastAttempt)) {
+		return false, false
+	}
+	l.probing = true
+	return true, true
+}
+
+func (l *link) probed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.probing = false
+}
+
+// retryNetworkFailures is the wrapper of one connection's transports: every
+// transport it wraps has budget and shares one link.
+func retryNetworkFailures(budget time.Duration) func(http.RoundTripper) http.RoundTripper {
+	shared := &link{}
+	limit := durations.AttemptTimeout(attemptTimeout)
+	return func(next http.RoundTripper) http.RoundTripper {
+		return &retryingTransport{next: next, sleep: sleepContext, limit: limit, budget: budget, link: shared}
+	}
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
@@ -203,6 +338,34 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// end is when a request sent at start must be done: its own budget's end,
+// or the connection's, when the API server has answered nothing since a
+// failure that came first.
+func (t *retryingTransport) end(start time.Time) (end time.Time, sharedEnd bool) {
+	end = start.Add(t.budget)
+	if since := t.link.silent(); !since.IsZero() && since.Add(t.budget).Before(end) {
+		return since.Add(t.budget), true
+	}
+	return end, false
+}
+
+// attemptEnd is when an attempt begun now is cut: at the request's end, but
+// no sooner than leastAttempt from now within the request's own budget, and
+// no later than the attempt timeout.
+func (t *retryingTransport) attemptEnd(start, now time.Time) time.Time {
+	end, _ := t.end(start)
+	if least := now.Add(leastAttempt); end.Before(least) {
+		end = least
+	}
+	if own := start.Add(t.budget); own.Before(end) {
+		end = own
+	}
+	if limit := now.Add(t.limit); limit.Before(end) {
+		end = limit
+	}
+	return end
+}
+
 func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	described := req.URL.Path
 	if dryRun(req) {
@@ -213,7 +376,22 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 	ctx := req.Context()
 	start := time.Now()
-	var firstFailure time.Time
+	failure := func(attempt int, err error, write bool) *NetworkError {
+		ne := &NetworkError{Method: req.Method, Path: described, Attempts: attempt, Elapsed: time.Since(start),
+			Budget: t.budget, Write: write, Err: err}
+		if _, shared := t.end(start); shared && (!write || attempt == 0) {
+			ne.Silent = time.Since(t.link.silent())
+		}
+		return ne
+	}
+	admitted, probe := t.link.admit(start, t.budget)
+	if !admitted {
+		return nil, failure(0, t.link.last(), write)
+	}
+	if probe {
+		defer t.link.probed()
+	}
+	var firstRefusal time.Time
 	backoff := retryBackoff
 	for attempt := 1; ; attempt++ {
 		sent := req
@@ -225,31 +403,37 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			sent = req.Clone(ctx)
 			sent.Body = body
 		}
-		resp, err := t.attempt(sent)
+		sentAt := time.Now()
+		resp, err := t.attempt(sent, t.attemptEnd(start, sentAt))
 		var why string
 		switch {
 		case err == nil && busy(resp) && replayable:
+			t.link.answered()
 			why = fmt.Sprintf("the API server answered %d without Retry-After", resp.StatusCode)
 		case networkFailure(err) && (write || !replayable):
+			t.link.failed(sentAt, err)
 			// A write may have been carried out: its caller settles that.
-			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: attempt,
-				Elapsed: time.Since(start), Write: true, Err: err}
+			return nil, failure(attempt, err, true)
 		case networkFailure(err):
+			t.link.failed(sentAt, err)
 			why = err.Error()
 		default:
+			if err == nil {
+				t.link.answered()
+			}
 			return resp, err
 		}
-		if firstFailure.IsZero() {
-			// The budget counts from the first failure, so that an attempt
-			// that stalled until attemptTimeout is still tried again.
-			firstFailure = time.Now()
-		}
-		budget := retryBudget
-		if errors.Is(err, syscall.ECONNREFUSED) {
-			budget = refusedBudget
-		}
 		delay := backoff.Step()
-		giveUp := time.Now().Add(delay).After(firstFailure.Add(budget))
+		end, _ := t.end(start)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			if firstRefusal.IsZero() {
+				firstRefusal = time.Now()
+			}
+			if refused := firstRefusal.Add(refusedBudget); refused.Before(end) {
+				end = refused
+			}
+		}
+		giveUp := time.Now().Add(delay).After(end)
 		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
 			giveUp = true
 		}
@@ -257,8 +441,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			if resp != nil {
 				return resp, nil // the server's own answer, for the caller to report
 			}
-			return nil, &NetworkError{Method: req.Method, Path: described, Attempts: attempt,
-				Elapsed: time.Since(start), Err: err}
+			return nil, failure(attempt, err, false)
 		}
 		if resp != nil {
 			_ = resp.Body.Close()
@@ -278,16 +461,17 @@ func busy(resp *http.Response) bool {
 }
 
 // attempt sends a request once and, unless its answer is a stream, reads the
-// whole answer within attemptTimeout. A connection that breaks while the
-// answer is read is the same failure as one that breaks before: reading it
-// here is what lets a read be sent again, and a write's be reported as a
-// network failure, not as a bad body.
-func (t *retryingTransport) attempt(req *http.Request) (*http.Response, error) {
+// whole answer by cut. A connection that breaks while the answer is read is
+// the same failure as one that breaks before: reading it here is what lets a
+// read be sent again, and a write's be reported as a network failure, not as
+// a bad body.
+func (t *retryingTransport) attempt(req *http.Request, cut time.Time) (*http.Response, error) {
 	if streaming(req) {
 		return t.next.RoundTrip(req)
 	}
-	ctx, cancel := context.WithTimeout(req.Context(), t.limit)
+	ctx, cancel := context.WithDeadline(req.Context(), cut)
 	defer cancel()
+	begun := time.Now()
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
 	if err == nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		if err = readAhead(resp); err != nil {
@@ -295,8 +479,8 @@ func (t *retryingTransport) attempt(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
-		// Our limit, not the caller's deadline.
-		err = noAnswerWithin(t.limit)
+		// Our cut, not the caller's deadline.
+		err = noAnswerWithin(cut.Sub(begun))
 	}
 	return resp, err
 }

@@ -107,7 +107,8 @@ func (f *flaky) requests() []string {
 func client(srv *httptest.Server) *http.Client {
 	base := srv.Client().Transport.(*http.Transport).Clone()
 	base.DisableKeepAlives = true
-	rt := &retryingTransport{next: base, sleep: func(context.Context, time.Duration) error { return nil }, limit: attemptTimeout}
+	rt := &retryingTransport{next: base, sleep: func(context.Context, time.Duration) error { return nil }, limit: attemptTimeout,
+		budget: DefaultRequestTimeout, link: &link{}}
 	return &http.Client{Transport: rt}
 }
 
@@ -220,7 +221,7 @@ func TestRetryingTransport(t *testing.T) {
 		srv := httptest.NewServer(f)
 		defer srv.Close()
 		base := srv.Client().Transport.(*http.Transport).Clone()
-		c := &http.Client{Transport: retryNetworkFailures(base)}
+		c := &http.Client{Transport: retryNetworkFailures(DefaultRequestTimeout)(base)}
 		dctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
 		defer cancel()
 		start := time.Now()
@@ -258,7 +259,7 @@ func TestRetryingTransport(t *testing.T) {
 			_, _ = w.Write([]byte(`{"kind":"ConfigMap"}`))
 		}))
 		defer srv.Close()
-		c := &http.Client{Transport: retryNetworkFailures(srv.Client().Transport.(*http.Transport).Clone())}
+		c := &http.Client{Transport: retryNetworkFailures(DefaultRequestTimeout)(srv.Client().Transport.(*http.Transport).Clone())}
 
 		start := time.Now()
 		resp, err := do(t, c, ctx, http.MethodGet, srv.URL+path, "")
@@ -381,7 +382,7 @@ func TestBusyAnswers(t *testing.T) {
 		b := &busyServer{times: 1 << 30, status: http.StatusServiceUnavailable}
 		srv := httptest.NewServer(b)
 		defer srv.Close()
-		c := &http.Client{Transport: retryNetworkFailures(srv.Client().Transport.(*http.Transport).Clone())}
+		c := &http.Client{Transport: retryNetworkFailures(DefaultRequestTimeout)(srv.Client().Transport.(*http.Transport).Clone())}
 		dctx, cancel := context.WithTimeout(ctx, 700*time.Millisecond)
 		defer cancel()
 		resp, err := do(t, c, dctx, http.MethodGet, srv.URL+path, "")

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 )
 
 // RetryWindow is how long a write the provider repeats is repeated: an apply
@@ -41,8 +43,11 @@ func Retry(ctx context.Context, retryable func(error) bool, f func(context.Conte
 // is not: the transport has already sent it again for its budget (without
 // Retry-After), or client-go as often as Retry-After asked (ADR 0014 point 7),
 // so retrying here too made a persistent 503 fail after 50 s instead of 20.
+// Nor is a read or dry run that got no answer, for the same reason, nor a
+// failed TLS handshake or exec credential plugin: the connection's
+// configuration is at fault, and the same request fails the same way.
 func Transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || connection.Exhausted(err) || connection.Misconfigured(err) {
 		return false
 	}
 	var status apierrors.APIStatus

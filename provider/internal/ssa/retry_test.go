@@ -2,12 +2,18 @@ package ssa
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"net"
 	"net/url"
+	"syscall"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 )
 
 // Which failed applies and deletes are sent again by their caller: not a 429
@@ -27,6 +33,18 @@ func TestTransientLeavesBusyAnswersToTheTransport(t *testing.T) {
 		{"server timeout", apierrors.NewServerTimeout(gr, "patch", 0), true},
 		{"a broken connection", &url.Error{Op: "Patch", URL: "https://cluster", Err: errors.New("connection reset by peer")}, true},
 		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "cm", nil), false},
+		{"a write whose answer was lost", &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: &connection.NetworkError{Method: "PATCH", Write: true, Err: syscall.ECONNRESET}}, true},
+		// The transport sent it again for its whole budget already.
+		{"a read that got no answer", &url.Error{Op: "Get", URL: "https://cluster",
+			Err: &connection.NetworkError{Method: "GET", Attempts: 9, Err: syscall.ECONNRESET}}, false},
+		// The connection's configuration is at fault: no retry mends it.
+		{"a certificate of an unknown CA", &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false},
+		{"a client certificate the server refuses", &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: &net.OpError{Op: "remote error", Err: errors.New("tls: bad certificate")}}, false},
+		{"an exec plugin that fails", &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: errors.New("getting credentials: exec: executable get-token not found")}, false},
 		{"cancelled", context.Canceled, false},
 	} {
 		if got := Transient(tc.err); got != tc.want {

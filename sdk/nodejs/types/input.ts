@@ -47,6 +47,10 @@ export interface ClusterConnection {
      */
     proxyUrl?: string;
     /**
+     * How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     */
+    requestTimeout?: string;
+    /**
      * Bearer token.
      */
     token?: string;
@@ -93,6 +97,10 @@ export interface ClusterConnectionArgs {
      * HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
      */
     proxyUrl?: pulumi.Input<string | undefined>;
+    /**
+     * How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     */
+    requestTimeout?: pulumi.Input<string | undefined>;
     /**
      * Bearer token.
      */

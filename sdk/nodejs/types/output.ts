@@ -47,6 +47,10 @@ export interface ClusterConnection {
      */
     proxyUrl?: string;
     /**
+     * How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     */
+    requestTimeout?: string;
+    /**
      * Bearer token.
      */
     token?: string;
@@ -333,6 +337,10 @@ export namespace config {
          * HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
          */
         proxyUrl?: string;
+        /**
+         * How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+         */
+        requestTimeout?: string;
         /**
          * Bearer token.
          */

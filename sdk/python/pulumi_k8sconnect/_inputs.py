@@ -90,6 +90,10 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
     """
+    request_timeout: NotRequired[_builtins.str]
+    """
+    How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+    """
     token: NotRequired[_builtins.str]
     """
     Bearer token.
@@ -108,6 +112,7 @@ class ClusterConnectionArgs:
                  kubeconfig: Optional[_builtins.str] = None,
                  kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
+                 request_timeout: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
@@ -120,6 +125,7 @@ class ClusterConnectionArgs:
         :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
+        :param _builtins.str request_timeout: How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
         :param _builtins.str token: Bearer token.
         """
         if client_certificate is not None:
@@ -142,6 +148,8 @@ class ClusterConnectionArgs:
             pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
+        if request_timeout is not None:
+            pulumi.set(__self__, "request_timeout", request_timeout)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -266,6 +274,18 @@ class ClusterConnectionArgs:
         pulumi.set(self, "proxy_url", value)
 
     @_builtins.property
+    @pulumi.getter(name="requestTimeout")
+    def request_timeout(self) -> Optional[_builtins.str]:
+        """
+        How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+        """
+        return pulumi.get(self, "request_timeout")
+
+    @request_timeout.setter
+    def request_timeout(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "request_timeout", value)
+
+    @_builtins.property
     @pulumi.getter
     def token(self) -> Optional[_builtins.str]:
         """
@@ -319,6 +339,10 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
     """
+    request_timeout: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+    """
     token: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     Bearer token.
@@ -337,6 +361,7 @@ class ClusterConnectionArgs:
                  kubeconfig: pulumi.Input[Optional[_builtins.str]] = None,
                  kubeconfig_file: pulumi.Input[Optional[_builtins.str]] = None,
                  proxy_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
@@ -349,6 +374,7 @@ class ClusterConnectionArgs:
         :param pulumi.Input[_builtins.str] kubeconfig: Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         :param pulumi.Input[_builtins.str] proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
+        :param pulumi.Input[_builtins.str] request_timeout: How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
         :param pulumi.Input[_builtins.str] token: Bearer token.
         """
         if client_certificate is not None:
@@ -371,6 +397,8 @@ class ClusterConnectionArgs:
             pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
+        if request_timeout is not None:
+            pulumi.set(__self__, "request_timeout", request_timeout)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -493,6 +521,18 @@ class ClusterConnectionArgs:
     @proxy_url.setter
     def proxy_url(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "proxy_url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="requestTimeout")
+    def request_timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+        """
+        return pulumi.get(self, "request_timeout")
+
+    @request_timeout.setter
+    def request_timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "request_timeout", value)
 
     @_builtins.property
     @pulumi.getter

@@ -34,6 +34,8 @@ type ClusterConnection struct {
 	KubeconfigFile *string `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 	ProxyUrl *string `pulumi:"proxyUrl"`
+	// How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+	RequestTimeout *string `pulumi:"requestTimeout"`
 	// Bearer token.
 	Token *string `pulumi:"token"`
 }
@@ -70,6 +72,8 @@ type ClusterConnectionArgs struct {
 	KubeconfigFile pulumi.StringPtrInput `pulumi:"kubeconfigFile"`
 	// HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 	ProxyUrl pulumi.StringPtrInput `pulumi:"proxyUrl"`
+	// How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+	RequestTimeout pulumi.StringPtrInput `pulumi:"requestTimeout"`
 	// Bearer token.
 	Token pulumi.StringPtrInput `pulumi:"token"`
 }
@@ -148,6 +152,11 @@ func (o ClusterConnectionOutput) KubeconfigFile() pulumi.StringPtrOutput {
 // HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
 func (o ClusterConnectionOutput) ProxyUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.ProxyUrl }).(pulumi.StringPtrOutput)
+}
+
+// How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+func (o ClusterConnectionOutput) RequestTimeout() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.RequestTimeout }).(pulumi.StringPtrOutput)
 }
 
 // Bearer token.

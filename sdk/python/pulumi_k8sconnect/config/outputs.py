@@ -33,6 +33,7 @@ class ClusterConnection(dict):
                  kubeconfig: Optional[_builtins.str] = None,
                  kubeconfig_file: Optional[_builtins.str] = None,
                  proxy_url: Optional[_builtins.str] = None,
+                 request_timeout: Optional[_builtins.str] = None,
                  token: Optional[_builtins.str] = None):
         """
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
@@ -45,6 +46,7 @@ class ClusterConnection(dict):
         :param _builtins.str kubeconfig: Raw kubeconfig content. Conflicts with kubeconfigFile. Other attributes override the selected context.
         :param _builtins.str kubeconfig_file: Path to a kubeconfig file; a leading ~ is the home directory. Several paths separated by the OS list separator (":" on Linux and macOS), as in $KUBECONFIG, are merged the way kubectl merges them. The files are read each time the provider connects and their content is never stored in state, so a rotated credential in them changes no plan. Conflicts with kubeconfig. Other attributes override the selected context.
         :param _builtins.str proxy_url: HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
+        :param _builtins.str request_timeout: How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
         :param _builtins.str token: Bearer token.
         """
         if client_certificate is not None:
@@ -67,6 +69,8 @@ class ClusterConnection(dict):
             pulumi.set(__self__, "kubeconfig_file", kubeconfig_file)
         if proxy_url is not None:
             pulumi.set(__self__, "proxy_url", proxy_url)
+        if request_timeout is not None:
+            pulumi.set(__self__, "request_timeout", request_timeout)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -149,6 +153,14 @@ class ClusterConnection(dict):
         HTTP(S) or SOCKS5 proxy for API requests. Sensitive: a proxy URL may carry credentials.
         """
         return pulumi.get(self, "proxy_url")
+
+    @_builtins.property
+    @pulumi.getter(name="requestTimeout")
+    def request_timeout(self) -> Optional[_builtins.str]:
+        """
+        How long one request to the API server may take before it fails, its retries included, as kubectl's --request-timeout: a Go duration such as "20s" or "2m" (default "20s"). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+        """
+        return pulumi.get(self, "request_timeout")
 
     @_builtins.property
     @pulumi.getter

@@ -168,6 +168,21 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
     }
 
     /**
+     * How long one request to the API server may take before it fails, its retries included, as kubectl&#39;s --request-timeout: a Go duration such as &#34;20s&#34; or &#34;2m&#34; (default &#34;20s&#34;). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     * 
+     */
+    @Import(name="requestTimeout")
+    private @Nullable Output<String> requestTimeout;
+
+    /**
+     * @return How long one request to the API server may take before it fails, its retries included, as kubectl&#39;s --request-timeout: a Go duration such as &#34;20s&#34; or &#34;2m&#34; (default &#34;20s&#34;). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     * 
+     */
+    public Optional<Output<String>> requestTimeout() {
+        return Optional.ofNullable(this.requestTimeout);
+    }
+
+    /**
      * Bearer token.
      * 
      */
@@ -195,6 +210,7 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
         this.kubeconfig = $.kubeconfig;
         this.kubeconfigFile = $.kubeconfigFile;
         this.proxyUrl = $.proxyUrl;
+        this.requestTimeout = $.requestTimeout;
         this.token = $.token;
     }
 
@@ -424,6 +440,27 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
          */
         public Builder proxyUrl(String proxyUrl) {
             return proxyUrl(Output.of(proxyUrl));
+        }
+
+        /**
+         * @param requestTimeout How long one request to the API server may take before it fails, its retries included, as kubectl&#39;s --request-timeout: a Go duration such as &#34;20s&#34; or &#34;2m&#34; (default &#34;20s&#34;). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder requestTimeout(@Nullable Output<String> requestTimeout) {
+            $.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /**
+         * @param requestTimeout How long one request to the API server may take before it fails, its retries included, as kubectl&#39;s --request-timeout: a Go duration such as &#34;20s&#34; or &#34;2m&#34; (default &#34;20s&#34;). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder requestTimeout(String requestTimeout) {
+            return requestTimeout(Output.of(requestTimeout));
         }
 
         /**

@@ -64,6 +64,11 @@ public final class ClusterConnection {
      */
     private @Nullable String proxyUrl;
     /**
+     * @return How long one request to the API server may take before it fails, its retries included, as kubectl&#39;s --request-timeout: a Go duration such as &#34;20s&#34; or &#34;2m&#34; (default &#34;20s&#34;). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     * 
+     */
+    private @Nullable String requestTimeout;
+    /**
      * @return Bearer token.
      * 
      */
@@ -141,6 +146,13 @@ public final class ClusterConnection {
         return Optional.ofNullable(this.proxyUrl);
     }
     /**
+     * @return How long one request to the API server may take before it fails, its retries included, as kubectl&#39;s --request-timeout: a Go duration such as &#34;20s&#34; or &#34;2m&#34; (default &#34;20s&#34;). Within it a read or dry run that got no answer (a connection reset, closed or stalled) is sent again; an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as an apply behind slow admission webhooks, needs a longer one.
+     * 
+     */
+    public Optional<String> requestTimeout() {
+        return Optional.ofNullable(this.requestTimeout);
+    }
+    /**
      * @return Bearer token.
      * 
      */
@@ -167,6 +179,7 @@ public final class ClusterConnection {
         private @Nullable String kubeconfig;
         private @Nullable String kubeconfigFile;
         private @Nullable String proxyUrl;
+        private @Nullable String requestTimeout;
         private @Nullable String token;
         public Builder() {}
         public Builder(ClusterConnection defaults) {
@@ -181,6 +194,7 @@ public final class ClusterConnection {
     	      this.kubeconfig = defaults.kubeconfig;
     	      this.kubeconfigFile = defaults.kubeconfigFile;
     	      this.proxyUrl = defaults.proxyUrl;
+    	      this.requestTimeout = defaults.requestTimeout;
     	      this.token = defaults.token;
         }
 
@@ -245,6 +259,12 @@ public final class ClusterConnection {
             return this;
         }
         @CustomType.Setter
+        public Builder requestTimeout(@Nullable String requestTimeout) {
+
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+        @CustomType.Setter
         public Builder token(@Nullable String token) {
 
             this.token = token;
@@ -262,6 +282,7 @@ public final class ClusterConnection {
             _resultValue.kubeconfig = kubeconfig;
             _resultValue.kubeconfigFile = kubeconfigFile;
             _resultValue.proxyUrl = proxyUrl;
+            _resultValue.requestTimeout = requestTimeout;
             _resultValue.token = token;
             return _resultValue;
         }

@@ -247,7 +247,7 @@ func (a *applyRun) prune(ctx context.Context) error {
 		if now[key] {
 			continue
 		}
-		id, err := identityOf(ctx, a.c, key, o)
+		id, err := identityOf(a.c, key, o)
 		if err != nil {
 			return err
 		}
@@ -305,7 +305,7 @@ func letGo(ctx context.Context, c *connection.Client, id manifest.Identity, live
 // identityOf is the object key names, by the apiVersion the last apply
 // recorded or, for state without one, the kind's preferred version; nil
 // when its kind is gone.
-func identityOf(ctx context.Context, c *connection.Client, key string, o privateObject) (*manifest.Identity, error) {
+func identityOf(c *connection.Client, key string, o privateObject) (*manifest.Identity, error) {
 	group, kind, ns, name, err := yamldocs.ParseKey(key)
 	if err != nil {
 		return nil, err

@@ -83,7 +83,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // readOne is one object's refreshed projection; nil when it is gone.
 func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, red sensitive.Redactor,
 	rules objectset.IgnoreRules, in privatestate.Reader) (attr.Value, error) {
-	id, err := identityOf(ctx, c, key, o)
+	id, err := identityOf(c, key, o)
 	if err != nil || id == nil {
 		return nil, err
 	}

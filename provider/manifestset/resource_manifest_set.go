@@ -18,7 +18,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -74,15 +73,6 @@ type model struct {
 	ApplySetID types.String `tfsdk:"applyset_id"`
 	ClusterUID types.String `tfsdk:"cluster_uid"`
 }
-
-// parentModel is applyset: the parent object the set is recorded on.
-type parentModel struct {
-	Name      types.String `tfsdk:"name"`
-	Namespace types.String `tfsdk:"namespace"`
-	Kind      types.String `tfsdk:"kind"`
-}
-
-var parentAttrTypes = map[string]attr.Type{"name": types.StringType, "namespace": types.StringType, "kind": types.StringType}
 
 var (
 	pathObjects      = path.Root("objects")

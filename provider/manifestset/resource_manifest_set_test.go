@@ -304,3 +304,44 @@ func TestAccManifestSet_secretInYAMLBody(t *testing.T) {
 		t.Errorf("a plan that does not change yaml_body should not warn again, warns %v", ws)
 	}
 }
+
+// A kustomization is built as kubectl kustomize builds it: its prefix and
+// generated ConfigMap (with kustomize's hash suffix) are the set's objects.
+// A set with two sources, or none, is refused at plan.
+func TestAccManifestSet_kustomizationAndOneSource(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"kustomization.yaml": fmt.Sprintf("namespace: %s\nnamePrefix: shop-\nresources: [settings.yaml]\n"+
+			"configMapGenerator:\n- name: generated\n  literals: [color=blue]\n", ns),
+		"settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {greeting: hi}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "kust", fmt.Sprintf("kustomization = %q", dir), ""))
+	w.Cleanup()
+	w.MustApply()
+	acctest.MustGet(t, configMaps, ns, "shop-settings")
+	objects := w.StateAttribute("k8sconnect_manifest_set.kust", "objects")
+	if !strings.Contains(objects, "core/ConfigMap/"+ns+"/shop-generated-") {
+		t.Errorf("objects should hold the generated ConfigMap, with kustomize's hash suffix:\n%s", objects)
+	}
+	w.MustPlanNoChanges()
+
+	for what, source := range map[string]string{
+		"two sources": fmt.Sprintf("kustomization = %q\n  yaml_body = %q", dir, configMap(ns, "x", "y")),
+		"no source":   "",
+	} {
+		bad := acctest.NewWorkdir(t)
+		bad.Write(setConfig(t, "bad", source, ""))
+		r := bad.Plan()
+		bad.MustFail(r, what)
+		if !r.HasError("yaml_body", "path", "kustomization") {
+			t.Errorf("%s: the error should name the three sources:\n%s", what, r.Output)
+		}
+	}
+}

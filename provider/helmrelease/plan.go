@@ -224,9 +224,12 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 		if errs[i] != nil {
 			summary, detail := "Object of the chart not accepted", fmt.Sprintf("%s: %v", p.key, errs[i])
 			if remedy := connection.RequestRemedy(errs[i]); remedy != "" {
-				// Refused credentials, no answer, a server error: no verdict
-				// on the object, and something for the user to do.
-				summary, detail = "Object of the chart not checked", detail+"\n\n"+remedy
+				detail += "\n\n" + remedy
+				if connection.Unreachable(errs[i]) {
+					// Refused credentials, no answer, a server error: no
+					// verdict on the object, and something for the user to do.
+					summary = "Object of the chart not checked"
+				}
 			}
 			diags.AddAttributeError(pathObjects.AtMapKey(p.key), summary, p.red.Scrub(detail, p.obj.Object))
 			continue

@@ -174,7 +174,10 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 		if errs[i] != nil {
 			summary, detail := "Object of the set not accepted", fmt.Sprintf("%s: %v", mb.key, errs[i])
 			if remedy := connection.RequestRemedy(errs[i]); remedy != "" {
-				summary, detail = "Object of the set not checked", detail+"\n\n"+remedy
+				detail += "\n\n" + remedy
+				if connection.Unreachable(errs[i]) {
+					summary = "Object of the set not checked" // no verdict on the object
+				}
 			}
 			diags.AddAttributeError(pathObjects.AtMapKey(mb.key), summary, mb.red.Scrub(detail, mb.obj.Object))
 			continue

@@ -345,3 +345,25 @@ func TestAccManifestSet_kustomizationAndOneSource(t *testing.T) {
 		}
 	}
 }
+
+// A value of the wrong type (YAML's unquoted true where a ConfigMap holds
+// strings) is the server's verdict on the manifest: refused at plan, named
+// as such and not as an unreachable cluster, and nothing is applied.
+func TestAccManifestSet_valueOfTheWrongTypeIsRefused(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "fine", "hi"),
+		fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: typed, namespace: %s}\ndata: {enabled: true}\n", ns)), ""))
+	r := w.Plan()
+	w.MustFail(r, "a plan of a ConfigMap with a boolean value")
+	var verdict bool
+	for _, d := range r.Errors() {
+		verdict = verdict || d.Summary == "Object of the set not accepted"
+	}
+	if !verdict || !r.HasError("core/ConfigMap/"+ns+"/typed", "expected string", "quote it in YAML") ||
+		strings.Contains(r.Output, "did not answer as expected") {
+		t.Errorf("the error should name the object and the remedy, not an unreachable cluster:\n%s", r.Output)
+	}
+	acctest.MustNotExist(t, configMaps, ns, "fine")
+}

@@ -24,6 +24,9 @@ func Unreachable(err error) bool {
 	if !errors.As(err, &status) {
 		return true // no answer from the server at all
 	}
+	if ContentRefused(err) {
+		return false // the server's verdict on what was sent
+	}
 	code := status.Status().Code
 	return code == http.StatusUnauthorized || code == http.StatusForbidden || code >= 500 ||
 		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
@@ -77,6 +80,10 @@ func Remedy(err error) string {
 			"connection's client certificate, or does not speak TLS at that address. Check " +
 			"cluster_connection.client_certificate and client_key (or the kubeconfig's user) and that host is the " +
 			"API server's https:// address."
+	case ContentRefused(err):
+		return "The API server refused the object's content: a field holds a value of another type than the " +
+			"kind's schema says (a number or a boolean where a string belongs: quote it in YAML, as in " +
+			"\"true\" or \"8080\"). Fix the manifest; running again as it is would fail the same way."
 	case noServer(err):
 		return "Nothing answered at the API server's address (connection refused, or the host name is unknown). " +
 			"Check cluster_connection.host (or the server of the kubeconfig's cluster) and that the cluster is " +
@@ -93,6 +100,18 @@ func Remedy(err error) string {
 			"Nothing was decided from this answer; run again when the cluster is reachable."
 	}
 	return ""
+}
+
+// ContentRefused reports the answer Server-Side Apply gives a body it cannot
+// type against the kind's schema (a boolean where a string belongs): a 500,
+// yet the server's verdict on the object, not a server fault, so it is
+// neither retried nor reported as an unreachable cluster.
+func ContentRefused(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Code != http.StatusInternalServerError {
+		return false
+	}
+	return strings.Contains(status.Status().Message, "failed to create typed patch object")
 }
 
 // budgetOf names the budget a request that got no answer was tried within.

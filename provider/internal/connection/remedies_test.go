@@ -28,6 +28,9 @@ func TestRequestRemedyOnlyForTheClustersAnswers(t *testing.T) {
 		{"403", fmt.Errorf("applying: %w", apierrors.NewForbidden(gr, "settings", errors.New("rbac"))), "RBAC"},
 		{"401", apierrors.NewUnauthorized("expired"), "expired"},
 		{"500", apierrors.NewInternalError(errors.New("etcd")), "did not answer as expected"},
+		{"a value of the wrong type", apierrors.NewInternalError(errors.New("failed to create typed patch object " +
+			"(ns/extra; /v1, Kind=ConfigMap): .data.x: expected string, got &value.valueUnstructured{Value:true}")),
+			"quote it in YAML"},
 		{"no answer", &url.Error{Op: "Get", URL: "https://cluster/api", Err: context.DeadlineExceeded}, "did not answer as expected"},
 		{"a client certificate the server refuses", &url.Error{Op: "Get", URL: "https://cluster/api",
 			Err: &net.OpError{Op: "remote error", Err: errors.New("tls: bad certificate")}}, "client_certificate"},

@@ -47,7 +47,8 @@ func Retry(ctx context.Context, retryable func(error) bool, f func(context.Conte
 // failed TLS handshake or exec credential plugin: the connection's
 // configuration is at fault, and the same request fails the same way.
 func Transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || connection.Exhausted(err) || connection.Misconfigured(err) {
+	if err == nil || errors.Is(err, context.Canceled) || connection.Exhausted(err) || connection.Misconfigured(err) ||
+		connection.ContentRefused(err) {
 		return false
 	}
 	var status apierrors.APIStatus

@@ -29,6 +29,9 @@ func TestTransientLeavesBusyAnswersToTheTransport(t *testing.T) {
 		{"429", apierrors.NewTooManyRequests("slow down", 0), false},
 		{"503", apierrors.NewServiceUnavailable("no backend"), false},
 		{"500", apierrors.NewInternalError(errors.New("etcd")), true},
+		// A 500 that is the server's verdict on the body: sent again, it fails again.
+		{"a value of the wrong type", apierrors.NewInternalError(errors.New("failed to create typed patch object " +
+			"(ns/cm; /v1, Kind=ConfigMap): .data.x: expected string, got &value.valueUnstructured{Value:true}")), false},
 		{"504", apierrors.NewTimeoutError("no answer in time", 0), true},
 		{"server timeout", apierrors.NewServerTimeout(gr, "patch", 0), true},
 		{"a broken connection", &url.Error{Op: "Patch", URL: "https://cluster", Err: errors.New("connection reset by peer")}, true},

@@ -16,7 +16,8 @@ import (
 // ManifestSet under the real Pulumi engine: a bundle with a Secret is
 // created in one step (the parent Secret and every member carry the
 // ApplySet's marks); a preview changes nothing; a changed value is an update
-// in place; an object taken out of the bundle is pruned; the Secret's value
+// in place; an object taken out of the bundle is pruned; drift on an owned
+// field is put back by a plain up (no refresh); the Secret's value
 // is in no output and not in the stack's state in clear (yamlBody is a
 // secret there); destroy deletes every object and the parent.
 func TestPulumiManifestSet(t *testing.T) {
@@ -83,6 +84,14 @@ func TestPulumiManifestSet(t *testing.T) {
 	}
 	if obj, err := acctest.Get(t, configMaps, ns, "extra"); err != nil || obj != nil {
 		t.Errorf("the ConfigMap taken out of the bundle should be pruned: %v, %v", obj, err)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+
+	// Drift on an owned field, then a plain up (no refresh): put back.
+	acctest.PatchAs(t, "kubectl-edit", configMaps, ns, "settings", `{"data":{"greeting":"edited"}}`)
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"update": 1, "same": 1})
+	if err := acctest.ConfigMapHas(t, ns, "settings", "greeting", "bonjour"); err != nil {
+		t.Errorf("a plain pulumi up should put the drifted value back: %v", err)
 	}
 	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
 

@@ -186,6 +186,13 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 		if results[i].object.Desired == nil {
 			continue // known after apply: nothing planned to explain
 		}
+		if v, ok := inState[mb.key]; ok && v.Equal(results[i].value) && objectplan.Drifted(ctx, results[i].object, results[i].plan) {
+			// A state no refresh brought up to date (a plain pulumi up)
+			// plans no change for an object someone changed: the apply must
+			// put it back all the same, which an element known only after
+			// it says.
+			elems[mb.key] = types.MapUnknown(types.StringType)
+		}
 		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: mb.key,
 			At: pathObjects.AtMapKey(mb.key), Attribute: "objects",
 			Private: privatestate.Of{R: req.Private, W: resp.Private, Object: mb.key}, Verbosity: r.verbosity,

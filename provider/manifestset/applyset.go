@@ -15,6 +15,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
@@ -27,7 +28,7 @@ import (
 // names.
 const (
 	labelApplySetID              = "applyset.kubernetes.io/id"
-	labelPartOf                  = "applyset.kubernetes.io/part-of"
+	labelPartOf                  = objectplan.LabelApplySetPartOf
 	annotationTooling            = "applyset.kubernetes.io/tooling"
 	annotationContainsGroupKinds = "applyset.kubernetes.io/contains-group-kinds"
 	annotationNamespaces         = "applyset.kubernetes.io/additional-namespaces"

@@ -367,3 +367,47 @@ func TestAccManifestSet_valueOfTheWrongTypeIsRefused(t *testing.T) {
 	}
 	acctest.MustNotExist(t, configMaps, ns, "fine")
 }
+
+// An object of a set is the set's: a k8sconnect_object that declares it too
+// is refused at plan, naming the ApplySet, and so is a k8sconnect_patch of
+// it (the set would take its fields back at every apply); the set's object
+// is left as the set applied it.
+func TestAccManifestSet_declaredAlsoElsewhereIsRefused(t *testing.T) {
+	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	ns := acctest.Namespace(t)
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "shared", "set")), ""))
+	w.Cleanup()
+	w.MustApply()
+	setID := w.StateAttribute("k8sconnect_manifest_set.set", "applyset_id")
+
+	for what, config := range map[string]string{
+		"a k8sconnect_object": fmt.Sprintf(`
+resource "k8sconnect_object" "also" {
+  yaml_body = %q
+  %s
+}
+`, configMap(ns, "shared", "object"), acctest.Connection(t)),
+		"a k8sconnect_patch": fmt.Sprintf(`
+resource "k8sconnect_patch" "also" {
+  target = { api_version = "v1", kind = "ConfigMap", name = "shared", namespace = %q }
+  patch  = yamlencode({ data = { greeting = "patched" } })
+  take_ownership = true
+  %s
+}
+`, ns, acctest.Connection(t)),
+	} {
+		other := acctest.NewWorkdir(t)
+		other.Write(config)
+		other.Cleanup()
+		r := other.Apply()
+		other.MustFail(r, what+" of a set's object")
+		if !r.HasError("ApplySet " + setID) {
+			t.Errorf("%s of a set's object should be refused, naming the ApplySet %s:\n%s", what, setID, r.Output)
+		}
+	}
+	if got := acctest.MustGet(t, configMaps, ns, "shared").Object["data"].(map[string]any)["greeting"]; got != "set" {
+		t.Errorf("the set's object was changed: greeting = %v", got)
+	}
+	w.MustPlanNoChanges()
+}

@@ -400,6 +400,10 @@ func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error 
 			"k8sconnect:index/kubernetesObject:KubernetesObject <name> %[4]s)",
 			id, owner, annotationOwnedBy, ImportID(id))
 	}
+	if set := objectplan.HolderOf(live).ApplySet; set != "" {
+		return fmt.Errorf("%s already exists and is a member of %s. An object belongs to one resource: take it "+
+			"out of this configuration or out of the set", id, objectplan.HolderOf(live))
+	}
 	return fmt.Errorf("%s already exists in the cluster and k8sconnect does not manage it. Delete it, or choose "+
 		"another name. To change a few fields of an object someone else manages, use k8sconnect_patch", id)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,13 @@ func changedSince(ctx context.Context, c *connection.Client, target manifest.Ide
 // selfPatchError refuses to patch an object that k8sconnect_object manages:
 // two resources of one configuration would fight over it.
 func selfPatchError(live *unstructured.Unstructured, target manifest.Identity) error {
-	if !objectplan.HolderOf(live).ManagedByObject() {
+	holder := objectplan.HolderOf(live)
+	if holder.ApplySet != "" && slices.Contains(holder.Managers, ssa.FieldManager) {
+		return fmt.Errorf("%s is a member of %s, which k8sconnect applies. k8sconnect_patch is for objects something "+
+			"else manages. Change the set's manifests instead, or list the fields another controller should own in "+
+			"its ignore_fields", target, holder)
+	}
+	if !holder.ManagedByObject() {
 		return nil
 	}
 	return fmt.Errorf("%s is managed by a k8sconnect_object (annotation %s or field manager %q). "+

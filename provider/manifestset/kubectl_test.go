@@ -35,7 +35,7 @@ func kubectl(t *testing.T, dir string, args ...string) (string, bool) {
 // kinds annotation for the same kinds; each refuses to take over the other's
 // parent, naming the tool that holds it.
 func TestAccManifestSet_kubectlSeesTheSameApplySet(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	dir := t.TempDir()
 	write := func(name, text string) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 )
 
 func TestMain(m *testing.M) { acctest.Main(m) }
@@ -58,7 +57,7 @@ func configMap(ns, name, value string) string {
 // a drifted owned field shows in the plan and is put back; an object taken
 // out of the source is pruned; destroy deletes every object and the parent.
 func TestAccManifestSet_lifecycle(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.NamespaceToMake(t)
 	group := strings.ToLower(acctest.Name("set")) + ".k8sconnect.test"
 	widget := fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: one, namespace: %s}\nspec: {size: 3}\n", group, ns)
@@ -170,7 +169,7 @@ spec:
 // who holds it, and nothing of the set is applied; so is the same object
 // declared in two sets (the second is refused).
 func TestAccManifestSet_refusesWhatIsNotItsOwn(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	acctest.ApplyAs(t, "someone-else", configMaps, configMap(ns, "taken", "theirs"))
 	w := acctest.NewWorkdir(t)
@@ -204,7 +203,7 @@ func TestAccManifestSet_refusesWhatIsNotItsOwn(t *testing.T) {
 // prune = false leaves an object taken out of the source in the cluster,
 // without the set's part-of label, and says so at plan.
 func TestAccManifestSet_pruneFalseLetsGo(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	w := acctest.NewWorkdir(t)
 	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "stays", "a"), configMap(ns, "leaves", "b")), "prune = false"))
@@ -231,7 +230,7 @@ func TestAccManifestSet_pruneFalseLetsGo(t *testing.T) {
 // A set read from a directory of files (recursive) keeps a Secret's data
 // out of state and plan output: objects shows keyed hashes.
 func TestAccManifestSet_directoryWithASecret(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	dir := t.TempDir()
 	secret := acctest.NewSecretValue("pw")
@@ -272,7 +271,7 @@ func TestAccManifestSet_directoryWithASecret(t *testing.T) {
 // warned of once, at the plan that creates the body, in a warning that
 // prints no source line; its value is in no output; the next plan is quiet.
 func TestAccManifestSet_secretInYAMLBody(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	secret := acctest.NewSecretValue("pw")
 	body := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: auth, namespace: %s}\nstringData: {password: %s}\n---\n%s",
@@ -309,7 +308,7 @@ func TestAccManifestSet_secretInYAMLBody(t *testing.T) {
 // generated ConfigMap (with kustomize's hash suffix) are the set's objects.
 // A set with two sources, or none, is refused at plan.
 func TestAccManifestSet_kustomizationAndOneSource(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	dir := t.TempDir()
 	for name, text := range map[string]string{
@@ -350,7 +349,7 @@ func TestAccManifestSet_kustomizationAndOneSource(t *testing.T) {
 // strings) is the server's verdict on the manifest: refused at plan, named
 // as such and not as an unreachable cluster, and nothing is applied.
 func TestAccManifestSet_valueOfTheWrongTypeIsRefused(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	w := acctest.NewWorkdir(t)
 	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "fine", "hi"),
@@ -373,7 +372,7 @@ func TestAccManifestSet_valueOfTheWrongTypeIsRefused(t *testing.T) {
 // it (the set would take its fields back at every apply); the set's object
 // is left as the set applied it.
 func TestAccManifestSet_declaredAlsoElsewhereIsRefused(t *testing.T) {
-	t.Setenv("KUBECONFIG", localcluster.Shared(t).KubeconfigPath)
+	t.Parallel()
 	ns := acctest.Namespace(t)
 	w := acctest.NewWorkdir(t)
 	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "shared", "set")), ""))

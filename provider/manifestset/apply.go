@@ -229,11 +229,36 @@ func (a *applyRun) applyOne(ctx context.Context, m member) (*unstructured.Unstru
 		if gerr != nil {
 			return nil, fmt.Errorf("it exists, and reading it to see whose it is failed: %w", gerr)
 		}
-		if live.GetLabels()[labelPartOf] != a.parent.applySetID() {
+		switch partOf := live.GetLabels()[labelPartOf]; {
+		case partOf == a.parent.applySetID():
+		case partOf == "" && a.plan.TakeOwnership.ValueBool():
+			return a.takeOver(ctx, m, live)
+		default:
 			return nil, errTaken
 		}
 	}
 	return ssa.Apply(ctx, a.c, m.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+}
+
+// takeOver makes live, an object that exists and belongs to no set, the
+// set's (take_ownership): applied, then the fields it sets handed from
+// every other field manager to the set's, so that it has one owner and a
+// later apply that drops a field deletes it.
+func (a *applyRun) takeOver(ctx context.Context, m member, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	applied, err := ssa.Apply(ctx, a.c, m.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+	if err != nil {
+		return nil, err
+	}
+	var from []string
+	for _, e := range live.GetManagedFields() {
+		if e.Manager != ssa.FieldManager && e.Subresource == "" && !slices.Contains(from, e.Manager) {
+			from = append(from, e.Manager)
+		}
+	}
+	if len(from) == 0 {
+		return applied, nil
+	}
+	return ssa.TakeOver(ctx, a.c, applied, from)
 }
 
 // prune deletes, in Helm's uninstall order, the objects of the last apply

@@ -92,7 +92,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			fmt.Sprintf("%q matches no object of the set, so it leaves no field to other managers. Keys are "+
 				"written as objects lists them, such as %s.", pattern, ms.all[0].key))
 	}
-	plan.Objects = r.planAll(ctx, c, ms, p, req, resp, state)
+	plan.Objects = r.planAll(ctx, c, ms, p, plan.TakeOwnership.ValueBool(), req, resp, state)
 	r.warnLeaving(&plan, &state, ms, &resp.Diagnostics)
 }
 
@@ -149,12 +149,14 @@ type planned struct {
 	value  attr.Value
 	object objectplan.Object
 	plan   objectplan.Planned
+	// takenFrom names who holds an object take_ownership takes over.
+	takenFrom string
 }
 
 // planAll plans every member in parallel and returns objects; an error of
 // one is reported on its key.
-func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *members, p parent, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model) types.Map {
+func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *members, p parent, takeOwnership bool,
+	req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state model) types.Map {
 	results := make([]planned, len(ms.all))
 	errs := make([]error, len(ms.all))
 	inState := state.Objects.Elements()
@@ -166,7 +168,7 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 			last = &objectplan.Last{Private: privatestate.Of{R: req.Private, Object: mb.key},
 				Stored: ownership.StateProjection(ctx, objectset.MapOf(v)), SameConfiguration: priv[mb.key].Body == bodyHash(mb)}
 		}
-		results[i], errs[i] = planOne(ctx, c, mb, last, objectset.OwnedAtApply(ctx, req.Private, mb.key), ms, p)
+		results[i], errs[i] = planOne(ctx, c, mb, last, objectset.OwnedAtApply(ctx, req.Private, mb.key), ms, p, takeOwnership)
 	})
 	diags := &resp.Diagnostics
 	elems := make(map[string]attr.Value, len(ms.all))
@@ -183,6 +185,11 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 			continue
 		}
 		elems[mb.key] = results[i].value
+		if from := results[i].takenFrom; from != "" {
+			diags.AddAttributeWarning(pathObjects.AtMapKey(mb.key), "Taking over an object",
+				fmt.Sprintf("%s exists and belongs to %s. take_ownership is set: the apply makes it the set's, "+
+					"applying it and handing the fields it sets from their field managers to the set.", mb.key, from))
+		}
 		if results[i].object.Desired == nil {
 			continue // known after apply: nothing planned to explain
 		}
@@ -209,7 +216,7 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 // resource whose CRD comes with the set, and an object whose namespace
 // does, are known after apply.
 func planOne(ctx context.Context, c *connection.Client, mb member, last *objectplan.Last, owned *fieldpath.Set, ms *members,
-	p parent) (planned, error) {
+	p parent, takeOwnership bool) (planned, error) {
 	unknown := planned{value: types.MapUnknown(types.StringType)}
 	id := manifest.IdentityOf(mb.obj)
 	read, err := objectplan.Read(ctx, c, id)
@@ -224,8 +231,10 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 	case err != nil:
 		return planned{}, fmt.Errorf("reading it: %w", err)
 	}
+	var takeover string
 	if read.Obj != nil && last == nil {
-		if err := checkNotTaken(read.Obj, p); err != nil {
+		var err error
+		if takeover, err = checkNotTaken(read.Obj, p, takeOwnership); err != nil {
 			return planned{}, err
 		}
 	}
@@ -243,21 +252,24 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 	case err != nil:
 		return planned{}, err
 	}
-	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl}, nil
+	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl, takenFrom: takeover}, nil
 }
 
 // checkNotTaken refuses an object the set would create that exists and is
-// not this set's: it carries another set's part-of label or none. One that
-// carries this set's is its own, from an apply that did not finish.
-func checkNotTaken(live *unstructured.Unstructured, p parent) error {
-	switch partOf := live.GetLabels()[labelPartOf]; partOf {
-	case p.applySetID():
-		return nil
-	case "":
-		return fmt.Errorf("it already exists and belongs to %s; nothing was changed. Take it out of the manifests, "+
-			"or delete it first if it is meant to be this set's", objectplan.HolderOf(live).String())
-	default:
-		return fmt.Errorf("it already exists and belongs to another ApplySet (%s %s); nothing was changed. An "+
+// not this set's: it carries another set's part-of label, or none and
+// takeOwnership is not set; with takeOwnership it returns who holds the
+// object, which the apply takes it from. One that carries this set's label
+// is its own, from an apply that did not finish.
+func checkNotTaken(live *unstructured.Unstructured, p parent, takeOwnership bool) (string, error) {
+	switch partOf := live.GetLabels()[labelPartOf]; {
+	case partOf == p.applySetID():
+		return "", nil
+	case partOf != "":
+		return "", fmt.Errorf("it already exists and belongs to another ApplySet (%s %s); nothing was changed. An "+
 			"object belongs to one set: take it out of the manifests of one of them", labelPartOf, partOf)
+	case takeOwnership:
+		return objectplan.HolderOf(live).String(), nil
 	}
+	return "", fmt.Errorf("it already exists and belongs to %s; nothing was changed. Take it out of the manifests, "+
+		"delete it first, or set take_ownership = true to make it the set's", objectplan.HolderOf(live).String())
 }

@@ -64,6 +64,7 @@ type model struct {
 	Namespace         types.String `tfsdk:"namespace"`
 	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
 	Prune             types.Bool   `tfsdk:"prune"`
+	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
 	Timeout           types.String `tfsdk:"timeout"`
 	ApplySet          types.Object `tfsdk:"applyset"`
@@ -132,6 +133,12 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Description: "Delete an object that leaves the source (bound to its UID, and only while it still " +
 					"carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the " +
 					"cluster as it is and taken out of the set. Defaults to true."},
+			"take_ownership": schema.BoolAttribute{Optional: true,
+				Description: "Take over objects of the source that exist already and belong to no other set (made " +
+					"with kubectl, by a k8sconnect_object taken out of state, by a tool since removed), as " +
+					"hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it " +
+					"takes and from whom, and the apply hands their field managers' fields to the set. Without it such " +
+					"an object is refused at plan. An object of another set is refused either way. Defaults to false."},
 			"delete_protection": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Refuse to destroy the set (and so anything that would delete its objects) until this " +
 					"is set to false and applied."},

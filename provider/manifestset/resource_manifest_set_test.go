@@ -410,3 +410,75 @@ resource "k8sconnect_patch" "also" {
 	}
 	w.MustPlanNoChanges()
 }
+
+// Moving objects from a for_each of k8sconnect_object into a set, as the
+// guide says: the objects leave state (a removed block that keeps them),
+// and a set with take_ownership takes them over in place: the same UIDs,
+// no k8sconnect_object id left on them, the set's part-of label, and the
+// fields kubectl held of another object taken over handed to the set; the
+// next plan is quiet. Without take_ownership the same set is refused.
+func TestAccManifestSet_takeOwnershipMovesObjectsIn(t *testing.T) {
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  for_each  = toset(["one", "two"])
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: ${each.key}, namespace: %s}
+    data: {greeting: hi}
+  YAML
+  %s
+}
+`, ns, acctest.Connection(t)))
+	w.MustApply()
+	acctest.ApplyAs(t, "kubectl", configMaps, configMap(ns, "by-hand", "hi"))
+	uids := map[string]string{}
+	for _, name := range []string{"one", "two", "by-hand"} {
+		uids[name] = acctest.UID(t, configMaps, ns, name)
+	}
+	body := yamlBody(configMap(ns, "one", "hi"), configMap(ns, "two", "hi"), configMap(ns, "by-hand", "hi"))
+	removed := "\nremoved {\n  from = k8sconnect_object.cm\n  lifecycle { destroy = false }\n}\n"
+
+	w.Write(setConfig(t, "set", body, "") + removed)
+	r := w.Apply()
+	w.MustFail(r, "a set over existing objects without take_ownership")
+	if !r.HasError("take_ownership") {
+		t.Errorf("the refusal should name take_ownership:\n%s", r.Output)
+	}
+
+	w.Write(setConfig(t, "set", body, "take_ownership = true") + removed)
+	w.Cleanup()
+	r = w.Plan()
+	var warned int
+	for _, d := range r.Warnings() {
+		if d.Summary == "Taking over an object" {
+			warned++
+		}
+	}
+	if warned != 3 {
+		t.Errorf("the plan should warn of each of the 3 objects taken over, warns %v", r.Warnings())
+	}
+	w.MustApply()
+	setID := w.StateAttribute("k8sconnect_manifest_set.set", "applyset_id")
+	for name, uid := range uids {
+		live := acctest.MustGet(t, configMaps, ns, name)
+		if string(live.GetUID()) != uid {
+			t.Errorf("%s was replaced (UID %s -> %s); a takeover is in place", name, uid, live.GetUID())
+		}
+		if got := live.GetLabels()[labelPartOf]; got != setID {
+			t.Errorf("%s: part-of %q, want %q", name, got, setID)
+		}
+		if id := live.GetAnnotations()["k8sconnect.io/owned-by"]; id != "" {
+			t.Errorf("%s still carries a k8sconnect_object's id %q", name, id)
+		}
+		for _, e := range live.GetManagedFields() {
+			if e.Manager == "kubectl" && strings.Contains(string(e.FieldsV1.Raw), "greeting") {
+				t.Errorf("%s: kubectl still holds data.greeting after the takeover", name)
+			}
+		}
+	}
+	w.MustPlanNoChanges()
+}

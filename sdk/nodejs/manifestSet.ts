@@ -90,6 +90,10 @@ export class ManifestSet extends pulumi.CustomResource {
      */
     declare public readonly recursive: pulumi.Output<boolean | undefined>;
     /**
+     * Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     */
+    declare public readonly takeOwnership: pulumi.Output<boolean | undefined>;
+    /**
      * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
      */
     declare public readonly timeout: pulumi.Output<string>;
@@ -123,6 +127,7 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["path"] = state?.path;
             resourceInputs["prune"] = state?.prune;
             resourceInputs["recursive"] = state?.recursive;
+            resourceInputs["takeOwnership"] = state?.takeOwnership;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["yamlBody"] = state?.yamlBody;
         } else {
@@ -136,6 +141,7 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["path"] = args?.path;
             resourceInputs["prune"] = args?.prune;
             resourceInputs["recursive"] = args?.recursive;
+            resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["yamlBody"] = args?.yamlBody;
             resourceInputs["applysetId"] = undefined /*out*/;
@@ -200,6 +206,10 @@ export interface ManifestSetState {
      */
     recursive?: pulumi.Input<boolean | undefined>;
     /**
+     * Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     */
+    takeOwnership?: pulumi.Input<boolean | undefined>;
+    /**
      * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
      */
     timeout?: pulumi.Input<string | undefined>;
@@ -249,6 +259,10 @@ export interface ManifestSetArgs {
      * With a directory `path`, read its subdirectories too. Defaults to false.
      */
     recursive?: pulumi.Input<boolean | undefined>;
+    /**
+     * Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     */
+    takeOwnership?: pulumi.Input<boolean | undefined>;
     /**
      * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
      */

@@ -43,6 +43,8 @@ type ManifestSet struct {
 	Prune pulumi.BoolOutput `pulumi:"prune"`
 	// With a directory `path`, read its subdirectories too. Defaults to false.
 	Recursive pulumi.BoolPtrOutput `pulumi:"recursive"`
+	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+	TakeOwnership pulumi.BoolPtrOutput `pulumi:"takeOwnership"`
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
@@ -103,6 +105,8 @@ type manifestSetState struct {
 	Prune *bool `pulumi:"prune"`
 	// With a directory `path`, read its subdirectories too. Defaults to false.
 	Recursive *bool `pulumi:"recursive"`
+	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+	TakeOwnership *bool `pulumi:"takeOwnership"`
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout *string `pulumi:"timeout"`
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
@@ -134,6 +138,8 @@ type ManifestSetState struct {
 	Prune pulumi.BoolPtrInput
 	// With a directory `path`, read its subdirectories too. Defaults to false.
 	Recursive pulumi.BoolPtrInput
+	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+	TakeOwnership pulumi.BoolPtrInput
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout pulumi.StringPtrInput
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
@@ -163,6 +169,8 @@ type manifestSetArgs struct {
 	Prune *bool `pulumi:"prune"`
 	// With a directory `path`, read its subdirectories too. Defaults to false.
 	Recursive *bool `pulumi:"recursive"`
+	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+	TakeOwnership *bool `pulumi:"takeOwnership"`
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout *string `pulumi:"timeout"`
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
@@ -189,6 +197,8 @@ type ManifestSetArgs struct {
 	Prune pulumi.BoolPtrInput
 	// With a directory `path`, read its subdirectories too. Defaults to false.
 	Recursive pulumi.BoolPtrInput
+	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+	TakeOwnership pulumi.BoolPtrInput
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout pulumi.StringPtrInput
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
@@ -340,6 +350,11 @@ func (o ManifestSetOutput) Prune() pulumi.BoolOutput {
 // With a directory `path`, read its subdirectories too. Defaults to false.
 func (o ManifestSetOutput) Recursive() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.BoolPtrOutput { return v.Recursive }).(pulumi.BoolPtrOutput)
+}
+
+// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+func (o ManifestSetOutput) TakeOwnership() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *ManifestSet) pulumi.BoolPtrOutput { return v.TakeOwnership }).(pulumi.BoolPtrOutput)
 }
 
 // How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).

@@ -30,6 +30,7 @@ class ManifestSetArgs:
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -44,6 +45,7 @@ class ManifestSetArgs:
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
+        :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
         """
@@ -65,6 +67,8 @@ class ManifestSetArgs:
             pulumi.set(__self__, "prune", prune)
         if recursive is not None:
             pulumi.set(__self__, "recursive", recursive)
+        if take_ownership is not None:
+            pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if yaml_body is not None:
@@ -179,6 +183,18 @@ class ManifestSetArgs:
         pulumi.set(self, "recursive", value)
 
     @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
+
+    @take_ownership.setter
+    def take_ownership(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_ownership", value)
+
+    @_builtins.property
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -218,6 +234,7 @@ class _ManifestSetState:
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -235,6 +252,7 @@ class _ManifestSetState:
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
+        :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
         """
@@ -262,6 +280,8 @@ class _ManifestSetState:
             pulumi.set(__self__, "prune", prune)
         if recursive is not None:
             pulumi.set(__self__, "recursive", recursive)
+        if take_ownership is not None:
+            pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if yaml_body is not None:
@@ -412,6 +432,18 @@ class _ManifestSetState:
         pulumi.set(self, "recursive", value)
 
     @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
+
+    @take_ownership.setter
+    def take_ownership(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_ownership", value)
+
+    @_builtins.property
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -451,6 +483,7 @@ class ManifestSet(pulumi.CustomResource):
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -473,6 +506,7 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
+        :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
         """
@@ -514,6 +548,7 @@ class ManifestSet(pulumi.CustomResource):
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -534,6 +569,7 @@ class ManifestSet(pulumi.CustomResource):
             __props__.__dict__["path"] = path
             __props__.__dict__["prune"] = prune
             __props__.__dict__["recursive"] = recursive
+            __props__.__dict__["take_ownership"] = take_ownership
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["yaml_body"] = yaml_body
             __props__.__dict__["applyset_id"] = None
@@ -561,6 +597,7 @@ class ManifestSet(pulumi.CustomResource):
             path: pulumi.Input[Optional[_builtins.str]] = None,
             prune: pulumi.Input[Optional[_builtins.bool]] = None,
             recursive: pulumi.Input[Optional[_builtins.bool]] = None,
+            take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
             yaml_body: pulumi.Input[Optional[_builtins.str]] = None) -> 'ManifestSet':
         """
@@ -582,6 +619,7 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
+        :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
         """
@@ -601,6 +639,7 @@ class ManifestSet(pulumi.CustomResource):
         __props__.__dict__["path"] = path
         __props__.__dict__["prune"] = prune
         __props__.__dict__["recursive"] = recursive
+        __props__.__dict__["take_ownership"] = take_ownership
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["yaml_body"] = yaml_body
         return ManifestSet(resource_name, opts=opts, __props__=__props__)
@@ -700,6 +739,14 @@ class ManifestSet(pulumi.CustomResource):
         With a directory `path`, read its subdirectories too. Defaults to false.
         """
         return pulumi.get(self, "recursive")
+
+    @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
 
     @_builtins.property
     @pulumi.getter

@@ -198,6 +198,20 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.recursive);
     }
     /**
+     * Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm&#39;s takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers&#39; fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     * 
+     */
+    @Export(name="takeOwnership", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> takeOwnership;
+
+    /**
+     * @return Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm&#39;s takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers&#39; fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> takeOwnership() {
+        return Codegen.optional(this.takeOwnership);
+    }
+    /**
      * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
      * 
      */

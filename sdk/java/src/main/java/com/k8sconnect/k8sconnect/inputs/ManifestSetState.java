@@ -201,6 +201,21 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm&#39;s takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers&#39; fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     * 
+     */
+    @Import(name="takeOwnership")
+    private @Nullable Output<Boolean> takeOwnership;
+
+    /**
+     * @return Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm&#39;s takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers&#39; fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> takeOwnership() {
+        return Optional.ofNullable(this.takeOwnership);
+    }
+
+    /**
      * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
      * 
      */
@@ -245,6 +260,7 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         this.path = $.path;
         this.prune = $.prune;
         this.recursive = $.recursive;
+        this.takeOwnership = $.takeOwnership;
         this.timeout = $.timeout;
         this.yamlBody = $.yamlBody;
     }
@@ -517,6 +533,27 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder recursive(Boolean recursive) {
             return recursive(Output.of(recursive));
+        }
+
+        /**
+         * @param takeOwnership Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm&#39;s takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers&#39; fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder takeOwnership(@Nullable Output<Boolean> takeOwnership) {
+            $.takeOwnership = takeOwnership;
+            return this;
+        }
+
+        /**
+         * @param takeOwnership Take over objects of the source that exist already and belong to no other set (made with kubectl, by a k8sconnect.KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm&#39;s takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers&#39; fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder takeOwnership(Boolean takeOwnership) {
+            return takeOwnership(Output.of(takeOwnership));
         }
 
         /**

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
@@ -38,7 +39,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, nil, nil, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, nil, req.Config, nil, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -50,7 +51,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, &state, req.Private, resp.Private, &resp.Diagnostics) {
+	if r.apply(ctx, &plan, &state, req.Config, req.Private, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -63,6 +64,8 @@ type applyRun struct {
 	parent  parent
 	timeout time.Duration
 	version string
+	// config gives yaml_body_wo, which a plan holds as null.
+	config tfsdk.Config
 	// prior are the objects of the last apply, by key.
 	prior   private
 	applied map[string]*unstructured.Unstructured
@@ -70,8 +73,9 @@ type applyRun struct {
 
 // apply applies plan over state (nil for a create): prepare, perform,
 // record. It reports whether plan now holds the state to keep.
-func (r *Resource) apply(ctx context.Context, plan, state *model, in privatestate.Reader, out privatestate.Writer, diags *diag.Diagnostics) bool {
-	a := &applyRun{plan: plan, version: r.version}
+func (r *Resource) apply(ctx context.Context, plan, state *model, config tfsdk.Config, in privatestate.Reader, out privatestate.Writer,
+	diags *diag.Diagnostics) bool {
+	a := &applyRun{plan: plan, version: r.version, config: config}
 	return a.prepare(ctx, r.clients, state, in, out, diags) && a.perform(ctx, diags) && a.record(ctx, out, diags)
 }
 
@@ -102,7 +106,8 @@ func (a *applyRun) prepare(ctx context.Context, clients *connection.Cache, state
 	if a.plan.ClusterUID.IsUnknown() {
 		a.plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
-	if a.ms = readMembers(ctx, a.plan, c, "", diags); a.ms == nil {
+	source := withWriteOnly(ctx, *a.plan, a.config, diags)
+	if a.ms = readMembers(ctx, &source, c, "", diags); a.ms == nil {
 		return false
 	}
 	a.parent = parentOf(a.plan, state, a.ms)

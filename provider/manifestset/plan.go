@@ -49,14 +49,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
 	plan.Objects = types.MapUnknown(objectset.ProjectionType)
-	if !plan.sourceKnown() || plan.ApplySet.IsUnknown() {
+	source := withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
+	if !source.sourceKnown() || plan.ApplySet.IsUnknown() {
 		return // planned when the configuration is known
 	}
 	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
 	if !ok || c == nil {
 		return
 	}
-	ms := readMembers(ctx, &plan, c, "", &resp.Diagnostics)
+	ms := readMembers(ctx, &source, c, "", &resp.Diagnostics)
 	if ms == nil {
 		return
 	}

@@ -17,6 +17,7 @@ package manifestset
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -56,19 +57,21 @@ var (
 func New() resource.Resource { return &Resource{} }
 
 type model struct {
-	ID                types.String `tfsdk:"id"`
-	YAMLBody          types.String `tfsdk:"yaml_body"`
-	Path              types.String `tfsdk:"path"`
-	Recursive         types.Bool   `tfsdk:"recursive"`
-	Kustomization     types.String `tfsdk:"kustomization"`
-	Namespace         types.String `tfsdk:"namespace"`
-	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
-	Prune             types.Bool   `tfsdk:"prune"`
-	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
-	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
-	Timeout           types.String `tfsdk:"timeout"`
-	ApplySet          types.Object `tfsdk:"applyset"`
-	ClusterConnection types.Object `tfsdk:"cluster_connection"`
+	ID                 types.String `tfsdk:"id"`
+	YAMLBody           types.String `tfsdk:"yaml_body"`
+	YAMLBodyWO         types.String `tfsdk:"yaml_body_wo"`
+	YAMLBodyWORevision types.Int64  `tfsdk:"yaml_body_wo_revision"`
+	Path               types.String `tfsdk:"path"`
+	Recursive          types.Bool   `tfsdk:"recursive"`
+	Kustomization      types.String `tfsdk:"kustomization"`
+	Namespace          types.String `tfsdk:"namespace"`
+	IgnoreFields       types.Map    `tfsdk:"ignore_fields"`
+	Prune              types.Bool   `tfsdk:"prune"`
+	TakeOwnership      types.Bool   `tfsdk:"take_ownership"`
+	DeleteProtection   types.Bool   `tfsdk:"delete_protection"`
+	Timeout            types.String `tfsdk:"timeout"`
+	ApplySet           types.Object `tfsdk:"applyset"`
+	ClusterConnection  types.Object `tfsdk:"cluster_connection"`
 
 	Objects    types.Map    `tfsdk:"objects"`
 	ApplySetID types.String `tfsdk:"applyset_id"`
@@ -79,6 +82,7 @@ var (
 	pathObjects      = path.Root("objects")
 	pathIgnoreFields = path.Root("ignore_fields")
 	pathYAMLBody     = path.Root("yaml_body")
+	pathYAMLBodyWO   = path.Root("yaml_body_wo")
 	pathPath         = path.Root("path")
 	pathKustomize    = path.Root("kustomization")
 	pathTimeout      = path.Root("timeout")
@@ -93,7 +97,8 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 }
 
 func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	sources := []path.Expression{path.MatchRoot("yaml_body"), path.MatchRoot("path"), path.MatchRoot("kustomization")}
+	sources := []path.Expression{path.MatchRoot("yaml_body"), path.MatchRoot("yaml_body_wo"), path.MatchRoot("path"),
+		path.MatchRoot("kustomization")}
 	resp.Schema = schema.Schema{
 		Description: "A bundle of manifests held as one resource (multi-document YAML, the files of a directory, or " +
 			"a kustomization), whose every object is planned, applied and checked for drift as k8sconnect_object " +
@@ -110,7 +115,17 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Validators: []validator.String{stringvalidator.ExactlyOneOf(sources...)},
 				Description: "The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and " +
 					"shown in plans: a set that holds a Secret is better read from files, with `path` or " +
-					"`kustomization`. Exactly one of yaml_body, path and kustomization."},
+					"`kustomization`, or give it by yaml_body_wo. Exactly one of yaml_body, yaml_body_wo, path and " +
+					"kustomization."},
+			"yaml_body_wo": schema.StringAttribute{Optional: true, WriteOnly: true,
+				Description: "The manifests as yaml_body, but write-only: never kept in state, never shown in a " +
+					"plan. Needs Terraform 1.11 or OpenTofu 1.11 or later. Every plan still dry-runs every object, so " +
+					"a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends " +
+					"the objects in full."},
+			"yaml_body_wo_revision": schema.Int64Attribute{Optional: true,
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("yaml_body_wo"))},
+				Description: "Any number, kept in state beside yaml_body_wo: changing it plans an apply of " +
+					"yaml_body_wo even when nothing would change, and records in state that a new body was applied."},
 			"path": schema.StringAttribute{Optional: true,
 				Description: "A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those " +
 					"of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the " +

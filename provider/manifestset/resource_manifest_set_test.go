@@ -482,3 +482,46 @@ resource "k8sconnect_object" "cm" {
 	}
 	w.MustPlanNoChanges()
 }
+
+// A set given by yaml_body_wo (Terraform and OpenTofu 1.11) keeps its body
+// out of state and plans: a Secret's value is in no output and not in
+// state; a changed value shows as a changed keyed hash in objects and is
+// applied; the next plan is quiet.
+func TestAccManifestSet_writeOnlyBody(t *testing.T) {
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	first, second := acctest.NewSecretValue("pw"), acctest.NewSecretValue("pw")
+	body := func(v acctest.SecretValue) string {
+		return fmt.Sprintf("yaml_body_wo = %q\n  yaml_body_wo_revision = 1", strings.Join([]string{
+			fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: auth, namespace: %s}\nstringData: {password: %s}\n", ns, v.Plain),
+			configMap(ns, "settings", "hi")}, "---\n"))
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(setConfig(t, "set", body(first), ""))
+	w.Cleanup()
+	r := w.MustApply()
+	if got := acctest.MustGet(t, secrets, ns, "auth").Object["data"].(map[string]any)["password"]; got != first.Base64() {
+		t.Fatalf("the Secret's password did not reach the cluster: %v", got)
+	}
+	w.MustPlanNoChanges()
+
+	w.Write(setConfig(t, "set", body(second), ""))
+	plan := w.Plan()
+	if _, change, _ := plan.Changes(); plan.Err != nil || change != 1 {
+		t.Fatalf("a changed write-only value should plan one change: ~%d (%v)\n%s", change, plan.Err, plan.Output)
+	}
+	applied := w.MustApply()
+	if got := acctest.MustGet(t, secrets, ns, "auth").Object["data"].(map[string]any)["password"]; got != second.Base64() {
+		t.Errorf("the changed password did not reach the cluster: %v", got)
+	}
+	w.MustPlanNoChanges()
+	outside, _, private := w.StateParts()
+	acctest.ExpectPresent(t, "state", outside, "core/Secret/"+ns+"/auth")
+	for _, v := range []acctest.SecretValue{first, second} {
+		for _, text := range []string{r.Output, plan.Output, applied.Output, outside, private} {
+			if strings.Contains(text, v.Plain) || strings.Contains(text, v.Base64()) {
+				t.Errorf("a value given by yaml_body_wo is in an output or the state")
+			}
+		}
+	}
+}

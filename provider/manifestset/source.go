@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -56,11 +57,22 @@ func (ms *members) keys() map[string]bool {
 	return out
 }
 
+// withWriteOnly is m (read from a plan, where the engine leaves
+// yaml_body_wo null) with the write-only body of the configuration, to read
+// the source from. It must not be written back to a plan or state: the
+// engine refuses a write-only value there.
+func withWriteOnly(ctx context.Context, m model, config tfsdk.Config, diags *diag.Diagnostics) model {
+	diags.Append(config.GetAttribute(ctx, pathYAMLBodyWO, &m.YAMLBodyWO)...)
+	return m
+}
+
 // documents reads the set's source, which must be known.
 func (m *model) documents() ([]yamldocs.Document, error) {
 	switch {
 	case !m.YAMLBody.IsNull():
 		return yamldocs.FromContent(m.YAMLBody.ValueString()), nil
+	case !m.YAMLBodyWO.IsNull():
+		return yamldocs.FromContent(m.YAMLBodyWO.ValueString()), nil
 	case !m.Kustomization.IsNull():
 		return yamldocs.FromKustomize(m.Kustomization.ValueString())
 	default:
@@ -70,7 +82,7 @@ func (m *model) documents() ([]yamldocs.Document, error) {
 
 // sourceKnown reports whether the source is known at plan.
 func (m *model) sourceKnown() bool {
-	return !m.YAMLBody.IsUnknown() && !m.Path.IsUnknown() && !m.Kustomization.IsUnknown() && !m.Recursive.IsUnknown() &&
+	return !m.YAMLBody.IsUnknown() && !m.YAMLBodyWO.IsUnknown() && !m.Path.IsUnknown() && !m.Kustomization.IsUnknown() && !m.Recursive.IsUnknown() &&
 		!m.Namespace.IsUnknown() && !m.IgnoreFields.IsUnknown()
 }
 
@@ -120,6 +132,8 @@ func filesOf(p string, recursive bool) ([]yamldocs.Document, error) {
 func readMembers(ctx context.Context, m *model, finder yamldocs.ScopeFinder, id string, diags *diag.Diagnostics) *members {
 	at := pathYAMLBody
 	switch {
+	case !m.YAMLBodyWO.IsNull():
+		at = pathYAMLBodyWO
 	case !m.Path.IsNull():
 		at = pathPath
 	case !m.Kustomization.IsNull():

@@ -98,9 +98,18 @@ export class ManifestSet extends pulumi.CustomResource {
      */
     declare public readonly timeout: pulumi.Output<string>;
     /**
-     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      */
     declare public readonly yamlBody: pulumi.Output<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     */
+    declare public readonly yamlBodyWo: pulumi.Output<string | undefined>;
+    /**
+     * Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     */
+    declare public readonly yamlBodyWoRevision: pulumi.Output<number | undefined>;
 
     /**
      * Create a ManifestSet resource with the given unique name, arguments, and options.
@@ -130,6 +139,8 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["takeOwnership"] = state?.takeOwnership;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["yamlBody"] = state?.yamlBody;
+            resourceInputs["yamlBodyWo"] = state?.yamlBodyWo;
+            resourceInputs["yamlBodyWoRevision"] = state?.yamlBodyWoRevision;
         } else {
             const args = argsOrState as ManifestSetArgs | undefined;
             resourceInputs["applyset"] = args?.applyset;
@@ -144,11 +155,15 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["yamlBody"] = args?.yamlBody;
+            resourceInputs["yamlBodyWo"] = args?.yamlBodyWo ? pulumi.secret(args.yamlBodyWo) : undefined;
+            resourceInputs["yamlBodyWoRevision"] = args?.yamlBodyWoRevision;
             resourceInputs["applysetId"] = undefined /*out*/;
             resourceInputs["clusterUid"] = undefined /*out*/;
             resourceInputs["objects"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const secretOpts = { additionalSecretOutputs: ["yamlBodyWo"] };
+        opts = pulumi.mergeOptions(opts, secretOpts);
         super(ManifestSet.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -214,9 +229,18 @@ export interface ManifestSetState {
      */
     timeout?: pulumi.Input<string | undefined>;
     /**
-     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      */
     yamlBody?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     */
+    yamlBodyWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     */
+    yamlBodyWoRevision?: pulumi.Input<number | undefined>;
 }
 
 /**
@@ -268,7 +292,16 @@ export interface ManifestSetArgs {
      */
     timeout?: pulumi.Input<string | undefined>;
     /**
-     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      */
     yamlBody?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     */
+    yamlBodyWo?: pulumi.Input<string | undefined>;
+    /**
+     * Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     */
+    yamlBodyWoRevision?: pulumi.Input<number | undefined>;
 }

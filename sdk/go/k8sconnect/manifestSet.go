@@ -47,8 +47,13 @@ type ManifestSet struct {
 	TakeOwnership pulumi.BoolPtrOutput `pulumi:"takeOwnership"`
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
-	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody pulumi.StringPtrOutput `pulumi:"yamlBody"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	YamlBodyWo pulumi.StringPtrOutput `pulumi:"yamlBodyWo"`
+	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+	YamlBodyWoRevision pulumi.IntPtrOutput `pulumi:"yamlBodyWoRevision"`
 }
 
 // NewManifestSet registers a new resource with the given unique name, arguments, and options.
@@ -58,6 +63,13 @@ func NewManifestSet(ctx *pulumi.Context,
 		args = &ManifestSetArgs{}
 	}
 
+	if args.YamlBodyWo != nil {
+		args.YamlBodyWo = pulumi.ToSecret(args.YamlBodyWo).(pulumi.StringPtrInput)
+	}
+	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"yamlBodyWo",
+	})
+	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource ManifestSet
 	err := ctx.RegisterResource("k8sconnect:index/manifestSet:ManifestSet", name, args, &resource, opts...)
@@ -109,8 +121,13 @@ type manifestSetState struct {
 	TakeOwnership *bool `pulumi:"takeOwnership"`
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout *string `pulumi:"timeout"`
-	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody *string `pulumi:"yamlBody"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	YamlBodyWo *string `pulumi:"yamlBodyWo"`
+	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+	YamlBodyWoRevision *int `pulumi:"yamlBodyWoRevision"`
 }
 
 type ManifestSetState struct {
@@ -142,8 +159,13 @@ type ManifestSetState struct {
 	TakeOwnership pulumi.BoolPtrInput
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout pulumi.StringPtrInput
-	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	YamlBodyWo pulumi.StringPtrInput
+	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+	YamlBodyWoRevision pulumi.IntPtrInput
 }
 
 func (ManifestSetState) ElementType() reflect.Type {
@@ -173,8 +195,13 @@ type manifestSetArgs struct {
 	TakeOwnership *bool `pulumi:"takeOwnership"`
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout *string `pulumi:"timeout"`
-	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody *string `pulumi:"yamlBody"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	YamlBodyWo *string `pulumi:"yamlBodyWo"`
+	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+	YamlBodyWoRevision *int `pulumi:"yamlBodyWoRevision"`
 }
 
 // The set of arguments for constructing a ManifestSet resource.
@@ -201,8 +228,13 @@ type ManifestSetArgs struct {
 	TakeOwnership pulumi.BoolPtrInput
 	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
 	Timeout pulumi.StringPtrInput
-	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody pulumi.StringPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	YamlBodyWo pulumi.StringPtrInput
+	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+	YamlBodyWoRevision pulumi.IntPtrInput
 }
 
 func (ManifestSetArgs) ElementType() reflect.Type {
@@ -362,9 +394,20 @@ func (o ManifestSetOutput) Timeout() pulumi.StringOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.StringOutput { return v.Timeout }).(pulumi.StringOutput)
 }
 
-// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 func (o ManifestSetOutput) YamlBody() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.StringPtrOutput { return v.YamlBody }).(pulumi.StringPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+func (o ManifestSetOutput) YamlBodyWo() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSet) pulumi.StringPtrOutput { return v.YamlBodyWo }).(pulumi.StringPtrOutput)
+}
+
+// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+func (o ManifestSetOutput) YamlBodyWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ManifestSet) pulumi.IntPtrOutput { return v.YamlBodyWoRevision }).(pulumi.IntPtrOutput)
 }
 
 type ManifestSetArrayOutput struct{ *pulumi.OutputState }

@@ -32,7 +32,9 @@ class ManifestSetArgs:
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
-                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
+                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a ManifestSet resource.
 
@@ -47,7 +49,10 @@ class ManifestSetArgs:
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
-        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         if applyset is not None:
             pulumi.set(__self__, "applyset", applyset)
@@ -73,6 +78,10 @@ class ManifestSetArgs:
             pulumi.set(__self__, "timeout", timeout)
         if yaml_body is not None:
             pulumi.set(__self__, "yaml_body", yaml_body)
+        if yaml_body_wo is not None:
+            pulumi.set(__self__, "yaml_body_wo", yaml_body_wo)
+        if yaml_body_wo_revision is not None:
+            pulumi.set(__self__, "yaml_body_wo_revision", yaml_body_wo_revision)
 
     @_builtins.property
     @pulumi.getter
@@ -210,13 +219,38 @@ class ManifestSetArgs:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         """
         return pulumi.get(self, "yaml_body")
 
     @yaml_body.setter
     def yaml_body(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "yaml_body", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWo")
+    def yaml_body_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        """
+        return pulumi.get(self, "yaml_body_wo")
+
+    @yaml_body_wo.setter
+    def yaml_body_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "yaml_body_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWoRevision")
+    def yaml_body_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
+        """
+        return pulumi.get(self, "yaml_body_wo_revision")
+
+    @yaml_body_wo_revision.setter
+    def yaml_body_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "yaml_body_wo_revision", value)
 
 
 @pulumi.input_type
@@ -236,7 +270,9 @@ class _ManifestSetState:
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
-                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None):
+                 yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         Input properties used for looking up and filtering ManifestSet resources.
 
@@ -254,7 +290,10 @@ class _ManifestSetState:
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
-        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         if applyset is not None:
             pulumi.set(__self__, "applyset", applyset)
@@ -286,6 +325,10 @@ class _ManifestSetState:
             pulumi.set(__self__, "timeout", timeout)
         if yaml_body is not None:
             pulumi.set(__self__, "yaml_body", yaml_body)
+        if yaml_body_wo is not None:
+            pulumi.set(__self__, "yaml_body_wo", yaml_body_wo)
+        if yaml_body_wo_revision is not None:
+            pulumi.set(__self__, "yaml_body_wo_revision", yaml_body_wo_revision)
 
     @_builtins.property
     @pulumi.getter
@@ -459,13 +502,38 @@ class _ManifestSetState:
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         """
         return pulumi.get(self, "yaml_body")
 
     @yaml_body.setter
     def yaml_body(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "yaml_body", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWo")
+    def yaml_body_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        """
+        return pulumi.get(self, "yaml_body_wo")
+
+    @yaml_body_wo.setter
+    def yaml_body_wo(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "yaml_body_wo", value)
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWoRevision")
+    def yaml_body_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
+        """
+        return pulumi.get(self, "yaml_body_wo_revision")
+
+    @yaml_body_wo_revision.setter
+    def yaml_body_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "yaml_body_wo_revision", value)
 
 
 @pulumi.type_token("k8sconnect:index/manifestSet:ManifestSet")
@@ -486,6 +554,8 @@ class ManifestSet(pulumi.CustomResource):
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
         A bundle of manifests held as one resource (multi-document YAML, the files of a directory, or a kustomization), whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Objects are applied CRDs first, then cluster-scoped ones, then the rest, kind by kind in Helm's install order. Membership is kubectl's ApplySet: the parent Secret and every member carry its labels and annotations as `kubectl apply --prune --applyset` writes them, and an object that leaves the source is deleted.
@@ -508,7 +578,10 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
-        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         ...
     @overload
@@ -551,6 +624,8 @@ class ManifestSet(pulumi.CustomResource):
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+                 yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -572,9 +647,13 @@ class ManifestSet(pulumi.CustomResource):
             __props__.__dict__["take_ownership"] = take_ownership
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["yaml_body"] = yaml_body
+            __props__.__dict__["yaml_body_wo"] = None if yaml_body_wo is None else pulumi.Output.secret(yaml_body_wo)
+            __props__.__dict__["yaml_body_wo_revision"] = yaml_body_wo_revision
             __props__.__dict__["applyset_id"] = None
             __props__.__dict__["cluster_uid"] = None
             __props__.__dict__["objects"] = None
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["yamlBodyWo"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(ManifestSet, __self__).__init__(
             'k8sconnect:index/manifestSet:ManifestSet',
             resource_name,
@@ -599,7 +678,9 @@ class ManifestSet(pulumi.CustomResource):
             recursive: pulumi.Input[Optional[_builtins.bool]] = None,
             take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
-            yaml_body: pulumi.Input[Optional[_builtins.str]] = None) -> 'ManifestSet':
+            yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
+            yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
+            yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None) -> 'ManifestSet':
         """
         Get an existing ManifestSet resource's state with the given name, id, and optional extra
         properties used to qualify the lookup.
@@ -621,7 +702,10 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
-        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
+        :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
 
@@ -642,6 +726,8 @@ class ManifestSet(pulumi.CustomResource):
         __props__.__dict__["take_ownership"] = take_ownership
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["yaml_body"] = yaml_body
+        __props__.__dict__["yaml_body_wo"] = yaml_body_wo
+        __props__.__dict__["yaml_body_wo_revision"] = yaml_body_wo_revision
         return ManifestSet(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
@@ -760,7 +846,24 @@ class ManifestSet(pulumi.CustomResource):
     @pulumi.getter(name="yamlBody")
     def yaml_body(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+        The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         """
         return pulumi.get(self, "yaml_body")
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWo")
+    def yaml_body_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        """
+        return pulumi.get(self, "yaml_body_wo")
+
+    @_builtins.property
+    @pulumi.getter(name="yamlBodyWoRevision")
+    def yaml_body_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
+        """
+        return pulumi.get(self, "yaml_body_wo_revision")
 

@@ -13,6 +13,7 @@ import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
 import com.pulumi.core.internal.Codegen;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.List;
 import java.util.Map;
@@ -226,18 +227,48 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
         return this.timeout;
     }
     /**
-     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      * 
      */
     @Export(name="yamlBody", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> yamlBody;
 
     /**
-     * @return The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * @return The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      * 
      */
     public Output<Optional<String>> yamlBody() {
         return Codegen.optional(this.yamlBody);
+    }
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * 
+     */
+    @Export(name="yamlBodyWo", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> yamlBodyWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * 
+     */
+    public Output<Optional<String>> yamlBodyWo() {
+        return Codegen.optional(this.yamlBodyWo);
+    }
+    /**
+     * Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     * 
+     */
+    @Export(name="yamlBodyWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> yamlBodyWoRevision;
+
+    /**
+     * @return Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     * 
+     */
+    public Output<Optional<Integer>> yamlBodyWoRevision() {
+        return Codegen.optional(this.yamlBodyWoRevision);
     }
 
     /**
@@ -280,6 +311,9 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
         var defaultOptions = com.pulumi.resources.CustomResourceOptions.builder()
             .version(Utilities.getVersion())
             .pluginDownloadURL("github://api.github.com/k8sconnect/k8sconnect")
+            .additionalSecretOutputs(List.of(
+                "yamlBodyWo"
+            ))
             .build();
         return com.pulumi.resources.CustomResourceOptions.merge(defaultOptions, options, id);
     }

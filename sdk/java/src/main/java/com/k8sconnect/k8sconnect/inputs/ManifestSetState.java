@@ -8,6 +8,7 @@ import com.k8sconnect.k8sconnect.inputs.ManifestSetApplysetArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import java.lang.Boolean;
+import java.lang.Integer;
 import java.lang.String;
 import java.util.List;
 import java.util.Map;
@@ -231,18 +232,50 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      * 
      */
     @Import(name="yamlBody")
     private @Nullable Output<String> yamlBody;
 
     /**
-     * @return The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+     * @return The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      * 
      */
     public Optional<Output<String>> yamlBody() {
         return Optional.ofNullable(this.yamlBody);
+    }
+
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * 
+     */
+    @Import(name="yamlBodyWo")
+    private @Nullable Output<String> yamlBodyWo;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * 
+     */
+    public Optional<Output<String>> yamlBodyWo() {
+        return Optional.ofNullable(this.yamlBodyWo);
+    }
+
+    /**
+     * Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     * 
+     */
+    @Import(name="yamlBodyWoRevision")
+    private @Nullable Output<Integer> yamlBodyWoRevision;
+
+    /**
+     * @return Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+     * 
+     */
+    public Optional<Output<Integer>> yamlBodyWoRevision() {
+        return Optional.ofNullable(this.yamlBodyWoRevision);
     }
 
     private ManifestSetState() {}
@@ -263,6 +296,8 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         this.takeOwnership = $.takeOwnership;
         this.timeout = $.timeout;
         this.yamlBody = $.yamlBody;
+        this.yamlBodyWo = $.yamlBodyWo;
+        this.yamlBodyWoRevision = $.yamlBodyWoRevision;
     }
 
     public static Builder builder() {
@@ -578,7 +613,7 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param yamlBody The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+         * @param yamlBody The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
          * 
          * @return builder
          * 
@@ -589,13 +624,57 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param yamlBody The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`. Exactly one of yamlBody, path and kustomization.
+         * @param yamlBody The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
          * 
          * @return builder
          * 
          */
         public Builder yamlBody(String yamlBody) {
             return yamlBody(Output.of(yamlBody));
+        }
+
+        /**
+         * @param yamlBodyWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWo(@Nullable Output<String> yamlBodyWo) {
+            $.yamlBodyWo = yamlBodyWo;
+            return this;
+        }
+
+        /**
+         * @param yamlBodyWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWo(String yamlBodyWo) {
+            return yamlBodyWo(Output.of(yamlBodyWo));
+        }
+
+        /**
+         * @param yamlBodyWoRevision Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWoRevision(@Nullable Output<Integer> yamlBodyWoRevision) {
+            $.yamlBodyWoRevision = yamlBodyWoRevision;
+            return this;
+        }
+
+        /**
+         * @param yamlBodyWoRevision Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder yamlBodyWoRevision(Integer yamlBodyWoRevision) {
+            return yamlBodyWoRevision(Output.of(yamlBodyWoRevision));
         }
 
         public ManifestSetState build() {

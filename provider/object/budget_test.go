@@ -74,7 +74,13 @@ func expectNoAnswerWithin(t *testing.T, w *acctest.Workdir, r acctest.Result, to
 	if !r.HasError(want...) {
 		t.Errorf("no error says all of %q", want)
 	}
-	if took > healthy+bound {
+	// schedulingNoise: on a loaded 2-core CI machine two runs of one
+	// engine differ by this much with no fault at all (measured: a failing
+	// run 6.9 s against a healthy 1.4 s and a 5 s budget, while the same
+	// test alone fails in 5.4 s). What this bounds is minutes against
+	// seconds; the logged figure is the measurement.
+	const schedulingNoise = time.Second
+	if took > healthy+bound+schedulingNoise {
 		t.Errorf("the plan failed after %s: a healthy one took %s, and the budget allows %s more", took.Round(100*time.Millisecond),
 			healthy.Round(100*time.Millisecond), bound)
 	}

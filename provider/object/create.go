@@ -64,7 +64,7 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 		// Every answer was lost for the whole retry window, but the apply
 		// may have landed: if the object now is exactly what it would have
 		// made (our id, no marker, the same UID), the create is done.
-		if live, gerr := get(ctx, c, manifest.IdentityOf(final)); gerr == nil && live.GetUID() == uid &&
+		if live, gerr := settlingRead(ctx, c, manifest.IdentityOf(final)); gerr == nil && live.GetUID() == uid &&
 			live.GetAnnotations()[annotationOwnedBy] == id && !createPending(live) {
 			tflog.Info(ctx, "the second step's answer was lost, but reading the object shows it landed",
 				map[string]any{"object": manifest.IdentityOf(final).String()})
@@ -80,6 +80,26 @@ func create(ctx context.Context, c *connection.Client, desired *unstructured.Uns
 		desired.SetNamespace(ns)
 	}
 	return applied, nil
+}
+
+// settlingRead reads the object a write whose answer was lost may have
+// made. A connection that gave no answer for a whole budget sends one probe
+// at a time, a few seconds apart, and fails other requests unsent: this read
+// is worth waiting for the probe that lets it through (up to three tries).
+func settlingRead(ctx context.Context, c *connection.Client, id manifest.Identity) (*unstructured.Unstructured, error) {
+	var live *unstructured.Unstructured
+	var err error
+	for try := 0; try < 3; try++ {
+		if live, err = get(ctx, c, id); err == nil || !connection.IsNetworkFailure(err) {
+			return live, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(2500 * time.Millisecond):
+		}
+	}
+	return live, err
 }
 
 // createOnly performs the first step. When the object exists already it decides

@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 )
 
@@ -16,11 +17,24 @@ import (
 // that is briefly down does not make objects drop out of state.
 func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 	c.mapper.Reset()
+	if gvk.Group == "" {
+		// The core group comes with the API server: a core kind missing
+		// from discovery is a discovery that failed (a proxy's 404 on
+		// /api), never a kind that is gone.
+		return false, fmt.Errorf("discovering %s: the API server's discovery does not list it", gvk.GroupVersion())
+	}
 	list, err := c.Discovery.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
-	if apierrors.IsNotFound(err) || errors.Is(err, memory.ErrCacheNotFound) {
-		// The cache answers a group version that a fresh discovery did
-		// not list with ErrCacheNotFound; one whose discovery failed, with
-		// that failure.
+	if errors.Is(err, memory.ErrCacheNotFound) {
+		// The cache answers a group version its discovery did not list
+		// with ErrCacheNotFound, which a failed discovery of the group
+		// list can cause too: asked directly, the server says.
+		direct, derr := discovery.NewDiscoveryClientForConfig(c.Config)
+		if derr != nil {
+			return false, fmt.Errorf("discovering %s: %w", gvk.GroupVersion(), derr)
+		}
+		list, err = direct.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	}
+	if apierrors.IsNotFound(err) {
 		return true, nil
 	}
 	if err != nil {

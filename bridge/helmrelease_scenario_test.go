@@ -86,8 +86,8 @@ func testHelmReleaseScenario(t *testing.T, lang pulumitest.Language) {
 			filepath.Join(repo, "examples", "data-sources", "k8sconnect_helm_template", "chart"), greeterGroup, group)),
 		"greeting": pulumitest.Plain(greeting),
 	})
-	// The release and the stack.
-	expectChanges(t, res, map[string]int{"create": 2})
+	// The release, the manifest set beside it and the stack.
+	expectChanges(t, res, map[string]int{"create": 3})
 	if got := fmt.Sprint(res.Outputs["revision"]); got != "1" {
 		t.Errorf("output revision = %s, want 1", got)
 	}
@@ -106,6 +106,9 @@ func testHelmReleaseScenario(t *testing.T, lang pulumitest.Language) {
 	if cm, _ := objects[configMapKey].(map[string]any); cm["data.greeting"] != greeting {
 		t.Errorf("output objects[%q] = %v, want data.greeting %q", configMapKey, objects[configMapKey], greeting)
 	}
+	if err := acctest.ConfigMapHas(t, ns, "greeter-extra", "note", "from a manifest set"); err != nil {
+		t.Errorf("the manifest set beside the release: %v", err)
+	}
 	if err := acctest.ConfigMapHas(t, ns, "greeter", "greeting", greeting); err != nil {
 		t.Errorf("the set entry did not reach the cluster: %v", err)
 	}
@@ -121,10 +124,10 @@ func testHelmReleaseScenario(t *testing.T, lang pulumitest.Language) {
 	}
 
 	res = stack.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges)
-	expectChanges(t, res, map[string]int{"same": 2})
+	expectChanges(t, res, map[string]int{"same": 3})
 
 	res = stack.Run(pulumitest.Destroy, nil)
-	expectChanges(t, res, map[string]int{"delete": 2})
+	expectChanges(t, res, map[string]int{"delete": 3})
 	if obj, err := acctest.Get(t, secSecrets, ns, record); err != nil || obj != nil {
 		t.Errorf("the release record after destroy: err %v, still there %v", err, obj != nil)
 	}

@@ -105,6 +105,9 @@ var entityDocs = []entityDoc{
 	},
 	{
 		tf: "k8sconnect_manifest_set",
+		examples: []docExample{
+			{"A bundle of manifests as one resource, beside a Helm release", "manifest-set"},
+		},
 		importDoc: "A ManifestSet is not imported yet: its objects are created exclusively, and one that exists " +
 			"and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, " +
 			"or leave them out of it.",

@@ -59,6 +59,19 @@ func HelmRelease(ctx *pulumi.Context) error {
 	}
 	// docs:end helm-release
 
+	// docs:begin manifest-set
+	// A bundle of manifests as one resource, each object planned by a dry run;
+	// an object taken out of YamlBody is deleted by the next up. Its namespace
+	// is the release's, so the set is planned once the release has made it.
+	if _, err := k8sconnect.NewManifestSet(ctx, "bundle", &k8sconnect.ManifestSetArgs{
+		ClusterConnection: cluster,
+		Namespace:         greeter.Namespace,
+		YamlBody:          pulumi.String("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeter-extra}\ndata: {note: from a manifest set}\n"),
+	}); err != nil {
+		return err
+	}
+	// docs:end manifest-set
+
 	// The release revision the last up wrote, as `helm history` lists it.
 	ctx.Export("revision", greeter.Revision)
 	// Per object, the fields k8sconnect owns, as the cluster holds them.

@@ -36,6 +36,18 @@ greeter = k8sconnect.HelmRelease(
 )
 # docs:end helm-release
 
+# docs:begin manifest-set
+# A bundle of manifests as one resource, each object planned by a dry run;
+# an object taken out of yaml_body is deleted by the next up. Its namespace
+# is the release's, so the set is planned once the release has made it.
+k8sconnect.ManifestSet(
+    "bundle",
+    cluster_connection=cluster,
+    namespace=greeter.namespace,
+    yaml_body="apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeter-extra}\ndata: {note: from a manifest set}\n",
+)
+# docs:end manifest-set
+
 # The release revision the last up wrote, as `helm history` lists it.
 pulumi.export("revision", greeter.revision)
 # Per object, the fields k8sconnect owns, as the cluster holds them.

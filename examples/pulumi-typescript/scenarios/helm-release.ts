@@ -31,6 +31,17 @@ export = async () => {
     });
     // docs:end helm-release
 
+    // docs:begin manifest-set
+    // A bundle of manifests as one resource, each object planned by a dry run;
+    // an object taken out of yamlBody is deleted by the next up. Its namespace
+    // is the release's, so the set is planned once the release has made it.
+    new k8sconnect.ManifestSet("bundle", {
+        clusterConnection: cluster,
+        namespace: greeter.namespace,
+        yamlBody: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeter-extra}\ndata: {note: from a manifest set}\n",
+    });
+    // docs:end manifest-set
+
     return {
         // The release revision the last up wrote, as `helm history` lists it.
         revision: greeter.revision,

@@ -13,6 +13,25 @@ import (
 
 // A bundle of manifests held as one resource (multi-document YAML, the files of a directory, or a kustomization), whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Objects are applied CRDs first, then cluster-scoped ones, then the rest, kind by kind in Helm's install order. Membership is kubectl's ApplySet: the parent Secret and every member carry its labels and annotations as `kubectl apply --prune --applyset` writes them, and an object that leaves the source is deleted.
 //
+// ## Example Usage
+// ### A bundle of manifests as one resource, beside a Helm release
+//
+// ```go
+// // A bundle of manifests as one resource, each object planned by a dry run;
+// // an object taken out of YamlBody is deleted by the next up. Its namespace
+// // is the release's, so the set is planned once the release has made it.
+//
+//	if _, err := k8sconnect.NewManifestSet(ctx, "bundle", &k8sconnect.ManifestSetArgs{
+//		ClusterConnection: cluster,
+//		Namespace:         greeter.Namespace,
+//		YamlBody:          pulumi.String("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeter-extra}\ndata: {note: from a manifest set}\n"),
+//	}); err != nil {
+//
+//		return err
+//	}
+//
+// ```
+//
 // ## Import
 //
 // A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.

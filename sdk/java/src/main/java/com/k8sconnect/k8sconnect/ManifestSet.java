@@ -23,6 +23,22 @@ import javax.annotation.Nullable;
 /**
  * A bundle of manifests held as one resource (multi-document YAML, the files of a directory, or a kustomization), whose every object is planned, applied and checked for drift as KubernetesObject does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) or removed. Objects are applied CRDs first, then cluster-scoped ones, then the rest, kind by kind in Helm&#39;s install order. Membership is kubectl&#39;s ApplySet: the parent Secret and every member carry its labels and annotations as `kubectl apply --prune --applyset` writes them, and an object that leaves the source is deleted.
  * 
+ * ## Example Usage
+ * ### A bundle of manifests as one resource, beside a Helm release
+ * 
+ * <pre>
+ * {@code
+ * // A bundle of manifests as one resource, each object planned by a dry run;
+ * // an object taken out of yamlBody is deleted by the next up. Its namespace
+ * // is the release's, so the set is planned once the release has made it.
+ * new ManifestSet("bundle", ManifestSetArgs.builder()
+ *     .clusterConnection(cluster)
+ *     .namespace(greeter.namespace())
+ *     .yamlBody("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeter-extra}\ndata: {note: from a manifest set}\n")
+ *     .build());
+ * }
+ * </pre>
+ * 
  * ## Import
  * 
  * A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set&#39;s is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.

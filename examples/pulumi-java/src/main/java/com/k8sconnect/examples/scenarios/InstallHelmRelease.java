@@ -4,6 +4,8 @@ import com.google.gson.Gson;
 import com.k8sconnect.examples.Cluster;
 import com.k8sconnect.k8sconnect.HelmRelease;
 import com.k8sconnect.k8sconnect.HelmReleaseArgs;
+import com.k8sconnect.k8sconnect.ManifestSet;
+import com.k8sconnect.k8sconnect.ManifestSetArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetArgs;
 import com.pulumi.Context;
 import com.pulumi.Pulumi;
@@ -46,6 +48,17 @@ public final class InstallHelmRelease {
             .timeout("2m")
             .build());
         // docs:end helm-release
+
+        // docs:begin manifest-set
+        // A bundle of manifests as one resource, each object planned by a dry run;
+        // an object taken out of yamlBody is deleted by the next up. Its namespace
+        // is the release's, so the set is planned once the release has made it.
+        new ManifestSet("bundle", ManifestSetArgs.builder()
+            .clusterConnection(cluster)
+            .namespace(greeter.namespace())
+            .yamlBody("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: greeter-extra}\ndata: {note: from a manifest set}\n")
+            .build());
+        // docs:end manifest-set
 
         // The release revision the last up wrote, as `helm history` lists it.
         ctx.export("revision", greeter.revision());

@@ -475,7 +475,7 @@ resource "k8sconnect_object" "cm" {
 			t.Errorf("%s still carries a k8sconnect_object's id %q", name, id)
 		}
 		for _, e := range live.GetManagedFields() {
-			if e.Manager == "kubectl" && strings.Contains(string(e.FieldsV1.Raw), "greeting") {
+			if e.Manager == "kubectl" && strings.Contains(e.FieldsV1.GetRawString(), "greeting") {
 				t.Errorf("%s: kubectl still holds data.greeting after the takeover", name)
 			}
 		}

@@ -192,7 +192,9 @@ func TestBudgetIsSharedByTheConnection(t *testing.T) {
 			"have %v after %d request(s)", err, s.seen.Load()-before)
 	}
 	if !strings.Contains(err.Error(), "no answer from the API server on this connection for") ||
-		!strings.Contains(err.Error(), "was not sent; the last request sent, moments ago, failed: the connection was reset") {
+		!strings.Contains(err.Error(), "was not sent; the last request sent, moments ago, failed: ") {
+		// (The last failure is the reset, or, on a machine so busy that
+		// an attempt began at its budget's end, that attempt's cut.)
 		t.Errorf("the error does not say why the read was not sent: %v", err)
 	}
 

@@ -480,7 +480,7 @@ func (t *retryingTransport) attempt(req *http.Request, cut time.Time) (*http.Res
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
 		// Our cut, not the caller's deadline.
-		err = noAnswerWithin(cut.Sub(begun))
+		err = noAnswerWithin(max(cut.Sub(begun), 0)) // 0: begun when the budget had run out
 	}
 	return resp, err
 }

@@ -71,6 +71,10 @@ cluster-down:
 ## --wait on either side, the resource's wait = false): install, no-change plan, upgrade of the one
 ## value one object holds, uninstall, with the targets (1.5x helm, plan 1.0x its dry run, 150 MB RSS)
 ## under the table. E.g. `make bench WORKLOAD=chart ENGINES=terraform,tofu,pulumi`.
+## A configuration with _set appended (any but _data; not for a chart): the ConfigMaps or the bundle as ONE
+## k8sconnect_manifest_set whose path names a file the bench writes, against the same kubectl steps, with
+## its time over the same configuration's for_each under the table when both ran. E.g. `make bench N=1000
+## ENGINES=terraform_set,tofu_set,pulumi_set`, `make bench WORKLOAD=bundle ENGINES=terraform_set,tofu_set,pulumi_set`.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
 N        ?=
 ENGINES  ?= terraform,tofu,pulumi

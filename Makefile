@@ -60,7 +60,8 @@ cluster-down:
 ## in an http backend that the bench serves on loopback) against kubectl on the embedded cluster: OPS
 ## (create, no-change plan, update, Pulumi's update with --skip-preview, destroy; e.g. OPS=create,plan;
 ## default: every operation of the workload). One table: seconds, ratio to kubectl, requests, provider
-## CPU and peak RSS per object, the engine's state size; also in .work/bench/results.md.
+## CPU and peak RSS per object, the engine's state size; also in .work/bench/results.md. Under it, each
+## configuration against the workload's targets (docs/performance.md), met or MISSED.
 ## WORKLOAD=bundle: instead of ConfigMaps, a vendor's bundle (internal/testing/bundles: ten CRDs of
 ## 50-830 KB, 73 objects, 4.2 MB of YAML) in its three steps, CRDs, cluster-scoped, namespaced (N does
 ## not apply); its OPS add update-crd, one field deep in its largest CRD. The _data engines measure

@@ -782,9 +782,7 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 	var notes strings.Builder
 	lines := summaryLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn())
 	lines = append(lines, setLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn())...)
-	if b.o.workload == chart {
-		lines = append(lines, chartTargetLines(b.results, b.o.ns)...)
-	}
+	lines = append(lines, targetLines(b.o.workload, b.results, b.o.ns)...)
 	for _, line := range lines {
 		notes.WriteString(line + "\n")
 	}

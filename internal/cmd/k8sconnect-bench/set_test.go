@@ -220,3 +220,39 @@ func TestSetLines(t *testing.T) {
 		t.Errorf("no Pulumi set against Terraform's:\n%s", lines)
 	}
 }
+
+// TestTargetLines: a set is held to the targets of the objects it holds,
+// against the same kubectl; a bundle's sizes are its objects; the engine
+// alone is held to nothing.
+func TestTargetLines(t *testing.T) {
+	ms := []measurement{
+		{tool: "kubectl", n: 73, op: opCreate, duration: 10 * time.Second},
+		{tool: "terraform_set", n: 73, op: opCreate, duration: 9 * time.Second, peakKiB: 80 * 1024},
+		{tool: "kubectl", n: 73, op: opPlan, duration: 4 * time.Second},
+		{tool: "terraform_set", n: 73, op: opPlan, duration: 3 * time.Second, peakKiB: 110 * 1024},
+		// No target: a skip-preview is no operation of the table of targets.
+		{tool: "pulumi_set", n: 73, op: opUpdateSkip, duration: 30 * time.Second},
+	}
+	got := strings.Join(targetLines(bundle, ms, nil), "\n")
+	for _, want := range []string{
+		"Targets (bundle, docs/performance.md), against kubectl: create at most 1.0x, plan (no changes) at most 0.5x, update at most 1.0x, " +
+			"update (CRD field) at most 1.0x; the plugins' peak RSS at most 100 MB.",
+		"terraform_set at objects=73 against the targets: create 0.90x (met), plan (no changes) 0.75x (MISSED), peak RSS 115 MB (MISSED).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("target lines lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "pulumi_set") || strings.Contains(got, "kubectl at") {
+		t.Errorf("a tool held to targets it has no measurement for, or kubectl to its own:\n%s", got)
+	}
+	ms = []measurement{
+		{tool: "kubectl", n: 1000, op: opDestroy, duration: 10 * time.Second},
+		{tool: "pulumi_set", n: 1000, op: opDestroy, duration: 11 * time.Second},
+		{tool: "pulumi_data", n: 1000, op: opDestroy, duration: 1 * time.Second},
+	}
+	got = strings.Join(targetLines(configMaps, ms, []int{1000}), "\n")
+	if !strings.Contains(got, "pulumi_set at N=1000 against the targets: destroy 1.10x (MISSED).") || strings.Contains(got, "pulumi_data") {
+		t.Errorf("target lines:\n%s", got)
+	}
+}

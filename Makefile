@@ -60,7 +60,8 @@ cluster-down:
 ## in an http backend that the bench serves on loopback) against kubectl on the embedded cluster: OPS
 ## (create, no-change plan, update, Pulumi's update with --skip-preview, destroy; e.g. OPS=create,plan;
 ## default: every operation of the workload). One table: seconds, ratio to kubectl, requests, provider
-## CPU and peak RSS per object, the engine's state size; also in .work/bench/results.md.
+## CPU and peak RSS per object, the engine's state size; also in .work/bench/results.md. Under it, each
+## configuration against the workload's targets (docs/performance.md), met or MISSED.
 ## WORKLOAD=bundle: instead of ConfigMaps, a vendor's bundle (internal/testing/bundles: ten CRDs of
 ## 50-830 KB, 73 objects, 4.2 MB of YAML) in its three steps, CRDs, cluster-scoped, namespaced (N does
 ## not apply); its OPS add update-crd, one field deep in its largest CRD. The _data engines measure
@@ -71,6 +72,10 @@ cluster-down:
 ## --wait on either side, the resource's wait = false): install, no-change plan, upgrade of the one
 ## value one object holds, uninstall, with the targets (1.5x helm, plan 1.0x its dry run, 150 MB RSS)
 ## under the table. E.g. `make bench WORKLOAD=chart ENGINES=terraform,tofu,pulumi`.
+## A configuration with _set appended (any but _data; not for a chart): the ConfigMaps or the bundle as ONE
+## k8sconnect_manifest_set whose path names a file the bench writes, against the same kubectl steps, with
+## its time over the same configuration's for_each under the table when both ran. E.g. `make bench N=1000
+## ENGINES=terraform_set,tofu_set,pulumi_set`, `make bench WORKLOAD=bundle ENGINES=terraform_set,tofu_set,pulumi_set`.
 ## PROFILE=1: the plugins write CPU profiles (.work/bench/profiles); prints their pprof top.
 N        ?=
 ENGINES  ?= terraform,tofu,pulumi

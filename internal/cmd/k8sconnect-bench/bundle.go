@@ -97,20 +97,17 @@ func (k *kubectlTool) bundleInvocation(op string, n int) (invocation, bool) {
 // Terraform and OpenTofu: the configuration a user writes for a vendor's
 // file, which each operation's version replaces.
 
-// bundleFileName is the bundle's file, beside the configuration.
+// bundleFileName is the bundle's file (a set's manifests), beside the
+// configuration.
 const bundleFileName = "bundle.yaml"
 
+// bundleFile is the bundle (a set's manifests) as it stands at op.
 func (t *terraformTool) bundleFile(n int, op string) string {
 	return filepath.Join(t.dir(n), "versions", slug(op)+".yaml")
 }
 
 func (t *terraformTool) setupBundle(n int) error {
-	if err := os.MkdirAll(filepath.Join(t.dir(n), "versions"), 0o755); err != nil {
-		return err
-	}
-	err := versions(namespace(t.name(), n), t.ops, func(op string, b *bundles.Bundle) error {
-		return os.WriteFile(t.bundleFile(n, op), []byte(b.YAML()), 0o600)
-	})
+	err := writeManifestVersions(bundle, namespace(t.name(), n), n, t.ops, func(op string) string { return t.bundleFile(n, op) })
 	if err != nil {
 		return err
 	}

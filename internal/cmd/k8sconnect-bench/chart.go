@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -236,62 +235,4 @@ func chartProgram(chart, ns, kubeconfig string, v variant) string {
           value: ${value}
 %s`, connection, chartRelease, ns, chart, options)
 	return b.String()
-}
-
-// The chart workload's targets (the issue that asked for it): install and
-// upgrade within 1.5x helm's, a no-change plan within 1.0x helm's server dry
-// run, the plugins' peak RSS within 150 MB.
-var chartTargets = []struct {
-	op  string
-	max float64
-}{{opCreate, 1.5}, {opPlan, 1.0}, {opUpdate, 1.5}}
-
-const chartTargetRSSMB = 150
-
-// chartTargetLines are the notes that hold each engine to the chart's
-// targets at each N: its time over helm's per operation, and its plugins'
-// peak RSS over every operation, each met or missed.
-func chartTargetLines(ms []measurement, ns []int) []string {
-	lines := []string{fmt.Sprintf("Targets (chart): create and update at most %.1fx helm's, plan (no changes) at most %.1fx "+
-		"helm's --dry-run=server, the plugins' peak RSS at most %d MB.", chartTargets[0].max, chartTargets[1].max, chartTargetRSSMB)}
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
-		}
-		return "MISSED"
-	}
-	var tools []string
-	for _, m := range ms {
-		if m.tool != chart.baseline() && !slices.Contains(tools, m.tool) {
-			tools = append(tools, m.tool)
-		}
-	}
-	for _, t := range tools {
-		for _, n := range ns {
-			var parts []string
-			for _, target := range chartTargets {
-				m, ok1 := find(ms, t, n, target.op)
-				h, ok2 := find(ms, chart.baseline(), n, target.op)
-				if !ok1 || !ok2 {
-					continue
-				}
-				r := m.duration.Seconds() / h.duration.Seconds()
-				parts = append(parts, fmt.Sprintf("%s %.2fx (%s)", target.op, r, verdict(r <= target.max)))
-			}
-			var peakKiB int64
-			for _, m := range ms {
-				if m.tool == t && m.n == n {
-					peakKiB = max(peakKiB, m.peakKiB)
-				}
-			}
-			if peakKiB > 0 {
-				mb := float64(peakKiB) * 1024 / 1e6
-				parts = append(parts, fmt.Sprintf("peak RSS %.0f MB (%s)", mb, verdict(mb <= chartTargetRSSMB)))
-			}
-			if len(parts) > 0 {
-				lines = append(lines, fmt.Sprintf("%s at N=%d against the targets: %s.", t, n, strings.Join(parts, ", ")))
-			}
-		}
-	}
-	return lines
 }

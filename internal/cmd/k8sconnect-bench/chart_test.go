@@ -210,7 +210,7 @@ func TestChartReport(t *testing.T) {
 	if rows[0][4] != "" || rows[0][5] != "" || rows[1][4] != "1.25" || rows[1][5] != "2.00" || rows[3][4] != "1.20" {
 		t.Errorf("rows = %q", rows)
 	}
-	got := strings.Join(chartTargetLines(ms, []int{200}), "\n")
+	got := strings.Join(targetLines(chart, ms, []int{200}), "\n")
 	if want := "terraform at N=200 against the targets: create 1.25x (met), plan (no changes) 1.20x (MISSED), peak RSS 168 MB (MISSED)."; !strings.Contains(got, want) {
 		t.Errorf("target lines lack %q:\n%s", want, got)
 	}

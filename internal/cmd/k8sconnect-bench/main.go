@@ -6,7 +6,10 @@
 // vendor's bundle (package bundles: prometheus-operator's ten CRDs of up to
 // 830 KB and some sixty other objects) in the three steps users apply it in,
 // plans, updates one data value in one ConfigMap, then one field deep in the
-// largest CRD, and destroys it. With -workload chart each tool installs a
+// largest CRD, and destroys it. An engine configuration named with _set
+// (terraform_set, pulumi_set) holds the ConfigMaps or the bundle as one
+// k8sconnect_manifest_set instead of one resource per object, against the
+// same kubectl steps. With -workload chart each tool installs a
 // chart of N objects as a Helm release (one k8sconnect_helm_release for the
 // engines), plans it, upgrades one value (one object changes) and uninstalls
 // it, against the helm CLI instead of kubectl. Per operation kubectl (or
@@ -68,7 +71,8 @@ func main() {
 	engines := flag.String("engines", "terraform,tofu,pulumi", "engines to measure, comma-separated: "+
 		strings.Join(engineNames, ", ")+" (_data: the engine alone; _provider_block: the connection in the provider's configuration;"+
 		" pulumi_skip_checkpoints: the stack saved only at the end; _kubernetes_backend: the state in a Secret in the cluster;"+
-		" _http_backend: the state in an http backend served by the bench)")
+		" _http_backend: the state in an http backend served by the bench; any of them but _data with _set appended:"+
+		" the configmaps or bundle workload as one k8sconnect_manifest_set instead of one resource per object)")
 	ops := flag.String("ops", "", "operations to measure, in an object's life order, "+
 		"create always among them: create, plan (no changes), update, update-crd (a bundle's: one field deep in its largest CRD), "+
 		"skip-preview (Pulumi's update without its preview), destroy; default: all of them that the workload has")
@@ -132,12 +136,20 @@ var engineNames = []string{"terraform", "tofu", "pulumi",
 	"pulumi_skip_checkpoints", "terraform_kubernetes_backend", "tofu_kubernetes_backend",
 	"terraform_http_backend", "tofu_http_backend"}
 
+// parseEngines reads -engines: each of engineNames, or one of them but the
+// _data ones with setSuffix, which holds the workload as one
+// k8sconnect_manifest_set (set.go); the engine alone has no provider to
+// hold a set.
 func parseEngines(s string) ([]string, error) {
 	var engines []string
 	for _, f := range strings.Split(s, ",") {
 		e := strings.TrimSpace(f)
-		if !slices.Contains(engineNames, e) {
-			return nil, fmt.Errorf("-engines %q: %q is none of %s", s, e, strings.Join(engineNames, ", "))
+		base, set := strings.CutSuffix(e, setSuffix)
+		if !slices.Contains(engineNames, base) {
+			return nil, fmt.Errorf("-engines %q: %q is none of %s, nor one of them with %s", s, e, strings.Join(engineNames, ", "), setSuffix)
+		}
+		if set && strings.HasSuffix(base, "_"+string(alone)) {
+			return nil, fmt.Errorf("-engines %q: %s: the engine alone has no provider to hold a set", s, e)
 		}
 		if !slices.Contains(engines, e) {
 			engines = append(engines, e)
@@ -300,7 +312,9 @@ func run(ctx context.Context, o options) error {
 		defer os.RemoveAll(b.work)
 	}
 	b.reqLog = filepath.Join(b.work, "requests.log")
-	if slices.ContainsFunc(o.engines, func(e string) bool { return strings.HasSuffix(e, "_"+string(httpBackend)) }) {
+	if slices.ContainsFunc(o.engines, func(e string) bool {
+		return strings.HasSuffix(strings.TrimSuffix(e, setSuffix), "_"+string(httpBackend))
+	}) {
 		if b.state, err = startStateServer(); err != nil {
 			return err
 		}
@@ -415,7 +429,8 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 	}
 	var terraformBin, pulumiPlugin string
 	for _, e := range b.o.engines {
-		engine, rest, _ := strings.Cut(e, "_")
+		config, set := strings.CutSuffix(e, setSuffix)
+		engine, rest, _ := strings.Cut(config, "_")
 		v := variant(rest)
 		path, err := toolchain.Path(engine)
 		if err != nil {
@@ -447,7 +462,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &terraformTool{engine: engine, path: path, work: b.work, bin: terraformBin, reqLog: b.reqLog,
-				variant: v, workload: b.o.workload, ops: b.o.ops, state: b.state})
+				variant: v, set: set, workload: b.o.workload, ops: b.o.ops, state: b.state})
 			// Once per engine, though it may run in two configurations.
 			if line := versionLine(path, `^(Terraform|OpenTofu) v`) + " (-parallelism=10, its default)"; !slices.Contains(b.versions, line) {
 				b.versions = append(b.versions, line)
@@ -464,7 +479,7 @@ func (b *bench) makeTools(ctx context.Context, root string) error {
 				}
 			}
 			b.tools = append(b.tools, &pulumiTool{path: path, work: b.work, plugin: pulumiPlugin, reqLog: b.reqLog,
-				variant: v, workload: b.o.workload, ops: b.o.ops})
+				variant: v, set: set, workload: b.o.workload, ops: b.o.ops})
 		}
 	}
 	return nil
@@ -748,6 +763,12 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 	default:
 		fmt.Fprintf(&intro, "N ConfigMaps plus their namespace (N+1 objects) per tool, fresh, in a namespace of its own; per-object figures divide by N+1.\n")
 	}
+	if slices.ContainsFunc(b.tools, isSet) {
+		intro.WriteString("The configurations named _set hold the same objects as one k8sconnect_manifest_set (ManifestSet) " +
+			"whose path names a file of them that the bench writes beside the configuration and replaces before each " +
+			"operation; its ApplySet parent, a Secret, in the objects' namespace. kubectl applies the same files as above " +
+			"(no --applyset: it neither records nor prunes a set).\n")
+	}
 	intro.WriteString("\n") // blank lines around the list, for Markdown
 	for _, v := range b.versions {
 		fmt.Fprintf(&intro, "- %s\n", v)
@@ -760,9 +781,8 @@ func (b *bench) report(load0, load1 string, took time.Duration, runErr error) re
 	rows := tableRows(b.results, b.o.workload.baseline())
 	var notes strings.Builder
 	lines := summaryLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn())
-	if b.o.workload == chart {
-		lines = append(lines, chartTargetLines(b.results, b.o.ns)...)
-	}
+	lines = append(lines, setLines(b.results, b.o.workload.sizes(b.o.ns), b.o.workload.sizeColumn())...)
+	lines = append(lines, targetLines(b.o.workload, b.results, b.o.ns)...)
 	for _, line := range lines {
 		notes.WriteString(line + "\n")
 	}
@@ -846,7 +866,7 @@ func summaryLines(ms []measurement, ns []int, size string) []string {
 	// each against plain terraform, which the performance targets (docs/performance.md) name.
 	for _, pair := range [][2]string{
 		{"pulumi", "terraform"}, {"pulumi_skip_checkpoints", "terraform"}, {"pulumi_provider_block", "terraform_provider_block"},
-		{"pulumi_data", "terraform_data"}, {"pulumi_data", "terraform"},
+		{"pulumi_data", "terraform_data"}, {"pulumi_data", "terraform"}, {"pulumi_set", "terraform_set"},
 	} {
 		for _, n := range ns {
 			up, ok1 := find(ms, pair[0], n, opCreate)

@@ -61,16 +61,8 @@ func (k *kubectlTool) setup(_ context.Context, n int) error {
 		return k.setupBundle(n)
 	}
 	ns := namespace("kubectl", n)
-	nsDoc := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
-	cm := func(i int, value string) string {
-		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%04d\n  namespace: %s\ndata:\n  key: %s\n", i, ns, value)
-	}
 	for _, v := range []string{"v1", "v2"} {
-		docs := []string{nsDoc}
-		for i := 0; i < n; i++ {
-			docs = append(docs, cm(i, v))
-		}
-		if err := os.WriteFile(filepath.Join(k.dir(n), "apply-"+v+".yaml"), []byte(strings.Join(docs, "---\n")), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(k.dir(n), "apply-"+v+".yaml"), []byte(configMapsYAML(ns, n, v)), 0o600); err != nil {
 			return err
 		}
 	}
@@ -79,9 +71,9 @@ func (k *kubectlTool) setup(_ context.Context, n int) error {
 	// objects that the namespace controller is already removing.
 	var docs []string
 	for i := 0; i < n; i++ {
-		docs = append(docs, cm(i, "v2"))
+		docs = append(docs, configMapDoc(ns, i, "v2"))
 	}
-	docs = append(docs, nsDoc)
+	docs = append(docs, namespaceDoc(ns))
 	return os.WriteFile(filepath.Join(k.dir(n), "delete.yaml"), []byte(strings.Join(docs, "---\n")), 0o600)
 }
 
@@ -159,17 +151,18 @@ func configName(engine string, v variant) string {
 
 // terraformTool runs terraform or tofu on one configuration of N objects
 // from a for_each, or of a bundle's three for_each over
-// k8sconnect_yaml_scoped, the provider found through dev_overrides (no init,
-// but for a backend's).
+// k8sconnect_yaml_scoped, or of either as one k8sconnect_manifest_set (set),
+// the provider found through dev_overrides (no init, but for a backend's).
 type terraformTool struct {
 	engine, path, work, bin, reqLog, kubeconfig string
 	variant                                     variant // plain, alone, providerBlock, kubernetesBackend or httpBackend
+	set                                         bool    // the workload as one k8sconnect_manifest_set (set.go)
 	workload                                    workload
 	ops                                         []string
 	state                                       *stateServer // httpBackend's
 }
 
-func (t *terraformTool) name() string    { return configName(t.engine, t.variant) }
+func (t *terraformTool) name() string    { return configName(t.engine, t.variant) + setName(t.set) }
 func (t *terraformTool) isKubectl() bool { return false }
 
 // stateName is the state's name in the http backend.
@@ -221,10 +214,12 @@ func (t *terraformTool) setup(_ context.Context, n int) error {
 	if err := os.WriteFile(filepath.Join(t.dir(n), "cli.tfrc"), []byte(rc), 0o600); err != nil {
 		return err
 	}
-	switch t.workload {
-	case bundle:
+	switch {
+	case t.set:
+		return t.setupSet(n)
+	case t.workload == bundle:
 		return t.setupBundle(n)
-	case chart:
+	case t.workload == chart:
 		return t.setupChart(n)
 	}
 	if t.variant == alone {
@@ -327,9 +322,9 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 	}
 	args = append([]string{t.path}, append(args, "-input=false", "-no-color")...)
 	var prepare func() error
-	if t.workload == bundle {
-		// The bundle's file as it stands at this step, where the
-		// configuration reads it, as a user edits theirs.
+	if t.set || t.workload == bundle {
+		// The bundle's file (a set's manifests) as it stands at this step,
+		// where the configuration reads it, as a user edits theirs.
 		prepare = func() error { return copyFile(t.bundleFile(n, op), filepath.Join(t.dir(n), bundleFileName)) }
 	} else {
 		args = append(args, "-var", "value="+values[op])
@@ -344,18 +339,19 @@ func (t *terraformTool) invocation(op string, n int) (invocation, bool) {
 	return invocation{args: args, dir: t.dir(n), env: env, prepare: prepare, before: before}, true
 }
 
-// pulumiTool runs the pulumi CLI on a Pulumi YAML program of N objects, with
-// the plugin installed in PULUMI_HOME as a user installs it (installPlugin),
-// a file:// backend and PULUMI_HOME in the work directory and nothing fetched
-// from the network.
+// pulumiTool runs the pulumi CLI on a Pulumi YAML program of N objects (or
+// of one ManifestSet of them, set), with the plugin installed in PULUMI_HOME
+// as a user installs it (installPlugin), a file:// backend and PULUMI_HOME in
+// the work directory and nothing fetched from the network.
 type pulumiTool struct {
 	path, work, plugin, reqLog, kubeconfig string
 	variant                                variant
+	set                                    bool // the workload as one ManifestSet (set.go)
 	workload                               workload
 	ops                                    []string
 }
 
-func (p *pulumiTool) name() string    { return configName("pulumi", p.variant) }
+func (p *pulumiTool) name() string    { return configName("pulumi", p.variant) + setName(p.set) }
 func (p *pulumiTool) isKubectl() bool { return false }
 
 // stack is the stack's name: one backend holds every configuration's stack
@@ -456,12 +452,17 @@ func (p *pulumiTool) setup(ctx context.Context, n int) error {
 		return err
 	}
 	commands := [][]string{{"stack", "init", p.stack(n), "--non-interactive"}}
-	switch p.workload {
-	case bundle:
+	switch {
+	case p.set:
+		// The values are in the manifests' file: no config.
+		if err := p.setupSet(n); err != nil {
+			return err
+		}
+	case p.workload == bundle:
 		if err := p.setupBundle(n); err != nil {
 			return err
 		}
-	case chart:
+	case p.workload == chart:
 		if err := p.setupChart(n); err != nil {
 			return err
 		}
@@ -549,6 +550,10 @@ func (p *pulumiTool) invocation(op string, n int) (invocation, bool) {
 	}
 	var prepare func() error
 	switch {
+	case p.set:
+		// The set's manifests as they stand at this step, where the
+		// program's path names them.
+		prepare = func() error { return copyFile(p.manifestsFile(n, op), filepath.Join(p.dir(n), manifestsFileName)) }
 	case p.workload == bundle:
 		// The program as it stands at this step, as a user edits theirs.
 		prepare = func() error { return copyFile(p.programFile(n, op), filepath.Join(p.dir(n), "Pulumi.yaml")) }

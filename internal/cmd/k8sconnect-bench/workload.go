@@ -83,12 +83,16 @@ func (w workload) sizeColumn() string {
 
 // checkEngines refuses the configurations a bundle or a chart cannot be
 // measured in: the engine alone (_data) has no provider, so nothing to split
-// the bundle's file with or to install a chart.
+// the bundle's file with or to install a chart; and a chart is one resource
+// already, the release, so it has no set (_set) to be made into.
 func (w workload) checkEngines(engines []string) error {
 	if w == configMaps {
 		return nil
 	}
 	for _, e := range engines {
+		if w == chart && strings.HasSuffix(e, setSuffix) {
+			return fmt.Errorf("-engines %s: a chart is one k8sconnect_helm_release already; %s holds ConfigMaps or the bundle as one set", e, setSuffix)
+		}
 		if strings.HasSuffix(e, "_"+string(alone)) {
 			return fmt.Errorf("-engines %s: the _data configurations measure ConfigMaps only: without the provider "+
 				"there is nothing to split a bundle's file with or to install a chart", e)

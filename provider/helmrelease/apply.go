@@ -14,7 +14,6 @@ import (
 	"helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -24,7 +23,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
-	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
 
 // Create installs the release. When the install fails (a hook, the
@@ -341,7 +339,11 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		return a.fail("Removed object not deleted", err, diags)
 	}
 	if a.plan.Wait.ValueBool() {
-		if err := waitReady(ctx, c, rd.objects, a.applied, timeout, a.plan.WaitForJobs.ValueBool()); err != nil {
+		keys := make([]string, len(rd.objects))
+		for i, p := range rd.objects {
+			keys[i] = p.key
+		}
+		if _, err := objectset.WaitReady(ctx, c, keys, a.applied, time.Now().Add(timeout), a.plan.WaitForJobs.ValueBool()); err != nil {
 			return a.fail("Release not ready", err, diags)
 		}
 	}
@@ -431,8 +433,6 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	return !diags.HasError()
 }
 
-var jobKind = schema.GroupKind{Group: "batch", Kind: "Job"}
-
 func ensureNamespace(ctx context.Context, c *connection.Client, name string) error {
 	exists, err := c.NamespaceExists(ctx, name)
 	if err != nil || exists {
@@ -459,40 +459,4 @@ func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, app
 		mu.Unlock()
 		return nil
 	})
-}
-
-// waitReady waits until every object is ready by k8sconnect_wait's `ready`
-// rules, except that a custom resource without status is ready, as helm
-// --wait takes it: the user did not choose to wait on it, and a kind whose
-// controller is not installed yet would otherwise hold every apply. A Job
-// is ready once started, as Helm 4's --wait takes it; with jobs
-// (wait_for_jobs), once complete.
-func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured,
-	timeout time.Duration, jobs bool) error {
-	deadline := time.Now().Add(timeout)
-	errs := make([]error, len(pieces))
-	objectset.InParallel(len(pieces), func(i int) {
-		p := pieces[i]
-		obj := applied[p.key]
-		spec := waiting.Spec{Ready: true, NoStatusIsReady: true}
-		if jobs && obj != nil && obj.GroupVersionKind().GroupKind() == jobKind {
-			spec = waiting.Spec{Condition: "Complete"}
-		}
-		eval := spec.Evaluate
-		if obj == nil || eval(obj).Met {
-			return
-		}
-		m, err := c.Mapping(obj.GroupVersionKind())
-		if err != nil {
-			errs[i] = err
-			return
-		}
-		res, err := waiting.Until(ctx, c.Resource(m, obj.GetNamespace()), obj.GetName(), eval,
-			waiting.Options{Timeout: max(time.Until(deadline), time.Second)})
-		if err != nil {
-			pods, _ := waiting.Pods(ctx, c.Dynamic, res.Object)
-			errs[i] = fmt.Errorf("%s is not ready: %w\n%s", p.key, err, waiting.Explain(spec, res, pods))
-		}
-	})
-	return errors.Join(errs...)
 }

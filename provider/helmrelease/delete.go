@@ -6,12 +6,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	release "helm.sh/helm/v4/pkg/release/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -127,18 +127,17 @@ func objectsToDelete(c *connection.Client, state model, priv private, history []
 			if err != nil {
 				return nil, err
 			}
-			gk := schema.GroupKind{Group: group, Kind: kind}
-			if gk == crdGroupKind {
+			if (schema.GroupKind{Group: group, Kind: kind}) == crdGroupKind {
 				continue // from crds/: kept
 			}
-			m, err := c.Mapping(gk.WithVersion(""))
-			if meta.IsNoMatchError(err) {
+			apiVersion, err := objectset.PreferredVersion(c, key)
+			if err != nil {
+				return nil, err
+			}
+			if apiVersion == "" {
 				continue // its kind is gone, and every object of it
 			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
-			}
-			o = privateObject{APIVersion: m.GroupVersionKind.GroupVersion().String()}
+			o = privateObject{APIVersion: apiVersion}
 		}
 		if o.FromCRDsDir {
 			continue // as helm uninstall keeps them: every object of the kind would go with them

@@ -222,16 +222,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	drifted := false
 	for i, p := range pieces {
 		if errs[i] != nil {
-			summary, detail := "Object of the chart not accepted", fmt.Sprintf("%s: %v", p.key, errs[i])
-			if remedy := connection.RequestRemedy(errs[i]); remedy != "" {
-				detail += "\n\n" + remedy
-				if connection.Unreachable(errs[i]) {
-					// Refused credentials, no answer, a server error: no
-					// verdict on the object, and something for the user to do.
-					summary = "Object of the chart not checked"
-				}
-			}
-			diags.AddAttributeError(pathObjects.AtMapKey(p.key), summary, p.red.Scrub(detail, p.obj.Object))
+			objectset.ReportPlanError(diags, pathObjects.AtMapKey(p.key), "chart", p.key, p.obj, p.red, errs[i])
 			continue
 		}
 		if other := results[i].leftTo; other != nil {
@@ -283,7 +274,7 @@ type lastApply struct {
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent handon.Read,
 	comingNamespace string) (planned, handon.Read, error) {
 	var handOn handon.Read
-	o := objectplan.Object{Desired: p.obj.DeepCopy(), Body: []byte(bodyHash(p)), Recent: recent, Marks: helmMarks,
+	o := objectplan.Object{Desired: p.obj.DeepCopy(), Body: []byte(objectset.BodyHash(p.obj, p.red)), Recent: recent, Marks: helmMarks,
 		Ignore: p.ignored, Redactor: p.red}
 	if last != nil {
 		o.Live = last.live

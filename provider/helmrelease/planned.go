@@ -47,7 +47,7 @@ func newPlannedRender(rd *rendered, objects types.Map) plannedRender {
 	planned := objects.Elements()
 	for _, p := range rd.all() {
 		if v, ok := planned[p.key]; ok && objectset.Known(v) {
-			out.Bodies[p.key] = bodyHash(p)
+			out.Bodies[p.key] = objectset.BodyHash(p.obj, p.red)
 		}
 	}
 	return out
@@ -96,7 +96,7 @@ func differences(ctx context.Context, c *connection.Client, rd *rendered, object
 		case !ok:
 			lines[i] = p.key + ": rendered now, not in the plan"
 			return
-		case !objectset.Known(v) || bodies[p.key] == "" || bodyHash(p) == bodies[p.key]:
+		case !objectset.Known(v) || bodies[p.key] == "" || objectset.BodyHash(p.obj, p.red) == bodies[p.key]:
 			return
 		}
 		dry, err := ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})

@@ -49,7 +49,7 @@ func TestDifferencesFromThePlan(t *testing.T) {
 		later.key:                        types.MapUnknown(types.StringType),
 		"core/ConfigMap/" + ns + "/gone": known(projection.Projection{"data.c": "3"}),
 	})
-	bodies := map[string]string{changed.key: bodyHash(changedBefore), marks.key: bodyHash(marksBefore), same.key: bodyHash(same)}
+	bodies := map[string]string{changed.key: objectset.BodyHash(changedBefore.obj, changedBefore.red), marks.key: objectset.BodyHash(marksBefore.obj, marksBefore.red), same.key: objectset.BodyHash(same.obj, same.red)}
 
 	got := differences(context.Background(), c, rd, objects, bodies, func(string) *fieldpath.Set { return nil })
 	want := []string{

@@ -2,12 +2,12 @@ package helmrelease
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
@@ -72,17 +72,7 @@ func (o privateObject) redactor(id string) sensitive.Redactor {
 
 func newPrivateObject(p piece) privateObject {
 	return privateObject{APIVersion: p.obj.GetAPIVersion(), Sensitive: p.sensitivePaths, FromCRDsDir: p.fromCRDsDir,
-		Body: bodyHash(p)}
-}
-
-// bodyHash is a hash of the body applied for p, keyed as the projection's
-// sensitive values are (a body may hold a Secret's data).
-func bodyHash(p piece) string {
-	b, err := json.Marshal(p.obj.Object)
-	if err != nil {
-		return ""
-	}
-	return p.red.Hash("body", string(b))
+		Body: objectset.BodyHash(p.obj, p.red)}
 }
 
 // privateRenderedAs is how the last apply rendered the chart: the revision

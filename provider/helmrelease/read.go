@@ -17,9 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
-	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // Read refreshes objects from the cluster: each object's fields that
@@ -181,16 +179,5 @@ func readOne(ctx context.Context, c *connection.Client, key string, o privateObj
 	if err != nil {
 		return nil, nil, err
 	}
-	live, err := c.Get(ctx, ident.GVK(), ident.Namespace, ident.Name)
-	if connection.Gone(err, ident.Name) || c.GoneWithItsKind(err, ident.GVK()) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, owned, helmMarks, ignored, o.redactor(id))
-	if err != nil {
-		return nil, nil, err
-	}
-	return objectset.ProjectionValue(obs.Projection), live, nil
+	return objectset.Refreshed(ctx, c, ident, owned, helmMarks, ignored, o.redactor(id))
 }

@@ -134,10 +134,10 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 							"status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and " +
 							"DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services " +
 							"with an address, and custom resources by observedGeneration and their Ready, Reconciling " +
-							"and Stalled conditions. A custom resource with no status yet is waited for when its CRD " +
-							"declares a status subresource (its controller has not reported yet), and ready at once " +
-							"when it declares none (nothing will report on it). A failed Job or a stalled resource " +
-							"ends the wait at once.",
+							"and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, " +
+							"with a warning: wait for its Ready condition to wait for its controller. The same rule " +
+							"judges the wait of k8sconnect_helm_release and k8sconnect_manifest_set. A failed Job or " +
+							"a stalled resource ends the wait at once.",
 						Optional: true,
 					},
 					"timeout": schema.StringAttribute{
@@ -370,13 +370,6 @@ func (r *Resource) await(ctx context.Context, c *connection.Client, id manifest.
 		return waiting.Result{}, false
 	}
 	fields := map[string]any{"object": id.String(), "waiting_for": spec.Describe()}
-	if spec.Ready {
-		// A kind with no status subresource has no controller expected to
-		// report on it: without status it is ready, as kstatus judges it. When
-		// discovery fails, the object waits for a report, the safer guess.
-		reported, err := c.StatusReported(mapping)
-		spec.NoStatusIsReady = err == nil && !reported
-	}
 	tflog.Info(ctx, fmt.Sprintf("%s: waiting up to %s for %s", id.Name, timeout, spec.Describe()), fields)
 	res, err := waiting.Until(ctx, c.Resource(mapping, namespaceFor(mapping, id)), id.Name, spec.Evaluate, waiting.Options{
 		Timeout: time.Until(deadline),
@@ -390,6 +383,13 @@ func (r *Resource) await(ctx context.Context, c *connection.Client, id manifest.
 	})
 	if err == nil {
 		tflog.Info(ctx, fmt.Sprintf("%s: done after %s: %s", id.Name, roundElapsed(time.Since(start)), res.State.Summary), fields)
+		if spec.Ready && waiting.ReadyWithoutStatus(res.Object) {
+			diags.AddWarning(fmt.Sprintf("%s is ready without a status", id),
+				"No controller has written a status for it, which ready counts as ready, as kstatus, Helm and Flux "+
+					"do: nothing tells a kind no controller reports on from one whose controller has not looked yet. "+
+					"To wait until its controller says it is ready, wait for condition = \"Ready\" (or the "+
+					"condition its controller sets) instead.")
+		}
 		return res, true
 	}
 	// The run's context may be what ended: the pod listing gets its own.

@@ -330,20 +330,3 @@ func (c *Cache) ClientFor(ctx context.Context, conn types.Object, diags *diag.Di
 	}
 	return cl, true
 }
-
-// StatusReported tells whether the cluster serves a status subresource for
-// the resource m names: whether a controller is expected to report the
-// object's status (CRDs declare it; every built-in kind with a status has
-// one). Discovery answers it, which any authenticated client may read.
-func (c *Client) StatusReported(m *meta.RESTMapping) (bool, error) {
-	list, err := c.Discovery.ServerResourcesForGroupVersion(m.Resource.GroupVersion().String())
-	if err != nil {
-		return false, fmt.Errorf("discovering %s: %w", m.Resource.GroupVersion(), err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == m.Resource.Resource+"/status" {
-			return true, nil
-		}
-	}
-	return false, nil
-}

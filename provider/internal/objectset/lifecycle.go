@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
@@ -47,4 +48,46 @@ func DeleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
 	}
 	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
+}
+
+var jobKind = schema.GroupKind{Group: "batch", Kind: "Job"}
+
+// WaitReady waits, in parallel and until deadline, until every object of
+// applied that keys names is ready by k8sconnect_wait's ready rule (one rule
+// for the wait, the release and the set: docs/guides/waiting.md). A Job is
+// ready once started, as Helm 4's --wait takes it; with jobs, once
+// complete. A key without an applied object (one this apply left alone) is
+// not waited for. It returns the keys of the objects that did not get
+// ready, and an error that names each, with what it and its Pods are doing.
+func WaitReady(ctx context.Context, c *connection.Client, keys []string, applied map[string]*unstructured.Unstructured,
+	deadline time.Time, jobs bool) (map[string]bool, error) {
+	errs := make([]error, len(keys))
+	InParallel(len(keys), func(i int) {
+		obj := applied[keys[i]]
+		spec := waiting.Spec{Ready: true}
+		if jobs && obj != nil && obj.GroupVersionKind().GroupKind() == jobKind {
+			spec = waiting.Spec{Condition: "Complete"}
+		}
+		if obj == nil || spec.Evaluate(obj).Met {
+			return
+		}
+		m, err := c.Mapping(obj.GroupVersionKind())
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: %w", keys[i], err)
+			return
+		}
+		res, err := waiting.Until(ctx, c.Resource(m, obj.GetNamespace()), obj.GetName(), spec.Evaluate,
+			waiting.Options{Timeout: max(time.Until(deadline), time.Second)})
+		if err != nil {
+			pods, _ := waiting.Pods(ctx, c.Dynamic, res.Object)
+			errs[i] = fmt.Errorf("%s is not ready: %w\n%s", keys[i], err, waiting.Explain(spec, res, pods))
+		}
+	})
+	notReady := map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			notReady[keys[i]] = true
+		}
+	}
+	return notReady, errors.Join(errs...)
 }

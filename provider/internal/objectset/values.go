@@ -2,13 +2,20 @@ package objectset
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // ProjectionType is the type of one element of objects: an object's
@@ -60,4 +67,33 @@ func Applied(ctx context.Context, key string, obs projection.Observation, planne
 		return planned, ownership.StateProjection(ctx, MapOf(planned))
 	}
 	return value, obs.Projection
+}
+
+// BodyHash is a hash of the body applied for an object, keyed as its
+// projection's sensitive values are (a body may hold a Secret's data): a
+// plan that sends the same body to an object untouched since needs no dry
+// run.
+func BodyHash(obj *unstructured.Unstructured, red sensitive.Redactor) string {
+	b, err := json.Marshal(obj.Object)
+	if err != nil {
+		return ""
+	}
+	return red.Hash("body", string(b))
+}
+
+// ReportPlanError reports the failed plan of the object key of a set (what
+// is "chart" or "set") on its element of objects: "not accepted" when the
+// server judged the object, "not checked" when refused credentials, no
+// answer or a server error gave no verdict; with the remedy when the error
+// came from a request, and obj's sensitive values scrubbed.
+func ReportPlanError(diags *diag.Diagnostics, at path.Path, what, key string, obj *unstructured.Unstructured,
+	red sensitive.Redactor, err error) {
+	summary, detail := "Object of the "+what+" not accepted", fmt.Sprintf("%s: %v", key, err)
+	if remedy := connection.RequestRemedy(err); remedy != "" {
+		detail += "\n\n" + remedy
+		if connection.Unreachable(err) {
+			summary = "Object of the " + what + " not checked"
+		}
+	}
+	diags.AddAttributeError(at, summary, red.Scrub(detail, obj.Object))
 }

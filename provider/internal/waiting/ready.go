@@ -8,21 +8,23 @@ import (
 )
 
 // readyState judges any kind by the Kubernetes community's status conventions
-// (kstatus, sigs.k8s.io/cli-utils), the same rules kpt, Flux and Config Sync
-// use: built-in kinds by their own status (a Deployment's available replicas,
-// a Job's completion, a PVC's Bound phase, a LoadBalancer Service's ingress),
-// everything else by observedGeneration and the Ready / Reconciling / Stalled
-// conditions. For rollout kinds the summary is the rollout's own progress
-// line, which says more than kstatus's message.
+// (kstatus, sigs.k8s.io/cli-utils), the same rules kpt, Flux, Config Sync and
+// Helm 4's --wait use: built-in kinds by their own status (a Deployment's
+// available replicas, a Job's completion, a PVC's Bound phase, a LoadBalancer
+// Service's ingress), everything else by observedGeneration and the Ready /
+// Reconciling / Stalled conditions. For rollout kinds the summary is the
+// rollout's own progress line, which says more than kstatus's message.
 //
-// kstatus calls a custom resource with no status at all Current. That is right
-// for a kind no controller reports on, and a guess for one whose controller
-// has not looked at the object yet (just created, or its operator still
-// starting): "ready" then would end the wait before anything happened. So a
-// custom resource without status is ready only when noStatusIsReady says no
-// report is coming; any status its controller writes is then judged by
-// kstatus as it stands.
-func readyState(obj *unstructured.Unstructured, noStatusIsReady bool) State {
+// One rule serves k8sconnect_wait's ready, the Helm release's wait and the
+// manifest set's (docs/guides/waiting.md#how-ready-is-judged): a custom
+// resource with no status at all is ready, Current as kstatus calls it.
+// Nothing tells a kind no controller reports on from one whose controller
+// has not looked yet: a CRD's status subresource does not (prometheus-
+// operator's ServiceMonitor declares one its operator fills only behind a
+// feature gate), so waiting for a report could hold an apply until its
+// timeout for a status that never comes. The summary says so, and
+// condition = "Ready" waits for the controller's own verdict.
+func readyState(obj *unstructured.Unstructured) State {
 	if st, ok := loadBalancerState(obj); ok {
 		return st
 	}
@@ -41,14 +43,9 @@ func readyState(obj *unstructured.Unstructured, noStatusIsReady bool) State {
 	}
 	switch res.Status {
 	case kstatus.CurrentStatus:
-		if customResource(obj) && !reported(obj) {
-			if noStatusIsReady {
-				return State{Met: true, Summary: "ready: no status, and none is expected (Current, as kstatus judges it)"}
-			}
-			return State{Summary: "not ready: its controller has not reported a status yet (the object has no status, " +
-				"and its CustomResourceDefinition declares a status subresource, so a controller is expected to " +
-				"write one). Check that the controller (operator) of this kind is installed and running; to wait " +
-				"for something else, use condition, field or field_value instead"}
+		if ReadyWithoutStatus(obj) {
+			return State{Met: true, Summary: "ready: it has no status, which kstatus counts as Current (no controller " +
+				"has reported on it; to wait for its controller's verdict, wait for condition = \"Ready\")"}
 		}
 		return State{Met: true, Summary: "ready: " + summary}
 	case kstatus.FailedStatus:
@@ -86,6 +83,12 @@ func loadBalancerState(obj *unstructured.Unstructured) (State, bool) {
 func customResource(obj *unstructured.Unstructured) bool {
 	_, builtin := yamldocs.BuiltinNamespaced(obj.GroupVersionKind().GroupKind())
 	return !builtin
+}
+
+// ReadyWithoutStatus tells whether obj is a custom resource that nothing
+// has written a status for, which the ready rule counts as ready.
+func ReadyWithoutStatus(obj *unstructured.Unstructured) bool {
+	return customResource(obj) && !reported(obj)
 }
 
 // reported tells whether anything has written status for obj: a status

@@ -32,12 +32,6 @@ type Spec struct {
 	Rollout bool
 	// Ready: any kind is ready by the community's status conventions (kstatus).
 	Ready bool
-	// NoStatusIsReady, for Ready: a custom resource that carries no status at
-	// all is ready, Current as kstatus judges it. Right when no controller is
-	// expected to report one (its CRD declares no status subresource), and
-	// for a Helm release, whose --wait judges so; otherwise the object waits
-	// until its controller reports (see readyState).
-	NoStatusIsReady bool
 	// Redactor renders the waited values in summaries and explanations, so a
 	// wait on a Secret's data never prints the value; APIVersion and Kind name
 	// the waited object's kind for Describe, which has no object at hand.
@@ -119,7 +113,7 @@ func (s Spec) Evaluate(obj *unstructured.Unstructured) State {
 	case s.Rollout:
 		st = rolloutState(obj)
 	case s.Ready:
-		st = readyState(obj, s.NoStatusIsReady)
+		st = readyState(obj)
 	default:
 		return State{Summary: "nothing to wait for", Stuck: true}
 	}

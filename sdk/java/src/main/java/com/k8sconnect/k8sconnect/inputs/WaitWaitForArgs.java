@@ -63,14 +63,14 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+     * Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
      * 
      */
     @Import(name="ready")
     private @Nullable Output<Boolean> ready;
 
     /**
-     * @return Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+     * @return Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
      * 
      */
     public Optional<Output<Boolean>> ready() {
@@ -200,7 +200,7 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param ready Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+         * @param ready Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
          * 
          * @return builder
          * 
@@ -211,7 +211,7 @@ public final class WaitWaitForArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param ready Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+         * @param ready Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
          * 
          * @return builder
          * 

@@ -29,7 +29,7 @@ public final class WaitWaitFor {
      */
     private @Nullable Map<String,String> fieldValue;
     /**
-     * @return Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+     * @return Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
      * 
      */
     private @Nullable Boolean ready;
@@ -67,7 +67,7 @@ public final class WaitWaitFor {
         return this.fieldValue == null ? Map.of() : this.fieldValue;
     }
     /**
-     * @return Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+     * @return Wait until the object is ready, for any kind, by the Kubernetes community&#39;s status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
      * 
      */
     public Optional<Boolean> ready() {

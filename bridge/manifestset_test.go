@@ -1,10 +1,12 @@
 package bridge_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
@@ -92,6 +94,17 @@ func TestPulumiManifestSet(t *testing.T) {
 	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"update": 1, "same": 1})
 	if err := acctest.ConfigMapHas(t, ns, "settings", "greeting", "bonjour"); err != nil {
 		t.Errorf("a plain pulumi up should put the drifted value back: %v", err)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+
+	// Deleted outside, then a plain up (no refresh): made again, though the
+	// stack's state still holds it as it was.
+	if err := acctest.Dynamic(t).Resource(configMaps).Namespace(ns).Delete(context.Background(), "settings", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"update": 1, "same": 1})
+	if err := acctest.ConfigMapHas(t, ns, "settings", "greeting", "bonjour"); err != nil {
+		t.Errorf("a plain pulumi up should make the deleted object again: %v", err)
 	}
 	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
 

@@ -17,10 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -30,7 +28,6 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
-	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -66,9 +63,21 @@ type applyRun struct {
 	version string
 	// config gives yaml_body_wo, which a plan holds as null.
 	config tfsdk.Config
-	// prior are the objects of the last apply, by key.
-	prior   private
-	applied map[string]*unstructured.Unstructured
+	// prior are the objects of the last apply, by key; unchanged those of
+	// them the plan found as the last apply left them, which this apply
+	// leaves alone.
+	prior     private
+	unchanged map[string]bool
+	// parentLive is the parent as last read or written.
+	parentLive *unstructured.Unstructured
+	deadline   time.Time
+	applied    map[string]*unstructured.Unstructured
+	// adopting is the tooling of the set an import brought in, which this
+	// first apply after it takes over; "" otherwise.
+	adopting string
+	// notReady are the keys the wait gave up on, and waitErr why.
+	notReady map[string]bool
+	waitErr  error
 }
 
 // apply applies plan over state (nil for a create): prepare, perform,
@@ -76,7 +85,20 @@ type applyRun struct {
 func (r *Resource) apply(ctx context.Context, plan, state *model, config tfsdk.Config, in privatestate.Reader, out privatestate.Writer,
 	diags *diag.Diagnostics) bool {
 	a := &applyRun{plan: plan, version: r.version, config: config}
-	return a.prepare(ctx, r.clients, state, in, out, diags) && a.perform(ctx, diags) && a.record(ctx, out, diags)
+	if !a.prepare(ctx, r.clients, state, in, out, diags) || !a.perform(ctx, diags) || !a.record(ctx, out, diags) {
+		return false
+	}
+	if a.waitErr != nil {
+		diags.AddError("Objects of the set not ready", waitFailure(a.timeout, a.waitErr))
+		// An update keeps what it applied, each object not ready marked
+		// so that the next apply waits for it again. A create keeps
+		// nothing: Terraform would taint the set and replace it, deleting
+		// every object, where the next apply should only wait again
+		// (ADR 0007). It takes up the objects this one made, which carry
+		// the set's label.
+		return state != nil
+	}
+	return true
 }
 
 // prepare reads the source again, names the parent and what the last apply
@@ -107,10 +129,13 @@ func (a *applyRun) prepare(ctx context.Context, clients *connection.Cache, state
 		a.plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
 	source := withWriteOnly(ctx, *a.plan, a.config, diags)
-	if a.ms = readMembers(ctx, &source, c, "", diags); a.ms == nil {
+	if a.ms = readMembers(ctx, &source, c, diags); a.ms == nil {
 		return false
 	}
-	a.parent = parentOf(a.plan, state, a.ms)
+	if a.parent, err = scoped(c, parentOf(a.plan, state, a.ms)); err != nil {
+		diags.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
+		return false
+	}
 	redact(a.ms, a.parent.id())
 	markMembers(a.ms, a.parent.applySetID())
 	a.prior = private{}
@@ -121,16 +146,43 @@ func (a *applyRun) prepare(ctx context.Context, clients *connection.Cache, state
 				a.prior[key] = privateObject{}
 			}
 		}
+		a.unchanged = unchangedMembers(a.plan, state, a.ms)
+		a.adopting = loadAdopting(ctx, in)
 	}
 	live, err := readParent(ctx, c, a.parent)
+	if err == nil && live == nil && a.parent.custom() {
+		err = fmt.Errorf("the custom resource parent %s %s no longer exists; the set does not create one. Create it "+
+			"again, or let the set use its own Secret parent", a.parent.Kind, a.parent.id())
+	}
 	if err == nil {
-		err = checkParent(live, a.parent)
+		err = checkParent(live, a.parent, a.adopting)
 	}
 	if err != nil {
 		diags.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
 		return false
 	}
+	a.parentLive = live
 	return true
+}
+
+// unchangedMembers are the members whose planned element of objects is
+// known and equal to the one in state: the plan found the fields the set
+// owns as the last apply left them and the body would change none of them
+// (a drifted member plans as unknown), so applying it again would change
+// nothing, as kubectl's apply of an unchanged object changes nothing, only
+// slower. A new yaml_body_wo_revision asks for every object to be sent.
+func unchangedMembers(plan, state *model, ms *members) map[string]bool {
+	out := map[string]bool{}
+	if plan.Objects.IsUnknown() || plan.Objects.IsNull() || !plan.YAMLBodyWORevision.Equal(state.YAMLBodyWORevision) {
+		return out
+	}
+	planned, recorded := plan.Objects.Elements(), state.Objects.Elements()
+	for _, m := range ms.all {
+		if v, ok := planned[m.key]; ok && !v.IsUnknown() && v.Equal(recorded[m.key]) {
+			out[m.key] = true
+		}
+	}
+	return out
 }
 
 func timeoutOf(m *model, diags *diag.Diagnostics) (time.Duration, bool) {
@@ -147,6 +199,7 @@ func timeoutOf(m *model, diags *diag.Diagnostics) (time.Duration, bool) {
 // go what left the source, and writes the parent as this set, as kubectl
 // apply --prune --applyset does.
 func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
+	a.deadline = time.Now().Add(a.timeout)
 	now := a.ms.keys()
 	var superset []string
 	for key := range now {
@@ -171,7 +224,7 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		diags.AddError("Object of the set not applied", connection.Explain(err))
 		return false
 	}
-	if err := writeParent(ctx, a.c, a.parent, a.version, superset); err != nil {
+	if err := a.writeParent(ctx, superset); err != nil {
 		diags.AddError("ApplySet parent not written", connection.Explain(err))
 		return false
 	}
@@ -183,11 +236,40 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		diags.AddError("Object that left the set not pruned", connection.Explain(err))
 		return false
 	}
-	if err := writeParent(ctx, a.c, a.parent, a.version, slices.Collect(maps.Keys(now))); err != nil {
+	if err := a.writeParent(ctx, slices.Collect(maps.Keys(now))); err != nil {
 		diags.AddError("ApplySet parent not written", connection.Explain(err))
 		return false
 	}
+	if a.plan.Wait.ValueBool() {
+		keys := make([]string, len(a.ms.all))
+		for i, m := range a.ms.all {
+			keys[i] = m.key
+		}
+		a.notReady, a.waitErr = objectset.WaitReady(ctx, a.c, keys, a.applied, a.deadline, false)
+	}
 	return true
+}
+
+// waitFailure explains a wait that ended before every object was ready.
+func waitFailure(timeout time.Duration, err error) string {
+	return fmt.Sprintf("%v\n\nEvery object is applied and the set's membership recorded; nothing is tainted or "+
+		"deleted. The next apply applies what changed and waits again (timeout = %q, for the whole apply). "+
+		"To apply without waiting, set wait = false.", connection.Explain(err), timeout.String())
+}
+
+// writeParent writes the parent as the set of keys, unless it already
+// says so.
+func (a *applyRun) writeParent(ctx context.Context, keys []string) error {
+	want := parentObject(a.parent, a.version, keys)
+	if parentSays(a.parentLive, want) {
+		return nil
+	}
+	live, err := ssa.Apply(ctx, a.c, want, ssa.Options{FieldManager: parentFieldManager})
+	if err != nil {
+		return err
+	}
+	a.parentLive = live
+	return nil
 }
 
 // applyAll applies members kind by kind, the members of one kind in
@@ -195,12 +277,15 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 func (a *applyRun) applyAll(ctx context.Context, ms []member) error {
 	var mu sync.Mutex
 	return objectset.KindByKind(ms, func(m member) string { return m.obj.GetKind() }, func(m member) error {
+		if a.unchanged[m.key] {
+			return nil
+		}
 		obj, err := a.applyOne(ctx, m)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.key, err)
 		}
 		if m.crd {
-			if err := objectset.WaitEstablished(ctx, a.c, obj, a.timeout); err != nil {
+			if err := objectset.WaitEstablished(ctx, a.c, obj, max(time.Until(a.deadline), time.Second)); err != nil {
 				return fmt.Errorf("%s: waiting until its kind is served: %w", m.key, err)
 			}
 		}
@@ -242,7 +327,16 @@ func (a *applyRun) applyOne(ctx context.Context, m member) (*unstructured.Unstru
 			return nil, errTaken
 		}
 	}
-	return ssa.Apply(ctx, a.c, m.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+	applied, err := ssa.Apply(ctx, a.c, m.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
+	if err != nil || a.adopting == "" {
+		return applied, err
+	}
+	// The first apply after an import: the fields the set's last tool
+	// applied, which the source sets too, become the set's alone.
+	if from := installers(applied); len(from) > 0 {
+		return ssa.TakeOver(ctx, a.c, applied, from)
+	}
+	return applied, nil
 }
 
 // takeOver makes live, an object that exists and belongs to no set, the
@@ -277,7 +371,7 @@ func (a *applyRun) prune(ctx context.Context) error {
 		if now[key] {
 			continue
 		}
-		id, err := identityOf(a.c, key, o)
+		id, err := objectset.IdentityOf(a.c, key, o.APIVersion)
 		if err != nil {
 			return err
 		}
@@ -288,7 +382,6 @@ func (a *applyRun) prune(ctx context.Context) error {
 	// In the reverse of the order of the apply: custom resources before
 	// their CRDs, namespaced objects before their Namespace.
 	slices.SortStableFunc(gone, func(x, y manifest.Identity) int { return applyRank(y) - applyRank(x) })
-	deadline := time.Now().Add(a.timeout)
 	return objectset.KindByKind(gone, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
 		live, err := a.c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
 		switch {
@@ -302,7 +395,7 @@ func (a *applyRun) prune(ctx context.Context) error {
 		case !a.plan.Prune.ValueBool():
 			return letGo(ctx, a.c, id, live)
 		}
-		return objectset.DeleteAndWait(ctx, a.c, id, live, deadline)
+		return objectset.DeleteAndWait(ctx, a.c, id, live, a.deadline)
 	})
 }
 
@@ -332,31 +425,6 @@ func letGo(ctx context.Context, c *connection.Client, id manifest.Identity, live
 	return err
 }
 
-// identityOf is the object key names, by the apiVersion the last apply
-// recorded or, for state without one, the kind's preferred version; nil
-// when its kind is gone.
-func identityOf(c *connection.Client, key string, o privateObject) (*manifest.Identity, error) {
-	group, kind, ns, name, err := yamldocs.ParseKey(key)
-	if err != nil {
-		return nil, err
-	}
-	apiVersion := o.APIVersion
-	if apiVersion == "" {
-		if group == "core" {
-			group = ""
-		}
-		m, err := c.Mapping(schema.GroupKind{Group: group, Kind: kind}.WithVersion(""))
-		if meta.IsNoMatchError(err) {
-			return nil, nil // its kind is gone, and every object of it
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		apiVersion = m.GroupVersionKind.GroupVersion().String()
-	}
-	return &manifest.Identity{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name}, nil
-}
-
 // record completes the plan into the state the apply leaves: each object's
 // projection as applied, and its private state.
 func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *diag.Diagnostics) bool {
@@ -368,6 +436,15 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 		planned = plan.Objects.Elements()
 	}
 	for _, m := range a.ms.all {
+		if a.unchanged[m.key] {
+			// As the last apply left it: its element, and what is kept of
+			// it in private state, stay as they are.
+			elems[m.key] = planned[m.key]
+			o := a.prior[m.key]
+			o.NotReady = false // one still owed a wait plans as changed, unless wait is now false
+			priv[m.key] = o
+			continue
+		}
 		obs, err := projection.ObserveRedacted(a.applied[m.key], ssa.FieldManager, nil, setMarks, m.ignored, m.red)
 		if err != nil {
 			diags.AddError("Could not read an applied object", m.key+": "+connection.Explain(err))
@@ -375,7 +452,8 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 		}
 		value, stored := objectset.Applied(ctx, m.key, obs, planned[m.key])
 		elems[m.key] = value
-		priv[m.key] = privateObject{APIVersion: m.obj.GetAPIVersion(), Body: bodyHash(m)}
+		priv[m.key] = privateObject{APIVersion: m.obj.GetAPIVersion(), Body: objectset.BodyHash(m.obj, m.red),
+			NotReady: a.notReady[m.key]}
 		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: m.key}, obs, stored)...)
 	}
 	for key := range a.prior {
@@ -387,5 +465,8 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	plan.ID = types.StringValue(a.parent.id())
 	plan.ApplySetID = types.StringValue(a.parent.applySetID())
 	diags.Append(priv.save(ctx, out)...)
+	if a.adopting != "" {
+		diags.Append(saveAdopted(ctx, out)...)
+	}
 	return !diags.HasError()
 }

@@ -2,14 +2,18 @@ package manifestset
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
@@ -42,7 +46,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	// A destroy is an apply of no member with prune = true: every object
 	// of the last apply goes.
 	run := &applyRun{c: c, plan: &model{Prune: types.BoolValue(true)}, ms: &members{}, parent: parentOf(&state, &state, nil),
-		timeout: timeout, prior: private{}}
+		timeout: timeout, deadline: time.Now().Add(timeout), prior: private{}}
 	for _, key := range slices.Sorted(maps.Keys(state.Objects.Elements())) {
 		run.prior[key] = priv[key]
 	}
@@ -56,9 +60,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 }
 
 // deleteParent deletes the parent, bound to its UID, while it is still this
-// set's.
+// set's; a custom resource parent, which the user made, only loses the
+// set's marks, as kubectl would leave it.
 func deleteParent(ctx context.Context, c *connection.Client, p parent) error {
-	live, err := c.GetMetadata(ctx, schema.GroupVersionKind{Version: "v1", Kind: p.Kind}, p.Namespace, p.Name)
+	live, err := c.GetMetadata(ctx, p.gvk(), p.Namespace, p.Name)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -68,9 +73,32 @@ func deleteParent(ctx context.Context, c *connection.Client, p parent) error {
 	if live.GetLabels()[labelApplySetID] != p.applySetID() {
 		return nil // not this set's parent (any more)
 	}
-	id := manifest.Identity{APIVersion: "v1", Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}
+	if p.custom() {
+		return unmarkParent(ctx, c, p, live)
+	}
+	id := manifest.Identity{APIVersion: p.APIVersion, Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}
 	if err := deletion.Delete(ctx, c, id, live.GetUID(), ""); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("deleting %s %s: %w", p.Kind, p.id(), err)
 	}
 	return nil
+}
+
+// unmarkParent takes the ApplySet's label and annotations off a custom
+// resource parent, bound to its UID.
+func unmarkParent(ctx context.Context, c *connection.Client, p parent, live *unstructured.Unstructured) error {
+	m, err := c.Mapping(p.gvk())
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": live.GetUID(),
+		"labels":      map[string]any{labelApplySetID: nil},
+		"annotations": map[string]any{annotationTooling: nil, annotationContainsGroupKinds: nil, annotationNamespaces: nil}}})
+	if err != nil {
+		return err
+	}
+	_, err = c.Resource(m, p.Namespace).Patch(ctx, p.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: parentFieldManager})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }

@@ -50,14 +50,16 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
 	plan.Objects = types.MapUnknown(objectset.ProjectionType)
 	source := withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
-	if !source.sourceKnown() || plan.ApplySet.IsUnknown() {
+	var configured types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, pathApplySet, &configured)...)
+	if !source.sourceKnown() || configured.IsUnknown() || resp.Diagnostics.HasError() {
 		return // planned when the configuration is known
 	}
 	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
 	if !ok || c == nil {
 		return
 	}
-	ms := readMembers(ctx, &source, c, "", &resp.Diagnostics)
+	ms := readMembers(ctx, &source, c, &resp.Diagnostics)
 	if ms == nil {
 		return
 	}
@@ -66,34 +68,43 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		prior = &state
 	}
 	p := parentOf(&plan, prior, ms)
-	plan.ID = types.StringValue(p.id())
-	plan.ApplySetID = types.StringValue(p.applySetID())
-	identity, ok := objectplan.Cluster(ctx, c, state.ClusterUID.ValueString(), req.Private, "set "+p.id(), p.Namespace, &resp.Diagnostics)
+	if err := checkParentKind(p); err != nil {
+		resp.Diagnostics.AddAttributeError(pathApplySet, "Invalid ApplySet parent", err.Error())
+		return
+	}
+	identity, ok := objectplan.Cluster(ctx, c, state.ClusterUID.ValueString(), req.Private, "set "+p.id(), namespaceOf(&plan), &resp.Diagnostics)
 	if !ok {
 		return
 	}
+	p, err := scoped(c, p)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(pathApplySet, "The set's ApplySet parent cannot be used", connection.Explain(err))
+		return
+	}
+	if plan.ApplySet.IsUnknown() {
+		plan.ApplySet = p.value()
+	}
+	plan.ID = types.StringValue(p.id())
+	plan.ApplySetID = types.StringValue(p.applySetID())
 	if creating {
 		plan.ClusterUID = types.StringValue(identity)
-	}
-	if creating {
-		live, err := readParent(ctx, c, p)
-		if err == nil {
-			err = checkParent(live, p)
-		}
-		if err != nil {
+		if err := usableParent(ctx, c, p); err != nil {
 			resp.Diagnostics.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
 			return
 		}
 	}
 	ms = redact(ms, p.id())
 	markMembers(ms, p.applySetID())
+	if tooling := loadAdopting(ctx, req.Private); tooling != "" {
+		resp.Diagnostics.AddWarning("Taking over an imported set", adoptionWarning(p.id(), tooling))
+	}
 	r.warnSecretsInBody(&plan, &state, ms, &resp.Diagnostics)
 	for _, pattern := range ms.unmatchedIgnores {
 		resp.Diagnostics.AddAttributeWarning(pathIgnoreFields.AtMapKey(pattern), "ignore_fields key matches no object",
 			fmt.Sprintf("%q matches no object of the set, so it leaves no field to other managers. Keys are "+
 				"written as objects lists them, such as %s.", pattern, ms.all[0].key))
 	}
-	plan.Objects = r.planAll(ctx, c, ms, p, plan.TakeOwnership.ValueBool(), req, resp, state)
+	plan.Objects = r.planAll(ctx, c, ms, p, &plan, req, resp, state)
 	r.warnLeaving(&plan, &state, ms, &resp.Diagnostics)
 }
 
@@ -156,8 +167,9 @@ type planned struct {
 
 // planAll plans every member in parallel and returns objects; an error of
 // one is reported on its key.
-func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *members, p parent, takeOwnership bool,
+func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *members, p parent, plan *model,
 	req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state model) types.Map {
+	takeOwnership := plan.TakeOwnership.ValueBool()
 	results := make([]planned, len(ms.all))
 	errs := make([]error, len(ms.all))
 	inState := state.Objects.Elements()
@@ -167,7 +179,7 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 		var last *objectplan.Last
 		if v, ours := inState[mb.key]; ours {
 			last = &objectplan.Last{Private: privatestate.Of{R: req.Private, Object: mb.key},
-				Stored: ownership.StateProjection(ctx, objectset.MapOf(v)), SameConfiguration: priv[mb.key].Body == bodyHash(mb)}
+				Stored: ownership.StateProjection(ctx, objectset.MapOf(v)), SameConfiguration: priv[mb.key].Body == objectset.BodyHash(mb.obj, mb.red)}
 		}
 		results[i], errs[i] = planOne(ctx, c, mb, last, objectset.OwnedAtApply(ctx, req.Private, mb.key), ms, p, takeOwnership)
 	})
@@ -175,14 +187,7 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 	elems := make(map[string]attr.Value, len(ms.all))
 	for i, mb := range ms.all {
 		if errs[i] != nil {
-			summary, detail := "Object of the set not accepted", fmt.Sprintf("%s: %v", mb.key, errs[i])
-			if remedy := connection.RequestRemedy(errs[i]); remedy != "" {
-				detail += "\n\n" + remedy
-				if connection.Unreachable(errs[i]) {
-					summary = "Object of the set not checked" // no verdict on the object
-				}
-			}
-			diags.AddAttributeError(pathObjects.AtMapKey(mb.key), summary, mb.red.Scrub(detail, mb.obj.Object))
+			objectset.ReportPlanError(diags, pathObjects.AtMapKey(mb.key), "set", mb.key, mb.obj, mb.red, errs[i])
 			continue
 		}
 		elems[mb.key] = results[i].value
@@ -193,6 +198,20 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 		}
 		if results[i].object.Desired == nil {
 			continue // known after apply: nothing planned to explain
+		}
+		if _, ok := inState[mb.key]; ok && results[i].object.Live == nil {
+			// Deleted outside, and a state no refresh brought up to date (a
+			// plain pulumi up) still holds it: the apply creates it again,
+			// which an element known only after it says.
+			elems[mb.key] = types.MapUnknown(types.StringType)
+		}
+		if _, ok := inState[mb.key]; ok && priv[mb.key].NotReady && plan.Wait.ValueBool() {
+			// Applied as planned, but the last apply's wait gave up on it:
+			// a refresh finds nothing to change, and the wait is owed.
+			elems[mb.key] = types.MapUnknown(types.StringType)
+			diags.AddAttributeWarning(pathObjects.AtMapKey(mb.key), "Waiting again for an object that was not ready",
+				mb.key+" was not ready when the last apply stopped waiting for it. This apply applies it again "+
+					"(nothing changes if it is as planned) and waits for it again; set wait = false to stop waiting.")
 		}
 		if v, ok := inState[mb.key]; ok && v.Equal(results[i].value) && objectplan.Drifted(ctx, results[i].object, results[i].plan) {
 			// A state no refresh brought up to date (a plain pulumi up)
@@ -239,7 +258,7 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 			return planned{}, err
 		}
 	}
-	o := objectplan.Object{Desired: mb.obj.DeepCopy(), Body: []byte(bodyHash(mb)), Live: read.Obj, Marks: setMarks,
+	o := objectplan.Object{Desired: mb.obj.DeepCopy(), Body: []byte(objectset.BodyHash(mb.obj, mb.red)), Live: read.Obj, Marks: setMarks,
 		Ignore: mb.ignored, Owned: owned, Redactor: mb.red, Last: last}
 	if read.Obj == nil {
 		o.Last = nil // deleted outside: created again

@@ -2,7 +2,6 @@ package manifestset
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -11,8 +10,9 @@ import (
 
 // privateKey holds, per object key, what a refresh and a destroy need and
 // the plan does not show: the object's apiVersion (the key has only its
-// group), and a hash of the body the last apply sent, so that a plan of the
-// same body for an object untouched since needs no dry run. What
+// group), a hash of the body the last apply sent, so that a plan of the
+// same body for an object untouched since needs no dry run, and whether
+// the last apply's wait left it not ready. What
 // k8sconnect_object keeps of its one object (ADR 0004, 0008) is kept per
 // object under privatestate.Of.
 const privateKey = "set_objects"
@@ -20,6 +20,10 @@ const privateKey = "set_objects"
 type privateObject struct {
 	APIVersion string `json:"apiVersion"`
 	Body       string `json:"body,omitempty"`
+	// NotReady: the last apply's wait ended before the object was ready,
+	// so the next plan applies it again and its apply waits again (a
+	// refresh alone would find it as applied and plan nothing).
+	NotReady bool `json:"notReady,omitempty"`
 }
 
 type private map[string]privateObject
@@ -34,14 +38,4 @@ func loadPrivate(ctx context.Context, r privatestate.Reader) private {
 
 func (p private) save(ctx context.Context, w privatestate.Writer) diag.Diagnostics {
 	return privatestate.Save(ctx, w, privateKey, p)
-}
-
-// bodyHash is a hash of the body applied for m, keyed as its projection's
-// sensitive values are (a body may hold a Secret's data).
-func bodyHash(m member) string {
-	b, err := json.Marshal(m.obj.Object)
-	if err != nil {
-		return ""
-	}
-	return m.red.Hash("body", string(b))
 }

@@ -13,10 +13,8 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
-	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
-	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // Read refreshes objects from the cluster: each object's fields that
@@ -83,20 +81,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // readOne is one object's refreshed projection; nil when it is gone.
 func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, red sensitive.Redactor,
 	rules objectset.IgnoreRules, in privatestate.Reader) (attr.Value, error) {
-	id, err := identityOf(c, key, o)
+	id, err := objectset.IdentityOf(c, key, o.APIVersion)
 	if err != nil || id == nil {
 		return nil, err
 	}
-	live, err := c.Get(ctx, id.GVK(), id.Namespace, id.Name)
-	if connection.Gone(err, id.Name) || c.GoneWithItsKind(err, id.GVK()) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	obs, err := projection.ObserveRedacted(live, ssa.FieldManager, objectset.OwnedAtApply(ctx, in, key), setMarks, rules.FieldsOf(key), red)
-	if err != nil {
-		return nil, err
-	}
-	return objectset.ProjectionValue(obs.Projection), nil
+	value, _, err := objectset.Refreshed(ctx, c, *id, objectset.OwnedAtApply(ctx, in, key), setMarks, rules.FieldsOf(key), red)
+	return value, err
 }

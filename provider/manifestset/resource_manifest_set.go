@@ -69,6 +69,7 @@ type model struct {
 	Prune              types.Bool   `tfsdk:"prune"`
 	TakeOwnership      types.Bool   `tfsdk:"take_ownership"`
 	DeleteProtection   types.Bool   `tfsdk:"delete_protection"`
+	Wait               types.Bool   `tfsdk:"wait"`
 	Timeout            types.String `tfsdk:"timeout"`
 	ApplySet           types.Object `tfsdk:"applyset"`
 	ClusterConnection  types.Object `tfsdk:"cluster_connection"`
@@ -86,10 +87,11 @@ var (
 	pathPath         = path.Root("path")
 	pathKustomize    = path.Root("kustomization")
 	pathTimeout      = path.Root("timeout")
+	pathApplySet     = path.Root("applyset")
 )
 
-// DefaultTimeout bounds waiting for a CRD of the set to be served and for a
-// pruned object to be gone.
+// DefaultTimeout bounds the apply's waits: for a CRD of the set to be
+// served, for a pruned object to be gone, and for the objects to be ready.
 const DefaultTimeout = "5m"
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -120,8 +122,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"yaml_body_wo": schema.StringAttribute{Optional: true, WriteOnly: true,
 				Description: "The manifests as yaml_body, but write-only: never kept in state, never shown in a " +
 					"plan. Needs Terraform 1.11 or OpenTofu 1.11 or later. Every plan still dry-runs every object, so " +
-					"a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends " +
-					"the objects in full."},
+					"a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the " +
+					"objects whose plan changed, and every object when yaml_body_wo_revision changes."},
 			"yaml_body_wo_revision": schema.Int64Attribute{Optional: true,
 				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("yaml_body_wo"))},
 				Description: "Any number, kept in state beside yaml_body_wo: changing it plans an apply of " +
@@ -157,21 +159,37 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"delete_protection": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Refuse to destroy the set (and so anything that would delete its objects) until this " +
 					"is set to false and applied."},
+			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				Description: "Wait until every object the apply changed is ready, by the rule of k8sconnect_wait's " +
+					"`ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by " +
+					"their conditions, one without status ready), as k8sconnect_helm_release's wait; a Job is ready " +
+					"once it has started. A timeout fails the run and names what is not ready, without tainting: the " +
+					"objects stay applied, and the next apply waits again. Defaults to true."},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
-				Validators:  []validator.String{durations.Validator{}},
-				Description: "How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration)."},
-			"applyset": schema.SingleNestedAttribute{Optional: true,
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Validators: []validator.String{durations.Validator{}},
+				Description: "How long the apply may wait, in all: for a CRD of the set to be served, for a pruned " +
+					"object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`)."},
+			"applyset": schema.SingleNestedAttribute{Optional: true, Computed: true,
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown(), objectplanmodifier.RequiresReplaceIf(anotherParent,
+					"Naming another parent makes another set.", "Naming another parent makes another set.")},
 				Description: "The ApplySet parent, the object the set's membership is recorded on (kubectl's " +
-					"`--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it " +
-					"makes another set.",
+					"`--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset " +
+					"then shows. Naming another parent makes another set (a replacement); taking applyset out of the " +
+					"configuration keeps the parent the set has.",
 				Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, Description: "The parent's name."},
 					"namespace": schema.StringAttribute{Optional: true,
-						Description: "The parent's namespace. Defaults to the set's `namespace`, else `default`."},
+						Description: "The parent's namespace. Defaults to the set's `namespace`, else `default`; none " +
+							"for a cluster-scoped custom resource."},
 					"kind": schema.StringAttribute{Optional: true,
-						Validators:  []validator.String{stringvalidator.OneOf("Secret", "ConfigMap")},
-						Description: "`Secret` (the default, as kubectl's) or `ConfigMap`."},
+						Description: "`Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom " +
+							"resource whose CustomResourceDefinition carries the label " +
+							"`applyset.kubernetes.io/is-parent-type: \"true\"`, as kubectl requires. A custom resource " +
+							"parent must exist before the set (kubectl does not create one either); the set writes its " +
+							"marks on it and, when destroyed, takes them off and leaves it."},
+					"api_version": schema.StringAttribute{Optional: true,
+						Description: "The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the " +
+							"custom resource's own (`example.com/v1`) for one."},
 				}},
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"objects": schema.MapAttribute{ElementType: objectset.ProjectionType, Computed: true,
@@ -194,4 +212,27 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
 		r.clients, r.verbosity, r.version, r.plansRepeat = data.Clients, data.OwnershipMessages, data.Version, data.PlansRepeat
 	}
+}
+
+// anotherParent asks for a replacement when applyset names a parent other
+// than the set's: only then is it another set. Written out with its
+// defaults (the kind, the set's namespace), or taken out of the
+// configuration, it names the same one, as after an import.
+func anotherParent(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.PlanValue.IsNull() || req.State.Raw.IsNull() {
+		return
+	}
+	var id, ns types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	if resp.Diagnostics.HasError() || req.PlanValue.IsUnknown() || ns.IsUnknown() {
+		resp.RequiresReplace = !req.PlanValue.Equal(req.StateValue)
+		return
+	}
+	planned, _ := parentNamed(req.PlanValue, namespaceOf(&model{Namespace: ns}))
+	current := parentInState(id.ValueString(), req.StateValue)
+	if current.custom() && current.Namespace == "" {
+		planned.Namespace = "" // cluster-scoped: scoped drops any namespace
+	}
+	resp.RequiresReplace = planned != current
 }

@@ -525,3 +525,80 @@ func TestAccManifestSet_writeOnlyBody(t *testing.T) {
 		}
 	}
 }
+
+// deployment is a Deployment of one Pod, held Pending (never ready) when
+// hold is "true".
+func deployment(ns, name, hold string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: %[2]s}}
+  template:
+    metadata: {labels: {app: %[2]s}, annotations: {k8sconnect.test/hold: %[3]q}}
+    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10}]}
+`, ns, name, hold)
+}
+
+// With wait (the default), an apply waits until what it changed is ready,
+// and a timeout fails the run without tainting or replacing anything: a
+// create keeps no state and the next apply takes the same objects up; an
+// update keeps what it applied and owes the wait, which the next plan shows
+// and the next apply performs, though a refresh finds nothing to change;
+// wait = false settles it.
+func TestAccManifestSet_waitsUntilReady(t *testing.T) {
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	w := acctest.NewWorkdir(t)
+	w.Cleanup()
+	config := func(hold, value, extra string) string {
+		return setConfig(t, "set", yamlBody(configMap(ns, "settings", value), deployment(ns, "web", hold)),
+			`timeout = "6s"`+"\n"+extra)
+	}
+	notReady := func(r acctest.Result, what string) {
+		t.Helper()
+		w.MustFail(r, what)
+		if !r.HasError("Objects of the set not ready", "apps/Deployment/"+ns+"/web is not ready") {
+			t.Errorf("%s: the error should name the Deployment that is not ready:\n%s", what, r.Output)
+		}
+	}
+
+	w.Write(config("true", "a", ""))
+	notReady(w.Apply(), "a create whose Deployment never gets ready")
+	if got := w.StateList(); len(got) != 0 {
+		t.Errorf("a create that did not get ready should keep no state, which Terraform would taint: %v", got)
+	}
+	uid := acctest.UID(t, deployments, ns, "web")
+	notReady(w.Apply(), "the same create again")
+	if got := acctest.UID(t, deployments, ns, "web"); got != uid {
+		t.Errorf("a create taken up again replaced the Deployment: UID %s, now %s", uid, got)
+	}
+
+	w.Write(config("false", "a", ""))
+	w.MustApply()
+	w.MustPlanNoChanges()
+
+	w.Write(config("true", "a", ""))
+	notReady(w.Apply(), "an update whose Deployment never gets ready")
+	r := w.Plan() // an update in place: neither tainted nor replaced
+	if add, change, remove := r.Changes(); add+change+remove != 1 || change != 1 {
+		t.Errorf("after an update that did not get ready, the plan should update the set, plans +%d ~%d -%d:\n%s",
+			add, change, remove, r.Output)
+	}
+	var owed bool
+	for _, d := range r.Warnings() {
+		owed = owed || (d.Summary == "Waiting again for an object that was not ready" && strings.Contains(d.Detail, "apps/Deployment/"+ns+"/web"))
+	}
+	if !owed {
+		t.Errorf("the plan should say it waits for the Deployment again, warns %v", r.Warnings())
+	}
+	notReady(w.Apply(), "the owed wait, still not ready")
+	if got := acctest.UID(t, deployments, ns, "web"); got != uid {
+		t.Errorf("a failed update replaced the Deployment: UID %s, now %s", uid, got)
+	}
+
+	w.Write(config("true", "a", "wait = false"))
+	w.MustApply()
+	w.MustPlanNoChanges()
+}

@@ -27,7 +27,8 @@ import (
 type member struct {
 	key string
 	obj *unstructured.Unstructured
-	// red renders its sensitive values (Secret data) as state keeps them.
+	// red renders its sensitive values (Secret data) as state keeps them,
+	// with the key of the set's parent (redact), which the members name.
 	red sensitive.Redactor
 	// ignored are the fields ignore_fields leaves to other managers: not
 	// applied, not projected.
@@ -129,7 +130,7 @@ func filesOf(p string, recursive bool) ([]yamldocs.Document, error) {
 // readMembers reads the source of m into the set's members; finder (the
 // cluster, or nil) tells the scope of kinds no CRD of the set defines. The
 // errors are in diags, on the source attribute.
-func readMembers(ctx context.Context, m *model, finder yamldocs.ScopeFinder, id string, diags *diag.Diagnostics) *members {
+func readMembers(ctx context.Context, m *model, finder yamldocs.ScopeFinder, diags *diag.Diagnostics) *members {
 	at := pathYAMLBody
 	switch {
 	case !m.YAMLBodyWO.IsNull():
@@ -176,7 +177,7 @@ func readMembers(ctx context.Context, m *model, finder yamldocs.ScopeFinder, id 
 				diags.AddAttributeError(at, "Invalid manifests", fmt.Sprintf("%s: %v", key, err))
 				return nil
 			}
-			mb := member{key: key, obj: &obj, red: sensitive.New(id, nil), ignored: rules.FieldsOf(key)}
+			mb := member{key: key, obj: &obj, ignored: rules.FieldsOf(key)}
 			for _, f := range mb.ignored {
 				f.RemoveEvery(obj.Object)
 			}

@@ -25,7 +25,7 @@ import * as utilities from "./utilities";
  *
  * ## Import
  *
- * A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.
+ * A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.%!(EXTRA string=[<context>#]<namespace>/<name> of an ApplySet parent (the Secret or ConfigMap that, string=pulumi import k8sconnect:index/manifestSet:ManifestSet app default/my-app)
  */
 export class ManifestSet extends pulumi.CustomResource {
     /**
@@ -56,9 +56,9 @@ export class ManifestSet extends pulumi.CustomResource {
     }
 
     /**
-     * The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+     * The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      */
-    declare public readonly applyset: pulumi.Output<outputs.ManifestSetApplyset | undefined>;
+    declare public readonly applyset: pulumi.Output<outputs.ManifestSetApplyset>;
     /**
      * The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
      */
@@ -108,16 +108,20 @@ export class ManifestSet extends pulumi.CustomResource {
      */
     declare public readonly takeOwnership: pulumi.Output<boolean | undefined>;
     /**
-     * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      */
     declare public readonly timeout: pulumi.Output<string>;
+    /**
+     * Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     */
+    declare public readonly wait: pulumi.Output<boolean>;
     /**
      * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      */
     declare public readonly yamlBody: pulumi.Output<string | undefined>;
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      */
     declare public readonly yamlBodyWo: pulumi.Output<string | undefined>;
     /**
@@ -152,6 +156,7 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["recursive"] = state?.recursive;
             resourceInputs["takeOwnership"] = state?.takeOwnership;
             resourceInputs["timeout"] = state?.timeout;
+            resourceInputs["wait"] = state?.wait;
             resourceInputs["yamlBody"] = state?.yamlBody;
             resourceInputs["yamlBodyWo"] = state?.yamlBodyWo;
             resourceInputs["yamlBodyWoRevision"] = state?.yamlBodyWoRevision;
@@ -168,6 +173,7 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["recursive"] = args?.recursive;
             resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["timeout"] = args?.timeout;
+            resourceInputs["wait"] = args?.wait;
             resourceInputs["yamlBody"] = args?.yamlBody;
             resourceInputs["yamlBodyWo"] = args?.yamlBodyWo ? pulumi.secret(args.yamlBodyWo) : undefined;
             resourceInputs["yamlBodyWoRevision"] = args?.yamlBodyWoRevision;
@@ -187,7 +193,7 @@ export class ManifestSet extends pulumi.CustomResource {
  */
 export interface ManifestSetState {
     /**
-     * The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+     * The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      */
     applyset?: pulumi.Input<inputs.ManifestSetApplyset | undefined>;
     /**
@@ -239,16 +245,20 @@ export interface ManifestSetState {
      */
     takeOwnership?: pulumi.Input<boolean | undefined>;
     /**
-     * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      */
     timeout?: pulumi.Input<string | undefined>;
+    /**
+     * Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     */
+    wait?: pulumi.Input<boolean | undefined>;
     /**
      * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      */
     yamlBody?: pulumi.Input<string | undefined>;
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      */
     yamlBodyWo?: pulumi.Input<string | undefined>;
     /**
@@ -262,7 +272,7 @@ export interface ManifestSetState {
  */
 export interface ManifestSetArgs {
     /**
-     * The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+     * The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      */
     applyset?: pulumi.Input<inputs.ManifestSetApplyset | undefined>;
     /**
@@ -302,16 +312,20 @@ export interface ManifestSetArgs {
      */
     takeOwnership?: pulumi.Input<boolean | undefined>;
     /**
-     * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      */
     timeout?: pulumi.Input<string | undefined>;
+    /**
+     * Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     */
+    wait?: pulumi.Input<boolean | undefined>;
     /**
      * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
      */
     yamlBody?: pulumi.Input<string | undefined>;
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      */
     yamlBodyWo?: pulumi.Input<string | undefined>;
     /**

@@ -26,6 +26,9 @@ import (
 // the resource's own description steers users away from. Each operation's
 // version of the file is written at setup and put in place before it, as a
 // user edits theirs.
+//
+// The set does not wait for readiness (wait = false): kubectl apply does
+// not, nor does a k8sconnect_object, and the rows compare the applies.
 
 // setSuffix ends the -engines name of a configuration that holds the
 // workload as one set.
@@ -113,6 +116,7 @@ locals {
 %[2]sresource "k8sconnect_manifest_set" "bench" {
   path      = "${path.module}/%[5]s"
   namespace = %[6]q
+  wait      = false
   %[3]s
 }
 `, kubeconfig, providerConfig, perResource, backend, manifestsFileName, ns)
@@ -153,6 +157,7 @@ func setProgram(path, ns, kubeconfig string, v variant) string {
     properties:
 %s      path: %q
       namespace: %s
+      wait: false
 %s`, connection, path, ns, options)
 	return b.String()
 }

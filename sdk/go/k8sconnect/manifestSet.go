@@ -34,12 +34,12 @@ import (
 //
 // ## Import
 //
-// A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.
+// A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.%!(EXTRA string=[<context>#]<namespace>/<name> of an ApplySet parent (the Secret or ConfigMap that, string=pulumi import k8sconnect:index/manifestSet:ManifestSet app default/my-app)
 type ManifestSet struct {
 	pulumi.CustomResourceState
 
-	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
-	Applyset ManifestSetApplysetPtrOutput `pulumi:"applyset"`
+	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
+	Applyset ManifestSetApplysetOutput `pulumi:"applyset"`
 	// The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
 	ApplysetId pulumi.StringOutput `pulumi:"applysetId"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -64,12 +64,14 @@ type ManifestSet struct {
 	Recursive pulumi.BoolPtrOutput `pulumi:"recursive"`
 	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
 	TakeOwnership pulumi.BoolPtrOutput `pulumi:"takeOwnership"`
-	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+	// How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
+	// Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+	Wait pulumi.BoolOutput `pulumi:"wait"`
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody pulumi.StringPtrOutput `pulumi:"yamlBody"`
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
 	YamlBodyWo pulumi.StringPtrOutput `pulumi:"yamlBodyWo"`
 	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
 	YamlBodyWoRevision pulumi.IntPtrOutput `pulumi:"yamlBodyWoRevision"`
@@ -112,7 +114,7 @@ func GetManifestSet(ctx *pulumi.Context,
 
 // Input properties used for looking up and filtering ManifestSet resources.
 type manifestSetState struct {
-	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
 	Applyset *ManifestSetApplyset `pulumi:"applyset"`
 	// The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
 	ApplysetId *string `pulumi:"applysetId"`
@@ -138,19 +140,21 @@ type manifestSetState struct {
 	Recursive *bool `pulumi:"recursive"`
 	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
 	TakeOwnership *bool `pulumi:"takeOwnership"`
-	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+	// How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
+	// Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+	Wait *bool `pulumi:"wait"`
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody *string `pulumi:"yamlBody"`
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
 	YamlBodyWo *string `pulumi:"yamlBodyWo"`
 	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
 	YamlBodyWoRevision *int `pulumi:"yamlBodyWoRevision"`
 }
 
 type ManifestSetState struct {
-	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
 	Applyset ManifestSetApplysetPtrInput
 	// The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
 	ApplysetId pulumi.StringPtrInput
@@ -176,12 +180,14 @@ type ManifestSetState struct {
 	Recursive pulumi.BoolPtrInput
 	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
 	TakeOwnership pulumi.BoolPtrInput
-	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+	// How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
+	// Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+	Wait pulumi.BoolPtrInput
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody pulumi.StringPtrInput
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
 	YamlBodyWo pulumi.StringPtrInput
 	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
 	YamlBodyWoRevision pulumi.IntPtrInput
@@ -192,7 +198,7 @@ func (ManifestSetState) ElementType() reflect.Type {
 }
 
 type manifestSetArgs struct {
-	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
 	Applyset *ManifestSetApplyset `pulumi:"applyset"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
@@ -212,12 +218,14 @@ type manifestSetArgs struct {
 	Recursive *bool `pulumi:"recursive"`
 	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
 	TakeOwnership *bool `pulumi:"takeOwnership"`
-	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+	// How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
+	// Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+	Wait *bool `pulumi:"wait"`
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody *string `pulumi:"yamlBody"`
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
 	YamlBodyWo *string `pulumi:"yamlBodyWo"`
 	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
 	YamlBodyWoRevision *int `pulumi:"yamlBodyWoRevision"`
@@ -225,7 +233,7 @@ type manifestSetArgs struct {
 
 // The set of arguments for constructing a ManifestSet resource.
 type ManifestSetArgs struct {
-	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+	// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
 	Applyset ManifestSetApplysetPtrInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
@@ -245,12 +253,14 @@ type ManifestSetArgs struct {
 	Recursive pulumi.BoolPtrInput
 	// Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's takeOwnership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
 	TakeOwnership pulumi.BoolPtrInput
-	// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+	// How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
+	// Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+	Wait pulumi.BoolPtrInput
 	// The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
 	YamlBody pulumi.StringPtrInput
 	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+	// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
 	YamlBodyWo pulumi.StringPtrInput
 	// Any number, kept in state beside yamlBodyWo: changing it plans an apply of yamlBodyWo even when nothing would change, and records in state that a new body was applied.
 	YamlBodyWoRevision pulumi.IntPtrInput
@@ -343,9 +353,9 @@ func (o ManifestSetOutput) ToManifestSetOutputWithContext(ctx context.Context) M
 	return o
 }
 
-// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
-func (o ManifestSetOutput) Applyset() ManifestSetApplysetPtrOutput {
-	return o.ApplyT(func(v *ManifestSet) ManifestSetApplysetPtrOutput { return v.Applyset }).(ManifestSetApplysetPtrOutput)
+// The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
+func (o ManifestSetOutput) Applyset() ManifestSetApplysetOutput {
+	return o.ApplyT(func(v *ManifestSet) ManifestSetApplysetOutput { return v.Applyset }).(ManifestSetApplysetOutput)
 }
 
 // The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
@@ -408,9 +418,14 @@ func (o ManifestSetOutput) TakeOwnership() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.BoolPtrOutput { return v.TakeOwnership }).(pulumi.BoolPtrOutput)
 }
 
-// How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+// How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
 func (o ManifestSetOutput) Timeout() pulumi.StringOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.StringOutput { return v.Timeout }).(pulumi.StringOutput)
+}
+
+// Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+func (o ManifestSetOutput) Wait() pulumi.BoolOutput {
+	return o.ApplyT(func(v *ManifestSet) pulumi.BoolOutput { return v.Wait }).(pulumi.BoolOutput)
 }
 
 // The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
@@ -419,7 +434,7 @@ func (o ManifestSetOutput) YamlBody() pulumi.StringPtrOutput {
 }
 
 // **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+// The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
 func (o ManifestSetOutput) YamlBodyWo() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.StringPtrOutput { return v.YamlBodyWo }).(pulumi.StringPtrOutput)
 }

@@ -1032,11 +1032,13 @@ func (o HelmReleaseSetSensitiveArrayOutput) Index(i pulumi.IntInput) HelmRelease
 }
 
 type ManifestSetApplyset struct {
-	// `Secret` (the default, as kubectl's) or `ConfigMap`.
+	// The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+	ApiVersion *string `pulumi:"apiVersion"`
+	// `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
 	Kind *string `pulumi:"kind"`
 	// The parent's name.
 	Name string `pulumi:"name"`
-	// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+	// The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
 	Namespace *string `pulumi:"namespace"`
 }
 
@@ -1052,11 +1054,13 @@ type ManifestSetApplysetInput interface {
 }
 
 type ManifestSetApplysetArgs struct {
-	// `Secret` (the default, as kubectl's) or `ConfigMap`.
+	// The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+	ApiVersion pulumi.StringPtrInput `pulumi:"apiVersion"`
+	// `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
 	Kind pulumi.StringPtrInput `pulumi:"kind"`
 	// The parent's name.
 	Name pulumi.StringInput `pulumi:"name"`
-	// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+	// The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
 	Namespace pulumi.StringPtrInput `pulumi:"namespace"`
 }
 
@@ -1137,7 +1141,12 @@ func (o ManifestSetApplysetOutput) ToManifestSetApplysetPtrOutputWithContext(ctx
 	}).(ManifestSetApplysetPtrOutput)
 }
 
-// `Secret` (the default, as kubectl's) or `ConfigMap`.
+// The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+func (o ManifestSetApplysetOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ManifestSetApplyset) *string { return v.ApiVersion }).(pulumi.StringPtrOutput)
+}
+
+// `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
 func (o ManifestSetApplysetOutput) Kind() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ManifestSetApplyset) *string { return v.Kind }).(pulumi.StringPtrOutput)
 }
@@ -1147,7 +1156,7 @@ func (o ManifestSetApplysetOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v ManifestSetApplyset) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+// The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
 func (o ManifestSetApplysetOutput) Namespace() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ManifestSetApplyset) *string { return v.Namespace }).(pulumi.StringPtrOutput)
 }
@@ -1176,7 +1185,17 @@ func (o ManifestSetApplysetPtrOutput) Elem() ManifestSetApplysetOutput {
 	}).(ManifestSetApplysetOutput)
 }
 
-// `Secret` (the default, as kubectl's) or `ConfigMap`.
+// The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+func (o ManifestSetApplysetPtrOutput) ApiVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSetApplyset) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ApiVersion
+	}).(pulumi.StringPtrOutput)
+}
+
+// `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
 func (o ManifestSetApplysetPtrOutput) Kind() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ManifestSetApplyset) *string {
 		if v == nil {
@@ -1196,7 +1215,7 @@ func (o ManifestSetApplysetPtrOutput) Name() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// The parent's namespace. Defaults to the set's `namespace`, else `default`.
+// The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
 func (o ManifestSetApplysetPtrOutput) Namespace() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ManifestSetApplyset) *string {
 		if v == nil {
@@ -1620,7 +1639,7 @@ type WaitWaitFor struct {
 	Field *string `pulumi:"field"`
 	// Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue map[string]string `pulumi:"fieldValue"`
-	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
 	Ready *bool `pulumi:"ready"`
 	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 	Rollout *bool `pulumi:"rollout"`
@@ -1646,7 +1665,7 @@ type WaitWaitForArgs struct {
 	Field pulumi.StringPtrInput `pulumi:"field"`
 	// Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
 	FieldValue pulumi.StringMapInput `pulumi:"fieldValue"`
-	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+	// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
 	Ready pulumi.BoolPtrInput `pulumi:"ready"`
 	// Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
 	Rollout pulumi.BoolPtrInput `pulumi:"rollout"`
@@ -1746,7 +1765,7 @@ func (o WaitWaitForOutput) FieldValue() pulumi.StringMapOutput {
 	return o.ApplyT(func(v WaitWaitFor) map[string]string { return v.FieldValue }).(pulumi.StringMapOutput)
 }
 
-// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
 func (o WaitWaitForOutput) Ready() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v WaitWaitFor) *bool { return v.Ready }).(pulumi.BoolPtrOutput)
 }
@@ -1815,7 +1834,7 @@ func (o WaitWaitForPtrOutput) FieldValue() pulumi.StringMapOutput {
 	}).(pulumi.StringMapOutput)
 }
 
-// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+// Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
 func (o WaitWaitForPtrOutput) Ready() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *WaitWaitFor) *bool {
 		if v == nil {

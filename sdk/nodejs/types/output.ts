@@ -213,7 +213,11 @@ export interface HelmReleaseSetSensitive {
 
 export interface ManifestSetApplyset {
     /**
-     * `Secret` (the default, as kubectl's) or `ConfigMap`.
+     * The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+     */
+    apiVersion?: string;
+    /**
+     * `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
      */
     kind?: string;
     /**
@@ -221,7 +225,7 @@ export interface ManifestSetApplyset {
      */
     name: string;
     /**
-     * The parent's namespace. Defaults to the set's `namespace`, else `default`.
+     * The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
      */
     namespace?: string;
 }
@@ -282,7 +286,7 @@ export interface WaitWaitFor {
      */
     fieldValue?: {[key: string]: string};
     /**
-     * Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+     * Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of k8sconnect.HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
      */
     ready?: boolean;
     /**

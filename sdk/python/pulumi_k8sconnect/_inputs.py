@@ -1039,27 +1039,35 @@ class ManifestSetApplysetArgsDict(TypedDict):
     """
     The parent's name.
     """
+    api_version: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+    """
     kind: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    `Secret` (the default, as kubectl's) or `ConfigMap`.
+    `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
     """
     namespace: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    The parent's namespace. Defaults to the set's `namespace`, else `default`.
+    The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
     """
 
 @pulumi.input_type
 class ManifestSetApplysetArgs:
     def __init__(__self__, *,
                  name: pulumi.Input[_builtins.str],
+                 api_version: pulumi.Input[Optional[_builtins.str]] = None,
                  kind: pulumi.Input[Optional[_builtins.str]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.str] name: The parent's name.
-        :param pulumi.Input[_builtins.str] kind: `Secret` (the default, as kubectl's) or `ConfigMap`.
-        :param pulumi.Input[_builtins.str] namespace: The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        :param pulumi.Input[_builtins.str] api_version: The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+        :param pulumi.Input[_builtins.str] kind: `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
+        :param pulumi.Input[_builtins.str] namespace: The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
         """
         pulumi.set(__self__, "name", name)
+        if api_version is not None:
+            pulumi.set(__self__, "api_version", api_version)
         if kind is not None:
             pulumi.set(__self__, "kind", kind)
         if namespace is not None:
@@ -1078,10 +1086,22 @@ class ManifestSetApplysetArgs:
         pulumi.set(self, "name", value)
 
     @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+        """
+        return pulumi.get(self, "api_version")
+
+    @api_version.setter
+    def api_version(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "api_version", value)
+
+    @_builtins.property
     @pulumi.getter
     def kind(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        `Secret` (the default, as kubectl's) or `ConfigMap`.
+        `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
         """
         return pulumi.get(self, "kind")
 
@@ -1093,7 +1113,7 @@ class ManifestSetApplysetArgs:
     @pulumi.getter
     def namespace(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
         """
         return pulumi.get(self, "namespace")
 
@@ -1309,7 +1329,7 @@ class WaitWaitForArgsDict(TypedDict):
     """
     ready: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
-    Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+    Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
     """
     rollout: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
@@ -1333,7 +1353,7 @@ class WaitWaitForArgs:
         :param pulumi.Input[_builtins.str] condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
         :param pulumi.Input[_builtins.str] field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] field_value: Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
-        :param pulumi.Input[_builtins.bool] ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+        :param pulumi.Input[_builtins.bool] ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
         :param pulumi.Input[_builtins.bool] rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
         :param pulumi.Input[_builtins.str] timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
         """
@@ -1390,7 +1410,7 @@ class WaitWaitForArgs:
     @pulumi.getter
     def ready(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+        Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
         """
         return pulumi.get(self, "ready")
 

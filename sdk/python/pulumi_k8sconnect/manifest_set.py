@@ -32,13 +32,14 @@ class ManifestSetArgs:
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait: pulumi.Input[Optional[_builtins.bool]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a ManifestSet resource.
 
-        :param pulumi.Input['ManifestSetApplysetArgs'] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        :param pulumi.Input['ManifestSetApplysetArgs'] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the set (and so anything that would delete its objects) until this is set to false and applied.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignore_fields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
@@ -48,10 +49,11 @@ class ManifestSetArgs:
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
-        :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        :param pulumi.Input[_builtins.str] timeout: How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         if applyset is not None:
@@ -76,6 +78,8 @@ class ManifestSetArgs:
             pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
+        if wait is not None:
+            pulumi.set(__self__, "wait", wait)
         if yaml_body is not None:
             pulumi.set(__self__, "yaml_body", yaml_body)
         if yaml_body_wo is not None:
@@ -87,7 +91,7 @@ class ManifestSetArgs:
     @pulumi.getter
     def applyset(self) -> pulumi.Input[Optional['ManifestSetApplysetArgs']]:
         """
-        The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         """
         return pulumi.get(self, "applyset")
 
@@ -207,13 +211,25 @@ class ManifestSetArgs:
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
         """
         return pulumi.get(self, "timeout")
 
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "timeout", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def wait(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+        """
+        return pulumi.get(self, "wait")
+
+    @wait.setter
+    def wait(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "wait", value)
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
@@ -232,7 +248,7 @@ class ManifestSetArgs:
     def yaml_body_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         """
         return pulumi.get(self, "yaml_body_wo")
 
@@ -270,13 +286,14 @@ class _ManifestSetState:
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait: pulumi.Input[Optional[_builtins.bool]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None):
         """
         Input properties used for looking up and filtering ManifestSet resources.
 
-        :param pulumi.Input['ManifestSetApplysetArgs'] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        :param pulumi.Input['ManifestSetApplysetArgs'] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         :param pulumi.Input[_builtins.str] applyset_id: The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the set was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
@@ -289,10 +306,11 @@ class _ManifestSetState:
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
-        :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        :param pulumi.Input[_builtins.str] timeout: How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         if applyset is not None:
@@ -323,6 +341,8 @@ class _ManifestSetState:
             pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
+        if wait is not None:
+            pulumi.set(__self__, "wait", wait)
         if yaml_body is not None:
             pulumi.set(__self__, "yaml_body", yaml_body)
         if yaml_body_wo is not None:
@@ -334,7 +354,7 @@ class _ManifestSetState:
     @pulumi.getter
     def applyset(self) -> pulumi.Input[Optional['ManifestSetApplysetArgs']]:
         """
-        The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         """
         return pulumi.get(self, "applyset")
 
@@ -490,13 +510,25 @@ class _ManifestSetState:
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
         """
         return pulumi.get(self, "timeout")
 
     @timeout.setter
     def timeout(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "timeout", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def wait(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+        """
+        return pulumi.get(self, "wait")
+
+    @wait.setter
+    def wait(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "wait", value)
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
@@ -515,7 +547,7 @@ class _ManifestSetState:
     def yaml_body_wo(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         """
         return pulumi.get(self, "yaml_body_wo")
 
@@ -553,6 +585,7 @@ class ManifestSet(pulumi.CustomResource):
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait: pulumi.Input[Optional[_builtins.bool]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
@@ -577,12 +610,12 @@ class ManifestSet(pulumi.CustomResource):
 
         ## Import
 
-        A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.
+        A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.%!(EXTRA string=[<context>#]<namespace>/<name> of an ApplySet parent (the Secret or ConfigMap that, string=pulumi import k8sconnect:index/manifestSet:ManifestSet app default/my-app)
 
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ManifestSetApplysetArgs', 'ManifestSetApplysetArgsDict']] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        :param pulumi.Input[Union['ManifestSetApplysetArgs', 'ManifestSetApplysetArgsDict']] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the set (and so anything that would delete its objects) until this is set to false and applied.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignore_fields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
@@ -592,10 +625,11 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
-        :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        :param pulumi.Input[_builtins.str] timeout: How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         ...
@@ -624,7 +658,7 @@ class ManifestSet(pulumi.CustomResource):
 
         ## Import
 
-        A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.
+        A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set's is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.%!(EXTRA string=[<context>#]<namespace>/<name> of an ApplySet parent (the Secret or ConfigMap that, string=pulumi import k8sconnect:index/manifestSet:ManifestSet app default/my-app)
 
 
         :param str resource_name: The name of the resource.
@@ -653,6 +687,7 @@ class ManifestSet(pulumi.CustomResource):
                  recursive: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
+                 wait: pulumi.Input[Optional[_builtins.bool]] = None,
                  yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
                  yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
@@ -676,6 +711,7 @@ class ManifestSet(pulumi.CustomResource):
             __props__.__dict__["recursive"] = recursive
             __props__.__dict__["take_ownership"] = take_ownership
             __props__.__dict__["timeout"] = timeout
+            __props__.__dict__["wait"] = wait
             __props__.__dict__["yaml_body"] = yaml_body
             __props__.__dict__["yaml_body_wo"] = None if yaml_body_wo is None else pulumi.Output.secret(yaml_body_wo)
             __props__.__dict__["yaml_body_wo_revision"] = yaml_body_wo_revision
@@ -708,6 +744,7 @@ class ManifestSet(pulumi.CustomResource):
             recursive: pulumi.Input[Optional[_builtins.bool]] = None,
             take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
+            wait: pulumi.Input[Optional[_builtins.bool]] = None,
             yaml_body: pulumi.Input[Optional[_builtins.str]] = None,
             yaml_body_wo: pulumi.Input[Optional[_builtins.str]] = None,
             yaml_body_wo_revision: pulumi.Input[Optional[_builtins.int]] = None) -> 'ManifestSet':
@@ -718,7 +755,7 @@ class ManifestSet(pulumi.CustomResource):
         :param str resource_name: The unique name of the resulting resource.
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ManifestSetApplysetArgs', 'ManifestSetApplysetArgsDict']] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        :param pulumi.Input[Union['ManifestSetApplysetArgs', 'ManifestSetApplysetArgsDict']] applyset: The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         :param pulumi.Input[_builtins.str] applyset_id: The ApplySet's id, as kubectl computes it from the parent: the value of the parent's `applyset.kubernetes.io/id` label and of every member's `applyset.kubernetes.io/part-of`.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the set was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
@@ -731,10 +768,11 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
         :param pulumi.Input[_builtins.bool] recursive: With a directory `path`, read its subdirectories too. Defaults to false.
         :param pulumi.Input[_builtins.bool] take_ownership: Take over objects of the source that exist already and belong to no other set (made with kubectl, by a KubernetesObject taken out of state, by a tool since removed), as hashicorp/helm's take_ownership and `helm --take-ownership`: each plan warns of every object it takes and from whom, and the apply hands their field managers' fields to the set. Without it such an object is refused at plan. An object of another set is refused either way. Defaults to false.
-        :param pulumi.Input[_builtins.str] timeout: How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        :param pulumi.Input[_builtins.str] timeout: How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
         :param pulumi.Input[_builtins.str] yaml_body: The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
         :param pulumi.Input[_builtins.str] yaml_body_wo: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+               The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         :param pulumi.Input[_builtins.int] yaml_body_wo_revision: Any number, kept in state beside yamlBodyWo: changing it plans an apply of yaml_body_wo even when nothing would change, and records in state that a new body was applied.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
@@ -755,6 +793,7 @@ class ManifestSet(pulumi.CustomResource):
         __props__.__dict__["recursive"] = recursive
         __props__.__dict__["take_ownership"] = take_ownership
         __props__.__dict__["timeout"] = timeout
+        __props__.__dict__["wait"] = wait
         __props__.__dict__["yaml_body"] = yaml_body
         __props__.__dict__["yaml_body_wo"] = yaml_body_wo
         __props__.__dict__["yaml_body_wo_revision"] = yaml_body_wo_revision
@@ -762,9 +801,9 @@ class ManifestSet(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def applyset(self) -> pulumi.Output[Optional['outputs.ManifestSetApplyset']]:
+    def applyset(self) -> pulumi.Output['outputs.ManifestSetApplyset']:
         """
-        The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`. Changing it makes another set.
+        The ApplySet parent, the object the set's membership is recorded on (kubectl's `--applyset`). Without it, a Secret named `k8sconnect-set-<hash>` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
         """
         return pulumi.get(self, "applyset")
 
@@ -868,9 +907,17 @@ class ManifestSet(pulumi.CustomResource):
     @pulumi.getter
     def timeout(self) -> pulumi.Output[_builtins.str]:
         """
-        How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+        How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
         """
         return pulumi.get(self, "timeout")
+
+    @_builtins.property
+    @pulumi.getter
+    def wait(self) -> pulumi.Output[_builtins.bool]:
+        """
+        Wait until every object the apply changed is ready, by the rule of Wait's `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease's wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+        """
+        return pulumi.get(self, "wait")
 
     @_builtins.property
     @pulumi.getter(name="yamlBody")
@@ -885,7 +932,7 @@ class ManifestSet(pulumi.CustomResource):
     def yaml_body_wo(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+        The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yaml_body_wo_revision changes.
         """
         return pulumi.get(self, "yaml_body_wo")
 

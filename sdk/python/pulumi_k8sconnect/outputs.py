@@ -496,16 +496,37 @@ class HelmReleaseSetSensitive(dict):
 
 @pulumi.output_type
 class ManifestSetApplyset(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "apiVersion":
+            suggest = "api_version"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ManifestSetApplyset. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ManifestSetApplyset.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ManifestSetApplyset.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  name: _builtins.str,
+                 api_version: Optional[_builtins.str] = None,
                  kind: Optional[_builtins.str] = None,
                  namespace: Optional[_builtins.str] = None):
         """
         :param _builtins.str name: The parent's name.
-        :param _builtins.str kind: `Secret` (the default, as kubectl's) or `ConfigMap`.
-        :param _builtins.str namespace: The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        :param _builtins.str api_version: The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+        :param _builtins.str kind: `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
+        :param _builtins.str namespace: The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
         """
         pulumi.set(__self__, "name", name)
+        if api_version is not None:
+            pulumi.set(__self__, "api_version", api_version)
         if kind is not None:
             pulumi.set(__self__, "kind", kind)
         if namespace is not None:
@@ -520,10 +541,18 @@ class ManifestSetApplyset(dict):
         return pulumi.get(self, "name")
 
     @_builtins.property
+    @pulumi.getter(name="apiVersion")
+    def api_version(self) -> Optional[_builtins.str]:
+        """
+        The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
+        """
+        return pulumi.get(self, "api_version")
+
+    @_builtins.property
     @pulumi.getter
     def kind(self) -> Optional[_builtins.str]:
         """
-        `Secret` (the default, as kubectl's) or `ConfigMap`.
+        `Secret` (the default, as kubectl's), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: "true"`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
         """
         return pulumi.get(self, "kind")
 
@@ -531,7 +560,7 @@ class ManifestSetApplyset(dict):
     @pulumi.getter
     def namespace(self) -> Optional[_builtins.str]:
         """
-        The parent's namespace. Defaults to the set's `namespace`, else `default`.
+        The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
         """
         return pulumi.get(self, "namespace")
 
@@ -718,7 +747,7 @@ class WaitWaitFor(dict):
         :param _builtins.str condition: A condition type that must be True, such as `Ready`, `Available` or `Complete`.
         :param _builtins.str field: A field that must exist and be non-empty, such as `status.loadBalancer.ingress[0].hostname` (kubectl's JSONPath filters, `[?(@.type=='Ready')]`, select elements too). Its value is then in `status`.
         :param Mapping[str, _builtins.str] field_value: Fields that must hold the given values, such as `{ "status.phase": "Bound" }`. Numbers and booleans are written as they print: "3", "true".
-        :param _builtins.bool ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+        :param _builtins.bool ready: Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
         :param _builtins.bool rollout: Wait until a Deployment, StatefulSet or DaemonSet has rolled out, as `kubectl rollout status` judges it. Refused at plan for other kinds.
         :param _builtins.str timeout: How long to wait, such as "90s" or "15m"; default "10m". This is the only timeout: the customTimeouts resource option does not apply to a Wait.
         """
@@ -763,7 +792,7 @@ class WaitWaitFor(dict):
     @pulumi.getter
     def ready(self) -> Optional[_builtins.bool]:
         """
-        Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status yet is waited for when its CRD declares a status subresource (its controller has not reported yet), and ready at once when it declares none (nothing will report on it). A failed Job or a stalled resource ends the wait at once.
+        Wait until the object is ready, for any kind, by the Kubernetes community's status conventions (kstatus, as kpt and Flux judge it): Deployments, StatefulSets and DaemonSets rolled out, Jobs complete, PersistentVolumeClaims bound, LoadBalancer Services with an address, and custom resources by observedGeneration and their Ready, Reconciling and Stalled conditions. A custom resource with no status is ready, as kstatus counts it, with a warning: wait for its Ready condition to wait for its controller. The same rule judges the wait of HelmRelease and ManifestSet. A failed Job or a stalled resource ends the wait at once.
         """
         return pulumi.get(self, "ready")
 

@@ -41,24 +41,24 @@ import javax.annotation.Nullable;
  * 
  * ## Import
  * 
- * A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set&#39;s is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.
+ * A ManifestSet is not imported yet: its objects are created exclusively, and one that exists and is not the set&#39;s is refused, naming who holds it. Declare the set and delete such objects first, or leave them out of it.%!(EXTRA string=[&lt;context&gt;#]&lt;namespace&gt;/&lt;name&gt; of an ApplySet parent (the Secret or ConfigMap that, string=pulumi import k8sconnect:index/manifestSet:ManifestSet app default/my-app)
  * 
  */
 @ResourceType(type="k8sconnect:index/manifestSet:ManifestSet")
 public class ManifestSet extends com.pulumi.resources.CustomResource {
     /**
-     * The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`. Changing it makes another set.
+     * The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      * 
      */
     @Export(name="applyset", refs={ManifestSetApplyset.class}, tree="[0]")
-    private Output</* @Nullable */ ManifestSetApplyset> applyset;
+    private Output<ManifestSetApplyset> applyset;
 
     /**
-     * @return The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`. Changing it makes another set.
+     * @return The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      * 
      */
-    public Output<Optional<ManifestSetApplyset>> applyset() {
-        return Codegen.optional(this.applyset);
+    public Output<ManifestSetApplyset> applyset() {
+        return this.applyset;
     }
     /**
      * The ApplySet&#39;s id, as kubectl computes it from the parent: the value of the parent&#39;s `applyset.kubernetes.io/id` label and of every member&#39;s `applyset.kubernetes.io/part-of`.
@@ -229,18 +229,32 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.takeOwnership);
     }
     /**
-     * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      * 
      */
     @Export(name="timeout", refs={String.class}, tree="[0]")
     private Output<String> timeout;
 
     /**
-     * @return How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * @return How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      * 
      */
     public Output<String> timeout() {
         return this.timeout;
+    }
+    /**
+     * Wait until every object the apply changed is ready, by the rule of Wait&#39;s `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease&#39;s wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     * 
+     */
+    @Export(name="wait", refs={Boolean.class}, tree="[0]")
+    private Output<Boolean> wait;
+
+    /**
+     * @return Wait until every object the apply changed is ready, by the rule of Wait&#39;s `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease&#39;s wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     * 
+     */
+    public Output<Boolean> wait_() {
+        return this.wait;
     }
     /**
      * The manifests as multi-document YAML (a `List` kind is expanded). Kept in state and shown in plans: a set that holds a Secret is better read from files, with `path` or `kustomization`, or give it by yamlBodyWo. Exactly one of yamlBody, yamlBodyWo, path and kustomization.
@@ -258,7 +272,7 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
     }
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      * 
      */
     @Export(name="yamlBodyWo", refs={String.class}, tree="[0]")
@@ -266,7 +280,7 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
 
     /**
      * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      * 
      */
     public Output<Optional<String>> yamlBodyWo() {

@@ -22,14 +22,14 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
     public static final ManifestSetArgs Empty = new ManifestSetArgs();
 
     /**
-     * The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`. Changing it makes another set.
+     * The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      * 
      */
     @Import(name="applyset")
     private @Nullable Output<ManifestSetApplysetArgs> applyset;
 
     /**
-     * @return The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`. Changing it makes another set.
+     * @return The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
      * 
      */
     public Optional<Output<ManifestSetApplysetArgs>> applyset() {
@@ -172,18 +172,33 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      * 
      */
     @Import(name="timeout")
     private @Nullable Output<String> timeout;
 
     /**
-     * @return How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+     * @return How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
      * 
      */
     public Optional<Output<String>> timeout() {
         return Optional.ofNullable(this.timeout);
+    }
+
+    /**
+     * Wait until every object the apply changed is ready, by the rule of Wait&#39;s `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease&#39;s wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     * 
+     */
+    @Import(name="wait")
+    private @Nullable Output<Boolean> wait;
+
+    /**
+     * @return Wait until every object the apply changed is ready, by the rule of Wait&#39;s `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease&#39;s wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+     * 
+     */
+    public Optional<Output<Boolean>> wait_() {
+        return Optional.ofNullable(this.wait);
     }
 
     /**
@@ -203,7 +218,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
 
     /**
      * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      * 
      */
     @Import(name="yamlBodyWo")
@@ -211,7 +226,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
 
     /**
      * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+     * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
      * 
      */
     public Optional<Output<String>> yamlBodyWo() {
@@ -247,6 +262,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
         this.recursive = $.recursive;
         this.takeOwnership = $.takeOwnership;
         this.timeout = $.timeout;
+        this.wait = $.wait;
         this.yamlBody = $.yamlBody;
         this.yamlBodyWo = $.yamlBodyWo;
         this.yamlBodyWoRevision = $.yamlBodyWoRevision;
@@ -271,7 +287,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param applyset The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`. Changing it makes another set.
+         * @param applyset The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
          * 
          * @return builder
          * 
@@ -282,7 +298,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param applyset The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`. Changing it makes another set.
+         * @param applyset The ApplySet parent, the object the set&#39;s membership is recorded on (kubectl&#39;s `--applyset`). Without it, a Secret named `k8sconnect-set-&lt;hash&gt;` in `namespace`, which applyset then shows. Naming another parent makes another set (a replacement); taking applyset out of the configuration keeps the parent the set has.
          * 
          * @return builder
          * 
@@ -481,7 +497,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param timeout How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+         * @param timeout How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
          * 
          * @return builder
          * 
@@ -492,13 +508,34 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param timeout How long to wait for a CRD of the set to be served, and for a pruned object to be gone (a Go duration).
+         * @param timeout How long the apply may wait, in all: for a CRD of the set to be served, for a pruned object to be gone, and with wait for the objects to be ready (a Go duration, `5m`, `90s`).
          * 
          * @return builder
          * 
          */
         public Builder timeout(String timeout) {
             return timeout(Output.of(timeout));
+        }
+
+        /**
+         * @param wait Wait until every object the apply changed is ready, by the rule of Wait&#39;s `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease&#39;s wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder wait_(@Nullable Output<Boolean> wait) {
+            $.wait = wait;
+            return this;
+        }
+
+        /**
+         * @param wait Wait until every object the apply changed is ready, by the rule of Wait&#39;s `ready` (kstatus: Deployments rolled out, PersistentVolumeClaims bound, custom resources by their conditions, one without status ready), as HelmRelease&#39;s wait; a Job is ready once it has started. A timeout fails the run and names what is not ready, without tainting: the objects stay applied, and the next `pulumi up` waits again. Defaults to true.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder wait_(Boolean wait) {
+            return wait_(Output.of(wait));
         }
 
         /**
@@ -524,7 +561,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
 
         /**
          * @param yamlBodyWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-         * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+         * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
          * 
          * @return builder
          * 
@@ -536,7 +573,7 @@ public final class ManifestSetArgs extends com.pulumi.resources.ResourceArgs {
 
         /**
          * @param yamlBodyWo **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
-         * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift; every apply sends the objects in full.
+         * The manifests as yamlBody, but write-only: never kept in state, never shown in a plan. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every plan still dry-runs every object, so a changed value shows as a changed keyed hash in objects, and so does drift. An apply sends the objects whose plan changed, and every object when yamlBodyWoRevision changes.
          * 
          * @return builder
          * 

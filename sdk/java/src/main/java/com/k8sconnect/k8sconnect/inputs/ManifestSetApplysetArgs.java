@@ -17,14 +17,29 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
     public static final ManifestSetApplysetArgs Empty = new ManifestSetApplysetArgs();
 
     /**
-     * `Secret` (the default, as kubectl&#39;s) or `ConfigMap`.
+     * The parent&#39;s apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource&#39;s own (`example.com/v1`) for one.
+     * 
+     */
+    @Import(name="apiVersion")
+    private @Nullable Output<String> apiVersion;
+
+    /**
+     * @return The parent&#39;s apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource&#39;s own (`example.com/v1`) for one.
+     * 
+     */
+    public Optional<Output<String>> apiVersion() {
+        return Optional.ofNullable(this.apiVersion);
+    }
+
+    /**
+     * `Secret` (the default, as kubectl&#39;s), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: &#34;true&#34;`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
      * 
      */
     @Import(name="kind")
     private @Nullable Output<String> kind;
 
     /**
-     * @return `Secret` (the default, as kubectl&#39;s) or `ConfigMap`.
+     * @return `Secret` (the default, as kubectl&#39;s), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: &#34;true&#34;`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
      * 
      */
     public Optional<Output<String>> kind() {
@@ -47,14 +62,14 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
     }
 
     /**
-     * The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`.
+     * The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`; none for a cluster-scoped custom resource.
      * 
      */
     @Import(name="namespace")
     private @Nullable Output<String> namespace;
 
     /**
-     * @return The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`.
+     * @return The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`; none for a cluster-scoped custom resource.
      * 
      */
     public Optional<Output<String>> namespace() {
@@ -64,6 +79,7 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
     private ManifestSetApplysetArgs() {}
 
     private ManifestSetApplysetArgs(ManifestSetApplysetArgs $) {
+        this.apiVersion = $.apiVersion;
         this.kind = $.kind;
         this.name = $.name;
         this.namespace = $.namespace;
@@ -88,7 +104,28 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
         }
 
         /**
-         * @param kind `Secret` (the default, as kubectl&#39;s) or `ConfigMap`.
+         * @param apiVersion The parent&#39;s apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource&#39;s own (`example.com/v1`) for one.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder apiVersion(@Nullable Output<String> apiVersion) {
+            $.apiVersion = apiVersion;
+            return this;
+        }
+
+        /**
+         * @param apiVersion The parent&#39;s apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource&#39;s own (`example.com/v1`) for one.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder apiVersion(String apiVersion) {
+            return apiVersion(Output.of(apiVersion));
+        }
+
+        /**
+         * @param kind `Secret` (the default, as kubectl&#39;s), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: &#34;true&#34;`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
          * 
          * @return builder
          * 
@@ -99,7 +136,7 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
         }
 
         /**
-         * @param kind `Secret` (the default, as kubectl&#39;s) or `ConfigMap`.
+         * @param kind `Secret` (the default, as kubectl&#39;s), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: &#34;true&#34;`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
          * 
          * @return builder
          * 
@@ -130,7 +167,7 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
         }
 
         /**
-         * @param namespace The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`.
+         * @param namespace The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`; none for a cluster-scoped custom resource.
          * 
          * @return builder
          * 
@@ -141,7 +178,7 @@ public final class ManifestSetApplysetArgs extends com.pulumi.resources.Resource
         }
 
         /**
-         * @param namespace The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`.
+         * @param namespace The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`; none for a cluster-scoped custom resource.
          * 
          * @return builder
          * 

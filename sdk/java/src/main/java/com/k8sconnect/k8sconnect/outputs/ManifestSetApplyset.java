@@ -13,7 +13,12 @@ import javax.annotation.Nullable;
 @CustomType
 public final class ManifestSetApplyset {
     /**
-     * @return `Secret` (the default, as kubectl&#39;s) or `ConfigMap`.
+     * @return The parent&#39;s apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource&#39;s own (`example.com/v1`) for one.
+     * 
+     */
+    private @Nullable String apiVersion;
+    /**
+     * @return `Secret` (the default, as kubectl&#39;s), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: &#34;true&#34;`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
      * 
      */
     private @Nullable String kind;
@@ -23,14 +28,21 @@ public final class ManifestSetApplyset {
      */
     private String name;
     /**
-     * @return The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`.
+     * @return The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`; none for a cluster-scoped custom resource.
      * 
      */
     private @Nullable String namespace;
 
     private ManifestSetApplyset() {}
     /**
-     * @return `Secret` (the default, as kubectl&#39;s) or `ConfigMap`.
+     * @return The parent&#39;s apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource&#39;s own (`example.com/v1`) for one.
+     * 
+     */
+    public Optional<String> apiVersion() {
+        return Optional.ofNullable(this.apiVersion);
+    }
+    /**
+     * @return `Secret` (the default, as kubectl&#39;s), `ConfigMap`, or the kind of a custom resource whose CustomResourceDefinition carries the label `applyset.kubernetes.io/is-parent-type: &#34;true&#34;`, as kubectl requires. A custom resource parent must exist before the set (kubectl does not create one either); the set writes its marks on it and, when destroyed, takes them off and leaves it.
      * 
      */
     public Optional<String> kind() {
@@ -44,7 +56,7 @@ public final class ManifestSetApplyset {
         return this.name;
     }
     /**
-     * @return The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`.
+     * @return The parent&#39;s namespace. Defaults to the set&#39;s `namespace`, else `default`; none for a cluster-scoped custom resource.
      * 
      */
     public Optional<String> namespace() {
@@ -60,17 +72,25 @@ public final class ManifestSetApplyset {
     }
     @CustomType.Builder
     public static final class Builder {
+        private @Nullable String apiVersion;
         private @Nullable String kind;
         private String name;
         private @Nullable String namespace;
         public Builder() {}
         public Builder(ManifestSetApplyset defaults) {
     	      Objects.requireNonNull(defaults);
+    	      this.apiVersion = defaults.apiVersion;
     	      this.kind = defaults.kind;
     	      this.name = defaults.name;
     	      this.namespace = defaults.namespace;
         }
 
+        @CustomType.Setter
+        public Builder apiVersion(@Nullable String apiVersion) {
+
+            this.apiVersion = apiVersion;
+            return this;
+        }
         @CustomType.Setter
         public Builder kind(@Nullable String kind) {
 
@@ -93,6 +113,7 @@ public final class ManifestSetApplyset {
         }
         public ManifestSetApplyset build() {
             final var _resultValue = new ManifestSetApplyset();
+            _resultValue.apiVersion = apiVersion;
             _resultValue.kind = kind;
             _resultValue.name = name;
             _resultValue.namespace = namespace;

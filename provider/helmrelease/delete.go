@@ -44,7 +44,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	name, ns := state.Name.ValueString(), state.Namespace.ValueString()
-	if _, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), "release "+state.ID.ValueString(), ns); err != nil {
+	if _, err := c.ConfirmCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), "release "+state.ID.ValueString(), ns); err != nil {
 		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", connection.Explain(err))
 		return
 	}

@@ -33,7 +33,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if !ok {
 		return
 	}
-	if _, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private),
+	if _, err := c.ConfirmCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private),
 		"set "+state.ID.ValueString(), namespaceOf(&state)); err != nil {
 		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", connection.Explain(err))
 		return

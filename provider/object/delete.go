@@ -186,7 +186,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 			fmt.Sprintf("%s has delete_protection = true. Set it to false and apply, then destroy (or replace) it.", id))
 		return
 	}
-	if _, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), id.String(), id.Namespace); err != nil {
+	if _, err := c.ConfirmCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), id.String(), id.Namespace); err != nil {
 		resp.Diagnostics.AddError("Delete refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}

@@ -8,6 +8,7 @@ package object_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -303,4 +304,79 @@ func hasWarning(r acctest.Result, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// A cluster that cannot be confirmed is never acted on. An admin creates an
+// object (its kube-system UID recorded, and the CA of the handshake beside
+// it); a pipeline then reaches a second cluster where the object does not
+// exist, through an insecure connection with a namespace-bound account:
+// neither the UID nor a handshake CA can be read, so nothing confirms or
+// refutes the cluster. Before, the plan only warned, the refresh read
+// NotFound there, dropped the object from state and planned it again in the
+// wrong cluster. Now the plan fails naming why, a refresh-only run keeps
+// state as it was and says so, a destroy is refused, and the object is
+// neither dropped nor made in the second cluster; back on the first cluster
+// nothing changes.
+func TestAccIdentity_unconfirmedClusterIsNeverActedOn(t *testing.T) {
+	t.Parallel()
+	ns, clusters, name, _ := acctest.SwitchedClusterFixture(t, configMapRules, "admin-made", "unused")
+	first, second := clusters.First, clusters.Second
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	asAdmin := func() {
+		acctest.WriteKubeconfig(t, kubeconfig, "admin", map[string]acctest.KubeContext{"admin": {Cluster: first}})
+	}
+	// The file edited as a pipeline's tooling would: the second cluster,
+	// insecure, the namespace account's token.
+	asPipeline := func() {
+		text := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: %q, insecure-skip-tls-verify: true}}]\n"+
+			"users: [{name: u, user: {token: %q}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
+			second.Host, clusters.SecondToken)
+		if err := os.WriteFile(kubeconfig, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asAdmin()
+	config := configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello")
+	w := acctest.NewWorkdir(t)
+	w.Write(config)
+	w.Cleanup()
+	w.MustApply()
+	uid := acctest.KubeSystemUID(t, first)
+	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"); got != uid {
+		t.Fatalf("cluster_uid = %q, want kube-system's UID %s", got, uid)
+	}
+
+	asPipeline()
+	r := w.Plan()
+	w.MustFail(r, "plan through a connection that can confirm no recorded identity")
+	if !r.HasError("Cannot confirm which cluster this is", "cannot be compared", "does not act on a cluster it cannot confirm") {
+		t.Fatalf("the plan should refuse, saying it cannot confirm the cluster: %+v", r.Errors())
+	}
+	refresh := w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
+	if refresh.Err != nil {
+		t.Fatalf("a refresh-only run should keep state and succeed: %v\n%s", refresh.Err, refresh.Output)
+	}
+	if !hasWarning(refresh, "state kept as it was", "cannot be compared") {
+		t.Errorf("the refresh should say it kept state because the cluster could not be confirmed: %+v", refresh.Warnings())
+	}
+	destroy := w.Destroy()
+	w.MustFail(destroy, "destroy through a connection that can confirm no recorded identity")
+	if !destroy.HasError("refused", "cannot be compared") {
+		t.Errorf("the destroy should be refused, saying why: %+v", destroy.Errors())
+	}
+	if got := w.StateList(); len(got) != 1 {
+		t.Fatalf("state lost the object: %q", got)
+	}
+	if _, err := kubernetes.NewForConfigOrDie(second.RESTConfig()).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{}); err == nil {
+		t.Fatal("the object was created in the second cluster")
+	}
+	for _, out := range []string{r.Output, refresh.Output, destroy.Output} {
+		if strings.Contains(out, clusters.SecondToken) {
+			t.Fatal("the output holds the ServiceAccount token")
+		}
+	}
+	acctest.MustGet(t, configMaps, ns, name)
+
+	asAdmin()
+	w.MustPlanNoChanges()
 }

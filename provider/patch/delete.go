@@ -16,7 +16,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if !ok {
 		return
 	}
-	if _, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), target.String(), target.Namespace); err != nil {
+	if _, err := c.ConfirmCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), target.String(), target.Namespace); err != nil {
 		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", fmt.Sprintf("%v\n\n%s", err, connection.Remedy(err)))
 		return
 	}

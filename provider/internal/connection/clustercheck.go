@@ -129,6 +129,29 @@ func (c *Client) CheckCluster(ctx context.Context, recorded Recorded, object, na
 	return ClusterCheck{Identity: recorded.Identity, Unconfirmed: unconfirmedWarning(object, recorded.Identity, o)}, nil
 }
 
+// UnconfirmedError is a recorded identity that nothing the connection can
+// read now confirms or refutes (credentials that may not read its source, a
+// connection switched to insecure or to the system's CAs): ConfirmCluster's
+// refusal to act on a cluster it cannot confirm.
+type UnconfirmedError struct{ Detail string }
+
+func (e *UnconfirmedError) Error() string { return e.Detail }
+
+// ConfirmCluster is CheckCluster for what must not act on a cluster it
+// cannot confirm: a refresh, which would read a NotFound there as the object
+// gone and drop it from state; a destroy; an apply to an object that exists.
+// A recorded identity that cannot be checked now is an *UnconfirmedError,
+// not a warning. A resource that recorded none (no source was readable when
+// it was created) is checked as CheckCluster checks it: there is nothing to
+// confirm.
+func (c *Client) ConfirmCluster(ctx context.Context, recorded Recorded, object, namespace string) (ClusterCheck, error) {
+	check, err := c.CheckCluster(ctx, recorded, object, namespace)
+	if err == nil && check.Unconfirmed != "" && recorded.Identity != "" {
+		return check, &UnconfirmedError{Detail: check.Unconfirmed}
+	}
+	return check, err
+}
+
 // seenNow is o's identities, with kube-root-ca.crt's when this Client has
 // read it already: recording costs no request.
 func (c *Client) seenNow(o observed) []string {
@@ -222,8 +245,11 @@ func noIdentityWarning(object string, o observed) string {
 
 func unconfirmedWarning(object, recorded string, o observed) string {
 	return fmt.Sprintf("%s was recorded in %s, but that cannot be compared with what the connection reaches "+
-		"now: %s. The plan goes on unchecked. %s Restore the credentials or connection it was created "+
-		"with, or let the current ones read what identified it.", object, describe(recorded), unavailable(o), whatIsLost)
+		"now: %s. k8sconnect does not act on a cluster it cannot confirm: a refresh keeps state as it was, and "+
+		"an apply to the existing object or a destroy is refused, so that an object is never read as deleted, "+
+		"dropped or made again in another cluster. Restore the credentials or connection it was created "+
+		"with, or let the current ones read what identified it (one refresh with credentials that may read "+
+		"namespace kube-system records the cluster's other identities too).", object, describe(recorded), unavailable(o))
 }
 
 // OtherClusterError is a connection that now reaches a different cluster from

@@ -34,14 +34,17 @@ func Client(ctx context.Context, clients *connection.Cache, conn types.Object, d
 }
 
 // Cluster confirms which cluster c is against the identity state recorded
-// (clusterUID, and the other identities the resource's private state keeps),
-// warns where it cannot be confirmed, and returns the cluster's identity.
-// what names the object or release planned, namespace the namespace it is in
-// (its kube-root-ca.crt is one identity). ok is false when the cluster is not
-// the recorded one or cannot be asked, which is reported in diags.
+// (clusterUID, and the other identities the resource's private state keeps)
+// and returns the cluster's identity. what names the object or release
+// planned, namespace the namespace it is in (its kube-root-ca.crt is one
+// identity). ok is false, reported in diags, when the cluster is not the
+// recorded one, cannot be asked, or cannot be confirmed: a plan read there
+// would take an object missing in another cluster for one deleted, and plan
+// to make it again there (connection.ConfirmCluster). A new resource, or one
+// that recorded no identity, is only warned about.
 func Cluster(ctx context.Context, c *connection.Client, clusterUID string, private privatestate.Reader, what, namespace string,
 	diags *diag.Diagnostics) (identity string, ok bool) {
-	cluster, err := c.CheckCluster(ctx, connection.RecordedIn(ctx, clusterUID, private), what, namespace)
+	cluster, err := c.ConfirmCluster(ctx, connection.RecordedIn(ctx, clusterUID, private), what, namespace)
 	if err != nil {
 		diags.AddError("Cannot confirm which cluster this is", connection.Explain(err))
 		return "", false

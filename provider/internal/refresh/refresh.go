@@ -130,12 +130,16 @@ func Cluster(ctx context.Context, c *connection.Client, recorded connection.Reco
 // (connection.Record), so that an admin's refresh lets a later account that
 // cannot read cluster_uid's source check another.
 func checkCluster(ctx context.Context, c *connection.Client, recorded connection.Recorded, private privatestate.Writer, what, namespace, subject string, diags *diag.Diagnostics) (string, Outcome) {
-	cluster, err := c.CheckCluster(ctx, recorded, what, namespace)
+	cluster, err := c.ConfirmCluster(ctx, recorded, what, namespace)
 	var other *connection.OtherClusterError
+	var unconfirmed *connection.UnconfirmedError
 	switch {
 	case err == nil:
 		diags.Append(connection.Record(ctx, private, cluster)...)
 		return cluster.Identity, Found
+	case errors.As(err, &unconfirmed):
+		diags.AddWarning("Could not refresh "+subject+"; state kept as it was", "The cluster could not be confirmed. "+err.Error())
+		return "", Kept
 	case errors.As(err, &other):
 		diags.AddError("The connection reaches another cluster", err.Error())
 		return "", Failed

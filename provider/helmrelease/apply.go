@@ -36,13 +36,14 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.apply(ctx, &plan, nil, private{}, false, nil, nil, resp.Private, &resp.Diagnostics) {
+	if ok, _ := r.apply(ctx, &plan, nil, private{}, false, nil, nil, resp.Private, &resp.Diagnostics); ok {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
 // Update upgrades the release. A failed upgrade keeps the state as it was,
-// with status failed, so the next plan runs the upgrade again.
+// with status failed, so the next plan runs the upgrade again; one that
+// atomic rolled back has the rollback's revision and status.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -67,7 +68,8 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if sameValues(plan, state) {
 		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
 	}
-	if r.apply(ctx, &plan, &state, prior, adopt, as, req.Private, resp.Private, &resp.Diagnostics) {
+	ok, after := r.apply(ctx, &plan, &state, prior, adopt, as, req.Private, resp.Private, &resp.Diagnostics)
+	if ok {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
 		}
@@ -75,6 +77,13 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	state.Status = types.StringValue(string(common.StatusFailed))
+	if after != nil && after.Info != nil {
+		// atomic rolled the upgrade back: the state's objects are in the
+		// cluster again, under the rollback's revision (deployed, unless
+		// the rollback failed too), as a refresh would read it.
+		state.Revision = types.Int64Value(int64(after.Version))
+		state.Status = types.StringValue(after.Info.Status.String())
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -96,7 +105,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 // for a Create, which the engines give none): the apply renders what was
 // planned or writes nothing (agrees).
 func (r *Resource) apply(ctx context.Context, plan, state *model, prior private, adopt bool, as *renderedAs,
-	in privatestate.Reader, out privatestate.Writer, diags *diag.Diagnostics) bool {
+	in privatestate.Reader, out privatestate.Writer, diags *diag.Diagnostics) (ok bool, after *release.Release) {
 	run := &applyRun{plan: plan, state: state, prior: prior, adopt: adopt, in: in}
 	if in != nil {
 		run.planned = loadPlanned(ctx, in)
@@ -104,14 +113,14 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, prior private,
 	diags.Append(savePlanned(ctx, out, nil)...) // the plan's, for this apply alone
 	c, ok := r.clients.ClientFor(ctx, plan.ClusterConnection, diags)
 	if !ok {
-		return false
+		return false, nil
 	}
 	run.c = c
 	if !run.prepare(ctx, as, out, diags) {
-		return false
+		return false, nil
 	}
 	defer run.recs.hold(ctx, run.rec)()
-	return run.perform(ctx, diags) && run.record(ctx, out, diags)
+	return run.perform(ctx, diags) && run.record(ctx, out, diags), run.after
 }
 
 // applyRun is one apply of the release: what prepare finds and makes, for
@@ -143,6 +152,12 @@ type applyRun struct {
 	in      privatestate.Reader
 	rec     *release.Release // the revision's record, pending until record
 	applied map[string]*unstructured.Unstructured
+	// absent are the objects of an upgrade under atomic or cleanup_on_fail
+	// that the cluster did not hold before it (noteAbsent), by key.
+	absent map[string]bool
+	// after is the record a failure left last, when it wrote one after
+	// the failed revision's: the rollback's.
+	after *release.Release
 }
 
 // prepare checks that the release may be installed or upgraded in this
@@ -237,6 +252,10 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	if !a.agrees(ctx, diags) {
 		return false
 	}
+	if err := a.noteAbsent(ctx); err != nil {
+		diags.AddError("Could not read the objects of the chart", connection.Explain(err))
+		return false
+	}
 	if plan.CreateNamespace.ValueBool() {
 		if err := ensureNamespace(ctx, c, ns); err != nil {
 			diags.AddError("Namespace not created", connection.Explain(err))
@@ -284,15 +303,27 @@ func (a *applyRun) agrees(ctx context.Context, diags *diag.Diagnostics) bool {
 
 // perform applies the revision in Helm's order: CRDs, pre hooks, objects,
 // deletions of what left the chart, readiness, post hooks. The first
-// failure stops it and marks the record failed.
+// failure stops it, marks the record failed and, under atomic or
+// cleanup_on_fail, puts the cluster back (putBack).
 func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
+	summary, err := a.steps(ctx, diags)
+	if err == nil {
+		return true
+	}
+	a.fail(ctx, summary, err, diags)
+	return false
+}
+
+// steps are perform's steps; the first that fails returns its summary and
+// error.
+func (a *applyRun) steps(ctx context.Context, diags *diag.Diagnostics) (string, error) {
 	c, rd, timeout := a.c, a.rd, a.timeout
 	if a.state != nil {
 		// The fields ignore_fields newly lists keep their values.
 		before, _ := objectset.IgnoreRulesOf(ctx, a.state.IgnoreFields, pathIgnoreFields, diags)
 		after, _ := objectset.IgnoreRulesOf(ctx, a.plan.IgnoreFields, pathIgnoreFields, diags)
 		if err := handOverIgnored(ctx, c, rd, before, after); err != nil {
-			return a.fail("Ignored field not handed over", err, diags)
+			return "Ignored field not handed over", err
 		}
 	}
 	a.applied = map[string]*unstructured.Unstructured{}
@@ -305,19 +336,19 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 			obj, err = ssa.Apply(ctx, c, p.obj.DeepCopy(), ssa.Options{FieldManager: ssa.FieldManager})
 		}
 		if errors.Is(err, errClaimLost) {
-			return a.fail(claimLostSummary, fmt.Errorf("%s: %w", p.key, err), diags)
+			return claimLostSummary, fmt.Errorf("%s: %w", p.key, err)
 		}
 		if err != nil {
-			return a.fail("CRD not applied", fmt.Errorf("%s: %w", p.key, err), diags)
+			return "CRD not applied", fmt.Errorf("%s: %w", p.key, err)
 		}
 		if t := a.crdClaims[p.key]; t != nil && len(t.from) > 0 {
 			if obj, err = ssa.TakeOver(ctx, c, obj, t.from); err != nil {
-				return a.fail("CRD not taken over", fmt.Errorf("%s: handing over the fields of %v: %w", p.key, t.from, err), diags)
+				return "CRD not taken over", fmt.Errorf("%s: handing over the fields of %v: %w", p.key, t.from, err)
 			}
 		}
 		a.applied[p.key] = obj
 		if err := objectset.WaitEstablished(ctx, c, obj, timeout); err != nil {
-			return a.fail("CRD not established", fmt.Errorf("%s: %w", p.key, err), diags)
+			return "CRD not established", fmt.Errorf("%s: %w", p.key, err)
 		}
 	}
 	pre, post := release.HookPreInstall, release.HookPostInstall
@@ -325,32 +356,30 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 		pre, post = release.HookPreUpgrade, release.HookPostUpgrade
 	}
 	if err := a.runHooks(ctx, pre); err != nil {
-		return a.fail("Hook failed", err, diags)
+		return "Hook failed", err
 	}
 	if err := applyObjects(ctx, c, rd.objects, a.applied); err != nil {
-		return a.fail("Object not applied", err, diags)
+		return "Object not applied", err
 	}
 	if a.adopt {
 		if err := takeOverAll(ctx, c, a.applied); err != nil {
-			return a.fail("Object not taken over", err, diags)
+			return "Object not taken over", err
 		}
 	}
 	if err := deleteRemoved(ctx, c, a.prior, rd, timeout); err != nil {
-		return a.fail("Removed object not deleted", err, diags)
+		return "Removed object not deleted", err
 	}
-	if a.plan.Wait.ValueBool() {
-		keys := make([]string, len(rd.objects))
-		for i, p := range rd.objects {
-			keys[i] = p.key
-		}
-		if _, err := objectset.WaitReady(ctx, c, keys, a.applied, time.Now().Add(timeout), a.plan.WaitForJobs.ValueBool()); err != nil {
-			return a.fail("Release not ready", err, diags)
+	// atomic implies wait, as helm --atomic implies --wait: a rollback
+	// after a release that never became ready is its point.
+	if a.plan.Wait.ValueBool() || a.plan.Atomic.ValueBool() {
+		if err := waitReady(ctx, c, rd.objects, a.applied, timeout, a.plan.WaitForJobs.ValueBool()); err != nil {
+			return "Release not ready", err
 		}
 	}
 	if err := a.runHooks(ctx, post); err != nil {
-		return a.fail("Hook failed", err, diags)
+		return "Hook failed", err
 	}
-	return true
+	return "", nil
 }
 
 // runHooks runs the hooks of event, unless the apply is a repair (hooks
@@ -363,16 +392,20 @@ func (a *applyRun) runHooks(ctx context.Context, event release.HookEvent) error 
 	return runHooks(ctx, a.c, hookRelease{a.rel.Name, a.rel.Namespace, a.history}, a.rd.hooks, event, a.timeout, a.rec)
 }
 
-// fail marks the record failed with err and reports it under summary.
-func (a *applyRun) fail(summary string, err error, diags *diag.Diagnostics) bool {
+// fail marks the record failed with err, puts the cluster back as atomic
+// and cleanup_on_fail ask (putBack), and reports both under summary.
+func (a *applyRun) fail(ctx context.Context, summary string, err error, diags *diag.Diagnostics) {
 	// The record says what failed; the remedy, when the cluster's
 	// answer (or its silence) was the failure, says what to do.
-	detail := a.rd.values.Scrub(a.recs.fail(a.rec, err).Error())
+	detail := a.recs.fail(a.rec, err).Error()
 	if remedy := connection.RequestRemedy(err); remedy != "" {
 		detail += "\n\n" + remedy
 	}
-	diags.AddError(summary, detail)
-	return false
+	if outcome, said := a.putBack(ctx); said != "" {
+		summary += outcome
+		detail += "\n\n" + said
+	}
+	diags.AddError(summary, a.scrub(ctx, detail))
 }
 
 // record marks the revision deployed and completes the plan into the state
@@ -459,4 +492,17 @@ func applyObjects(ctx context.Context, c *connection.Client, pieces []piece, app
 		mu.Unlock()
 		return nil
 	})
+}
+
+// waitReady waits until every object of pieces is ready by the one ready
+// rule (objectset.WaitReady); with jobs (wait_for_jobs), a Job until it
+// completes.
+func waitReady(ctx context.Context, c *connection.Client, pieces []piece, applied map[string]*unstructured.Unstructured,
+	timeout time.Duration, jobs bool) error {
+	keys := make([]string, len(pieces))
+	for i, p := range pieces {
+		keys[i] = p.key
+	}
+	_, err := objectset.WaitReady(ctx, c, keys, applied, time.Now().Add(timeout), jobs)
+	return err
 }

@@ -44,12 +44,17 @@ func deleteRemoved(ctx context.Context, c *connection.Client, prior private, rd 
 // they are gone, skipping those marked helm.sh/resource-policy: keep. The
 // objects of one kind go in parallel, as applyObjects applies them.
 func deleteObjects(ctx context.Context, c *connection.Client, ids []manifest.Identity, timeout time.Duration) error {
-	slices.SortStableFunc(ids, func(a, b manifest.Identity) int {
-		return objectset.KindRank(relutil.UninstallOrder, a.Kind) - objectset.KindRank(relutil.UninstallOrder, b.Kind)
-	})
+	sortUninstallOrder(ids, func(id manifest.Identity) string { return id.Kind })
 	deadline := time.Now().Add(timeout)
 	return objectset.KindByKind(ids, func(id manifest.Identity) string { return id.Kind }, func(id manifest.Identity) error {
 		return deleteOne(ctx, c, id, deadline)
+	})
+}
+
+// sortUninstallOrder sorts items kind by kind in Helm's uninstall order.
+func sortUninstallOrder[T any](items []T, kind func(T) string) {
+	slices.SortStableFunc(items, func(a, b T) int {
+		return objectset.KindRank(relutil.UninstallOrder, kind(a)) - objectset.KindRank(relutil.UninstallOrder, kind(b))
 	})
 }
 

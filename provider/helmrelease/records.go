@@ -382,16 +382,7 @@ func recordedHooks(rec *release.Release, id string) ([]hook, error) {
 // state of an apply would name them: an adopted release's first apply
 // deletes those its chart no longer renders, as an upgrade by helm would.
 func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private, error) {
-	docs := yamldocs.SplitDocuments("the release record's manifest", []byte(rec.Manifest))
-	docs = slices.DeleteFunc(docs, func(d yamldocs.Document) bool { return !yamldocs.HasContent(d.Text) })
-	manifests, err := yamldocs.Split(docs)
-	if err != nil {
-		return nil, err
-	}
-	if err := dropUnserved(manifests, finder); err != nil {
-		return nil, err
-	}
-	scoped, err := yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
+	scoped, err := recordedManifests(rec, finder)
 	if err != nil {
 		return nil, err
 	}
@@ -408,6 +399,22 @@ func recordedObjects(rec *release.Release, finder yamldocs.ScopeFinder) (private
 		}
 	}
 	return out, nil
+}
+
+// recordedManifests are the objects of a record's manifest by scope, each
+// placed in the release namespace when it names none, as helm places it;
+// those of kinds the cluster no longer serves are left out (dropUnserved).
+func recordedManifests(rec *release.Release, finder yamldocs.ScopeFinder) (yamldocs.Scoped, error) {
+	docs := yamldocs.SplitDocuments("the release record's manifest", []byte(rec.Manifest))
+	docs = slices.DeleteFunc(docs, func(d yamldocs.Document) bool { return !yamldocs.HasContent(d.Text) })
+	manifests, err := yamldocs.Split(docs)
+	if err != nil {
+		return yamldocs.Scoped{}, err
+	}
+	if err := dropUnserved(manifests, finder); err != nil {
+		return yamldocs.Scoped{}, err
+	}
+	return yamldocs.ClassifyInNamespace(manifests, finder, rec.Namespace)
 }
 
 // dropUnserved drops from manifests the objects of kinds the cluster no

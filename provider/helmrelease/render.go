@@ -162,9 +162,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	for _, p := range res.crds {
 		mark(p.obj, rel)
 	}
-	slices.SortStableFunc(res.objects, func(a, b piece) int {
-		return objectset.KindRank(relutil.InstallOrder, a.obj.GetKind()) - objectset.KindRank(relutil.InstallOrder, b.obj.GetKind())
-	})
+	sortInstallOrder(res.objects)
 	for _, key := range slices.Sorted(maps.Keys(sorted.Hooks)) {
 		p, ok := build(key, sorted.Hooks[key])
 		if !ok {
@@ -224,6 +222,13 @@ func newPiece(id, key, body string, secrets []string) (piece, error) {
 		texts = held
 	}
 	return piece{key: key, obj: &obj, red: sensitive.New(id, paths), sensitivePaths: texts}, nil
+}
+
+// sortInstallOrder sorts pieces kind by kind in Helm's install order.
+func sortInstallOrder(pieces []piece) {
+	slices.SortStableFunc(pieces, func(a, b piece) int {
+		return objectset.KindRank(relutil.InstallOrder, a.obj.GetKind()) - objectset.KindRank(relutil.InstallOrder, b.obj.GetKind())
+	})
 }
 
 func newHook(p piece) hook {

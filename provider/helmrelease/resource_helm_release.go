@@ -77,6 +77,8 @@ type model struct {
 	Lint              types.Bool   `tfsdk:"lint"`
 	Description       types.String `tfsdk:"description"`
 	UpgradeInstall    types.Bool   `tfsdk:"upgrade_install"`
+	Atomic            types.Bool   `tfsdk:"atomic"`
+	CleanupOnFail     types.Bool   `tfsdk:"cleanup_on_fail"`
 	Timeout           types.String `tfsdk:"timeout"`
 	MaxHistory        types.Int64  `tfsdk:"max_history"`
 	DeleteProtection  types.Bool   `tfsdk:"delete_protection"`
@@ -109,6 +111,25 @@ const DefaultTimeout = "5m"
 // DefaultMaxHistory is the helm CLI's default for --history-max.
 const DefaultMaxHistory = 10
 
+// atomicDescription and cleanupOnFailDescription describe what a failed run
+// puts back (rollback.go).
+const (
+	atomicDescription = "When an install or upgrade fails (a hook fails, an object is refused, the readiness " +
+		"wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): " +
+		"a failed upgrade is rolled back to the last deployed revision, whose objects are applied again " +
+		"as its record holds them, the objects the upgrade created are deleted (except those marked " +
+		"`helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` " +
+		"writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its " +
+		"records removed, as `helm uninstall`. The run still fails, saying what failed and what was put " +
+		"back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never " +
+		"deleted or rolled back. Implies wait. Defaults to false."
+	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
+		"lacked and that did not exist before it), each bound to the UID it was created with and " +
+		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
+		"The revision stays failed and the rest as the upgrade left it; the next apply runs it again. " +
+		"A CRD is never deleted. Defaults to false."
+)
+
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_helm_release"
 }
@@ -138,7 +159,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				Description: "Wait until every object is ready (by the rules of k8sconnect_wait's `ready`) before " +
 					"post hooks run and the revision is marked deployed. A timeout fails the run without tainting " +
-					"anything; the next apply waits again. Hooks are always awaited."},
+					"anything; the next apply waits again. Hooks are always awaited. With atomic, the apply waits " +
+					"even when this is false, as helm's `--atomic` implies `--wait`."},
 			"wait_for_jobs": schema.BoolAttribute{Optional: true,
 				Description: "With wait, also wait until every Job of the release has completed, as `helm " +
 					"--wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has " +
@@ -164,6 +186,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"chart no longer renders, and writes its next revision. A release another apply or helm is " +
 					"changing right now, or that k8sconnect installed from another configuration, is refused as " +
 					"without it. Only the install reads it. Defaults to false."},
+			"atomic":          schema.BoolAttribute{Optional: true, Description: atomicDescription},
+			"cleanup_on_fail": schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},

@@ -76,6 +76,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly appVersion: pulumi.Output<string>;
     /**
+     * When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     */
+    declare public readonly atomic: pulumi.Output<boolean | undefined>;
+    /**
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     declare public readonly chart: pulumi.Output<string>;
@@ -87,6 +91,10 @@ export class HelmRelease extends pulumi.CustomResource {
      * The chart's exact version (a constraint in `version` resolved).
      */
     declare public /*out*/ readonly chartVersion: pulumi.Output<string>;
+    /**
+     * When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     */
+    declare public readonly cleanupOnFail: pulumi.Output<boolean | undefined>;
     /**
      * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
@@ -232,7 +240,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly version: pulumi.Output<string | undefined>;
     /**
-     * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
      */
     declare public readonly wait: pulumi.Output<boolean>;
     /**
@@ -254,9 +262,11 @@ export class HelmRelease extends pulumi.CustomResource {
         if (opts.id) {
             const state = argsOrState as HelmReleaseState | undefined;
             resourceInputs["appVersion"] = state?.appVersion;
+            resourceInputs["atomic"] = state?.atomic;
             resourceInputs["chart"] = state?.chart;
             resourceInputs["chartDigest"] = state?.chartDigest;
             resourceInputs["chartVersion"] = state?.chartVersion;
+            resourceInputs["cleanupOnFail"] = state?.cleanupOnFail;
             resourceInputs["clusterConnection"] = state?.clusterConnection;
             resourceInputs["clusterUid"] = state?.clusterUid;
             resourceInputs["createNamespace"] = state?.createNamespace;
@@ -303,7 +313,9 @@ export class HelmRelease extends pulumi.CustomResource {
             if (args?.name === undefined && !opts.urn) {
                 throw new Error("Missing required property 'name'");
             }
+            resourceInputs["atomic"] = args?.atomic;
             resourceInputs["chart"] = args?.chart;
+            resourceInputs["cleanupOnFail"] = args?.cleanupOnFail;
             resourceInputs["clusterConnection"] = args?.clusterConnection;
             resourceInputs["createNamespace"] = args?.createNamespace;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
@@ -362,6 +374,10 @@ export interface HelmReleaseState {
      */
     appVersion?: pulumi.Input<string | undefined>;
     /**
+     * When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     */
+    atomic?: pulumi.Input<boolean | undefined>;
+    /**
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     chart?: pulumi.Input<string | undefined>;
@@ -373,6 +389,10 @@ export interface HelmReleaseState {
      * The chart's exact version (a constraint in `version` resolved).
      */
     chartVersion?: pulumi.Input<string | undefined>;
+    /**
+     * When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     */
+    cleanupOnFail?: pulumi.Input<boolean | undefined>;
     /**
      * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
@@ -518,7 +538,7 @@ export interface HelmReleaseState {
      */
     version?: pulumi.Input<string | undefined>;
     /**
-     * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
      */
     wait?: pulumi.Input<boolean | undefined>;
     /**
@@ -532,9 +552,17 @@ export interface HelmReleaseState {
  */
 export interface HelmReleaseArgs {
     /**
+     * When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     */
+    atomic?: pulumi.Input<boolean | undefined>;
+    /**
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
      */
     chart: pulumi.Input<string>;
+    /**
+     * When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     */
+    cleanupOnFail?: pulumi.Input<boolean | undefined>;
     /**
      * How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
      */
@@ -660,7 +688,7 @@ export interface HelmReleaseArgs {
      */
     version?: pulumi.Input<string | undefined>;
     /**
-     * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
      */
     wait?: pulumi.Input<boolean | undefined>;
     /**

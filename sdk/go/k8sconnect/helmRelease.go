@@ -80,12 +80,16 @@ type HelmRelease struct {
 
 	// The chart's appVersion.
 	AppVersion pulumi.StringOutput `pulumi:"appVersion"`
+	// When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+	Atomic pulumi.BoolPtrOutput `pulumi:"atomic"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringOutput `pulumi:"chart"`
 	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
 	ChartDigest pulumi.StringOutput `pulumi:"chartDigest"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringOutput `pulumi:"chartVersion"`
+	// When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+	CleanupOnFail pulumi.BoolPtrOutput `pulumi:"cleanupOnFail"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrOutput `pulumi:"clusterConnection"`
 	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -158,7 +162,7 @@ type HelmRelease struct {
 	Verify pulumi.BoolPtrOutput `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrOutput `pulumi:"version"`
-	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
 	Wait pulumi.BoolOutput `pulumi:"wait"`
 	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
 	WaitForJobs pulumi.BoolPtrOutput `pulumi:"waitForJobs"`
@@ -209,12 +213,16 @@ func GetHelmRelease(ctx *pulumi.Context,
 type helmReleaseState struct {
 	// The chart's appVersion.
 	AppVersion *string `pulumi:"appVersion"`
+	// When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+	Atomic *bool `pulumi:"atomic"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart *string `pulumi:"chart"`
 	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
 	ChartDigest *string `pulumi:"chartDigest"`
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion *string `pulumi:"chartVersion"`
+	// When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+	CleanupOnFail *bool `pulumi:"cleanupOnFail"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -287,7 +295,7 @@ type helmReleaseState struct {
 	Verify *bool `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
-	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
 	Wait *bool `pulumi:"wait"`
 	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
 	WaitForJobs *bool `pulumi:"waitForJobs"`
@@ -296,12 +304,16 @@ type helmReleaseState struct {
 type HelmReleaseState struct {
 	// The chart's appVersion.
 	AppVersion pulumi.StringPtrInput
+	// When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+	Atomic pulumi.BoolPtrInput
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringPtrInput
 	// A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
 	ChartDigest pulumi.StringPtrInput
 	// The chart's exact version (a constraint in `version` resolved).
 	ChartVersion pulumi.StringPtrInput
+	// When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+	CleanupOnFail pulumi.BoolPtrInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When clusterConnection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
@@ -374,7 +386,7 @@ type HelmReleaseState struct {
 	Verify pulumi.BoolPtrInput
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput
-	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
 	Wait pulumi.BoolPtrInput
 	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
 	WaitForJobs pulumi.BoolPtrInput
@@ -385,8 +397,12 @@ func (HelmReleaseState) ElementType() reflect.Type {
 }
 
 type helmReleaseArgs struct {
+	// When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+	Atomic *bool `pulumi:"atomic"`
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart string `pulumi:"chart"`
+	// When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+	CleanupOnFail *bool `pulumi:"cleanupOnFail"`
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
@@ -449,7 +465,7 @@ type helmReleaseArgs struct {
 	Verify *bool `pulumi:"verify"`
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version *string `pulumi:"version"`
-	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
 	Wait *bool `pulumi:"wait"`
 	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
 	WaitForJobs *bool `pulumi:"waitForJobs"`
@@ -457,8 +473,12 @@ type helmReleaseArgs struct {
 
 // The set of arguments for constructing a HelmRelease resource.
 type HelmReleaseArgs struct {
+	// When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+	Atomic pulumi.BoolPtrInput
 	// A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 	Chart pulumi.StringInput
+	// When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+	CleanupOnFail pulumi.BoolPtrInput
 	// How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
 	ClusterConnection ClusterConnectionPtrInput
 	// Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
@@ -521,7 +541,7 @@ type HelmReleaseArgs struct {
 	Verify pulumi.BoolPtrInput
 	// An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
 	Version pulumi.StringPtrInput
-	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+	// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
 	Wait pulumi.BoolPtrInput
 	// With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
 	WaitForJobs pulumi.BoolPtrInput
@@ -619,6 +639,11 @@ func (o HelmReleaseOutput) AppVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.AppVersion }).(pulumi.StringOutput)
 }
 
+// When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+func (o HelmReleaseOutput) Atomic() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Atomic }).(pulumi.BoolPtrOutput)
+}
+
 // A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
 func (o HelmReleaseOutput) Chart() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Chart }).(pulumi.StringOutput)
@@ -632,6 +657,11 @@ func (o HelmReleaseOutput) ChartDigest() pulumi.StringOutput {
 // The chart's exact version (a constraint in `version` resolved).
 func (o HelmReleaseOutput) ChartVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.ChartVersion }).(pulumi.StringOutput)
+}
+
+// When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+func (o HelmReleaseOutput) CleanupOnFail() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.CleanupOnFail }).(pulumi.BoolPtrOutput)
 }
 
 // How to reach the cluster. Optional: without it the provider's clusterConnection is used, and no credential is stored in this resource's state.
@@ -814,7 +844,7 @@ func (o HelmReleaseOutput) Version() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Version }).(pulumi.StringPtrOutput)
 }
 
-// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+// Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
 func (o HelmReleaseOutput) Wait() pulumi.BoolOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.Wait }).(pulumi.BoolOutput)
 }

@@ -23,6 +23,8 @@ class HelmReleaseArgs:
     def __init__(__self__, *,
                  chart: pulumi.Input[_builtins.str],
                  name: pulumi.Input[_builtins.str],
+                 atomic: pulumi.Input[Optional[_builtins.bool]] = None,
+                 cleanup_on_fail: pulumi.Input[Optional[_builtins.bool]] = None,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -60,6 +62,8 @@ class HelmReleaseArgs:
 
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[_builtins.str] name: The release name (`.Release.Name`); changing it installs a new release.
+        :param pulumi.Input[_builtins.bool] atomic: When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+        :param pulumi.Input[_builtins.bool] cleanup_on_fail: When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -90,11 +94,15 @@ class HelmReleaseArgs:
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
-        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         pulumi.set(__self__, "chart", chart)
         pulumi.set(__self__, "name", name)
+        if atomic is not None:
+            pulumi.set(__self__, "atomic", atomic)
+        if cleanup_on_fail is not None:
+            pulumi.set(__self__, "cleanup_on_fail", cleanup_on_fail)
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
         if create_namespace is not None:
@@ -183,6 +191,30 @@ class HelmReleaseArgs:
     @name.setter
     def name(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def atomic(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+        """
+        return pulumi.get(self, "atomic")
+
+    @atomic.setter
+    def atomic(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "atomic", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cleanupOnFail")
+    def cleanup_on_fail(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+        """
+        return pulumi.get(self, "cleanup_on_fail")
+
+    @cleanup_on_fail.setter
+    def cleanup_on_fail(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "cleanup_on_fail", value)
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
@@ -548,7 +580,7 @@ class HelmReleaseArgs:
     @pulumi.getter
     def wait(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         """
         return pulumi.get(self, "wait")
 
@@ -573,9 +605,11 @@ class HelmReleaseArgs:
 class _HelmReleaseState:
     def __init__(__self__, *,
                  app_version: pulumi.Input[Optional[_builtins.str]] = None,
+                 atomic: pulumi.Input[Optional[_builtins.bool]] = None,
                  chart: pulumi.Input[Optional[_builtins.str]] = None,
                  chart_digest: pulumi.Input[Optional[_builtins.str]] = None,
                  chart_version: pulumi.Input[Optional[_builtins.str]] = None,
+                 cleanup_on_fail: pulumi.Input[Optional[_builtins.bool]] = None,
                  cluster_connection: pulumi.Input[Optional['ClusterConnectionArgs']] = None,
                  cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -618,9 +652,11 @@ class _HelmReleaseState:
         Input properties used for looking up and filtering HelmRelease resources.
 
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
+        :param pulumi.Input[_builtins.bool] atomic: When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[_builtins.str] chart_digest: A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
+        :param pulumi.Input[_builtins.bool] cleanup_on_fail: When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
@@ -657,17 +693,21 @@ class _HelmReleaseState:
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
-        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         if app_version is not None:
             pulumi.set(__self__, "app_version", app_version)
+        if atomic is not None:
+            pulumi.set(__self__, "atomic", atomic)
         if chart is not None:
             pulumi.set(__self__, "chart", chart)
         if chart_digest is not None:
             pulumi.set(__self__, "chart_digest", chart_digest)
         if chart_version is not None:
             pulumi.set(__self__, "chart_version", chart_version)
+        if cleanup_on_fail is not None:
+            pulumi.set(__self__, "cleanup_on_fail", cleanup_on_fail)
         if cluster_connection is not None:
             pulumi.set(__self__, "cluster_connection", cluster_connection)
         if cluster_uid is not None:
@@ -759,6 +799,18 @@ class _HelmReleaseState:
 
     @_builtins.property
     @pulumi.getter
+    def atomic(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+        """
+        return pulumi.get(self, "atomic")
+
+    @atomic.setter
+    def atomic(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "atomic", value)
+
+    @_builtins.property
+    @pulumi.getter
     def chart(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
@@ -792,6 +844,18 @@ class _HelmReleaseState:
     @chart_version.setter
     def chart_version(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "chart_version", value)
+
+    @_builtins.property
+    @pulumi.getter(name="cleanupOnFail")
+    def cleanup_on_fail(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+        """
+        return pulumi.get(self, "cleanup_on_fail")
+
+    @cleanup_on_fail.setter
+    def cleanup_on_fail(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "cleanup_on_fail", value)
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
@@ -1229,7 +1293,7 @@ class _HelmReleaseState:
     @pulumi.getter
     def wait(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         """
         return pulumi.get(self, "wait")
 
@@ -1256,7 +1320,9 @@ class HelmRelease(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 atomic: pulumi.Input[Optional[_builtins.bool]] = None,
                  chart: pulumi.Input[Optional[_builtins.str]] = None,
+                 cleanup_on_fail: pulumi.Input[Optional[_builtins.bool]] = None,
                  cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1335,7 +1401,9 @@ class HelmRelease(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.bool] atomic: When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
+        :param pulumi.Input[_builtins.bool] cleanup_on_fail: When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
@@ -1367,7 +1435,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
-        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         ...
@@ -1433,7 +1501,9 @@ class HelmRelease(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 atomic: pulumi.Input[Optional[_builtins.bool]] = None,
                  chart: pulumi.Input[Optional[_builtins.str]] = None,
+                 cleanup_on_fail: pulumi.Input[Optional[_builtins.bool]] = None,
                  cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1476,9 +1546,11 @@ class HelmRelease(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = HelmReleaseArgs.__new__(HelmReleaseArgs)
 
+            __props__.__dict__["atomic"] = atomic
             if chart is None and not opts.urn:
                 raise TypeError("Missing required property 'chart'")
             __props__.__dict__["chart"] = chart
+            __props__.__dict__["cleanup_on_fail"] = cleanup_on_fail
             __props__.__dict__["cluster_connection"] = cluster_connection
             __props__.__dict__["create_namespace"] = create_namespace
             __props__.__dict__["delete_protection"] = delete_protection
@@ -1535,9 +1607,11 @@ class HelmRelease(pulumi.CustomResource):
             id: pulumi.Input[str],
             opts: Optional[pulumi.ResourceOptions] = None,
             app_version: pulumi.Input[Optional[_builtins.str]] = None,
+            atomic: pulumi.Input[Optional[_builtins.bool]] = None,
             chart: pulumi.Input[Optional[_builtins.str]] = None,
             chart_digest: pulumi.Input[Optional[_builtins.str]] = None,
             chart_version: pulumi.Input[Optional[_builtins.str]] = None,
+            cleanup_on_fail: pulumi.Input[Optional[_builtins.bool]] = None,
             cluster_connection: pulumi.Input[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]] = None,
             cluster_uid: pulumi.Input[Optional[_builtins.str]] = None,
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1584,9 +1658,11 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[str] id: The unique provider ID of the resource to lookup.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] app_version: The chart's appVersion.
+        :param pulumi.Input[_builtins.bool] atomic: When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
         :param pulumi.Input[_builtins.str] chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
         :param pulumi.Input[_builtins.str] chart_digest: A digest of the chart as loaded: Chart.yaml and Chart.lock, values.yaml and its schema, every template and file (hooks, NOTES.txt and `crds/` among them) and each dependency. A chart changed in place (a local directory edited, an archive republished under its version) shows here and is applied as an upgrade; an apply of a saved plan whose chart changed since fails before it writes anything. Null for a release last applied by a version that did not record it, until its next upgrade.
         :param pulumi.Input[_builtins.str] chart_version: The chart's exact version (a constraint in `version` resolved).
+        :param pulumi.Input[_builtins.bool] cleanup_on_fail: When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the release was installed in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one. A release installed by an earlier version records it at its next refresh.
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
@@ -1623,7 +1699,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
         :param pulumi.Input[_builtins.bool] verify: Verify the chart before it is rendered, as `helm install --verify`: its packaged archive must match its provenance file (`.prov`, which `helm package --sign` writes), signed by a key in `keyring`, or the plan fails. The provenance file is the archive's URL with `.prov` appended for an HTTP repository or chart URL (fetched with the archive's credentials and TLS settings), the provenance layer `helm push` stores beside the chart in an `oci://` registry, or the `.prov` beside a local `.tgz`; a chart directory cannot be verified. The chart is verified every time it is loaded, from the cache too. Its dependencies (subcharts) are not verified: helm does not verify them either.
         :param pulumi.Input[_builtins.str] version: An exact chart version or a semver constraint (`~1.4`, `>=2.0.0 <3`); the latest stable version when empty. Ignored for a local chart, which is taken as it is; a chart URL's archive must match it.
-        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        :param pulumi.Input[_builtins.bool] wait: Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         :param pulumi.Input[_builtins.bool] wait_for_jobs: With wait, also wait until every Job of the release has completed, as `helm --wait-for-jobs`; a Job that fails fails the run, naming it. Without it a Job is ready once it has started, as Helm 4's `--wait` takes it. Hooks are always awaited until they complete. Defaults to false.
         """
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(id=id))
@@ -1631,9 +1707,11 @@ class HelmRelease(pulumi.CustomResource):
         __props__ = _HelmReleaseState.__new__(_HelmReleaseState)
 
         __props__.__dict__["app_version"] = app_version
+        __props__.__dict__["atomic"] = atomic
         __props__.__dict__["chart"] = chart
         __props__.__dict__["chart_digest"] = chart_digest
         __props__.__dict__["chart_version"] = chart_version
+        __props__.__dict__["cleanup_on_fail"] = cleanup_on_fail
         __props__.__dict__["cluster_connection"] = cluster_connection
         __props__.__dict__["cluster_uid"] = cluster_uid
         __props__.__dict__["create_namespace"] = create_namespace
@@ -1684,6 +1762,14 @@ class HelmRelease(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def atomic(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+        """
+        return pulumi.get(self, "atomic")
+
+    @_builtins.property
+    @pulumi.getter
     def chart(self) -> pulumi.Output[_builtins.str]:
         """
         A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
@@ -1705,6 +1791,14 @@ class HelmRelease(pulumi.CustomResource):
         The chart's exact version (a constraint in `version` resolved).
         """
         return pulumi.get(self, "chart_version")
+
+    @_builtins.property
+    @pulumi.getter(name="cleanupOnFail")
+    def cleanup_on_fail(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+        """
+        return pulumi.get(self, "cleanup_on_fail")
 
     @_builtins.property
     @pulumi.getter(name="clusterConnection")
@@ -1998,7 +2092,7 @@ class HelmRelease(pulumi.CustomResource):
     @pulumi.getter
     def wait(self) -> pulumi.Output[_builtins.bool]:
         """
-        Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+        Wait until every object is ready (by the rules of Wait's `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm's `--atomic` implies `--wait`.
         """
         return pulumi.get(self, "wait")
 

@@ -81,6 +81,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.appVersion;
     }
     /**
+     * When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4&#39;s `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     * 
+     */
+    @Export(name="atomic", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> atomic;
+
+    /**
+     * @return When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4&#39;s `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> atomic() {
+        return Codegen.optional(this.atomic);
+    }
+    /**
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
      * 
      */
@@ -121,6 +135,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<String> chartVersion() {
         return this.chartVersion;
+    }
+    /**
+     * When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     * 
+     */
+    @Export(name="cleanupOnFail", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> cleanupOnFail;
+
+    /**
+     * @return When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> cleanupOnFail() {
+        return Codegen.optional(this.cleanupOnFail);
     }
     /**
      * How to reach the cluster. Optional: without it the provider&#39;s clusterConnection is used, and no credential is stored in this resource&#39;s state.
@@ -627,14 +655,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.version);
     }
     /**
-     * Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm&#39;s `--atomic` implies `--wait`.
      * 
      */
     @Export(name="wait", refs={Boolean.class}, tree="[0]")
     private Output<Boolean> wait;
 
     /**
-     * @return Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * @return Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm&#39;s `--atomic` implies `--wait`.
      * 
      */
     public Output<Boolean> wait_() {

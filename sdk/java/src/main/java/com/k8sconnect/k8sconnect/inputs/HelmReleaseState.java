@@ -40,6 +40,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4&#39;s `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     * 
+     */
+    @Import(name="atomic")
+    private @Nullable Output<Boolean> atomic;
+
+    /**
+     * @return When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4&#39;s `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> atomic() {
+        return Optional.ofNullable(this.atomic);
+    }
+
+    /**
      * A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
      * 
      */
@@ -82,6 +97,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<String>> chartVersion() {
         return Optional.ofNullable(this.chartVersion);
+    }
+
+    /**
+     * When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     * 
+     */
+    @Import(name="cleanupOnFail")
+    private @Nullable Output<Boolean> cleanupOnFail;
+
+    /**
+     * @return When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> cleanupOnFail() {
+        return Optional.ofNullable(this.cleanupOnFail);
     }
 
     /**
@@ -625,14 +655,14 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm&#39;s `--atomic` implies `--wait`.
      * 
      */
     @Import(name="wait")
     private @Nullable Output<Boolean> wait;
 
     /**
-     * @return Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+     * @return Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm&#39;s `--atomic` implies `--wait`.
      * 
      */
     public Optional<Output<Boolean>> wait_() {
@@ -658,9 +688,11 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
 
     private HelmReleaseState(HelmReleaseState $) {
         this.appVersion = $.appVersion;
+        this.atomic = $.atomic;
         this.chart = $.chart;
         this.chartDigest = $.chartDigest;
         this.chartVersion = $.chartVersion;
+        this.cleanupOnFail = $.cleanupOnFail;
         this.clusterConnection = $.clusterConnection;
         this.clusterUid = $.clusterUid;
         this.createNamespace = $.createNamespace;
@@ -741,6 +773,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param atomic When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4&#39;s `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder atomic(@Nullable Output<Boolean> atomic) {
+            $.atomic = atomic;
+            return this;
+        }
+
+        /**
+         * @param atomic When an install or upgrade fails (a hook fails, an object is refused, the readiness wait times out), put the cluster back, as `helm --atomic` (Helm 4&#39;s `--rollback-on-failure`): a failed upgrade is rolled back to the last deployed revision, whose objects are applied again as its record holds them, the objects the upgrade created are deleted (except those marked `helm.sh/resource-policy: keep`) and a revision `Rollback to N` is written, as `helm rollback` writes one; a failed install is uninstalled, its delete hooks run, its objects deleted and its records removed, as `helm uninstall`. The run still fails, saying what failed and what was put back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never deleted or rolled back. Implies wait. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder atomic(Boolean atomic) {
+            return atomic(Output.of(atomic));
+        }
+
+        /**
          * @param chart A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL&#39;s server whether its archive changed (a republished archive is the plan&#39;s upgrade), and the apply installs the copy its plan loaded.
          * 
          * @return builder
@@ -801,6 +854,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder chartVersion(String chartVersion) {
             return chartVersion(Output.of(chartVersion));
+        }
+
+        /**
+         * @param cleanupOnFail When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder cleanupOnFail(@Nullable Output<Boolean> cleanupOnFail) {
+            $.cleanupOnFail = cleanupOnFail;
+            return this;
+        }
+
+        /**
+         * @param cleanupOnFail When an upgrade fails, delete the objects it created (those its previous revision lacked and that did not exist before it), each bound to the UID it was created with and keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. The revision stays failed and the rest as the upgrade left it; the next apply runs it again. A CRD is never deleted. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder cleanupOnFail(Boolean cleanupOnFail) {
+            return cleanupOnFail(Output.of(cleanupOnFail));
         }
 
         /**
@@ -1610,7 +1684,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param wait Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+         * @param wait Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm&#39;s `--atomic` implies `--wait`.
          * 
          * @return builder
          * 
@@ -1621,7 +1695,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param wait Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited.
+         * @param wait Wait until every object is ready (by the rules of Wait&#39;s `ready`) before post hooks run and the revision is marked deployed. A timeout fails the run without tainting anything; the next `pulumi up` waits again. Hooks are always awaited. With atomic, the apply waits even when this is false, as helm&#39;s `--atomic` implies `--wait`.
          * 
          * @return builder
          * 

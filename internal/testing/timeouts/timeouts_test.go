@@ -293,3 +293,31 @@ resource "k8sconnect_object" "cm" {
 	}
 	fault.Remove()
 }
+
+// What a careless user writes: a value that is not a duration, and "0s",
+// fail at plan with an error naming the setting, before anything is sent.
+func TestTimeoutsBadValuesFailAtPlan(t *testing.T) {
+	ns := acctest.Namespace(t)
+	for _, bad := range []string{"soon", "0s"} {
+		w := acctest.NewWorkdir(t)
+		w.Write(fmt.Sprintf(`
+resource "k8sconnect_object" "cm" {
+  yaml_body = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: never, namespace: %s}
+  YAML
+  timeouts {
+    create = %q
+  }
+  %s
+}
+`, ns, bad, acctest.Connection(t)))
+		r := w.Plan()
+		w.MustFail(r, "plan")
+		if !r.HasError(fmt.Sprintf("%q is not a positive duration", bad)) {
+			t.Errorf("timeouts.create = %q: no clear error:\n%s", bad, r.Output)
+		}
+	}
+	acctest.MustNotExist(t, configMaps, ns, "never")
+}

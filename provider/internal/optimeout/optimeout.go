@@ -52,11 +52,11 @@ type Value = timeouts.Value
 func Block(ctx context.Context) schema.Block {
 	b, _ := timeouts.Block(ctx, timeouts.Opts{
 		Create: true, Update: true, Delete: true, Read: true,
-		CreateDescription: describe("a create: every request, retry, wait and hook of it"),
-		UpdateDescription: describe("an update: every request, retry, wait and hook of it"),
-		DeleteDescription: describe("a destroy: every request, and the wait until what it deletes is gone"),
-		ReadDescription: describe("a refresh. One that runs out keeps the state as it was, with a warning, " +
-			"as a refresh the cluster does not answer does"),
+		CreateDescription: describe("a create", "every request, retry, wait and hook of it"),
+		UpdateDescription: describe("an update", "every request, retry, wait and hook of it"),
+		DeleteDescription: describe("a destroy", "every request, and the wait until what it deletes is gone"),
+		ReadDescription: describe("a refresh", "every request of it; one that runs out keeps the state as it was, "+
+			"with a warning, as a refresh the cluster does not answer does"),
 	}).(schema.SingleNestedBlock) // timeouts.Block returns one
 	b.Description = "Limits on the operations of this resource, such as `create = \"10m\"`. Unset, an operation " +
 		"has no limit of its own (its waits keep their own timeouts, and each request " +
@@ -74,8 +74,8 @@ func Block(ctx context.Context) schema.Block {
 	return b
 }
 
-func describe(what string) string {
-	return "How long " + what + " may take, such as \"90s\" or \"15m\". Unset: no limit of its own."
+func describe(op, covers string) string {
+	return "How long " + op + " may take, such as \"90s\" or \"15m\": " + covers + ". Unset: no limit of its own."
 }
 
 // Null is the value of an absent timeouts block, for state that a resource

@@ -272,7 +272,9 @@ resource "k8sconnect_object" "cm" {
 	fault := proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: "GET", Path: "/configmaps/stalled"},
 		Action: faultproxy.Pause, MaxHold: 30 * time.Second})
 	t.Cleanup(fault.Remove)
-	r, took := timed(t, "refresh", func() acctest.Result { return w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json") })
+	r, took := timed(t, "refresh", func() acctest.Result {
+		return w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
+	})
 	acctest.ExpectActed(t, fault)
 	if r.Err != nil {
 		t.Fatalf("the refresh failed: %v", r.Err)

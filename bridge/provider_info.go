@@ -129,6 +129,7 @@ func Provider() sdkbridge.ProviderInfo {
 		host.ResourceNames[tf] = r.Tok.Name().String()
 	}
 	helmNames(&info)
+	hideTimeouts(&info)
 	markSecrets(&info)
 	keepNullOutputs(&info)
 	return info
@@ -148,6 +149,21 @@ func helmNames(info *sdkbridge.ProviderInfo) {
 	}
 	keep(&info.DataSources[provider.TypeName+"_helm_template"].Fields)
 	keep(&info.Resources[provider.TypeName+"_helm_release"].Fields)
+}
+
+// hideTimeouts leaves every resource's timeouts block out of the Pulumi
+// schema: Pulumi's own resource option customTimeouts sets create, update
+// and delete (CustomTimeouts gives them to the provider), and two ways to set
+// one limit would only disagree. Read has no Pulumi counterpart
+// (pulumi/pulumi#15636): a refresh under Pulumi is bounded by each request's
+// request_timeout alone.
+func hideTimeouts(info *sdkbridge.ProviderInfo) {
+	for _, r := range info.Resources {
+		if r.Fields == nil {
+			r.Fields = map[string]*sdkbridge.SchemaInfo{}
+		}
+		r.Fields["timeouts"] = &sdkbridge.SchemaInfo{Omit: true}
+	}
 }
 
 // status shows a provider's progress line (a wait's "2/3 replicas ready") in

@@ -20,6 +20,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
@@ -36,6 +37,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Create)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "")
 	if ok, _ := r.apply(ctx, &plan, nil, private{}, false, nil, nil, resp.Private, &resp.Diagnostics); ok {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -51,6 +56,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Update)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "")
 	if !plan.Revision.IsUnknown() {
 		// Nothing that is rendered or applied changed (delete_protection, a
 		// timeout, the connection): no new revision.

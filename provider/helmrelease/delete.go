@@ -12,6 +12,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -25,6 +26,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Delete)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "The release stays in state; the next destroy uninstalls what is left.")
 	if state.DeleteProtection.ValueBool() {
 		resp.Diagnostics.AddError("The release is protected from deletion",
 			fmt.Sprintf("delete_protection is set on release %s; set it to false and apply first.", state.ID.ValueString()))

@@ -22,6 +22,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
@@ -65,6 +66,11 @@ func runHooks(ctx context.Context, c *connection.Client, owner hookRelease, hook
 		}
 		if obj == nil {
 			return err // never created: nothing of the event is deleted, as with Helm
+		}
+		if optimeout.Ran(ctx) != nil {
+			// The operation's deadline: no request outlives it, so no
+			// hook is deleted; the next apply's run replaces them.
+			return err
 		}
 		if h.has(release.HookFailed) {
 			if derr := deleteHook(ctx, c, h, obj, event, "failed", timeout); derr != nil {
@@ -265,6 +271,10 @@ func awaitHook(ctx context.Context, c *connection.Client, obj *unstructured.Unst
 		waiting.Options{Timeout: max(timeout, time.Second)})
 	if err == nil {
 		return nil
+	}
+	if op := optimeout.Of(err); op != nil {
+		return fmt.Errorf("%s: %s; the hook is left as it is", op.While(fmt.Sprintf("waiting for %s %s/%s to finish",
+			gvk.Kind, obj.GetNamespace(), obj.GetName())), res.State.Summary)
 	}
 	why := res.State.Summary
 	if w := waiting.LastWarning(ctx, c.Dynamic, res.Object); w != "" {

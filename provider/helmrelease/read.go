@@ -15,6 +15,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
@@ -32,6 +33,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Read)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer func() {
+		if optimeout.KeepRead(ctx, &resp.Diagnostics, "release "+state.ID.ValueString()) {
+			resp.State.Raw = req.State.Raw
+		}
+	}()
 	if state.ClusterConnection.IsNull() && adopting(ctx, req.Private) && (r.clients == nil || !r.clients.HasDefault()) {
 		// Moved from hashicorp/helm, whose connection was its own provider's:
 		// the plan reads the release through this configuration's.
@@ -63,7 +72,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	history, err := newRecords(c, ns, 0).history(name)
 	if err != nil {
-		if !refresh.Unanswered(err, subject, &resp.Diagnostics) {
+		if !refresh.Unanswered(ctx, err, subject, &resp.Diagnostics) {
 			resp.Diagnostics.AddError("Could not read the release records", connection.Explain(err))
 		}
 		return
@@ -86,7 +95,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		}
 	})
 	for i := range keys {
-		if errs[i] != nil && refresh.Unanswered(errs[i], subject, &resp.Diagnostics) {
+		if errs[i] != nil && refresh.Unanswered(ctx, errs[i], subject, &resp.Diagnostics) {
 			return // one warning for the release; no object of it is changed in state
 		}
 	}

@@ -48,6 +48,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 )
@@ -87,14 +88,15 @@ type model struct {
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
 	chartinputs.Inputs
 
-	Objects      types.Map    `tfsdk:"objects"`
-	Revision     types.Int64  `tfsdk:"revision"`
-	Status       types.String `tfsdk:"status"`
-	ChartVersion types.String `tfsdk:"chart_version"`
-	ChartDigest  types.String `tfsdk:"chart_digest"`
-	AppVersion   types.String `tfsdk:"app_version"`
-	Notes        types.String `tfsdk:"notes"`
-	ClusterUID   types.String `tfsdk:"cluster_uid"`
+	Objects      types.Map       `tfsdk:"objects"`
+	Revision     types.Int64     `tfsdk:"revision"`
+	Status       types.String    `tfsdk:"status"`
+	ChartVersion types.String    `tfsdk:"chart_version"`
+	ChartDigest  types.String    `tfsdk:"chart_digest"`
+	AppVersion   types.String    `tfsdk:"app_version"`
+	Notes        types.String    `tfsdk:"notes"`
+	ClusterUID   types.String    `tfsdk:"cluster_uid"`
+	Timeouts     optimeout.Value `tfsdk:"timeouts"`
 }
 
 var (
@@ -134,9 +136,10 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 	resp.TypeName = req.ProviderTypeName + "_helm_release"
 }
 
-func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
+		Blocks: map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
 		Description: "A Helm chart installed as a Helm release whose every object is planned, applied and checked " +
 			"for drift as k8sconnect_object does it: `objects` holds, per object, the fields k8sconnect owns as a " +
 			"server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) " +

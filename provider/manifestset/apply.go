@@ -24,6 +24,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -36,6 +37,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Create)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "")
 	if r.apply(ctx, &plan, nil, req.Config, nil, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -48,6 +53,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Update)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "")
 	if r.apply(ctx, &plan, &state, req.Config, req.Private, resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -89,7 +98,7 @@ func (r *Resource) apply(ctx context.Context, plan, state *model, config tfsdk.C
 		return false
 	}
 	if a.waitErr != nil {
-		diags.AddError("Objects of the set not ready", waitFailure(a.timeout, a.waitErr))
+		diags.AddError("Objects of the set not ready", waitFailure(a.timeout, a.waitErr, optimeout.Of(a.waitErr)))
 		// An update keeps what it applied, each object not ready marked
 		// so that the next apply waits for it again. A create keeps
 		// nothing: Terraform would taint the set and replace it, deleting
@@ -251,7 +260,12 @@ func (a *applyRun) perform(ctx context.Context, diags *diag.Diagnostics) bool {
 }
 
 // waitFailure explains a wait that ended before every object was ready.
-func waitFailure(timeout time.Duration, err error) string {
+func waitFailure(timeout time.Duration, err error, op *optimeout.Exceeded) string {
+	if op != nil {
+		return fmt.Sprintf("%v\n\nEvery object is applied and the set's membership recorded; nothing is tainted or "+
+			"deleted, and what is not ready is left as it is. The %s timeout (%s) ended the wait before timeout = %q did; "+
+			"the next apply applies what changed and waits again.", connection.Explain(err), op.Op, op.Setting, timeout.String())
+	}
 	return fmt.Sprintf("%v\n\nEvery object is applied and the set's membership recorded; nothing is tainted or "+
 		"deleted. The next apply applies what changed and waits again (timeout = %q, for the whole apply). "+
 		"To apply without waiting, set wait = false.", connection.Explain(err), timeout.String())

@@ -18,6 +18,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 )
 
 // Delete deletes every object of the set, in Helm's uninstall order, each
@@ -29,6 +30,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Delete)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "The set stays in state; the next destroy deletes what is left and waits again.")
 	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
@@ -27,6 +28,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Read)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer func() {
+		if optimeout.KeepRead(ctx, &resp.Diagnostics, "set "+state.ID.ValueString()) {
+			resp.State.Raw = req.State.Raw
+		}
+	}()
 	c, ok := r.clients.ClientFor(ctx, state.ClusterConnection, &resp.Diagnostics)
 	if !ok {
 		return
@@ -53,7 +62,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		values[i], errs[i] = readOne(ctx, c, key, priv[key], red, rules, req.Private)
 	})
 	for i := range keys {
-		if errs[i] != nil && refresh.Unanswered(errs[i], subject, &resp.Diagnostics) {
+		if errs[i] != nil && refresh.Unanswered(ctx, errs[i], subject, &resp.Diagnostics) {
 			return // one warning for the set; no object of it is changed in state
 		}
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 )
@@ -74,9 +75,10 @@ type model struct {
 	ApplySet           types.Object `tfsdk:"applyset"`
 	ClusterConnection  types.Object `tfsdk:"cluster_connection"`
 
-	Objects    types.Map    `tfsdk:"objects"`
-	ApplySetID types.String `tfsdk:"applyset_id"`
-	ClusterUID types.String `tfsdk:"cluster_uid"`
+	Objects    types.Map       `tfsdk:"objects"`
+	ApplySetID types.String    `tfsdk:"applyset_id"`
+	ClusterUID types.String    `tfsdk:"cluster_uid"`
+	Timeouts   optimeout.Value `tfsdk:"timeouts"`
 }
 
 var (
@@ -98,10 +100,11 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 	resp.TypeName = req.ProviderTypeName + "_manifest_set"
 }
 
-func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	sources := []path.Expression{path.MatchRoot("yaml_body"), path.MatchRoot("yaml_body_wo"), path.MatchRoot("path"),
 		path.MatchRoot("kustomization")}
 	resp.Schema = schema.Schema{
+		Blocks: map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
 		Description: "A bundle of manifests held as one resource (multi-document YAML, the files of a directory, or " +
 			"a kustomization), whose every object is planned, applied and checked for drift as k8sconnect_object " +
 			"does it: `objects` holds, per object, the fields k8sconnect owns as a server-side dry run predicts " +

@@ -18,6 +18,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
@@ -209,6 +210,9 @@ func handOver(ctx context.Context, c *connection.Client, desired *unstructured.U
 	return err
 }
 
+// leftObject is what an apply of the object that failed leaves as it is.
+const leftObject = "What was sent before it stays as it is; the next apply picks up from there."
+
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.phase.Applying()
 	var plan model
@@ -216,6 +220,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Create)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, leftObject)
 	if plan.ID.IsUnknown() {
 		plan.ID = types.StringValue(newID())
 	}
@@ -233,6 +241,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Update)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, leftObject)
 	if _, moving := pendingMove(ctx, req.Private); moving || !onlyConnectionChanged(ctx, plan, prior) || !r.readOwnership(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics) {
 		r.applyAndRecord(ctx, req.Config, &plan, &prior, resp.Private, &resp.Diagnostics)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
@@ -48,10 +49,21 @@ type stuckError struct {
 	timeout    time.Duration
 	finalizers []string
 	remaining  []string // for a Namespace: what its status says is left inside
+	// op, when set, is the operation's deadline (timeouts.delete), which
+	// ended the wait before timeout did.
+	op *optimeout.Exceeded
 }
 
 func (e *stuckError) Error() string {
 	var b strings.Builder
+	if e.op != nil {
+		fmt.Fprintf(&b, "%s; %s still exists. It stays in state; the next destroy deletes it again and waits.",
+			e.op.While(fmt.Sprintf("waiting for %s to be deleted", e.id)), e.id)
+		if len(e.finalizers) > 0 {
+			fmt.Fprintf(&b, " It waits for finalizers: %s.", strings.Join(e.finalizers, ", "))
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s still exists %s after deletion was requested.", e.id, e.timeout)
 	if len(e.finalizers) > 0 {
 		fmt.Fprintf(&b, " It waits for finalizers: %s.", strings.Join(e.finalizers, ", "))
@@ -125,7 +137,8 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	if last == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
 	}
-	stuck := &stuckError{id: id, uid: uid, timeout: timeout, finalizers: append([]string(nil), last.GetFinalizers()...)}
+	stuck := &stuckError{id: id, uid: uid, timeout: timeout, finalizers: append([]string(nil), last.GetFinalizers()...),
+		op: optimeout.Of(err)}
 	sort.Strings(stuck.finalizers)
 	if id.Kind == "Namespace" {
 		conds, _, _ := unstructured.NestedSlice(last.Object, "status", "conditions")
@@ -171,6 +184,10 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Delete)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, "The resource stays in state; the next destroy tries again.")
 	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
 	resp.Diagnostics.Append(diags...)
 	c, ok := r.client(ctx, state.ClusterConnection, &resp.Diagnostics)
@@ -201,7 +218,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	case errors.As(err, &left):
 		resp.Diagnostics.AddWarning("Left in place: not this resource's object", left.Error())
 		return
-	case errors.As(err, &stuck) && state.ForceDestroy.ValueBool():
+	case errors.As(err, &stuck) && stuck.op == nil && state.ForceDestroy.ValueBool():
 		tflog.Warn(ctx, "force_destroy: removing finalizers", map[string]any{"object": id.String(), "finalizers": stuck.finalizers})
 		err = removeFinalizersAndWait(ctx, c, id, stuck.uid)
 	}

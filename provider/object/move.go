@@ -17,6 +17,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
@@ -152,7 +153,7 @@ func movedState(ctx context.Context, src moved, resp *resource.MoveStateResponse
 		ManagedStateProjection: types.MapNull(types.StringType),
 		FieldOwnership:         types.MapNull(types.ListType{ElemType: types.StringType}),
 		DeleteTimeout:          types.StringNull(), DeleteProtection: types.BoolNull(), ForceDestroy: types.BoolNull(),
-		UID: types.StringNull(), ClusterUID: types.StringNull(),
+		UID: types.StringNull(), ClusterUID: types.StringNull(), Timeouts: optimeout.Null(ctx),
 	}
 	diags.Append(resp.TargetState.Set(ctx, &m)...)
 	return diags

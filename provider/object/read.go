@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
@@ -25,6 +26,15 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	subject := "the object of " + state.ID.ValueString() // its identity, once known
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Read)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer func() {
+		if optimeout.KeepRead(ctx, &resp.Diagnostics, subject) {
+			resp.State.Raw = req.State.Raw
+		}
+	}()
 	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
 	resp.Diagnostics.Append(diags...)
 	_, moving := pendingMove(ctx, req.Private)
@@ -39,6 +49,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	id := ref.Identity()
+	subject = id.String()
 	if moving && id.Namespace == "" {
 		id = inScope(c, id)
 		state.ResourceRef, diags = resourceref.Value(ctx, id, types.StringValue(id.Namespace), state.ClusterConnection)

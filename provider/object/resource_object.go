@@ -16,6 +16,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/durations"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
@@ -41,29 +42,31 @@ type Resource struct {
 func New() resource.Resource { return &Resource{} }
 
 type model struct {
-	ID                     types.String `tfsdk:"id"`
-	YAMLBody               types.String `tfsdk:"yaml_body"`
-	YAMLBodyWO             types.String `tfsdk:"yaml_body_wo"`
-	YAMLBodyWORevision     types.Int64  `tfsdk:"yaml_body_wo_revision"`
-	IgnoreFields           types.List   `tfsdk:"ignore_fields"`
-	SensitiveFields        types.List   `tfsdk:"sensitive_fields"`
-	ClusterConnection      types.Object `tfsdk:"cluster_connection"`
-	ResourceRef            types.Object `tfsdk:"resource_ref"`
-	ManagedStateProjection types.Map    `tfsdk:"managed_state_projection"`
-	FieldOwnership         types.Map    `tfsdk:"field_ownership"`
-	DeleteTimeout          types.String `tfsdk:"delete_timeout"`
-	DeleteProtection       types.Bool   `tfsdk:"delete_protection"`
-	ForceDestroy           types.Bool   `tfsdk:"force_destroy"`
-	UID                    types.String `tfsdk:"uid"`
-	ClusterUID             types.String `tfsdk:"cluster_uid"`
+	ID                     types.String    `tfsdk:"id"`
+	YAMLBody               types.String    `tfsdk:"yaml_body"`
+	YAMLBodyWO             types.String    `tfsdk:"yaml_body_wo"`
+	YAMLBodyWORevision     types.Int64     `tfsdk:"yaml_body_wo_revision"`
+	IgnoreFields           types.List      `tfsdk:"ignore_fields"`
+	SensitiveFields        types.List      `tfsdk:"sensitive_fields"`
+	ClusterConnection      types.Object    `tfsdk:"cluster_connection"`
+	ResourceRef            types.Object    `tfsdk:"resource_ref"`
+	ManagedStateProjection types.Map       `tfsdk:"managed_state_projection"`
+	FieldOwnership         types.Map       `tfsdk:"field_ownership"`
+	DeleteTimeout          types.String    `tfsdk:"delete_timeout"`
+	DeleteProtection       types.Bool      `tfsdk:"delete_protection"`
+	ForceDestroy           types.Bool      `tfsdk:"force_destroy"`
+	UID                    types.String    `tfsdk:"uid"`
+	ClusterUID             types.String    `tfsdk:"cluster_uid"`
+	Timeouts               optimeout.Value `tfsdk:"timeouts"`
 }
 
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_object"
 }
 
-func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Blocks:      map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
 		Description: "One Kubernetes object of any kind, applied with Server-Side Apply.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{

@@ -17,10 +17,14 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 )
+
+// leftPatch is what an apply of the patch that failed leaves as it is.
+const leftPatch = "The target stays as it is; the next apply sends the patch again."
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.phase.Applying()
@@ -29,6 +33,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Create)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, leftPatch)
 	plan = withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)
 	if r.apply(ctx, &plan, "", resp.Private, &resp.Diagnostics) {
 		withoutWriteOnly(&plan)
@@ -44,6 +52,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Update)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, leftPatch)
 	// Every apply sends the whole patch, patch_wo's too: Server-Side Apply
 	// drops a field that its only manager leaves out.
 	plan = withWriteOnly(ctx, plan, req.Config, &resp.Diagnostics)

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -21,6 +22,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if !ok {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Read)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer func() {
+		if optimeout.KeepRead(ctx, &resp.Diagnostics, "the patch of "+target.String()) {
+			resp.State.Raw = req.State.Raw
+		}
+	}()
 	got := refresh.Object(ctx, c, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private), resp.Private, target, "the patch of "+target.String(), &resp.Diagnostics)
 	switch got.Outcome {
 	case refresh.Found:

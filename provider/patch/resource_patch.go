@@ -28,6 +28,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 )
@@ -51,23 +52,24 @@ type Resource struct {
 func New() resource.Resource { return &Resource{} }
 
 type model struct {
-	ID                types.String `tfsdk:"id"`
-	Target            types.Object `tfsdk:"target"`
-	Patch             types.String `tfsdk:"patch"`
-	PatchWO           types.String `tfsdk:"patch_wo"`
-	PatchWORevision   types.Int64  `tfsdk:"patch_wo_revision"`
-	JSONPatch         types.String `tfsdk:"json_patch"`
-	JSONPatchWO       types.String `tfsdk:"json_patch_wo"`
-	JSONPatchWORev    types.Int64  `tfsdk:"json_patch_wo_revision"`
-	MergePatch        types.String `tfsdk:"merge_patch"`
-	MergePatchWO      types.String `tfsdk:"merge_patch_wo"`
-	MergePatchWORev   types.Int64  `tfsdk:"merge_patch_wo_revision"`
-	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
-	ClusterConnection types.Object `tfsdk:"cluster_connection"`
-	ManagedFields     types.Map    `tfsdk:"managed_fields"`
-	FieldOwnership    types.Map    `tfsdk:"field_ownership"`
-	PreviousOwners    types.Map    `tfsdk:"previous_owners"`
-	ClusterUID        types.String `tfsdk:"cluster_uid"`
+	ID                types.String    `tfsdk:"id"`
+	Target            types.Object    `tfsdk:"target"`
+	Patch             types.String    `tfsdk:"patch"`
+	PatchWO           types.String    `tfsdk:"patch_wo"`
+	PatchWORevision   types.Int64     `tfsdk:"patch_wo_revision"`
+	JSONPatch         types.String    `tfsdk:"json_patch"`
+	JSONPatchWO       types.String    `tfsdk:"json_patch_wo"`
+	JSONPatchWORev    types.Int64     `tfsdk:"json_patch_wo_revision"`
+	MergePatch        types.String    `tfsdk:"merge_patch"`
+	MergePatchWO      types.String    `tfsdk:"merge_patch_wo"`
+	MergePatchWORev   types.Int64     `tfsdk:"merge_patch_wo_revision"`
+	TakeOwnership     types.Bool      `tfsdk:"take_ownership"`
+	ClusterConnection types.Object    `tfsdk:"cluster_connection"`
+	ManagedFields     types.Map       `tfsdk:"managed_fields"`
+	FieldOwnership    types.Map       `tfsdk:"field_ownership"`
+	PreviousOwners    types.Map       `tfsdk:"previous_owners"`
+	ClusterUID        types.String    `tfsdk:"cluster_uid"`
+	Timeouts          optimeout.Value `tfsdk:"timeouts"`
 }
 
 type targetModel struct {
@@ -83,8 +85,9 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 	resp.TypeName = req.ProviderTypeName + "_patch"
 }
 
-func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Blocks: map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
 		Description: "Changes a few fields of an object that something else manages (a cloud provider, an operator, " +
 			"Helm), taking ownership of exactly those fields. Destroy releases them and leaves their values in place. " +
 			"Not for objects managed by k8sconnect_object.",

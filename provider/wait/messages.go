@@ -23,6 +23,13 @@ func failure(id manifest.Identity, spec waiting.Spec, timeout time.Duration, err
 	case errors.As(err, &stuck):
 		summary = fmt.Sprintf("%s cannot reach %s", id, spec.Describe())
 		head = fmt.Sprintf("Stopped waiting for %s on %s before the timeout: it can no longer succeed without a change to the object.", spec.Describe(), id)
+	case errors.As(err, &timedOut) && timedOut.Operation != nil:
+		summary = fmt.Sprintf("Timed out waiting for %s (%s)", id, timedOut.Operation.Setting)
+		head = strings.ToUpper(timedOut.Operation.Error()[:1]) + timedOut.Operation.While(fmt.Sprintf(
+			"waiting for %s on %s", spec.Describe(), id))[1:] + fmt.Sprintf(", before wait_for.timeout (%s) did.", timeout)
+		if timedOut.ReadErr != nil {
+			head += fmt.Sprintf(" The last read failed: %v.", timedOut.ReadErr)
+		}
 	case errors.As(err, &timedOut):
 		summary = fmt.Sprintf("Timed out waiting for %s", id)
 		head = fmt.Sprintf("Waited %s for %s on %s.", timeout, spec.Describe(), id)

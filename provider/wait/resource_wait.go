@@ -31,6 +31,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/dynamicvalue"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
 	"github.com/k8sconnect/k8sconnect/provider/internal/resourceref"
 	"github.com/k8sconnect/k8sconnect/provider/internal/scope"
@@ -63,10 +64,11 @@ type Resource struct {
 func New() resource.Resource { return &Resource{} }
 
 type model struct {
-	ID          types.String  `tfsdk:"id"`
-	ResourceRef types.Object  `tfsdk:"resource_ref"`
-	WaitFor     types.Object  `tfsdk:"wait_for"`
-	Status      types.Dynamic `tfsdk:"status"`
+	ID          types.String    `tfsdk:"id"`
+	ResourceRef types.Object    `tfsdk:"resource_ref"`
+	WaitFor     types.Object    `tfsdk:"wait_for"`
+	Status      types.Dynamic   `tfsdk:"status"`
+	Timeouts    optimeout.Value `tfsdk:"timeouts"`
 }
 
 type waitForModel struct {
@@ -84,7 +86,7 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 	resp.TypeName = req.ProviderTypeName + "_wait"
 }
 
-func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	ref := resourceref.Attribute(connection.Input,
 		"The resource_ref of the k8sconnect_object to wait for. A different object replaces this wait; "+
 			"a different connection to the same object only updates it.")
@@ -155,6 +157,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 				Computed: true,
 			},
 		},
+		Blocks: map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
 	}
 }
 
@@ -216,6 +219,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Create)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, leftAlone)
 	// On failure no state is saved: the next plan creates the wait again, which
 	// is all a retry needs.
 	if r.waitAndRecord(ctx, &plan, resp.Private, &resp.Diagnostics) {
@@ -230,6 +237,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, plan.Timeouts, optimeout.Update)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer optimeout.Finish(ctx, &resp.Diagnostics, leftAlone)
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if !resp.Diagnostics.HasError() && onlyConnectionChanged(ctx, plan, state) && !plan.Status.IsUnknown() {
@@ -255,6 +266,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx, cancel, d := optimeout.Start(ctx, state.Timeouts, optimeout.Read)
+	defer cancel()
+	resp.Diagnostics.Append(d...)
+	defer func() {
+		if optimeout.KeepRead(ctx, &resp.Diagnostics, "the wait on "+state.ID.ValueString()) {
+			resp.State.Raw = req.State.Raw
+		}
+	}()
 	ref, diags := resourceref.FromObject(ctx, state.ResourceRef)
 	resp.Diagnostics.Append(diags...)
 	c, ok := r.client(ctx, ref, &resp.Diagnostics)
@@ -306,6 +325,9 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
+
+// leftAlone is what a wait that failed leaves as it is.
+const leftAlone = "The object was not changed, and nothing is tainted: only this wait failed; the next apply waits again."
 
 // Delete does nothing: the wait owns nothing in the cluster.
 func (r *Resource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
@@ -391,6 +413,13 @@ func (r *Resource) await(ctx context.Context, c *connection.Client, id manifest.
 					"condition its controller sets) instead.")
 		}
 		return res, true
+	}
+	if optimeout.Ran(ctx) != nil {
+		// The operation's own deadline: no request outlives it, so the
+		// error says what the wait saw last, without the pods.
+		summary, detail := failure(id, spec, timeout, err, res, nil, nil)
+		diags.AddError(summary, detail)
+		return res, false
 	}
 	// The run's context may be what ended: the pod listing gets its own.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)

@@ -5,8 +5,13 @@ package main
 
 import (
 	"context"
+	"os"
+	"strings"
 
 	"github.com/pulumi/pulumi-terraform-bridge/v3/pkg/pf/tfbridge"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
+	rprovider "github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
 	"github.com/k8sconnect/k8sconnect/bridge"
 	"github.com/k8sconnect/k8sconnect/provider/plugin/cpuprofile"
@@ -26,6 +31,34 @@ func main() {
 	if version != "" {
 		bridge.Version = version
 	}
-	tfbridge.Main(context.Background(), bridge.Name, bridge.Provider(),
-		tfbridge.ProviderMetadata{PackageSchema: schema.PackageSchema})
+	ctx := context.Background()
+	meta := tfbridge.ProviderMetadata{PackageSchema: schema.PackageSchema}
+	if answersFlag(os.Args[1:]) {
+		// -version and -get-provider-info: the bridge answers and exits.
+		tfbridge.Main(ctx, bridge.Name, bridge.Provider(), meta)
+		return
+	}
+	// Served as tfbridge.Main serves it, with customTimeouts honoured
+	// (bridge.CustomTimeouts).
+	err := rprovider.Main(bridge.Name, func(host *rprovider.HostClient) (pulumirpc.ResourceProviderServer, error) {
+		s, err := tfbridge.NewProviderServer(ctx, host, bridge.Provider(), meta)
+		if err != nil {
+			return nil, err
+		}
+		return bridge.CustomTimeouts(s), nil
+	})
+	if err != nil {
+		cmdutil.ExitError(err.Error())
+	}
+}
+
+// answersFlag reports a flag that the bridge answers without serving.
+func answersFlag(args []string) bool {
+	for _, a := range args {
+		switch strings.TrimLeft(a, "-") {
+		case "version", "get-provider-info", "help", "h":
+			return true
+		}
+	}
+	return false
 }

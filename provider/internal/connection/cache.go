@@ -58,6 +58,32 @@ func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
 	return m, err
 }
 
+// mappingWithin is Mapping, given up when ctx's deadline passes first:
+// discovery takes no context, and its requests are bounded by the
+// request's budget alone, which may end after the operation's deadline (a
+// timeouts block). The discovery goes on in the background, for the next
+// caller.
+func (c *Client) mappingWithin(ctx context.Context, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return c.Mapping(gvk)
+	}
+	type answer struct {
+		m   *meta.RESTMapping
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		m, err := c.Mapping(gvk)
+		got <- answer{m, err}
+	}()
+	select {
+	case a := <-got:
+		return a.m, a.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("looking up kind %s: %w", gvk.Kind, context.Cause(ctx))
+	}
+}
+
 // Namespaced tells whether kind gk is namespaced in this cluster; known is
 // false when the cluster does not serve it. It answers the data sources'
 // scope questions (yamldocs.ScopeFinder).
@@ -76,7 +102,7 @@ func (c *Client) Namespaced(gk schema.GroupKind) (namespaced, known bool, err er
 
 // Get reads one object by its identity (the kind mapped through discovery).
 func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
-	m, err := c.Mapping(gvk)
+	m, err := c.mappingWithin(ctx, gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +112,7 @@ func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace
 // GetMetadata reads one object's metadata alone, as an object of its own
 // kind with nothing but apiVersion, kind and metadata.
 func (c *Client) GetMetadata(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
-	m, err := c.Mapping(gvk)
+	m, err := c.mappingWithin(ctx, gvk)
 	if err != nil {
 		return nil, err
 	}

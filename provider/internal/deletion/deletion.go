@@ -17,6 +17,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 )
 
 // Delete sends the delete of id with background propagation, bound to uid
@@ -40,19 +41,26 @@ func Delete(ctx context.Context, c *connection.Client, id manifest.Identity, uid
 // connection, the client's rate limiter near the deadline) is transient:
 // the wait goes on until the timeout. When the timeout passes, the object is
 // read whole once and returned with the error, for what holds it
-// (finalizers, a namespace's conditions); nil when it was never seen.
+// (finalizers, a namespace's conditions); nil when it was never seen. When
+// the operation's deadline (optimeout) ends the wait, no request outlives
+// it: the metadata of the last poll is returned instead.
 func WaitGone(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, timeout time.Duration) (*unstructured.Unstructured, error) {
 	gone := func(obj *unstructured.Unstructured, err error) bool {
 		return apierrors.IsNotFound(err) || (err == nil && obj.GetUID() != uid)
 	}
-	seen := false
+	var polled *unstructured.Unstructured
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		obj, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
-		seen = seen || err == nil
+		if err == nil {
+			polled = obj
+		}
 		return gone(obj, err), nil
 	})
-	if err == nil || !seen {
+	if err == nil || polled == nil {
 		return nil, err
+	}
+	if e := optimeout.Ran(ctx); e != nil {
+		return polled, e
 	}
 	last, gerr := c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 	if gone(last, gerr) {

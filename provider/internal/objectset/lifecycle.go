@@ -13,6 +13,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
 
@@ -44,6 +45,8 @@ func DeleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	switch {
 	case err == nil:
 		return nil
+	case last != nil && optimeout.Of(err) != nil:
+		return fmt.Errorf("%s; it is left as it is (finalizers: %v)", optimeout.Of(err).While("waiting for "+id.String()+" to be deleted"), last.GetFinalizers())
 	case last != nil && errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
 	}
@@ -78,6 +81,13 @@ func WaitReady(ctx context.Context, c *connection.Client, keys []string, applied
 		}
 		res, err := waiting.Until(ctx, c.Resource(m, obj.GetNamespace()), obj.GetName(), spec.Evaluate,
 			waiting.Options{Timeout: max(time.Until(deadline), time.Second)})
+		if op := optimeout.Of(err); op != nil {
+			// The operation's deadline: no request outlives it, so no
+			// pods are listed; what the wait saw last is said.
+			errs[i] = fmt.Errorf("%s: %s\n%s", op.While("waiting for "+keys[i]+" to be ready"), res.State.Summary,
+				waiting.Explain(spec, res, nil))
+			return
+		}
 		if err != nil {
 			pods, _ := waiting.Pods(ctx, c.Dynamic, res.Object)
 			errs[i] = fmt.Errorf("%s is not ready: %w\n%s", keys[i], err, waiting.Explain(spec, res, pods))

@@ -25,6 +25,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 )
 
@@ -74,7 +75,7 @@ type Result struct {
 func Object(ctx context.Context, c *connection.Client, recorded connection.Recorded, private privatestate.Writer, id manifest.Identity, subject string, diags *diag.Diagnostics) Result {
 	var r Result
 	keep := func(err error) Result {
-		warnKept(err, subject, diags)
+		warnKept(ctx, err, subject, diags)
 		r.Live, r.Outcome = nil, Kept
 		return r
 	}
@@ -146,7 +147,7 @@ func checkCluster(ctx context.Context, c *connection.Client, recorded connection
 	case connection.StaleCredentials(err, what, diags):
 		return "", CredentialsRefused
 	}
-	warnKept(err, subject, diags)
+	warnKept(ctx, err, subject, diags)
 	return "", Kept
 }
 
@@ -155,18 +156,23 @@ func checkCluster(ctx context.Context, c *connection.Client, recorded connection
 // or no usable answer (none at all, a timeout, a 403, a 429 or a server
 // error). The Read keeps state as it was. Any other error is the caller's to
 // report.
-func Unanswered(err error, subject string, diags *diag.Diagnostics) bool {
+func Unanswered(ctx context.Context, err error, subject string, diags *diag.Diagnostics) bool {
 	if connection.StaleCredentials(err, subject, diags) {
 		return true
 	}
 	if !connection.Unreachable(err) {
 		return false
 	}
-	warnKept(err, subject, diags)
+	warnKept(ctx, err, subject, diags)
 	return true
 }
 
-func warnKept(err error, subject string, diags *diag.Diagnostics) {
-	diags.AddWarning("Could not refresh "+subject+"; state kept as it was",
-		connection.Explain(err))
+// warnKept warns that the refresh of subject keeps state as it was; when
+// ctx's deadline, timeouts.read, is what ended it, the warning says so.
+func warnKept(ctx context.Context, err error, subject string, diags *diag.Diagnostics) {
+	detail := connection.Explain(err)
+	if e := optimeout.Ran(ctx); e != nil {
+		detail = e.While("refreshing "+subject) + ".\n\n" + err.Error()
+	}
+	diags.AddWarning("Could not refresh "+subject+"; state kept as it was", detail)
 }

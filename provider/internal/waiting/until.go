@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 )
 
 // Options tune Until. Zero values take the defaults.
@@ -49,10 +51,25 @@ type TimeoutError struct {
 	Last    Result
 	// ReadErr is the last error reading the object, if reads failed.
 	ReadErr error
+	// Operation, when set, is the deadline of the operation the wait was
+	// part of (a timeouts block, or Pulumi's customTimeouts), which ran out
+	// before Timeout did.
+	Operation *optimeout.Exceeded
+}
+
+// Unwrap gives the operation's deadline, when that is what ended the wait.
+func (e *TimeoutError) Unwrap() error {
+	if e.Operation == nil {
+		return nil
+	}
+	return e.Operation
 }
 
 func (e *TimeoutError) Error() string {
 	msg := fmt.Sprintf("not done after %s: %s", e.Timeout, e.Last.State.Summary)
+	if e.Operation != nil {
+		msg = e.Operation.Error() + ": " + e.Last.State.Summary
+	}
 	if e.ReadErr != nil {
 		msg += fmt.Sprintf(" (last read failed: %v)", e.ReadErr)
 	}
@@ -91,6 +108,14 @@ func Until(ctx context.Context, ri dynamic.ResourceInterface, name string, eval 
 		return res, nil
 	case errors.As(err, &stuck):
 		return res, err
+	case optimeout.Ran(ctx) != nil:
+		// The operation's deadline, before the wait's own: no request
+		// outlives it, so no last read either; the last state seen is
+		// what the error reports.
+		if readErr != nil && ownDeadline(readErr) {
+			readErr = nil // cut by that deadline: nothing the server said
+		}
+		return res, &TimeoutError{Timeout: opts.Timeout, Last: res, ReadErr: readErr, Operation: optimeout.Ran(ctx)}
 	case ctx.Err() != nil:
 		// Cancelled from outside (Ctrl-C), not our deadline.
 		return res, fmt.Errorf("wait cancelled: %w", ctx.Err())

@@ -242,9 +242,9 @@ test-bridge:
 test-terraform: test-provider
 	K8SCONNECT_TEST_PROVIDER_DIR=$(TEST_PROVIDER) $(GO) test -count=1 $(TEST_VET) -timeout $(TEST_TIMEOUT) ./...
 # test-tofu's packages: those of provider/ that have acceptance tests (the others would
-# link a test binary only to run none of it), and three of internal/testing.
+# link a test binary only to run none of it), and four of internal/testing.
 TOFU_PACKAGES := $(addprefix ./,$(sort $(dir $(shell grep -rl --include='*_test.go' '^func TestAcc' provider)))) \
-	./internal/testing/badinput/ ./internal/testing/exacttest/ ./internal/testing/doctest/
+	./internal/testing/badinput/ ./internal/testing/exacttest/ ./internal/testing/doctest/ ./internal/testing/timeouts/
 test-tofu: test-provider
 	K8SCONNECT_ENGINE=tofu K8SCONNECT_TEST_PROVIDER_DIR=$(TEST_PROVIDER) $(GO) test -count=1 $(TEST_VET) -timeout $(TEST_TIMEOUT) -run 'TestAcc' $(TOFU_PACKAGES)
 

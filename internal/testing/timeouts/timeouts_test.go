@@ -103,7 +103,7 @@ func expectNotTainted(t *testing.T, w *acctest.Workdir, addresses ...string) {
 // A k8sconnect_wait whose wait_for.timeout is ten minutes and whose
 // timeouts.create is 5s fails in about 5s, naming timeouts.create; the
 // object is untouched and nothing is tainted.
-func TestTimeoutsWaitCreate(t *testing.T) {
+func TestAccTimeoutsWaitCreate(t *testing.T) {
 	ns := acctest.Namespace(t)
 	object := fmt.Sprintf(`
 resource "k8sconnect_object" "web" {
@@ -139,7 +139,7 @@ resource "k8sconnect_wait" "web" {
 // and timeouts.create = "5s": the apply fails in about 5s naming
 // timeouts.create, the Deployment stays, and the set is not in state (a
 // create that failed keeps nothing, so nothing is tainted).
-func TestTimeoutsManifestSetCreate(t *testing.T) {
+func TestAccTimeoutsManifestSetCreate(t *testing.T) {
 	ns := acctest.Namespace(t)
 	w := acctest.NewWorkdir(t)
 	w.Write(fmt.Sprintf(`
@@ -163,7 +163,7 @@ resource "k8sconnect_manifest_set" "app" {
 // A Helm release whose pre-install hook never completes, its timeout ten
 // minutes and timeouts.create 5s: the apply fails in about 5s, naming
 // timeouts.create and the hook, which is left as it is.
-func TestTimeoutsHelmReleaseHook(t *testing.T) {
+func TestAccTimeoutsHelmReleaseHook(t *testing.T) {
 	ns := acctest.Namespace(t)
 	chart, err := filepath.Abs(filepath.Join("testdata", "charts", "heldhook"))
 	if err != nil {
@@ -193,7 +193,7 @@ resource "k8sconnect_helm_release" "app" {
 // A destroy of an object that a finalizer holds, with timeouts.delete = "3s"
 // and no delete_timeout (five minutes): the destroy fails in about 3s naming
 // timeouts.delete and the finalizer, and the object stays in state.
-func TestTimeoutsObjectDelete(t *testing.T) {
+func TestAccTimeoutsObjectDelete(t *testing.T) {
 	ns := acctest.Namespace(t)
 	w := acctest.NewWorkdir(t)
 	w.Write(fmt.Sprintf(`
@@ -239,7 +239,7 @@ func release(t *testing.T, ns, name string) {
 // A refresh through a link that stalls the object's reads, with
 // timeouts.read = "3s" and a request_timeout of a minute: the refresh ends
 // in about 3s with a warning naming timeouts.read, and state is kept.
-func TestTimeoutsRefreshStalled(t *testing.T) {
+func TestAccTimeoutsRefreshStalled(t *testing.T) {
 	cluster := localcluster.Shared(t)
 	ns := acctest.Namespace(t)
 	proxy := faultproxy.New(t, cluster.Host, cluster.CAPEM)
@@ -298,7 +298,7 @@ resource "k8sconnect_object" "cm" {
 
 // What a careless user writes: a value that is not a duration, and "0s",
 // fail at plan with an error naming the setting, before anything is sent.
-func TestTimeoutsBadValuesFailAtPlan(t *testing.T) {
+func TestAccTimeoutsBadValuesFailAtPlan(t *testing.T) {
 	ns := acctest.Namespace(t)
 	for _, bad := range []string{"soon", "0s"} {
 		w := acctest.NewWorkdir(t)

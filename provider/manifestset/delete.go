@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -50,7 +51,17 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	priv := loadPrivate(ctx, req.Private)
 	// A destroy is an apply of no member with prune = true: every object
 	// of the last apply goes.
-	run := &applyRun{c: c, plan: &model{Prune: types.BoolValue(true)}, ms: &members{}, parent: parentOf(&state, &state, nil),
+	// A cluster-scoped custom resource parent has no namespace, whatever
+	// the set's namespace is.
+	p, err := scoped(c, parentOf(&state, &state, nil))
+	if meta.IsNoMatchError(err) {
+		err = nil // its kind is gone, and the parent with it
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
+		return
+	}
+	run := &applyRun{c: c, plan: &model{Prune: types.BoolValue(true)}, ms: &members{}, parent: p,
 		timeout: timeout, deadline: time.Now().Add(timeout), prior: private{}}
 	for _, key := range slices.Sorted(maps.Keys(state.Objects.Elements())) {
 		run.prior[key] = priv[key]
@@ -69,8 +80,8 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // set's marks, as kubectl would leave it.
 func deleteParent(ctx context.Context, c *connection.Client, p parent) error {
 	live, err := c.GetMetadata(ctx, p.gvk(), p.Namespace, p.Name)
-	if apierrors.IsNotFound(err) {
-		return nil
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil // gone, or its kind is
 	}
 	if err != nil {
 		return err

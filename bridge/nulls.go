@@ -47,6 +47,9 @@ func keepNullOutputs(info *sdkbridge.ProviderInfo) {
 func withNulls(m resource.PropertyMap, schema shim.SchemaMap, fields map[string]*sdkbridge.SchemaInfo) resource.PropertyMap {
 	out := m.Copy()
 	schema.Range(func(name string, s shim.Schema) bool {
+		if info := fields[name]; info != nil && info.Omit {
+			return true // not in the Pulumi schema (timeouts): no output either
+		}
 		key := resource.PropertyKey(sdkbridge.TerraformToPulumiNameV2(name, schema, fields))
 		if v, ok := out[key]; ok {
 			out[key] = nestedWithNulls(v, s, fields[name])

@@ -3,7 +3,6 @@ package helmrelease
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -23,24 +22,11 @@ var _ resource.ResourceWithImportState = (*Resource)(nil)
 // ~/.kube/config, as k8sconnect_object imports. The first apply adopts its
 // objects.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	kubeContext, rest := connection.SplitImportID(req.ID)
-	ns, name, ok := strings.Cut(rest, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("%q is not [<context>#]<namespace>/<name>: give the release's namespace and name, e.g. "+
-				"monitoring/prometheus.", req.ID))
+	imp, ok := r.clients.ImportNamespaced(ctx, req.ID, "the release", "monitoring/prometheus", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	conn, useDefault, err := r.clients.ForImport(kubeContext)
-	if err != nil {
-		resp.Diagnostics.AddError("No kubeconfig to import with", err.Error())
-		return
-	}
-	c, err := r.clients.Client(ctx, conn)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect for import", err.Error())
-		return
-	}
+	c, ns, name := imp.Client, imp.Namespace, imp.Name
 	history, err := newRecords(c, ns, 0).history(name)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the release to import", connection.Explain(err))
@@ -52,13 +38,8 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 				"is nothing to import.", name, ns, ns))
 		return
 	}
-	connObj, diags := connection.Imported(ctx, conn, useDefault)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	for attr, v := range map[string]any{"id": types.StringValue(releaseID(ns, name)), "name": types.StringValue(name),
-		"namespace": types.StringValue(ns), "objects": types.MapValueMust(objectset.ProjectionType, nil), "cluster_connection": connObj} {
+		"namespace": types.StringValue(ns), "objects": types.MapValueMust(objectset.ProjectionType, nil), "cluster_connection": imp.Connection} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
 	}
 	resp.Diagnostics.Append(privatestate.Save(ctx, resp.Private, privateAdopting, true)...)

@@ -46,25 +46,13 @@ var applySetTypes = map[string]attr.Type{"name": types.StringType, "namespace": 
 // through the kubeconfig of $KUBECONFIG or ~/.kube/config, as
 // k8sconnect_object imports.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	kubeContext, rest := connection.SplitImportID(req.ID)
-	ns, name, ok := strings.Cut(rest, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import id",
-			fmt.Sprintf("%q is not [<context>#]<namespace>/<name>: give the namespace and name of the set's ApplySet "+
-				"parent (the Secret or ConfigMap kubectl's --applyset names), e.g. default/my-app.", req.ID))
+	imp, ok := r.clients.ImportNamespaced(ctx, req.ID, "the set's ApplySet parent (the Secret or ConfigMap kubectl's "+
+		"--applyset names)", "default/my-app", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	conn, useDefault, err := r.clients.ForImport(kubeContext)
-	if err != nil {
-		resp.Diagnostics.AddError("No kubeconfig to import with", err.Error())
-		return
-	}
-	c, err := r.clients.Client(ctx, conn)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect for import", err.Error())
-		return
-	}
-	p, live, err := findParent(ctx, c, ns, name)
+	c := imp.Client
+	p, live, err := findParent(ctx, c, imp.Namespace, imp.Name)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import the set", connection.Explain(err))
 		return
@@ -72,11 +60,6 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	found, err := listMembers(ctx, c, p, live)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list the set's objects", connection.Explain(err))
-		return
-	}
-	connObj, diags := connection.Imported(ctx, conn, useDefault)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	empty := types.MapValueMust(types.StringType, nil)
@@ -88,7 +71,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	}
 	for attrName, v := range map[string]attr.Value{"id": types.StringValue(p.id()), "applyset": p.value(),
 		"applyset_id": types.StringValue(p.applySetID()), "objects": types.MapValueMust(objectset.ProjectionType, elems),
-		"cluster_connection": connObj} {
+		"cluster_connection": imp.Connection} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attrName), v)...)
 	}
 	resp.Diagnostics.Append(priv.save(ctx, resp.Private)...)

@@ -2,6 +2,7 @@ package connection
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +59,39 @@ func (c *Cache) ForImport(kubeContext string) (conn Model, useDefault bool, err 
 		conn.Context = types.StringValue(kubeContext)
 	}
 	return conn, false, nil
+}
+
+// NamespacedImport is what an import by `[<context>#]<namespace>/<name>`
+// reads through: the id's parts, a client by ForImport's rules, and the
+// cluster_connection to record (Imported). what and example name the
+// object for the error an id of another form gets ("the release", e.g.
+// "monitoring/prometheus"). ok is false when diags holds why not.
+type NamespacedImport struct {
+	Namespace, Name string
+	Client          *Client
+	Connection      types.Object
+}
+
+// ImportNamespaced parses id and connects for it, as NamespacedImport says.
+func (c *Cache) ImportNamespaced(ctx context.Context, id, what, example string, diags *diag.Diagnostics) (NamespacedImport, bool) {
+	kubeContext, rest := SplitImportID(id)
+	ns, name, ok := strings.Cut(rest, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		diags.AddError("Invalid import id", fmt.Sprintf("%q is not [<context>#]<namespace>/<name>: give the namespace and "+
+			"name of %s, e.g. %s.", id, what, example))
+		return NamespacedImport{}, false
+	}
+	conn, useDefault, err := c.ForImport(kubeContext)
+	if err != nil {
+		diags.AddError("No kubeconfig to import with", err.Error())
+		return NamespacedImport{}, false
+	}
+	client, err := c.Client(ctx, conn)
+	if err != nil {
+		diags.AddError("Cannot connect for import", err.Error())
+		return NamespacedImport{}, false
+	}
+	recorded, d := Imported(ctx, conn, useDefault)
+	diags.Append(d...)
+	return NamespacedImport{Namespace: ns, Name: name, Client: client, Connection: recorded}, !diags.HasError()
 }

@@ -257,3 +257,52 @@ func TestAccManifestSet_customResourceParent(t *testing.T) {
 		}
 	}
 }
+
+// A cluster-scoped custom resource parent has no namespace, whatever the
+// set's namespace is: the set marks it, plans no change after, and its
+// destroy takes the marks off it and leaves it.
+func TestAccManifestSet_clusterScopedCustomResourceParent(t *testing.T) {
+	t.Parallel()
+	ns := acctest.Namespace(t)
+	group := acctest.Name("g") + ".cparent.k8sconnect.test"
+	dir := t.TempDir()
+	crd := strings.Replace(strings.Replace(fixtures.CRD(group, "Stack", "track: {type: string}"),
+		"metadata: {name: stacks."+group+"}",
+		"metadata: {name: stacks."+group+", labels: {applyset.kubernetes.io/is-parent-type: \"true\"}}", 1),
+		"scope: Namespaced", "scope: Cluster", 1)
+	parentName := acctest.Name("stack")
+	for name, text := range map[string]string{"crd.yaml": crd,
+		"parent.yaml": fmt.Sprintf("apiVersion: %s/v1\nkind: Stack\nmetadata: {name: %s}\nspec: {track: stable}\n", group, parentName)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, ok := kubectl(t, dir, "apply", "-f", "crd.yaml"); !ok {
+		t.Fatal(out)
+	}
+	t.Cleanup(func() { kubectl(t, dir, "delete", "--ignore-not-found", "-f", "crd.yaml") })
+	if out, ok := kubectl(t, dir, "wait", "--for=condition=Established", "--timeout=60s", "crd/stacks."+group); !ok {
+		t.Fatal(out)
+	}
+	if out, ok := kubectl(t, dir, "apply", "-f", "parent.yaml"); !ok {
+		t.Fatal(out)
+	}
+	stacks := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "stacks"}
+
+	w := acctest.NewWorkdir(t)
+	w.Cleanup()
+	w.Write(setConfig(t, "set", yamlBody(configMap(ns, "settings", "a")),
+		fmt.Sprintf(`applyset = { name = %q, kind = "Stack", api_version = "%s/v1" }`+"\nnamespace = %q", parentName, group, ns)))
+	w.MustApply()
+	id := w.StateAttribute("k8sconnect_manifest_set.set", "applyset_id")
+	if got := acctest.MustGet(t, stacks, "", parentName).GetLabels()[labelID]; got != id || got == "" {
+		t.Errorf("the cluster-scoped parent's id label is %q, the set's applyset_id %q", got, id)
+	}
+	w.MustPlanNoChanges()
+	if r := w.Destroy(); r.Err != nil {
+		t.Fatalf("destroy: %v\n%s", r.Err, r.Output)
+	}
+	if _, marked := acctest.MustGet(t, stacks, "", parentName).GetLabels()[labelID]; marked {
+		t.Error("the destroy should take the set's marks off the cluster-scoped parent")
+	}
+}

@@ -152,6 +152,9 @@ type applyRun struct {
 	in      privatestate.Reader
 	rec     *release.Release // the revision's record, pending until record
 	applied map[string]*unstructured.Unstructured
+	// adoptees are the objects take_ownership takes from others, by key,
+	// each with the field managers that held it.
+	adoptees map[string][]string
 	// absent are the objects of an upgrade under atomic or cleanup_on_fail
 	// that the cluster did not hold before it (noteAbsent), by key.
 	absent map[string]bool
@@ -250,6 +253,10 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 		return false
 	}
 	if !a.agrees(ctx, diags) {
+		return false
+	}
+	if err := a.noteAdoptees(ctx); err != nil {
+		diags.AddError("Object of the chart not accepted", a.rd.values.Scrub(err.Error()))
 		return false
 	}
 	if err := a.noteAbsent(ctx); err != nil {
@@ -365,6 +372,9 @@ func (a *applyRun) steps(ctx context.Context, diags *diag.Diagnostics) (string, 
 		if err := takeOverAll(ctx, c, a.applied); err != nil {
 			return "Object not taken over", err
 		}
+	}
+	if err := takeOwnership(ctx, c, a.adoptees, a.applied); err != nil {
+		return "Object not taken over", err
 	}
 	if err := deleteRemoved(ctx, c, a.prior, rd, timeout); err != nil {
 		return "Removed object not deleted", err

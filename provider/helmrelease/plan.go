@@ -121,7 +121,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if adopt || !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString(), adopt))
 	}
-	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), comingNamespace(ctx, c, plan))
+	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan, comingNamespace(ctx, c, plan))
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -162,6 +162,9 @@ type planned struct {
 	// leftTo is set for a CRD of crds/ that another release holds: not in
 	// objects.
 	leftTo *crdOfAnotherRelease
+	// adoptedFrom names who holds an object that exists already and that
+	// take_ownership makes the release's.
+	adoptedFrom string
 }
 
 // comingNamespace is the namespace the apply makes (create_namespace), or
@@ -189,7 +192,8 @@ func comingNamespace(ctx context.Context, c *connection.Client, plan model) stri
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, id string, comingNamespace string) (types.Map, bool) {
+	resp *resource.ModifyPlanResponse, state, plan model, comingNamespace string) (types.Map, bool) {
+	id, takeOwnership := plan.ID.ValueString(), plan.TakeOwnership.ValueBool()
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
@@ -207,7 +211,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 				body: priv[p.key].Body, live: recent.Obj}
 		}
 		var handOn handon.Read
-		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, comingNamespace)
+		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, comingNamespace, takeOwnership)
 		if errs[i] == nil {
 			remember(c, id, p.key, handOn)
 		}
@@ -241,6 +245,9 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			// find it the release's.
 			diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "Taking over a CRD of the chart", t.warning(p.key))
 		}
+		if holder := results[i].adoptedFrom; holder != "" {
+			diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "Taking ownership of an object", adoptedWarning(p.key, holder))
+		}
 		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: p.key,
 			At: pathObjects.AtMapKey(p.key), Attribute: "objects", Private: privatestate.Of{R: req.Private, W: resp.Private, Object: p.key},
 			Verbosity: r.verbosity, Options: []ownership.Option{ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]")}},
@@ -272,7 +279,7 @@ type lastApply struct {
 // process handed on of the object; dryRunOne returns what this plan read or
 // asked itself, for the next (handon.Read's rule).
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent handon.Read,
-	comingNamespace string) (planned, handon.Read, error) {
+	comingNamespace string, takeOwnership bool) (planned, handon.Read, error) {
 	var handOn handon.Read
 	o := objectplan.Object{Desired: p.obj.DeepCopy(), Body: []byte(objectset.BodyHash(p.obj, p.red)), Recent: recent, Marks: helmMarks,
 		Ignore: p.ignored, Redactor: p.red}
@@ -314,6 +321,8 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 			if errors.As(err, &out.leftTo) {
 				return planned{leftTo: out.leftTo}, handOn, nil
 			}
+		} else if takeOwnership {
+			out.adoptedFrom, _, err = adoptable(ctx, c, p)
 		} else {
 			err = checkNotTaken(ctx, c, p)
 		}
@@ -329,6 +338,16 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 // stores nothing.
 func existedBefore(dry *unstructured.Unstructured) bool {
 	return dry.GetResourceVersion() != ""
+}
+
+// adoptedWarning tells what the apply does to an object take_ownership
+// takes from holder.
+func adoptedWarning(key, holder string) string {
+	return fmt.Sprintf("%s exists already and belongs to %s. take_ownership is set, so this apply makes it this "+
+		"release's, as helm --take-ownership does: it is updated in place (it keeps its UID), gets the chart's fields "+
+		"and this release's marks, and the fields the chart sets are handed to k8sconnect from the field managers "+
+		"that held them; fields only they set stay theirs. A Helm release that listed it still does in its record, "+
+		"and its uninstall would delete it.", key, holder)
 }
 
 // checkNotTaken refuses an object the release would take from someone else.

@@ -85,6 +85,7 @@ type model struct {
 	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
+	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
 	chartinputs.Inputs
 
 	Objects      types.Map    `tfsdk:"objects"`
@@ -123,6 +124,15 @@ const (
 		"records removed, as `helm uninstall`. The run still fails, saying what failed and what was put " +
 		"back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never " +
 		"deleted or rolled back. Implies wait. Defaults to false."
+	takeOwnershipDescription = "Make objects of the chart that exist already and are not this release's the " +
+		"release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made " +
+		"by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, " +
+		"or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who " +
+		"holds it; the apply gives it the chart's fields and hands every field the chart sets from its field " +
+		"managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a " +
+		"k8sconnect resource manages (k8sconnect_object, a manifest set, another k8sconnect_helm_release) is " +
+		"still refused: both would write under the same field manager. Without it, an object that exists and " +
+		"is not the release's is refused at plan, naming who holds it. Defaults to false."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
 		"lacked and that did not exist before it), each bound to the UID it was created with and " +
 		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
@@ -188,6 +198,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"without it. Only the install reads it. Defaults to false."},
 			"atomic":          schema.BoolAttribute{Optional: true, Description: atomicDescription},
 			"cleanup_on_fail": schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
+			"take_ownership":  schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},

@@ -220,6 +220,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
     /**
+     * Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+     */
+    declare public readonly takeOwnership: pulumi.Output<boolean | undefined>;
+    /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */
     declare public readonly timeout: pulumi.Output<string>;
@@ -298,6 +302,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["setSensitive"] = state?.setSensitive;
             resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
+            resourceInputs["takeOwnership"] = state?.takeOwnership;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["upgradeInstall"] = state?.upgradeInstall;
             resourceInputs["values"] = state?.values;
@@ -342,6 +347,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["setList"] = args?.setList;
             resourceInputs["setSensitive"] = args?.setSensitive;
             resourceInputs["skipCrds"] = args?.skipCrds;
+            resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["upgradeInstall"] = args?.upgradeInstall;
             resourceInputs["values"] = args?.values;
@@ -518,6 +524,10 @@ export interface HelmReleaseState {
      */
     status?: pulumi.Input<string | undefined>;
     /**
+     * Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+     */
+    takeOwnership?: pulumi.Input<boolean | undefined>;
+    /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */
     timeout?: pulumi.Input<string | undefined>;
@@ -667,6 +677,10 @@ export interface HelmReleaseArgs {
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */
     skipCrds?: pulumi.Input<boolean | undefined>;
+    /**
+     * Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+     */
+    takeOwnership?: pulumi.Input<boolean | undefined>;
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */

@@ -50,6 +50,7 @@ class HelmReleaseArgs:
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -89,6 +90,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -153,6 +155,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
         if skip_crds is not None:
             pulumi.set(__self__, "skip_crds", skip_crds)
+        if take_ownership is not None:
+            pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if upgrade_install is not None:
@@ -517,6 +521,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "skip_crds", value)
 
     @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
+
+    @take_ownership.setter
+    def take_ownership(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_ownership", value)
+
+    @_builtins.property
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -641,6 +657,7 @@ class _HelmReleaseState:
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -688,6 +705,7 @@ class _HelmReleaseState:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -770,6 +788,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "skip_crds", skip_crds)
         if status is not None:
             pulumi.set(__self__, "status", status)
+        if take_ownership is not None:
+            pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if upgrade_install is not None:
@@ -1230,6 +1250,18 @@ class _HelmReleaseState:
         pulumi.set(self, "status", value)
 
     @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
+
+    @take_ownership.setter
+    def take_ownership(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_ownership", value)
+
+    @_builtins.property
     @pulumi.getter
     def timeout(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -1349,6 +1381,7 @@ class HelmRelease(pulumi.CustomResource):
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1430,6 +1463,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -1530,6 +1564,7 @@ class HelmRelease(pulumi.CustomResource):
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1579,6 +1614,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["set_list"] = set_list
             __props__.__dict__["set_sensitive"] = set_sensitive
             __props__.__dict__["skip_crds"] = skip_crds
+            __props__.__dict__["take_ownership"] = take_ownership
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["upgrade_install"] = upgrade_install
             __props__.__dict__["values"] = values
@@ -1643,6 +1679,7 @@ class HelmRelease(pulumi.CustomResource):
             set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
             skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
+            take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
             upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1694,6 +1731,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -1743,6 +1781,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["set_sensitive"] = set_sensitive
         __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
+        __props__.__dict__["take_ownership"] = take_ownership
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["upgrade_install"] = upgrade_install
         __props__.__dict__["values"] = values
@@ -2047,6 +2086,14 @@ class HelmRelease(pulumi.CustomResource):
         The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         """
         return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
 
     @_builtins.property
     @pulumi.getter

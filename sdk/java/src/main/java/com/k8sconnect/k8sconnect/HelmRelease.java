@@ -585,6 +585,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return this.status;
     }
     /**
+     * Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    @Export(name="takeOwnership", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> takeOwnership;
+
+    /**
+     * @return Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> takeOwnership() {
+        return Codegen.optional(this.takeOwnership);
+    }
+    /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      * 
      */

@@ -580,6 +580,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    @Import(name="takeOwnership")
+    private @Nullable Output<Boolean> takeOwnership;
+
+    /**
+     * @return Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> takeOwnership() {
+        return Optional.ofNullable(this.takeOwnership);
+    }
+
+    /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      * 
      */
@@ -724,6 +739,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.setSensitive = $.setSensitive;
         this.skipCrds = $.skipCrds;
         this.status = $.status;
+        this.takeOwnership = $.takeOwnership;
         this.timeout = $.timeout;
         this.upgradeInstall = $.upgradeInstall;
         this.values = $.values;
@@ -1566,6 +1582,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder status(String status) {
             return status(Output.of(status));
+        }
+
+        /**
+         * @param takeOwnership Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder takeOwnership(@Nullable Output<Boolean> takeOwnership) {
+            $.takeOwnership = takeOwnership;
+            return this;
+        }
+
+        /**
+         * @param takeOwnership Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder takeOwnership(Boolean takeOwnership) {
+            return takeOwnership(Output.of(takeOwnership));
         }
 
         /**

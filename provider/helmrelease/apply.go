@@ -33,10 +33,12 @@ import (
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	withWriteOnly(ctx, &plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if ok, _ := r.apply(ctx, &plan, nil, private{}, false, nil, nil, resp.Private, &resp.Diagnostics); ok {
+		plan.dropWriteOnly()
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -64,11 +66,17 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	adopt := adopting(ctx, req.Private)
+	withWriteOnly(ctx, &plan, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var as *renderedAs
 	if sameValues(plan, state) {
-		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
+		// a repair: rendered as the last apply was, as planned
+		as = lastRenderOf(lastRender(ctx, req.Private), &plan)
 	}
 	ok, after := r.apply(ctx, &plan, &state, prior, adopt, as, req.Private, resp.Private, &resp.Diagnostics)
+	plan.dropWriteOnly()
 	if ok {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
@@ -472,7 +480,7 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	plan.Notes = types.StringValue(rd.notes)
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
-		ChartDigest: a.rd.digest})...)
+		ChartDigest: a.rd.digest, WriteOnly: plan.writeOnlyDigest()})...)
 	return !diags.HasError()
 }
 

@@ -45,7 +45,14 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	withWriteOnly(ctx, &plan, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defer func() {
+		plan.dropWriteOnly()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	}()
 	// Set again below once the plan has rendered: an apply compares only
 	// with what this plan rendered.
 	resp.Diagnostics.Append(savePlanned(ctx, resp.Private, nil)...)
@@ -53,7 +60,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	}
 	plan.unknownResults()
-	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() {
+	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() || !plan.writeOnlyKnown() {
 		return // rendered when the configuration is known
 	}
 	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
@@ -94,7 +101,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	var last *renderedAs
 	if !creating && sameValues(plan, state) {
-		last = lastRender(ctx, req.Private)
+		last = lastRenderOf(lastRender(ctx, req.Private), &plan)
 	}
 	rd, _, upgrade := renderRevision(ctx, c, &plan, next, last, "", &resp.Diagnostics)
 	if rd == nil {

@@ -93,7 +93,7 @@ func (r *rendered) all() []piece { return slices.Concat(r.crds, r.objects) }
 // the chart version the plan resolved, so an apply installs what was planned
 // even if a newer chart matching the constraint appeared since.
 func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.Release, version string, diags *diag.Diagnostics) *rendered {
-	vals := m.ChartValues(ctx, diags)
+	vals := m.chartValues(ctx, diags)
 	if diags.HasError() {
 		return nil
 	}
@@ -130,7 +130,11 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			// Keys go to state and to plans in the clear: said once, and
 			// without the key, which is what holds the value.
 			if !secretInName {
-				diags.AddAttributeError(pathSetSensitive, helmchart.InvalidChartOutput, helmchart.SecretInName)
+				if helmchart.NameHoldsSecret(key, helmchart.Values{WriteOnly: vals.WriteOnly}.SensitiveTexts()) {
+					diags.AddAttributeError(pathSetWO, helmchart.InvalidChartOutput, helmchart.WriteOnlyInName)
+				} else {
+					diags.AddAttributeError(pathSetSensitive, helmchart.InvalidChartOutput, helmchart.SecretInName)
+				}
 			}
 			secretInName = true
 			return piece{}, false

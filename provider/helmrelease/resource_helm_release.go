@@ -86,6 +86,10 @@ type model struct {
 	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
+	// SetWO is write-only: null in every plan and state, read from the
+	// configuration (withWriteOnly).
+	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
+	SetWORevision types.Int64           `tfsdk:"set_wo_revision"`
 	chartinputs.Inputs
 
 	Objects      types.Map    `tfsdk:"objects"`
@@ -103,6 +107,7 @@ var (
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
 	pathSetSensitive = path.Root("set_sensitive")
+	pathSetWO        = path.Root("set_wo")
 	pathLint         = path.Root("lint")
 )
 
@@ -217,6 +222,8 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"holds it (as helm leaves it), and refused at plan, naming who holds it, when a " +
 					"k8sconnect_object or another field manager does. Set on a release that installed them, it " +
 					"leaves them in the cluster as they are, no longer upgraded."},
+			"set_wo":             setWOAttribute(),
+			"set_wo_revision":    setWORevisionAttribute(),
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +

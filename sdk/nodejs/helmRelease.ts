@@ -212,6 +212,15 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly setSensitive: pulumi.Output<outputs.HelmReleaseSetSensitive[] | undefined>;
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     */
+    declare public readonly setWoRevision: pulumi.Output<number | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     */
+    declare public readonly setWos: pulumi.Output<outputs.HelmReleaseSetWo[] | undefined>;
+    /**
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */
     declare public readonly skipCrds: pulumi.Output<boolean>;
@@ -300,6 +309,8 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["set"] = state?.set;
             resourceInputs["setList"] = state?.setList;
             resourceInputs["setSensitive"] = state?.setSensitive;
+            resourceInputs["setWoRevision"] = state?.setWoRevision;
+            resourceInputs["setWos"] = state?.setWos;
             resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
             resourceInputs["takeOwnership"] = state?.takeOwnership;
@@ -346,6 +357,8 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["set"] = args?.set;
             resourceInputs["setList"] = args?.setList;
             resourceInputs["setSensitive"] = args?.setSensitive;
+            resourceInputs["setWoRevision"] = args?.setWoRevision;
+            resourceInputs["setWos"] = args?.setWos ? pulumi.secret(args.setWos) : undefined;
             resourceInputs["skipCrds"] = args?.skipCrds;
             resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["timeout"] = args?.timeout;
@@ -365,7 +378,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["status"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const secretOpts = { additionalSecretOutputs: ["repositoryPassword"] };
+        const secretOpts = { additionalSecretOutputs: ["repositoryPassword", "setWos"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
         super(HelmRelease.__pulumiType, name, resourceInputs, opts);
     }
@@ -515,6 +528,15 @@ export interface HelmReleaseState {
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
+    /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     */
+    setWoRevision?: pulumi.Input<number | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     */
+    setWos?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetWo>[] | undefined>;
     /**
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */
@@ -673,6 +695,15 @@ export interface HelmReleaseArgs {
      * Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
+    /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     */
+    setWoRevision?: pulumi.Input<number | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     */
+    setWos?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetWo>[] | undefined>;
     /**
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */

@@ -148,6 +148,11 @@ type HelmRelease struct {
 	SetList HelmReleaseSetListArrayOutput `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayOutput `pulumi:"setSensitive"`
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision pulumi.IntPtrOutput `pulumi:"setWoRevision"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos HelmReleaseSetWoArrayOutput `pulumi:"setWos"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolOutput `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
@@ -186,8 +191,12 @@ func NewHelmRelease(ctx *pulumi.Context,
 	if args.RepositoryPassword != nil {
 		args.RepositoryPassword = pulumi.ToSecret(args.RepositoryPassword).(pulumi.StringPtrInput)
 	}
+	if args.SetWos != nil {
+		args.SetWos = pulumi.ToSecret(args.SetWos).(HelmReleaseSetWoArrayInput)
+	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"repositoryPassword",
+		"setWos",
 	})
 	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
@@ -283,6 +292,11 @@ type helmReleaseState struct {
 	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision *int `pulumi:"setWoRevision"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos []HelmReleaseSetWo `pulumi:"setWos"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds *bool `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
@@ -376,6 +390,11 @@ type HelmReleaseState struct {
 	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision pulumi.IntPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos HelmReleaseSetWoArrayInput
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolPtrInput
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
@@ -459,6 +478,11 @@ type helmReleaseArgs struct {
 	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision *int `pulumi:"setWoRevision"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos []HelmReleaseSetWo `pulumi:"setWos"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds *bool `pulumi:"skipCrds"`
 	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
@@ -537,6 +561,11 @@ type HelmReleaseArgs struct {
 	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision pulumi.IntPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos HelmReleaseSetWoArrayInput
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolPtrInput
 	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
@@ -817,6 +846,17 @@ func (o HelmReleaseOutput) SetList() HelmReleaseSetListArrayOutput {
 // Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 func (o HelmReleaseOutput) SetSensitive() HelmReleaseSetSensitiveArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetSensitiveArrayOutput { return v.SetSensitive }).(HelmReleaseSetSensitiveArrayOutput)
+}
+
+// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+func (o HelmReleaseOutput) SetWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.IntPtrOutput { return v.SetWoRevision }).(pulumi.IntPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+func (o HelmReleaseOutput) SetWos() HelmReleaseSetWoArrayOutput {
+	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetWoArrayOutput { return v.SetWos }).(HelmReleaseSetWoArrayOutput)
 }
 
 // Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.

@@ -1031,6 +1031,130 @@ func (o HelmReleaseSetSensitiveArrayOutput) Index(i pulumi.IntInput) HelmRelease
 	}).(HelmReleaseSetSensitiveOutput)
 }
 
+type HelmReleaseSetWo struct {
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type *string `pulumi:"type"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value.
+	Value string `pulumi:"value"`
+}
+
+// HelmReleaseSetWoInput is an input type that accepts HelmReleaseSetWoArgs and HelmReleaseSetWoOutput values.
+// You can construct a concrete instance of `HelmReleaseSetWoInput` via:
+//
+//	HelmReleaseSetWoArgs{...}
+type HelmReleaseSetWoInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetWoOutput() HelmReleaseSetWoOutput
+	ToHelmReleaseSetWoOutputWithContext(context.Context) HelmReleaseSetWoOutput
+}
+
+type HelmReleaseSetWoArgs struct {
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value.
+	Value pulumi.StringInput `pulumi:"value"`
+}
+
+func (HelmReleaseSetWoArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (i HelmReleaseSetWoArgs) ToHelmReleaseSetWoOutput() HelmReleaseSetWoOutput {
+	return i.ToHelmReleaseSetWoOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetWoArgs) ToHelmReleaseSetWoOutputWithContext(ctx context.Context) HelmReleaseSetWoOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetWoOutput)
+}
+
+// HelmReleaseSetWoArrayInput is an input type that accepts HelmReleaseSetWoArray and HelmReleaseSetWoArrayOutput values.
+// You can construct a concrete instance of `HelmReleaseSetWoArrayInput` via:
+//
+//	HelmReleaseSetWoArray{ HelmReleaseSetWoArgs{...} }
+type HelmReleaseSetWoArrayInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetWoArrayOutput() HelmReleaseSetWoArrayOutput
+	ToHelmReleaseSetWoArrayOutputWithContext(context.Context) HelmReleaseSetWoArrayOutput
+}
+
+type HelmReleaseSetWoArray []HelmReleaseSetWoInput
+
+func (HelmReleaseSetWoArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (i HelmReleaseSetWoArray) ToHelmReleaseSetWoArrayOutput() HelmReleaseSetWoArrayOutput {
+	return i.ToHelmReleaseSetWoArrayOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetWoArray) ToHelmReleaseSetWoArrayOutputWithContext(ctx context.Context) HelmReleaseSetWoArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetWoArrayOutput)
+}
+
+type HelmReleaseSetWoOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetWoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (o HelmReleaseSetWoOutput) ToHelmReleaseSetWoOutput() HelmReleaseSetWoOutput {
+	return o
+}
+
+func (o HelmReleaseSetWoOutput) ToHelmReleaseSetWoOutputWithContext(ctx context.Context) HelmReleaseSetWoOutput {
+	return o
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o HelmReleaseSetWoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetWo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+func (o HelmReleaseSetWoOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseSetWo) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The value.
+func (o HelmReleaseSetWoOutput) Value() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetWo) string { return v.Value }).(pulumi.StringOutput)
+}
+
+type HelmReleaseSetWoArrayOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetWoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (o HelmReleaseSetWoArrayOutput) ToHelmReleaseSetWoArrayOutput() HelmReleaseSetWoArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetWoArrayOutput) ToHelmReleaseSetWoArrayOutputWithContext(ctx context.Context) HelmReleaseSetWoArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetWoArrayOutput) Index(i pulumi.IntInput) HelmReleaseSetWoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseSetWo {
+		return vs[0].([]HelmReleaseSetWo)[vs[1].(int)]
+	}).(HelmReleaseSetWoOutput)
+}
+
 type ManifestSetApplyset struct {
 	// The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.
 	ApiVersion *string `pulumi:"apiVersion"`
@@ -2355,6 +2479,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListArrayInput)(nil)).Elem(), HelmReleaseSetListArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveInput)(nil)).Elem(), HelmReleaseSetSensitiveArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveArrayInput)(nil)).Elem(), HelmReleaseSetSensitiveArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetWoInput)(nil)).Elem(), HelmReleaseSetWoArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetWoArrayInput)(nil)).Elem(), HelmReleaseSetWoArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetInput)(nil)).Elem(), ManifestSetApplysetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetPtrInput)(nil)).Elem(), ManifestSetApplysetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
@@ -2383,6 +2509,8 @@ func init() {
 	pulumi.RegisterOutputType(HelmReleaseSetListArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveArrayOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetWoOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetWoArrayOutput{})
 	pulumi.RegisterOutputType(ManifestSetApplysetOutput{})
 	pulumi.RegisterOutputType(ManifestSetApplysetPtrOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})

@@ -211,6 +211,24 @@ export interface HelmReleaseSetSensitive {
     value: string;
 }
 
+export interface HelmReleaseSetWo {
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: string;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+     */
+    type?: string;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The value.
+     */
+    value: string;
+}
+
 export interface ManifestSetApplyset {
     /**
      * The parent's apiVersion: `v1` (the default) for a Secret or ConfigMap, the custom resource's own (`example.com/v1`) for one.

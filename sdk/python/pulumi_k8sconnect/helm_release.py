@@ -49,6 +49,8 @@ class HelmReleaseArgs:
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -89,6 +91,9 @@ class HelmReleaseArgs:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -153,6 +158,10 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "set_list", set_list)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if set_wo_revision is not None:
+            pulumi.set(__self__, "set_wo_revision", set_wo_revision)
+        if set_wos is not None:
+            pulumi.set(__self__, "set_wos", set_wos)
         if skip_crds is not None:
             pulumi.set(__self__, "skip_crds", skip_crds)
         if take_ownership is not None:
@@ -509,6 +518,31 @@ class HelmReleaseArgs:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="setWoRevision")
+    def set_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        """
+        return pulumi.get(self, "set_wo_revision")
+
+    @set_wo_revision.setter
+    def set_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "set_wo_revision", value)
+
+    @_builtins.property
+    @pulumi.getter(name="setWos")
+    def set_wos(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+        """
+        return pulumi.get(self, "set_wos")
+
+    @set_wos.setter
+    def set_wos(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]):
+        pulumi.set(self, "set_wos", value)
+
+    @_builtins.property
     @pulumi.getter(name="skipCrds")
     def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -655,6 +689,8 @@ class _HelmReleaseState:
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -703,6 +739,9 @@ class _HelmReleaseState:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
@@ -784,6 +823,10 @@ class _HelmReleaseState:
             pulumi.set(__self__, "set_list", set_list)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if set_wo_revision is not None:
+            pulumi.set(__self__, "set_wo_revision", set_wo_revision)
+        if set_wos is not None:
+            pulumi.set(__self__, "set_wos", set_wos)
         if skip_crds is not None:
             pulumi.set(__self__, "skip_crds", skip_crds)
         if status is not None:
@@ -1226,6 +1269,31 @@ class _HelmReleaseState:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="setWoRevision")
+    def set_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        """
+        return pulumi.get(self, "set_wo_revision")
+
+    @set_wo_revision.setter
+    def set_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "set_wo_revision", value)
+
+    @_builtins.property
+    @pulumi.getter(name="setWos")
+    def set_wos(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+        """
+        return pulumi.get(self, "set_wos")
+
+    @set_wos.setter
+    def set_wos(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]):
+        pulumi.set(self, "set_wos", value)
+
+    @_builtins.property
     @pulumi.getter(name="skipCrds")
     def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -1380,6 +1448,8 @@ class HelmRelease(pulumi.CustomResource):
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1462,6 +1532,9 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -1563,6 +1636,8 @@ class HelmRelease(pulumi.CustomResource):
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1613,6 +1688,8 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["set"] = set
             __props__.__dict__["set_list"] = set_list
             __props__.__dict__["set_sensitive"] = set_sensitive
+            __props__.__dict__["set_wo_revision"] = set_wo_revision
+            __props__.__dict__["set_wos"] = None if set_wos is None else pulumi.Output.secret(set_wos)
             __props__.__dict__["skip_crds"] = skip_crds
             __props__.__dict__["take_ownership"] = take_ownership
             __props__.__dict__["timeout"] = timeout
@@ -1630,7 +1707,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["objects"] = None
             __props__.__dict__["revision"] = None
             __props__.__dict__["status"] = None
-        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["repositoryPassword"])
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["repositoryPassword", "setWos"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(HelmRelease, __self__).__init__(
             'k8sconnect:index/helmRelease:HelmRelease',
@@ -1677,6 +1754,8 @@ class HelmRelease(pulumi.CustomResource):
             set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
             set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
             set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+            set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+            set_wos: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]]] = None,
             skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
             take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1729,6 +1808,9 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
@@ -1779,6 +1861,8 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["set"] = set
         __props__.__dict__["set_list"] = set_list
         __props__.__dict__["set_sensitive"] = set_sensitive
+        __props__.__dict__["set_wo_revision"] = set_wo_revision
+        __props__.__dict__["set_wos"] = set_wos
         __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
         __props__.__dict__["take_ownership"] = take_ownership
@@ -2070,6 +2154,23 @@ class HelmRelease(pulumi.CustomResource):
         Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
         """
         return pulumi.get(self, "set_sensitive")
+
+    @_builtins.property
+    @pulumi.getter(name="setWoRevision")
+    def set_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        """
+        return pulumi.get(self, "set_wo_revision")
+
+    @_builtins.property
+    @pulumi.getter(name="setWos")
+    def set_wos(self) -> pulumi.Output[Optional[Sequence['outputs.HelmReleaseSetWo']]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+        """
+        return pulumi.get(self, "set_wos")
 
     @_builtins.property
     @pulumi.getter(name="skipCrds")

@@ -22,6 +22,7 @@ __all__ = [
     'HelmReleaseSet',
     'HelmReleaseSetList',
     'HelmReleaseSetSensitive',
+    'HelmReleaseSetWo',
     'ManifestSetApplyset',
     'PatchTarget',
     'ResourceRef',
@@ -489,6 +490,53 @@ class HelmReleaseSetSensitive(dict):
     @pulumi.getter
     def type(self) -> Optional[_builtins.str]:
         """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class HelmReleaseSetWo(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 value: _builtins.str,
+                 type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param _builtins.str value: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The value.
+        :param _builtins.str type: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.str:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")

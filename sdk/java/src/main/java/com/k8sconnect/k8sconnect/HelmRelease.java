@@ -11,6 +11,7 @@ import com.k8sconnect.k8sconnect.outputs.HelmReleaseDependencyRepository;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSet;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetList;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetSensitive;
+import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetWo;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
@@ -557,6 +558,36 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.setSensitive);
     }
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    @Export(name="setWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> setWoRevision;
+
+    /**
+     * @return Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    public Output<Optional<Integer>> setWoRevision() {
+        return Codegen.optional(this.setWoRevision);
+    }
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    @Export(name="setWos", refs={List.class,HelmReleaseSetWo.class}, tree="[0,1]")
+    private Output</* @Nullable */ List<HelmReleaseSetWo>> setWos;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    public Output<Optional<List<HelmReleaseSetWo>>> setWos() {
+        return Codegen.optional(this.setWos);
+    }
+    /**
      * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      * 
      */
@@ -738,7 +769,8 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
             .version(Utilities.getVersion())
             .pluginDownloadURL("github://api.github.com/k8sconnect/k8sconnect")
             .additionalSecretOutputs(List.of(
-                "repositoryPassword"
+                "repositoryPassword",
+                "setWos"
             ))
             .build();
         return com.pulumi.resources.CustomResourceOptions.merge(defaultOptions, options, id);

@@ -8,6 +8,7 @@ import com.k8sconnect.k8sconnect.inputs.HelmReleaseDependencyRepositoryArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetListArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetSensitiveArgs;
+import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetWoArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
@@ -446,6 +447,38 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    @Import(name="setWoRevision")
+    private @Nullable Output<Integer> setWoRevision;
+
+    /**
+     * @return Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    public Optional<Output<Integer>> setWoRevision() {
+        return Optional.ofNullable(this.setWoRevision);
+    }
+
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    @Import(name="setWos")
+    private @Nullable Output<List<HelmReleaseSetWoArgs>> setWos;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    public Optional<Output<List<HelmReleaseSetWoArgs>>> setWos() {
+        return Optional.ofNullable(this.setWos);
+    }
+
+    /**
      * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      * 
      */
@@ -611,6 +644,8 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.set = $.set;
         this.setList = $.setList;
         this.setSensitive = $.setSensitive;
+        this.setWoRevision = $.setWoRevision;
+        this.setWos = $.setWos;
         this.skipCrds = $.skipCrds;
         this.takeOwnership = $.takeOwnership;
         this.timeout = $.timeout;
@@ -1266,6 +1301,61 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder setSensitive(HelmReleaseSetSensitiveArgs... setSensitive) {
             return setSensitive(List.of(setSensitive));
+        }
+
+        /**
+         * @param setWoRevision Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWoRevision(@Nullable Output<Integer> setWoRevision) {
+            $.setWoRevision = setWoRevision;
+            return this;
+        }
+
+        /**
+         * @param setWoRevision Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWoRevision(Integer setWoRevision) {
+            return setWoRevision(Output.of(setWoRevision));
+        }
+
+        /**
+         * @param setWos **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWos(@Nullable Output<List<HelmReleaseSetWoArgs>> setWos) {
+            $.setWos = setWos;
+            return this;
+        }
+
+        /**
+         * @param setWos **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWos(List<HelmReleaseSetWoArgs> setWos) {
+            return setWos(Output.of(setWos));
+        }
+
+        /**
+         * @param setWos **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWos(HelmReleaseSetWoArgs... setWos) {
+            return setWos(List.of(setWos));
         }
 
         /**

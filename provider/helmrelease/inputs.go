@@ -24,10 +24,11 @@ func sameInputs(plan, state model) bool {
 // (the resolved chart version aside: it is known only once rendered), and
 // what the record says of the revision besides its objects: its notes'
 // subcharts and its description, whose change helm makes an upgrade too,
-// and set_wo_revision, which stands in for set_wo (kept nowhere).
+// set_wo_revision, which stands in for set_wo (kept nowhere), and the
+// post-renderer.
 func sameValues(plan, state model) bool {
 	for _, p := range [][2]attr.Value{{plan.Values, state.Values}, {plan.Chart, state.Chart},
-		{plan.Repository, state.Repository}, {plan.Version, state.Version}} {
+		{plan.Repository, state.Repository}, {plan.Version, state.Version}, {plan.Postrender, state.Postrender}} {
 		if !p[0].Equal(p[1]) {
 			return false
 		}

@@ -105,8 +105,12 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	if version != "" && src.Remote() {
 		src.Version = version
 	}
+	pr, _ := m.postRenderer(ctx, diags)
+	if diags.HasError() {
+		return nil
+	}
 	req := helmchart.Request{Source: src, Values: vals, Release: rel,
-		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c}
+		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c, PostRenderer: pr}
 	out, failure := helmchart.LoadAndRender(ctx, req)
 	if failure != nil {
 		addFailure(diags, vals, failure)

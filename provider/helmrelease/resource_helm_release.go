@@ -90,6 +90,7 @@ type model struct {
 	// configuration (withWriteOnly).
 	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
 	SetWORevision types.Int64           `tfsdk:"set_wo_revision"`
+	Postrender    types.Object          `tfsdk:"postrender"`
 	chartinputs.Inputs
 
 	Objects      types.Map    `tfsdk:"objects"`
@@ -224,6 +225,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"leaves them in the cluster as they are, no longer upgraded."},
 			"set_wo":             setWOAttribute(),
 			"set_wo_revision":    setWORevisionAttribute(),
+			"postrender":         postrenderAttribute(),
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +

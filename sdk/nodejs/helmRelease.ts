@@ -168,6 +168,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly plainHttp: pulumi.Output<boolean | undefined>;
     /**
+     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     */
+    declare public readonly postrender: pulumi.Output<outputs.HelmReleasePostrender | undefined>;
+    /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
     declare public readonly renderSubchartNotes: pulumi.Output<boolean | undefined>;
@@ -298,6 +302,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["objects"] = state?.objects;
             resourceInputs["passCredentials"] = state?.passCredentials;
             resourceInputs["plainHttp"] = state?.plainHttp;
+            resourceInputs["postrender"] = state?.postrender;
             resourceInputs["renderSubchartNotes"] = state?.renderSubchartNotes;
             resourceInputs["repository"] = state?.repository;
             resourceInputs["repositoryCaFile"] = state?.repositoryCaFile;
@@ -347,6 +352,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["passCredentials"] = args?.passCredentials;
             resourceInputs["plainHttp"] = args?.plainHttp;
+            resourceInputs["postrender"] = args?.postrender;
             resourceInputs["renderSubchartNotes"] = args?.renderSubchartNotes;
             resourceInputs["repository"] = args?.repository;
             resourceInputs["repositoryCaFile"] = args?.repositoryCaFile;
@@ -484,6 +490,10 @@ export interface HelmReleaseState {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
+    /**
+     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     */
+    postrender?: pulumi.Input<inputs.HelmReleasePostrender | undefined>;
     /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
@@ -655,6 +665,10 @@ export interface HelmReleaseArgs {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
+    /**
+     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     */
+    postrender?: pulumi.Input<inputs.HelmReleasePostrender | undefined>;
     /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */

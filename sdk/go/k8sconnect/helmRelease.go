@@ -126,6 +126,8 @@ type HelmRelease struct {
 	PassCredentials pulumi.BoolPtrOutput `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrOutput `pulumi:"plainHttp"`
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender HelmReleasePostrenderPtrOutput `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrOutput `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -270,6 +272,8 @@ type helmReleaseState struct {
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender *HelmReleasePostrender `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -368,6 +372,8 @@ type HelmReleaseState struct {
 	PassCredentials pulumi.BoolPtrInput
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender HelmReleasePostrenderPtrInput
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -458,6 +464,8 @@ type helmReleaseArgs struct {
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender *HelmReleasePostrender `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -541,6 +549,8 @@ type HelmReleaseArgs struct {
 	PassCredentials pulumi.BoolPtrInput
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender HelmReleasePostrenderPtrInput
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -791,6 +801,11 @@ func (o HelmReleaseOutput) PassCredentials() pulumi.BoolPtrOutput {
 // Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 func (o HelmReleaseOutput) PlainHttp() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.PlainHttp }).(pulumi.BoolPtrOutput)
+}
+
+// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+func (o HelmReleaseOutput) Postrender() HelmReleasePostrenderPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) HelmReleasePostrenderPtrOutput { return v.Postrender }).(HelmReleasePostrenderPtrOutput)
 }
 
 // Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).

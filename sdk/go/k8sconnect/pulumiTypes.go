@@ -695,6 +695,162 @@ func (o HelmReleaseDependencyRepositoryArrayOutput) Index(i pulumi.IntInput) Hel
 	}).(HelmReleaseDependencyRepositoryOutput)
 }
 
+type HelmReleasePostrender struct {
+	// Its arguments.
+	Args []string `pulumi:"args"`
+	// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+	BinaryPath string `pulumi:"binaryPath"`
+}
+
+// HelmReleasePostrenderInput is an input type that accepts HelmReleasePostrenderArgs and HelmReleasePostrenderOutput values.
+// You can construct a concrete instance of `HelmReleasePostrenderInput` via:
+//
+//	HelmReleasePostrenderArgs{...}
+type HelmReleasePostrenderInput interface {
+	pulumi.Input
+
+	ToHelmReleasePostrenderOutput() HelmReleasePostrenderOutput
+	ToHelmReleasePostrenderOutputWithContext(context.Context) HelmReleasePostrenderOutput
+}
+
+type HelmReleasePostrenderArgs struct {
+	// Its arguments.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+	BinaryPath pulumi.StringInput `pulumi:"binaryPath"`
+}
+
+func (HelmReleasePostrenderArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleasePostrender)(nil)).Elem()
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderOutput() HelmReleasePostrenderOutput {
+	return i.ToHelmReleasePostrenderOutputWithContext(context.Background())
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderOutputWithContext(ctx context.Context) HelmReleasePostrenderOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleasePostrenderOutput)
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return i.ToHelmReleasePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleasePostrenderOutput).ToHelmReleasePostrenderPtrOutputWithContext(ctx)
+}
+
+// HelmReleasePostrenderPtrInput is an input type that accepts HelmReleasePostrenderArgs, HelmReleasePostrenderPtr and HelmReleasePostrenderPtrOutput values.
+// You can construct a concrete instance of `HelmReleasePostrenderPtrInput` via:
+//
+//	        HelmReleasePostrenderArgs{...}
+//
+//	or:
+//
+//	        nil
+type HelmReleasePostrenderPtrInput interface {
+	pulumi.Input
+
+	ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput
+	ToHelmReleasePostrenderPtrOutputWithContext(context.Context) HelmReleasePostrenderPtrOutput
+}
+
+type helmReleasePostrenderPtrType HelmReleasePostrenderArgs
+
+func HelmReleasePostrenderPtr(v *HelmReleasePostrenderArgs) HelmReleasePostrenderPtrInput {
+	return (*helmReleasePostrenderPtrType)(v)
+}
+
+func (*helmReleasePostrenderPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**HelmReleasePostrender)(nil)).Elem()
+}
+
+func (i *helmReleasePostrenderPtrType) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return i.ToHelmReleasePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (i *helmReleasePostrenderPtrType) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleasePostrenderPtrOutput)
+}
+
+type HelmReleasePostrenderOutput struct{ *pulumi.OutputState }
+
+func (HelmReleasePostrenderOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleasePostrender)(nil)).Elem()
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderOutput() HelmReleasePostrenderOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderOutputWithContext(ctx context.Context) HelmReleasePostrenderOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return o.ToHelmReleasePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v HelmReleasePostrender) *HelmReleasePostrender {
+		return &v
+	}).(HelmReleasePostrenderPtrOutput)
+}
+
+// Its arguments.
+func (o HelmReleasePostrenderOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v HelmReleasePostrender) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+func (o HelmReleasePostrenderOutput) BinaryPath() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleasePostrender) string { return v.BinaryPath }).(pulumi.StringOutput)
+}
+
+type HelmReleasePostrenderPtrOutput struct{ *pulumi.OutputState }
+
+func (HelmReleasePostrenderPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HelmReleasePostrender)(nil)).Elem()
+}
+
+func (o HelmReleasePostrenderPtrOutput) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderPtrOutput) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderPtrOutput) Elem() HelmReleasePostrenderOutput {
+	return o.ApplyT(func(v *HelmReleasePostrender) HelmReleasePostrender {
+		if v != nil {
+			return *v
+		}
+		var ret HelmReleasePostrender
+		return ret
+	}).(HelmReleasePostrenderOutput)
+}
+
+// Its arguments.
+func (o HelmReleasePostrenderPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *HelmReleasePostrender) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+func (o HelmReleasePostrenderPtrOutput) BinaryPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HelmReleasePostrender) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.BinaryPath
+	}).(pulumi.StringPtrOutput)
+}
+
 type HelmReleaseSet struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -2473,6 +2629,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecPtrInput)(nil)).Elem(), ClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryArrayInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleasePostrenderInput)(nil)).Elem(), HelmReleasePostrenderArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleasePostrenderPtrInput)(nil)).Elem(), HelmReleasePostrenderArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetInput)(nil)).Elem(), HelmReleaseSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetArrayInput)(nil)).Elem(), HelmReleaseSetArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListInput)(nil)).Elem(), HelmReleaseSetListArgs{})
@@ -2503,6 +2661,8 @@ func init() {
 	pulumi.RegisterOutputType(ClusterConnectionExecPtrOutput{})
 	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryOutput{})
 	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryArrayOutput{})
+	pulumi.RegisterOutputType(HelmReleasePostrenderOutput{})
+	pulumi.RegisterOutputType(HelmReleasePostrenderPtrOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetListOutput{})

@@ -308,6 +308,17 @@ export interface HelmReleaseDependencyRepository {
     username?: pulumi.Input<string | undefined>;
 }
 
+export interface HelmReleasePostrender {
+    /**
+     * Its arguments.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+     */
+    binaryPath: pulumi.Input<string>;
+}
+
 export interface HelmReleaseSet {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).

@@ -25,6 +25,8 @@ __all__ = [
     'ClusterConnectionExecArgsDict',
     'HelmReleaseDependencyRepositoryArgs',
     'HelmReleaseDependencyRepositoryArgsDict',
+    'HelmReleasePostrenderArgs',
+    'HelmReleasePostrenderArgsDict',
     'HelmReleaseSetArgs',
     'HelmReleaseSetArgsDict',
     'HelmReleaseSetListArgs',
@@ -853,6 +855,54 @@ class HelmReleaseDependencyRepositoryArgs:
     @username.setter
     def username(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "username", value)
+
+
+class HelmReleasePostrenderArgsDict(TypedDict):
+    binary_path: pulumi.Input[_builtins.str]
+    """
+    The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+    """
+    args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Its arguments.
+    """
+
+@pulumi.input_type
+class HelmReleasePostrenderArgs:
+    def __init__(__self__, *,
+                 binary_path: pulumi.Input[_builtins.str],
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
+        """
+        :param pulumi.Input[_builtins.str] binary_path: The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Its arguments.
+        """
+        pulumi.set(__self__, "binary_path", binary_path)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+
+    @_builtins.property
+    @pulumi.getter(name="binaryPath")
+    def binary_path(self) -> pulumi.Input[_builtins.str]:
+        """
+        The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        """
+        return pulumi.get(self, "binary_path")
+
+    @binary_path.setter
+    def binary_path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "binary_path", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Its arguments.
+        """
+        return pulumi.get(self, "args")
+
+    @args.setter
+    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "args", value)
 
 
 class HelmReleaseSetArgsDict(TypedDict):

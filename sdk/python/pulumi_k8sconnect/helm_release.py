@@ -39,6 +39,7 @@ class HelmReleaseArgs:
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional['HelmReleasePostrenderArgs']] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -81,6 +82,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input['HelmReleasePostrenderArgs'] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -138,6 +140,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
         if plain_http is not None:
             pulumi.set(__self__, "plain_http", plain_http)
+        if postrender is not None:
+            pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes is not None:
             pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
         if repository is not None:
@@ -396,6 +400,18 @@ class HelmReleaseArgs:
     @plain_http.setter
     def plain_http(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "plain_http", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> pulumi.Input[Optional['HelmReleasePostrenderArgs']]:
+        """
+        A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+        """
+        return pulumi.get(self, "postrender")
+
+    @postrender.setter
+    def postrender(self, value: pulumi.Input[Optional['HelmReleasePostrenderArgs']]):
+        pulumi.set(self, "postrender", value)
 
     @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")
@@ -678,6 +694,7 @@ class _HelmReleaseState:
                  objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional['HelmReleasePostrenderArgs']] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -728,6 +745,7 @@ class _HelmReleaseState:
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input['HelmReleasePostrenderArgs'] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -801,6 +819,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
         if plain_http is not None:
             pulumi.set(__self__, "plain_http", plain_http)
+        if postrender is not None:
+            pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes is not None:
             pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
         if repository is not None:
@@ -1137,6 +1157,18 @@ class _HelmReleaseState:
         pulumi.set(self, "plain_http", value)
 
     @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> pulumi.Input[Optional['HelmReleasePostrenderArgs']]:
+        """
+        A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+        """
+        return pulumi.get(self, "postrender")
+
+    @postrender.setter
+    def postrender(self, value: pulumi.Input[Optional['HelmReleasePostrenderArgs']]):
+        pulumi.set(self, "postrender", value)
+
+    @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")
     def render_subchart_notes(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -1438,6 +1470,7 @@ class HelmRelease(pulumi.CustomResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1522,6 +1555,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -1626,6 +1660,7 @@ class HelmRelease(pulumi.CustomResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1678,6 +1713,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["namespace"] = namespace
             __props__.__dict__["pass_credentials"] = pass_credentials
             __props__.__dict__["plain_http"] = plain_http
+            __props__.__dict__["postrender"] = postrender
             __props__.__dict__["render_subchart_notes"] = render_subchart_notes
             __props__.__dict__["repository"] = repository
             __props__.__dict__["repository_ca_file"] = repository_ca_file
@@ -1743,6 +1779,7 @@ class HelmRelease(pulumi.CustomResource):
             objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
             pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
             plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+            postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
             render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
             repository: pulumi.Input[Optional[_builtins.str]] = None,
             repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1797,6 +1834,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -1850,6 +1888,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["objects"] = objects
         __props__.__dict__["pass_credentials"] = pass_credentials
         __props__.__dict__["plain_http"] = plain_http
+        __props__.__dict__["postrender"] = postrender
         __props__.__dict__["render_subchart_notes"] = render_subchart_notes
         __props__.__dict__["repository"] = repository
         __props__.__dict__["repository_ca_file"] = repository_ca_file
@@ -2066,6 +2105,14 @@ class HelmRelease(pulumi.CustomResource):
         Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         """
         return pulumi.get(self, "plain_http")
+
+    @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> pulumi.Output[Optional['outputs.HelmReleasePostrender']]:
+        """
+        A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+        """
+        return pulumi.get(self, "postrender")
 
     @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")

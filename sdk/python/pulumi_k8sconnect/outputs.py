@@ -19,6 +19,7 @@ __all__ = [
     'ClusterConnectionResult',
     'ClusterConnectionExecResult',
     'HelmReleaseDependencyRepository',
+    'HelmReleasePostrender',
     'HelmReleaseSet',
     'HelmReleaseSetList',
     'HelmReleaseSetSensitive',
@@ -382,6 +383,53 @@ class HelmReleaseDependencyRepository(dict):
         User name for the repositories `url` covers.
         """
         return pulumi.get(self, "username")
+
+
+@pulumi.output_type
+class HelmReleasePostrender(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "binaryPath":
+            suggest = "binary_path"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in HelmReleasePostrender. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        HelmReleasePostrender.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        HelmReleasePostrender.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 binary_path: _builtins.str,
+                 args: Optional[Sequence[_builtins.str]] = None):
+        """
+        :param _builtins.str binary_path: The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        :param Sequence[_builtins.str] args: Its arguments.
+        """
+        pulumi.set(__self__, "binary_path", binary_path)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+
+    @_builtins.property
+    @pulumi.getter(name="binaryPath")
+    def binary_path(self) -> _builtins.str:
+        """
+        The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        """
+        return pulumi.get(self, "binary_path")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Its arguments.
+        """
+        return pulumi.get(self, "args")
 
 
 @pulumi.output_type

@@ -8,6 +8,7 @@ import com.k8sconnect.k8sconnect.Utilities;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseState;
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseDependencyRepository;
+import com.k8sconnect.k8sconnect.outputs.HelmReleasePostrender;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSet;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetList;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetSensitive;
@@ -402,6 +403,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<Boolean>> plainHttp() {
         return Codegen.optional(this.plainHttp);
+    }
+    /**
+     * A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    @Export(name="postrender", refs={HelmReleasePostrender.class}, tree="[0]")
+    private Output</* @Nullable */ HelmReleasePostrender> postrender;
+
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    public Output<Optional<HelmReleasePostrender>> postrender() {
+        return Codegen.optional(this.postrender);
     }
     /**
      * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).

@@ -5,6 +5,7 @@ package com.k8sconnect.k8sconnect;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseDependencyRepositoryArgs;
+import com.k8sconnect.k8sconnect.inputs.HelmReleasePostrenderArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetListArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetSensitiveArgs;
@@ -294,6 +295,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> plainHttp() {
         return Optional.ofNullable(this.plainHttp);
+    }
+
+    /**
+     * A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    @Import(name="postrender")
+    private @Nullable Output<HelmReleasePostrenderArgs> postrender;
+
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    public Optional<Output<HelmReleasePostrenderArgs>> postrender() {
+        return Optional.ofNullable(this.postrender);
     }
 
     /**
@@ -634,6 +650,7 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.postrender = $.postrender;
         this.renderSubchartNotes = $.renderSubchartNotes;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
@@ -1061,6 +1078,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder plainHttp(Boolean plainHttp) {
             return plainHttp(Output.of(plainHttp));
+        }
+
+        /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(@Nullable Output<HelmReleasePostrenderArgs> postrender) {
+            $.postrender = postrender;
+            return this;
+        }
+
+        /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(HelmReleasePostrenderArgs postrender) {
+            return postrender(Output.of(postrender));
         }
 
         /**

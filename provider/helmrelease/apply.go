@@ -210,7 +210,7 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	// run may have installed or begun to change the release since.
 	if a.state == nil {
 		var adopt bool // upgrade_install found a release made elsewhere
-		adopt, err = a.recs.checkInstall(name, a.history, a.plan.UpgradeInstall.ValueBool())
+		adopt, err = a.recs.checkInstall(name, a.history, a.plan.UpgradeInstall.ValueBool(), a.plan.Replace.ValueBool())
 		a.adopt = a.adopt || adopt
 	} else {
 		err = a.recs.checkUpgrade(a.history)

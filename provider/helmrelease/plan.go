@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -81,20 +82,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
 		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
-	adopt := false // upgrade_install found a release made elsewhere
+	adopt, replacing := false, false // upgrade_install found a release made elsewhere; replace installs over one
 	if creating {
-		records := newRecords(c, plan.Namespace.ValueString(), 0)
-		history, err := records.history(plan.Name.ValueString())
-		if err == nil {
-			adopt, err = records.checkInstall(plan.Name.ValueString(), history, plan.UpgradeInstall.ValueBool())
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("The release cannot be installed", connection.Explain(err))
+		var ok bool
+		if next, adopt, replacing, ok = checkInstallAtPlan(c, plan, &resp.Diagnostics); !ok {
 			return
 		}
-		// A failed install taken up, or a release adopted (upgrade_install),
-		// is the revision after its record, as the apply will render it.
-		next = nextRevision(next.Name, next.Namespace, history)
 	}
 	if plan.Lint.ValueBool() && !lintChart(ctx, c, &plan, &resp.Diagnostics) {
 		return
@@ -125,7 +118,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ChartDigest = state.ChartDigest
 	}
 
-	if adopt || !creating && adopting(ctx, req.Private) {
+	if adopt && !replacing || !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString(), adopt))
 	}
 	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan, comingNamespace(ctx, c, plan))
@@ -145,6 +138,34 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		planned := newPlannedRender(rd, objects)
 		resp.Diagnostics.Append(savePlanned(ctx, resp.Private, &planned)...)
 	}
+}
+
+// checkInstallAtPlan checks that the release may be installed
+// (records.checkInstall) and returns the revision the install renders (a
+// failed install taken up, a release adopted or installed over is the
+// revision after its record, as the apply will render it), whether it adopts
+// a release made elsewhere, whether it installs over one (replace, warned
+// of), and false when the install is refused.
+func checkInstallAtPlan(c *connection.Client, plan model, diags *diag.Diagnostics) (next helmchart.Release, adopt, replacing, ok bool) {
+	name, ns := plan.Name.ValueString(), plan.Namespace.ValueString()
+	records := newRecords(c, ns, 0)
+	history, err := records.history(name)
+	if err == nil {
+		adopt, err = records.checkInstall(name, history, plan.UpgradeInstall.ValueBool(), plan.Replace.ValueBool())
+	}
+	if err != nil {
+		diags.AddError("The release cannot be installed", connection.Explain(err))
+		return next, false, false, false
+	}
+	if plan.Replace.ValueBool() && replaceable(history) && history[len(history)-1].Labels[labelWriter] != "k8sconnect" {
+		last := history[len(history)-1]
+		diags.AddWarning("Installing over a release", fmt.Sprintf("Release %s has revision %d, %s, as its "+
+			"latest. replace is set, so this install writes revision %d over it, as helm install --replace does; "+
+			"objects of its record that the chart no longer renders are deleted, and those that exist are updated "+
+			"in place.", plan.ID.ValueString(), last.Version, last.Info.Status, last.Version+1))
+		replacing = true
+	}
+	return nextRevision(name, ns, history), adopt, replacing, true
 }
 
 func (m *model) unknownResults() {

@@ -86,6 +86,7 @@ type model struct {
 	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
+	Replace           types.Bool   `tfsdk:"replace"`
 	// SetWO is write-only: null in every plan and state, read from the
 	// configuration (withWriteOnly).
 	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
@@ -139,6 +140,12 @@ const (
 		"k8sconnect resource manages (k8sconnect_object, a manifest set, another k8sconnect_helm_release) is " +
 		"still refused: both would write under the same field manager. Without it, an object that exists and " +
 		"is not the release's is refused at plan, naming who holds it. Defaults to false."
+	replaceDescription = "When the install finds the release's name in use by a release whose latest revision is " +
+		"uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: " +
+		"the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, " +
+		"a failed one stays failed), deletes the objects of its record the chart no longer renders and updates " +
+		"those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision " +
+		"is deployed is refused as without it. Only the install reads it. Defaults to false."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
 		"lacked and that did not exist before it), each bound to the UID it was created with and " +
 		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
@@ -205,6 +212,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"atomic":          schema.BoolAttribute{Optional: true, Description: atomicDescription},
 			"cleanup_on_fail": schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
 			"take_ownership":  schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
+			"replace":         schema.BoolAttribute{Optional: true, Description: replaceDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},

@@ -176,6 +176,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly renderSubchartNotes: pulumi.Output<boolean | undefined>;
     /**
+     * When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     */
+    declare public readonly replace: pulumi.Output<boolean | undefined>;
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
     declare public readonly repository: pulumi.Output<string | undefined>;
@@ -304,6 +308,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["plainHttp"] = state?.plainHttp;
             resourceInputs["postrender"] = state?.postrender;
             resourceInputs["renderSubchartNotes"] = state?.renderSubchartNotes;
+            resourceInputs["replace"] = state?.replace;
             resourceInputs["repository"] = state?.repository;
             resourceInputs["repositoryCaFile"] = state?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = state?.repositoryCertFile;
@@ -354,6 +359,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["plainHttp"] = args?.plainHttp;
             resourceInputs["postrender"] = args?.postrender;
             resourceInputs["renderSubchartNotes"] = args?.renderSubchartNotes;
+            resourceInputs["replace"] = args?.replace;
             resourceInputs["repository"] = args?.repository;
             resourceInputs["repositoryCaFile"] = args?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = args?.repositoryCertFile;
@@ -498,6 +504,10 @@ export interface HelmReleaseState {
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
     renderSubchartNotes?: pulumi.Input<boolean | undefined>;
+    /**
+     * When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     */
+    replace?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -673,6 +683,10 @@ export interface HelmReleaseArgs {
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
     renderSubchartNotes?: pulumi.Input<boolean | undefined>;
+    /**
+     * When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     */
+    replace?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */

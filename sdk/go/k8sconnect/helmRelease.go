@@ -130,6 +130,8 @@ type HelmRelease struct {
 	Postrender HelmReleasePostrenderPtrOutput `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrOutput `pulumi:"renderSubchartNotes"`
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace pulumi.BoolPtrOutput `pulumi:"replace"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrOutput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -276,6 +278,8 @@ type helmReleaseState struct {
 	Postrender *HelmReleasePostrender `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace *bool `pulumi:"replace"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -376,6 +380,8 @@ type HelmReleaseState struct {
 	Postrender HelmReleasePostrenderPtrInput
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrInput
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -468,6 +474,8 @@ type helmReleaseArgs struct {
 	Postrender *HelmReleasePostrender `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace *bool `pulumi:"replace"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -553,6 +561,8 @@ type HelmReleaseArgs struct {
 	Postrender HelmReleasePostrenderPtrInput
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrInput
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -811,6 +821,11 @@ func (o HelmReleaseOutput) Postrender() HelmReleasePostrenderPtrOutput {
 // Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 func (o HelmReleaseOutput) RenderSubchartNotes() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.RenderSubchartNotes }).(pulumi.BoolPtrOutput)
+}
+
+// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+func (o HelmReleaseOutput) Replace() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Replace }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.

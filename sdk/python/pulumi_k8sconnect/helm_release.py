@@ -41,6 +41,7 @@ class HelmReleaseArgs:
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  postrender: pulumi.Input[Optional['HelmReleasePostrenderArgs']] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -84,6 +85,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input['HelmReleasePostrenderArgs'] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -144,6 +146,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes is not None:
             pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
+        if replace is not None:
+            pulumi.set(__self__, "replace", replace)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -427,6 +431,18 @@ class HelmReleaseArgs:
 
     @_builtins.property
     @pulumi.getter
+    def replace(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "replace")
+
+    @replace.setter
+    def replace(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "replace", value)
+
+    @_builtins.property
+    @pulumi.getter
     def repository(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -696,6 +712,7 @@ class _HelmReleaseState:
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  postrender: pulumi.Input[Optional['HelmReleasePostrenderArgs']] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -747,6 +764,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input['HelmReleasePostrenderArgs'] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -823,6 +841,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes is not None:
             pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
+        if replace is not None:
+            pulumi.set(__self__, "replace", replace)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -1182,6 +1202,18 @@ class _HelmReleaseState:
 
     @_builtins.property
     @pulumi.getter
+    def replace(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "replace")
+
+    @replace.setter
+    def replace(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "replace", value)
+
+    @_builtins.property
+    @pulumi.getter
     def repository(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -1472,6 +1504,7 @@ class HelmRelease(pulumi.CustomResource):
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1557,6 +1590,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1662,6 +1696,7 @@ class HelmRelease(pulumi.CustomResource):
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1715,6 +1750,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["plain_http"] = plain_http
             __props__.__dict__["postrender"] = postrender
             __props__.__dict__["render_subchart_notes"] = render_subchart_notes
+            __props__.__dict__["replace"] = replace
             __props__.__dict__["repository"] = repository
             __props__.__dict__["repository_ca_file"] = repository_ca_file
             __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1781,6 +1817,7 @@ class HelmRelease(pulumi.CustomResource):
             plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
             postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
             render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+            replace: pulumi.Input[Optional[_builtins.bool]] = None,
             repository: pulumi.Input[Optional[_builtins.str]] = None,
             repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
             repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1836,6 +1873,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         :param pulumi.Input[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1890,6 +1928,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["plain_http"] = plain_http
         __props__.__dict__["postrender"] = postrender
         __props__.__dict__["render_subchart_notes"] = render_subchart_notes
+        __props__.__dict__["replace"] = replace
         __props__.__dict__["repository"] = repository
         __props__.__dict__["repository_ca_file"] = repository_ca_file
         __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -2121,6 +2160,14 @@ class HelmRelease(pulumi.CustomResource):
         Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         """
         return pulumi.get(self, "render_subchart_notes")
+
+    @_builtins.property
+    @pulumi.getter
+    def replace(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "replace")
 
     @_builtins.property
     @pulumi.getter

@@ -433,6 +433,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.renderSubchartNotes);
     }
     /**
+     * When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    @Export(name="replace", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> replace;
+
+    /**
+     * @return When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> replace() {
+        return Codegen.optional(this.replace);
+    }
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */

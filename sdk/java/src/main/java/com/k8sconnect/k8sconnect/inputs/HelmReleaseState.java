@@ -417,6 +417,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    @Import(name="replace")
+    private @Nullable Output<Boolean> replace;
+
+    /**
+     * @return When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> replace() {
+        return Optional.ofNullable(this.replace);
+    }
+
+    /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      * 
      */
@@ -777,6 +792,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.plainHttp = $.plainHttp;
         this.postrender = $.postrender;
         this.renderSubchartNotes = $.renderSubchartNotes;
+        this.replace = $.replace;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -1373,6 +1389,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder renderSubchartNotes(Boolean renderSubchartNotes) {
             return renderSubchartNotes(Output.of(renderSubchartNotes));
+        }
+
+        /**
+         * @param replace When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder replace(@Nullable Output<Boolean> replace) {
+            $.replace = replace;
+            return this;
+        }
+
+        /**
+         * @param replace When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder replace(Boolean replace) {
+            return replace(Output.of(replace));
         }
 
         /**

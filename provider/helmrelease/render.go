@@ -102,6 +102,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		return nil // invalid (in diags), or known only later
 	}
 	src := m.Source()
+	src.DependencyUpdate = m.DependencyUpdate.ValueBool()
 	if version != "" && src.Remote() {
 		src.Version = version
 	}

@@ -87,6 +87,7 @@ type model struct {
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
 	Replace           types.Bool   `tfsdk:"replace"`
+	DependencyUpdate  types.Bool   `tfsdk:"dependency_update"`
 	// SetWO is write-only: null in every plan and state, read from the
 	// configuration (withWriteOnly).
 	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
@@ -146,6 +147,12 @@ const (
 		"a failed one stays failed), deletes the objects of its record the chart no longer renders and updates " +
 		"those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision " +
 		"is deployed is refused as without it. Only the install reads it. Defaults to false."
+	dependencyUpdateDescription = "For a chart whose dependencies are missing from its `charts/` directory, resolve them " +
+		"anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm " +
+		"install --dependency-update` runs `helm dependency update`; without it they are fetched at " +
+		"the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's " +
+		"directory: the subcharts are cached and attached in memory. A newer version in range is a " +
+		"change of `chart_digest`, so an upgrade. Defaults to false."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
 		"lacked and that did not exist before it), each bound to the UID it was created with and " +
 		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
@@ -209,10 +216,11 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"chart no longer renders, and writes its next revision. A release another apply or helm is " +
 					"changing right now, or that k8sconnect installed from another configuration, is refused as " +
 					"without it. Only the install reads it. Defaults to false."},
-			"atomic":          schema.BoolAttribute{Optional: true, Description: atomicDescription},
-			"cleanup_on_fail": schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
-			"take_ownership":  schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
-			"replace":         schema.BoolAttribute{Optional: true, Description: replaceDescription},
+			"atomic":            schema.BoolAttribute{Optional: true, Description: atomicDescription},
+			"cleanup_on_fail":   schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
+			"take_ownership":    schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
+			"replace":           schema.BoolAttribute{Optional: true, Description: replaceDescription},
+			"dependency_update": schema.BoolAttribute{Optional: true, Description: dependencyUpdateDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},

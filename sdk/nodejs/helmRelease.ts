@@ -116,6 +116,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly dependencyRepositories: pulumi.Output<outputs.HelmReleaseDependencyRepository[] | undefined>;
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     */
+    declare public readonly dependencyUpdate: pulumi.Output<boolean | undefined>;
+    /**
      * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      */
     declare public readonly description: pulumi.Output<string | undefined>;
@@ -293,6 +297,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = state?.createNamespace;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["dependencyRepositories"] = state?.dependencyRepositories;
+            resourceInputs["dependencyUpdate"] = state?.dependencyUpdate;
             resourceInputs["description"] = state?.description;
             resourceInputs["devel"] = state?.devel;
             resourceInputs["disableWebhooks"] = state?.disableWebhooks;
@@ -346,6 +351,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = args?.createNamespace;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["dependencyRepositories"] = args?.dependencyRepositories;
+            resourceInputs["dependencyUpdate"] = args?.dependencyUpdate;
             resourceInputs["description"] = args?.description;
             resourceInputs["devel"] = args?.devel;
             resourceInputs["disableWebhooks"] = args?.disableWebhooks;
@@ -444,6 +450,10 @@ export interface HelmReleaseState {
      * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
+    /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     */
+    dependencyUpdate?: pulumi.Input<boolean | undefined>;
     /**
      * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      */
@@ -631,6 +641,10 @@ export interface HelmReleaseArgs {
      * Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
+    /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     */
+    dependencyUpdate?: pulumi.Input<boolean | undefined>;
     /**
      * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      */

@@ -29,6 +29,7 @@ class HelmReleaseArgs:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -73,6 +74,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
@@ -122,6 +124,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if dependency_repositories is not None:
             pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if dependency_update is not None:
+            pulumi.set(__self__, "dependency_update", dependency_update)
         if description is not None:
             pulumi.set(__self__, "description", description)
         if devel is not None:
@@ -284,6 +288,18 @@ class HelmReleaseArgs:
     @dependency_repositories.setter
     def dependency_repositories(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]]):
         pulumi.set(self, "dependency_repositories", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
+
+    @dependency_update.setter
+    def dependency_update(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "dependency_update", value)
 
     @_builtins.property
     @pulumi.getter
@@ -697,6 +713,7 @@ class _HelmReleaseState:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -749,6 +766,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
@@ -811,6 +829,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if dependency_repositories is not None:
             pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if dependency_update is not None:
+            pulumi.set(__self__, "dependency_update", dependency_update)
         if description is not None:
             pulumi.set(__self__, "description", description)
         if devel is not None:
@@ -1019,6 +1039,18 @@ class _HelmReleaseState:
     @dependency_repositories.setter
     def dependency_repositories(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]]):
         pulumi.set(self, "dependency_repositories", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
+
+    @dependency_update.setter
+    def dependency_update(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "dependency_update", value)
 
     @_builtins.property
     @pulumi.getter
@@ -1491,6 +1523,7 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1577,6 +1610,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
@@ -1683,6 +1717,7 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1735,6 +1770,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["create_namespace"] = create_namespace
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["dependency_repositories"] = dependency_repositories
+            __props__.__dict__["dependency_update"] = dependency_update
             __props__.__dict__["description"] = description
             __props__.__dict__["devel"] = devel
             __props__.__dict__["disable_webhooks"] = disable_webhooks
@@ -1802,6 +1838,7 @@ class HelmRelease(pulumi.CustomResource):
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+            dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
             description: pulumi.Input[Optional[_builtins.str]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
             disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -1858,6 +1895,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
@@ -1913,6 +1951,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["create_namespace"] = create_namespace
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["dependency_repositories"] = dependency_repositories
+        __props__.__dict__["dependency_update"] = dependency_update
         __props__.__dict__["description"] = description
         __props__.__dict__["devel"] = devel
         __props__.__dict__["disable_webhooks"] = disable_webhooks
@@ -2040,6 +2079,14 @@ class HelmRelease(pulumi.CustomResource):
         Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
         """
         return pulumi.get(self, "dependency_repositories")
+
+    @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
 
     @_builtins.property
     @pulumi.getter

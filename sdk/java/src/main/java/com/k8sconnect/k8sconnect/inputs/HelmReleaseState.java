@@ -192,6 +192,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * 
+     */
+    @Import(name="dependencyUpdate")
+    private @Nullable Output<Boolean> dependencyUpdate;
+
+    /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> dependencyUpdate() {
+        return Optional.ofNullable(this.dependencyUpdate);
+    }
+
+    /**
      * The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      * 
      */
@@ -777,6 +792,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.createNamespace = $.createNamespace;
         this.deleteProtection = $.deleteProtection;
         this.dependencyRepositories = $.dependencyRepositories;
+        this.dependencyUpdate = $.dependencyUpdate;
         this.description = $.description;
         this.devel = $.devel;
         this.disableWebhooks = $.disableWebhooks;
@@ -1074,6 +1090,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder dependencyRepositories(HelmReleaseDependencyRepositoryArgs... dependencyRepositories) {
             return dependencyRepositories(List.of(dependencyRepositories));
+        }
+
+        /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(@Nullable Output<Boolean> dependencyUpdate) {
+            $.dependencyUpdate = dependencyUpdate;
+            return this;
+        }
+
+        /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(Boolean dependencyUpdate) {
+            return dependencyUpdate(Output.of(dependencyUpdate));
         }
 
         /**

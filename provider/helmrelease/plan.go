@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -99,6 +102,12 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	rd, _, upgrade := renderRevision(ctx, c, &plan, next, last, "", &resp.Diagnostics)
 	if rd == nil {
 		return
+	}
+	for _, key := range slices.Sorted(maps.Keys(rd.pruned)) {
+		resp.Diagnostics.AddAttributeWarning(pathObjects.AtMapKey(key), "Fields the cluster does not know are left out",
+			fmt.Sprintf("%s sets %s, which the cluster's schema of its kind does not declare; disable_openapi_validation "+
+				"is set, so they are left out of what is applied, as the API server drops them for helm "+
+				"--disable-openapi-validation.", key, strings.Join(rd.pruned[key], ", ")))
 	}
 	for _, pattern := range rd.unmatchedIgnores {
 		example := "apps/Deployment/<namespace>/<name>"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/merge"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
@@ -84,6 +85,9 @@ type rendered struct {
 	varies map[string]bool
 	// unmatchedIgnores are the ignore_fields keys no object matched.
 	unmatchedIgnores []string
+	// pruned are, by key, the fields disable_openapi_validation left out
+	// because the kind's schema does not declare them.
+	pruned map[string][]string
 }
 
 // all are the release's objects, CRDs first, in install order.
@@ -126,7 +130,8 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			return nil
 		}
 	}
-	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.NotesWith(m.RenderSubchartNotes.ValueBool())), values: vals, config: out.Config, varies: varies}
+	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.NotesWith(m.RenderSubchartNotes.ValueBool())), values: vals, config: out.Config, varies: varies,
+		pruned: map[string][]string{}}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	secretInName := false
@@ -148,6 +153,15 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		if err != nil {
 			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
 			return piece{}, false
+		}
+		if m.DisableOpenapiValidation.ValueBool() {
+			// A kind the cluster does not describe yet (its CRD comes
+			// with the release) is sent as rendered.
+			if t, err := merge.Load(c.Discovery, p.obj.GroupVersionKind()); err == nil {
+				if dropped := merge.Prune(p.obj.Object, t); len(dropped) > 0 {
+					res.pruned[key] = dropped
+				}
+			}
 		}
 		return p, true
 	}

@@ -88,6 +88,8 @@ type model struct {
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
 	Replace           types.Bool   `tfsdk:"replace"`
 	DependencyUpdate  types.Bool   `tfsdk:"dependency_update"`
+	// DisableOpenapiValidation is disable_openapi_validation.
+	DisableOpenapiValidation types.Bool `tfsdk:"disable_openapi_validation"`
 	// SetWO is write-only: null in every plan and state, read from the
 	// configuration (withWriteOnly).
 	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
@@ -153,6 +155,12 @@ const (
 		"the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's " +
 		"directory: the subcharts are cached and attached in memory. A newer version in range is a " +
 		"change of `chart_digest`, so an upgrade. Defaults to false."
+	disableOpenAPIValidationDescription = "Leave out of each object of the release (hooks included) the fields " +
+		"that the cluster's schema of its kind does not declare, instead of having the plan refused, as " +
+		"`helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field " +
+		"of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD " +
+		"comes with the release) is sent as rendered. The release record holds the objects as applied, without " +
+		"those fields (helm's holds them as rendered). Defaults to false."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
 		"lacked and that did not exist before it), each bound to the UID it was created with and " +
 		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
@@ -216,11 +224,12 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 					"chart no longer renders, and writes its next revision. A release another apply or helm is " +
 					"changing right now, or that k8sconnect installed from another configuration, is refused as " +
 					"without it. Only the install reads it. Defaults to false."},
-			"atomic":            schema.BoolAttribute{Optional: true, Description: atomicDescription},
-			"cleanup_on_fail":   schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
-			"take_ownership":    schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
-			"replace":           schema.BoolAttribute{Optional: true, Description: replaceDescription},
-			"dependency_update": schema.BoolAttribute{Optional: true, Description: dependencyUpdateDescription},
+			"atomic":                     schema.BoolAttribute{Optional: true, Description: atomicDescription},
+			"cleanup_on_fail":            schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
+			"take_ownership":             schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
+			"replace":                    schema.BoolAttribute{Optional: true, Description: replaceDescription},
+			"dependency_update":          schema.BoolAttribute{Optional: true, Description: dependencyUpdateDescription},
+			"disable_openapi_validation": schema.BoolAttribute{Optional: true, Description: disableOpenAPIValidationDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},

@@ -128,6 +128,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
     /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     */
+    declare public readonly disableOpenapiValidation: pulumi.Output<boolean | undefined>;
+    /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
      */
     declare public readonly disableWebhooks: pulumi.Output<boolean | undefined>;
@@ -300,6 +304,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["dependencyUpdate"] = state?.dependencyUpdate;
             resourceInputs["description"] = state?.description;
             resourceInputs["devel"] = state?.devel;
+            resourceInputs["disableOpenapiValidation"] = state?.disableOpenapiValidation;
             resourceInputs["disableWebhooks"] = state?.disableWebhooks;
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["keyring"] = state?.keyring;
@@ -354,6 +359,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["dependencyUpdate"] = args?.dependencyUpdate;
             resourceInputs["description"] = args?.description;
             resourceInputs["devel"] = args?.devel;
+            resourceInputs["disableOpenapiValidation"] = args?.disableOpenapiValidation;
             resourceInputs["disableWebhooks"] = args?.disableWebhooks;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["keyring"] = args?.keyring;
@@ -462,6 +468,10 @@ export interface HelmReleaseState {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     */
+    disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
      */
@@ -653,6 +663,10 @@ export interface HelmReleaseArgs {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     */
+    disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
      */

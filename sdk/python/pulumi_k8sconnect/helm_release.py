@@ -32,6 +32,7 @@ class HelmReleaseArgs:
                  dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -77,6 +78,7 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -130,6 +132,8 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "description", description)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if disable_openapi_validation is not None:
+            pulumi.set(__self__, "disable_openapi_validation", disable_openapi_validation)
         if disable_webhooks is not None:
             pulumi.set(__self__, "disable_webhooks", disable_webhooks)
         if ignore_fields is not None:
@@ -324,6 +328,18 @@ class HelmReleaseArgs:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
+
+    @disable_openapi_validation.setter
+    def disable_openapi_validation(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disable_openapi_validation", value)
 
     @_builtins.property
     @pulumi.getter(name="disableWebhooks")
@@ -716,6 +732,7 @@ class _HelmReleaseState:
                  dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -769,6 +786,7 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -835,6 +853,8 @@ class _HelmReleaseState:
             pulumi.set(__self__, "description", description)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if disable_openapi_validation is not None:
+            pulumi.set(__self__, "disable_openapi_validation", disable_openapi_validation)
         if disable_webhooks is not None:
             pulumi.set(__self__, "disable_webhooks", disable_webhooks)
         if ignore_fields is not None:
@@ -1075,6 +1095,18 @@ class _HelmReleaseState:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
+
+    @disable_openapi_validation.setter
+    def disable_openapi_validation(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disable_openapi_validation", value)
 
     @_builtins.property
     @pulumi.getter(name="disableWebhooks")
@@ -1526,6 +1558,7 @@ class HelmRelease(pulumi.CustomResource):
                  dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1613,6 +1646,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -1720,6 +1754,7 @@ class HelmRelease(pulumi.CustomResource):
                  dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1773,6 +1808,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["dependency_update"] = dependency_update
             __props__.__dict__["description"] = description
             __props__.__dict__["devel"] = devel
+            __props__.__dict__["disable_openapi_validation"] = disable_openapi_validation
             __props__.__dict__["disable_webhooks"] = disable_webhooks
             __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["keyring"] = keyring
@@ -1841,6 +1877,7 @@ class HelmRelease(pulumi.CustomResource):
             dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
             description: pulumi.Input[Optional[_builtins.str]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
+            disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
             disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1898,6 +1935,7 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -1954,6 +1992,7 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["dependency_update"] = dependency_update
         __props__.__dict__["description"] = description
         __props__.__dict__["devel"] = devel
+        __props__.__dict__["disable_openapi_validation"] = disable_openapi_validation
         __props__.__dict__["disable_webhooks"] = disable_webhooks
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["keyring"] = keyring
@@ -2103,6 +2142,14 @@ class HelmRelease(pulumi.CustomResource):
         Let an empty `version` or a constraint pick pre-release versions.
         """
         return pulumi.get(self, "devel")
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
 
     @_builtins.property
     @pulumi.getter(name="disableWebhooks")

@@ -265,6 +265,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.devel);
     }
     /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    @Export(name="disableOpenapiValidation", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> disableOpenapiValidation;
+
+    /**
+     * @return Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> disableOpenapiValidation() {
+        return Codegen.optional(this.disableOpenapiValidation);
+    }
+    /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
      * 
      */

@@ -237,6 +237,21 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    @Import(name="disableOpenapiValidation")
+    private @Nullable Output<Boolean> disableOpenapiValidation;
+
+    /**
+     * @return Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> disableOpenapiValidation() {
+        return Optional.ofNullable(this.disableOpenapiValidation);
+    }
+
+    /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
      * 
      */
@@ -795,6 +810,7 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
         this.dependencyUpdate = $.dependencyUpdate;
         this.description = $.description;
         this.devel = $.devel;
+        this.disableOpenapiValidation = $.disableOpenapiValidation;
         this.disableWebhooks = $.disableWebhooks;
         this.ignoreFields = $.ignoreFields;
         this.keyring = $.keyring;
@@ -1153,6 +1169,27 @@ public final class HelmReleaseState extends com.pulumi.resources.ResourceArgs {
          */
         public Builder devel(Boolean devel) {
             return devel(Output.of(devel));
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(@Nullable Output<Boolean> disableOpenapiValidation) {
+            $.disableOpenapiValidation = disableOpenapiValidation;
+            return this;
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(Boolean disableOpenapiValidation) {
+            return disableOpenapiValidation(Output.of(disableOpenapiValidation));
         }
 
         /**

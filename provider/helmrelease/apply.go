@@ -34,6 +34,7 @@ import (
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	withWriteOnly(ctx, &plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -42,6 +43,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	resp.Diagnostics.Append(d...)
 	defer optimeout.Finish(ctx, &resp.Diagnostics, "")
 	if ok, _ := r.apply(ctx, &plan, nil, private{}, false, nil, nil, resp.Private, &resp.Diagnostics); ok {
+		plan.dropWriteOnly()
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -73,11 +75,17 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	adopt := adopting(ctx, req.Private)
+	withWriteOnly(ctx, &plan, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var as *renderedAs
 	if sameValues(plan, state) {
-		as = lastRender(ctx, req.Private) // a repair: rendered as the last apply was, as planned
+		// a repair: rendered as the last apply was, as planned
+		as = lastRenderOf(lastRender(ctx, req.Private), &plan)
 	}
 	ok, after := r.apply(ctx, &plan, &state, prior, adopt, as, req.Private, resp.Private, &resp.Diagnostics)
+	plan.dropWriteOnly()
 	if ok {
 		if adopt {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopting, nil)...)
@@ -161,6 +169,9 @@ type applyRun struct {
 	in      privatestate.Reader
 	rec     *release.Release // the revision's record, pending until record
 	applied map[string]*unstructured.Unstructured
+	// adoptees are the objects take_ownership takes from others, by key,
+	// each with the field managers that held it.
+	adoptees map[string][]string
 	// absent are the objects of an upgrade under atomic or cleanup_on_fail
 	// that the cluster did not hold before it (noteAbsent), by key.
 	absent map[string]bool
@@ -208,7 +219,7 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	// run may have installed or begun to change the release since.
 	if a.state == nil {
 		var adopt bool // upgrade_install found a release made elsewhere
-		adopt, err = a.recs.checkInstall(name, a.history, a.plan.UpgradeInstall.ValueBool())
+		adopt, err = a.recs.checkInstall(name, a.history, a.plan.UpgradeInstall.ValueBool(), a.plan.Replace.ValueBool())
 		a.adopt = a.adopt || adopt
 	} else {
 		err = a.recs.checkUpgrade(a.history)
@@ -259,6 +270,10 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 		return false
 	}
 	if !a.agrees(ctx, diags) {
+		return false
+	}
+	if err := a.noteAdoptees(ctx); err != nil {
+		diags.AddError("Object of the chart not accepted", a.rd.values.Scrub(err.Error()))
 		return false
 	}
 	if err := a.noteAbsent(ctx); err != nil {
@@ -375,6 +390,9 @@ func (a *applyRun) steps(ctx context.Context, diags *diag.Diagnostics) (string, 
 			return "Object not taken over", err
 		}
 	}
+	if err := takeOwnership(ctx, c, a.adoptees, a.applied); err != nil {
+		return "Object not taken over", err
+	}
 	if err := deleteRemoved(ctx, c, a.prior, rd, timeout); err != nil {
 		return "Removed object not deleted", err
 	}
@@ -471,7 +489,7 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	plan.Notes = types.StringValue(rd.notes)
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
-		ChartDigest: a.rd.digest})...)
+		ChartDigest: a.rd.digest, WriteOnly: plan.writeOnlyDigest()})...)
 	return !diags.HasError()
 }
 

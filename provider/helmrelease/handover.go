@@ -90,6 +90,48 @@ func takeOverAll(ctx context.Context, c *connection.Client, applied map[string]*
 	return nil
 }
 
+// noteAdoptees finds, under take_ownership, the objects of the chart that
+// exist and are not the release's, and who holds each (adoptable), before
+// anything is applied; an object that cannot be handed over is refused.
+func (a *applyRun) noteAdoptees(ctx context.Context) error {
+	if !a.plan.TakeOwnership.ValueBool() {
+		return nil
+	}
+	a.adoptees = map[string][]string{}
+	for _, p := range a.rd.objects {
+		if _, ours := a.prior[p.key]; ours {
+			continue
+		}
+		holder, managers, err := adoptable(ctx, a.c, p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.key, err)
+		}
+		if holder != "" {
+			a.adoptees[p.key] = managers
+		}
+	}
+	return nil
+}
+
+// takeOwnership hands the fields the chart sets on each object
+// take_ownership took (adoptees) from the field managers that held it to
+// k8sconnect, once it is applied, as takeOverAll does after an import.
+func takeOwnership(ctx context.Context, c *connection.Client, adoptees map[string][]string,
+	applied map[string]*unstructured.Unstructured) error {
+	for key, managers := range adoptees {
+		obj := applied[key]
+		if obj == nil || len(managers) == 0 {
+			continue
+		}
+		out, err := ssa.TakeOver(ctx, c, obj, managers)
+		if err != nil {
+			return fmt.Errorf("%s: handing the fields of %v over: %w", key, managers, err)
+		}
+		applied[key] = out
+	}
+	return nil
+}
+
 // handOverIgnored releases k8sconnect's ownership of the fields an upgrade
 // newly leaves out, before the apply that leaves them out, so they keep
 // their values for the manager that takes them (ssa.HandOver).

@@ -23,17 +23,19 @@ func sameInputs(plan, state model) bool {
 // sameValues reports whether the chart's source and values are as in state
 // (the resolved chart version aside: it is known only once rendered), and
 // what the record says of the revision besides its objects: its notes'
-// subcharts and its description, whose change helm makes an upgrade too.
+// subcharts and its description, whose change helm makes an upgrade too,
+// set_wo_revision, which stands in for set_wo (kept nowhere), and the
+// post-renderer.
 func sameValues(plan, state model) bool {
 	for _, p := range [][2]attr.Value{{plan.Values, state.Values}, {plan.Chart, state.Chart},
-		{plan.Repository, state.Repository}, {plan.Version, state.Version}} {
+		{plan.Repository, state.Repository}, {plan.Version, state.Version}, {plan.Postrender, state.Postrender}} {
 		if !p[0].Equal(p[1]) {
 			return false
 		}
 	}
 	// Unset and false, unset and empty, are one.
 	if plan.RenderSubchartNotes.ValueBool() != state.RenderSubchartNotes.ValueBool() ||
-		plan.Description.ValueString() != state.Description.ValueString() {
+		plan.Description.ValueString() != state.Description.ValueString() || !plan.SetWORevision.Equal(state.SetWORevision) {
 		return false
 	}
 	return settingsEqual(plan.Set, state.Set) && settingsEqual(plan.SetSensitive, state.SetSensitive) &&

@@ -15,7 +15,7 @@ import (
 // plan, or a warning. It reports false when the chart is not to be
 // rendered.
 func lintChart(ctx context.Context, c *connection.Client, m *model, diags *diag.Diagnostics) bool {
-	vals := m.ChartValues(ctx, diags)
+	vals := m.chartValues(ctx, diags)
 	if diags.HasError() {
 		return false
 	}

@@ -3,6 +3,7 @@ package helmrelease
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -51,6 +52,39 @@ func takenBy(ctx context.Context, c *connection.Client, p piece) (string, error)
 		return holder.String(), nil
 	}
 	return "", nil
+}
+
+// adoptable names who holds the object p would create, for take_ownership
+// to take it from; "" when it does not exist or is this release's own. An
+// object whose fields k8sconnect's own field manager holds (a
+// k8sconnect_object's, a manifest set's, another k8sconnect_helm_release's)
+// cannot be handed over, and is refused. managers are the field managers to
+// take its fields from.
+func adoptable(ctx context.Context, c *connection.Client, p piece) (holder string, managers []string, err error) {
+	id := manifest.IdentityOf(p.obj)
+	live, err := c.GetMetadata(ctx, id.GVK(), p.obj.GetNamespace(), id.Name)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return "", nil, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("reading it: %w", err)
+	}
+	ann := p.obj.GetAnnotations()
+	h := objectplan.HolderOf(live)
+	if h.InRelease(ann[annotationReleaseNS], ann[annotationReleaseName]) {
+		return "", nil, nil
+	}
+	if slices.Contains(h.Managers, ssa.FieldManager) {
+		return "", nil, fmt.Errorf("it already exists and belongs to %s, whose fields k8sconnect's field manager "+
+			"holds, so take_ownership cannot hand them over; nothing was changed. Remove it from the chart (or from "+
+			"the other owner), or delete it first if it is meant to be this release's", h.String())
+	}
+	for _, m := range h.Managers {
+		if !slices.Contains(managers, m) {
+			managers = append(managers, m)
+		}
+	}
+	return h.String(), managers, nil
 }
 
 // observe projects obj onto the fields k8sconnect owns there plus prev,

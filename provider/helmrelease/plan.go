@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -45,7 +49,14 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	withWriteOnly(ctx, &plan, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defer func() {
+		plan.dropWriteOnly()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	}()
 	// Set again below once the plan has rendered: an apply compares only
 	// with what this plan rendered.
 	resp.Diagnostics.Append(savePlanned(ctx, resp.Private, nil)...)
@@ -53,7 +64,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	}
 	plan.unknownResults()
-	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() {
+	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() || !plan.writeOnlyKnown() || !plan.postrenderKnown(ctx) {
 		return // rendered when the configuration is known
 	}
 	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
@@ -74,31 +85,29 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	}
 	next := helmchart.Release{Name: plan.Name.ValueString(), Namespace: plan.Namespace.ValueString(),
 		Revision: int(state.Revision.ValueInt64()) + 1, IsUpgrade: !creating}
-	adopt := false // upgrade_install found a release made elsewhere
+	adopt, replacing := false, false // upgrade_install found a release made elsewhere; replace installs over one
 	if creating {
-		records := newRecords(c, plan.Namespace.ValueString(), 0)
-		history, err := records.history(plan.Name.ValueString())
-		if err == nil {
-			adopt, err = records.checkInstall(plan.Name.ValueString(), history, plan.UpgradeInstall.ValueBool())
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("The release cannot be installed", connection.Explain(err))
+		var ok bool
+		if next, adopt, replacing, ok = checkInstallAtPlan(c, plan, &resp.Diagnostics); !ok {
 			return
 		}
-		// A failed install taken up, or a release adopted (upgrade_install),
-		// is the revision after its record, as the apply will render it.
-		next = nextRevision(next.Name, next.Namespace, history)
 	}
 	if plan.Lint.ValueBool() && !lintChart(ctx, c, &plan, &resp.Diagnostics) {
 		return
 	}
 	var last *renderedAs
 	if !creating && sameValues(plan, state) {
-		last = lastRender(ctx, req.Private)
+		last = lastRenderOf(lastRender(ctx, req.Private), &plan)
 	}
 	rd, _, upgrade := renderRevision(ctx, c, &plan, next, last, "", &resp.Diagnostics)
 	if rd == nil {
 		return
+	}
+	for _, key := range slices.Sorted(maps.Keys(rd.pruned)) {
+		resp.Diagnostics.AddAttributeWarning(pathObjects.AtMapKey(key), "Fields the cluster does not know are left out",
+			fmt.Sprintf("%s sets %s, which the cluster's schema of its kind does not declare; disable_openapi_validation "+
+				"is set, so they are left out of what is applied, as the API server drops them for helm "+
+				"--disable-openapi-validation.", key, strings.Join(rd.pruned[key], ", ")))
 	}
 	for _, pattern := range rd.unmatchedIgnores {
 		example := "apps/Deployment/<namespace>/<name>"
@@ -118,10 +127,10 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ChartDigest = state.ChartDigest
 	}
 
-	if adopt || !creating && adopting(ctx, req.Private) {
+	if adopt && !replacing || !creating && adopting(ctx, req.Private) {
 		resp.Diagnostics.AddWarning("Taking over a release made elsewhere", adoptionWarning(plan.ID.ValueString(), adopt))
 	}
-	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan.ID.ValueString(), comingNamespace(ctx, c, plan))
+	objects, drifted := r.dryRunAll(ctx, c, rd, req, resp, state, plan, comingNamespace(ctx, c, plan))
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -138,6 +147,34 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		planned := newPlannedRender(rd, objects)
 		resp.Diagnostics.Append(savePlanned(ctx, resp.Private, &planned)...)
 	}
+}
+
+// checkInstallAtPlan checks that the release may be installed
+// (records.checkInstall) and returns the revision the install renders (a
+// failed install taken up, a release adopted or installed over is the
+// revision after its record, as the apply will render it), whether it adopts
+// a release made elsewhere, whether it installs over one (replace, warned
+// of), and false when the install is refused.
+func checkInstallAtPlan(c *connection.Client, plan model, diags *diag.Diagnostics) (next helmchart.Release, adopt, replacing, ok bool) {
+	name, ns := plan.Name.ValueString(), plan.Namespace.ValueString()
+	records := newRecords(c, ns, 0)
+	history, err := records.history(name)
+	if err == nil {
+		adopt, err = records.checkInstall(name, history, plan.UpgradeInstall.ValueBool(), plan.Replace.ValueBool())
+	}
+	if err != nil {
+		diags.AddError("The release cannot be installed", connection.Explain(err))
+		return next, false, false, false
+	}
+	if plan.Replace.ValueBool() && replaceable(history) && history[len(history)-1].Labels[labelWriter] != "k8sconnect" {
+		last := history[len(history)-1]
+		diags.AddWarning("Installing over a release", fmt.Sprintf("Release %s has revision %d, %s, as its "+
+			"latest. replace is set, so this install writes revision %d over it, as helm install --replace does; "+
+			"objects of its record that the chart no longer renders are deleted, and those that exist are updated "+
+			"in place.", plan.ID.ValueString(), last.Version, last.Info.Status, last.Version+1))
+		replacing = true
+	}
+	return nextRevision(name, ns, history), adopt, replacing, true
 }
 
 func (m *model) unknownResults() {
@@ -162,6 +199,9 @@ type planned struct {
 	// leftTo is set for a CRD of crds/ that another release holds: not in
 	// objects.
 	leftTo *crdOfAnotherRelease
+	// adoptedFrom names who holds an object that exists already and that
+	// take_ownership makes the release's.
+	adoptedFrom string
 }
 
 // comingNamespace is the namespace the apply makes (create_namespace), or
@@ -189,7 +229,8 @@ func comingNamespace(ctx context.Context, c *connection.Client, plan model) stri
 // k8sconnect_object explains its one (ADR 0008), each with its own private
 // state.
 func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rendered, req resource.ModifyPlanRequest,
-	resp *resource.ModifyPlanResponse, state model, id string, comingNamespace string) (types.Map, bool) {
+	resp *resource.ModifyPlanResponse, state, plan model, comingNamespace string) (types.Map, bool) {
+	id, takeOwnership := plan.ID.ValueString(), plan.TakeOwnership.ValueBool()
 	pieces := rd.all()
 	results := make([]planned, len(pieces))
 	errs := make([]error, len(pieces))
@@ -207,7 +248,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 				body: priv[p.key].Body, live: recent.Obj}
 		}
 		var handOn handon.Read
-		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, comingNamespace)
+		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, comingNamespace, takeOwnership)
 		if errs[i] == nil {
 			remember(c, id, p.key, handOn)
 		}
@@ -241,6 +282,9 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 			// find it the release's.
 			diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "Taking over a CRD of the chart", t.warning(p.key))
 		}
+		if holder := results[i].adoptedFrom; holder != "" {
+			diags.AddAttributeWarning(pathObjects.AtMapKey(p.key), "Taking ownership of an object", adoptedWarning(p.key, holder))
+		}
 		objectplan.Explain(ctx, results[i].object, results[i].plan, objectplan.Explanation{Subject: p.key,
 			At: pathObjects.AtMapKey(p.key), Attribute: "objects", Private: privatestate.Of{R: req.Private, W: resp.Private, Object: p.key},
 			Verbosity: r.verbosity, Options: []ownership.Option{ownership.LetGoBy("change the chart's values so that it no longer sets them: [%s]")}},
@@ -272,7 +316,7 @@ type lastApply struct {
 // process handed on of the object; dryRunOne returns what this plan read or
 // asked itself, for the next (handon.Read's rule).
 func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApply, recent handon.Read,
-	comingNamespace string) (planned, handon.Read, error) {
+	comingNamespace string, takeOwnership bool) (planned, handon.Read, error) {
 	var handOn handon.Read
 	o := objectplan.Object{Desired: p.obj.DeepCopy(), Body: []byte(objectset.BodyHash(p.obj, p.red)), Recent: recent, Marks: helmMarks,
 		Ignore: p.ignored, Redactor: p.red}
@@ -314,6 +358,8 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 			if errors.As(err, &out.leftTo) {
 				return planned{leftTo: out.leftTo}, handOn, nil
 			}
+		} else if takeOwnership {
+			out.adoptedFrom, _, err = adoptable(ctx, c, p)
 		} else {
 			err = checkNotTaken(ctx, c, p)
 		}
@@ -329,6 +375,16 @@ func dryRunOne(ctx context.Context, c *connection.Client, p piece, last *lastApp
 // stores nothing.
 func existedBefore(dry *unstructured.Unstructured) bool {
 	return dry.GetResourceVersion() != ""
+}
+
+// adoptedWarning tells what the apply does to an object take_ownership
+// takes from holder.
+func adoptedWarning(key, holder string) string {
+	return fmt.Sprintf("%s exists already and belongs to %s. take_ownership is set, so this apply makes it this "+
+		"release's, as helm --take-ownership does: it is updated in place (it keeps its UID), gets the chart's fields "+
+		"and this release's marks, and the fields the chart sets are handed to k8sconnect from the field managers "+
+		"that held them; fields only they set stay theirs. A Helm release that listed it still does in its record, "+
+		"and its uninstall would delete it.", key, holder)
 }
 
 // checkNotTaken refuses an object the release would take from someone else.

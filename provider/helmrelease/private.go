@@ -92,6 +92,9 @@ type renderedAs struct {
 	// republished, a hook changed) are an upgrade, not a repair. Empty for
 	// an apply from before it was kept, which is then taken as the same.
 	ChartDigest string `json:"chartDigest,omitempty"`
+	// WriteOnly is the digest of the set_wo it rendered with
+	// (writeOnlyDigest), never the values.
+	WriteOnly string `json:"writeOnly,omitempty"`
 }
 
 // lastRender is how the last apply rendered, if it was kept.

@@ -163,7 +163,11 @@ func (r *records) history(name string) ([]*release.Release, error) {
 // (upgrade_install), a release another tool made is adopted instead, as an
 // import would take it (adopt); one that k8sconnect wrote and finished is
 // still refused, as another declaration's.
-func (r *records) checkInstall(name string, h []*release.Release, upgradeInstall bool) (adopt bool, err error) {
+//
+// With replace, a release whose latest revision is uninstalled (helm
+// uninstall --keep-history) or failed is installed over, as `helm install
+// --replace` does: the install writes the revision after it (replaceable).
+func (r *records) checkInstall(name string, h []*release.Release, upgradeInstall, replace bool) (adopt bool, err error) {
 	if len(h) == 0 {
 		return false, nil
 	}
@@ -176,6 +180,11 @@ func (r *records) checkInstall(name string, h []*release.Release, upgradeInstall
 		last.Info.Status != common.StatusSuperseded {
 		return false, nil
 	}
+	if replace && replaceable(h) {
+		// What another tool left of it is handed over as an adoption
+		// hands it.
+		return !ours, nil
+	}
 	if upgradeInstall && !ours {
 		return true, r.checkUpgrade(h)
 	}
@@ -184,12 +193,26 @@ func (r *records) checkInstall(name string, h []*release.Release, upgradeInstall
 		status = last.Info.Status.String()
 	}
 	remedy := "Import it into this resource instead (or set upgrade_install = true to take it over as it installs)"
+	if replaceable(h) {
+		remedy = "Set replace = true to install over it, as helm install --replace does, or import it into this resource"
+	}
 	if ours {
 		remedy = "Import it into this resource instead (k8sconnect installed it, from another configuration or state)"
 	}
 	return false, fmt.Errorf("release %s/%s already exists in the cluster (revision %d, %s); k8sconnect will not install "+
 		"over it. %s, or uninstall it first (helm uninstall %s -n %s)",
 		last.Namespace, name, last.Version, status, remedy, name, last.Namespace)
+}
+
+// replaceable reports whether the latest revision of h is one that
+// replace installs over: uninstalled (its history kept) or failed, as Helm
+// 4.3.1's install lets --replace reuse the name.
+func replaceable(h []*release.Release) bool {
+	if len(h) == 0 {
+		return false
+	}
+	last := h[len(h)-1]
+	return last.Info != nil && (last.Info.Status == common.StatusUninstalled || last.Info.Status == common.StatusFailed)
 }
 
 // checkUpgrade refuses to upgrade a release another apply, or helm, is
@@ -260,12 +283,19 @@ func (r *records) update(rel *release.Release) error {
 // finish marks rel deployed and every earlier deployed revision superseded,
 // as helm does after a successful upgrade.
 func (r *records) finish(rel *release.Release, earlier []*release.Release, description string) error {
-	for _, e := range earlier {
-		if e.Info != nil && e.Info.Status == common.StatusDeployed {
+	for i, e := range earlier {
+		switch {
+		case e.Info != nil && e.Info.Status == common.StatusDeployed:
 			e.Info.Status = common.StatusSuperseded
-			if err := r.update(e); err != nil {
-				return err
-			}
+		case i == len(earlier)-1 && e.Info != nil && e.Info.Status == common.StatusUninstalled:
+			// Installed over (replace): superseded, as helm install
+			// --replace leaves it.
+			e.SetStatus(common.StatusSuperseded, "superseded by new release")
+		default:
+			continue
+		}
+		if err := r.update(e); err != nil {
+			return err
 		}
 	}
 	rel.Info.LastDeployed = time.Now()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
+	"github.com/k8sconnect/k8sconnect/provider/internal/merge"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
@@ -84,6 +85,9 @@ type rendered struct {
 	varies map[string]bool
 	// unmatchedIgnores are the ignore_fields keys no object matched.
 	unmatchedIgnores []string
+	// pruned are, by key, the fields disable_openapi_validation left out
+	// because the kind's schema does not declare them.
+	pruned map[string][]string
 }
 
 // all are the release's objects, CRDs first, in install order.
@@ -93,7 +97,7 @@ func (r *rendered) all() []piece { return slices.Concat(r.crds, r.objects) }
 // the chart version the plan resolved, so an apply installs what was planned
 // even if a newer chart matching the constraint appeared since.
 func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.Release, version string, diags *diag.Diagnostics) *rendered {
-	vals := m.ChartValues(ctx, diags)
+	vals := m.chartValues(ctx, diags)
 	if diags.HasError() {
 		return nil
 	}
@@ -102,11 +106,16 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		return nil // invalid (in diags), or known only later
 	}
 	src := m.Source()
+	src.DependencyUpdate = m.DependencyUpdate.ValueBool()
 	if version != "" && src.Remote() {
 		src.Version = version
 	}
+	pr, _ := m.postRenderer(ctx, diags)
+	if diags.HasError() {
+		return nil
+	}
 	req := helmchart.Request{Source: src, Values: vals, Release: rel,
-		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c}
+		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c, PostRenderer: pr}
 	out, failure := helmchart.LoadAndRender(ctx, req)
 	if failure != nil {
 		addFailure(diags, vals, failure)
@@ -121,7 +130,8 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			return nil
 		}
 	}
-	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.NotesWith(m.RenderSubchartNotes.ValueBool())), values: vals, config: out.Config, varies: varies}
+	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.NotesWith(m.RenderSubchartNotes.ValueBool())), values: vals, config: out.Config, varies: varies,
+		pruned: map[string][]string{}}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	secretInName := false
@@ -130,7 +140,11 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			// Keys go to state and to plans in the clear: said once, and
 			// without the key, which is what holds the value.
 			if !secretInName {
-				diags.AddAttributeError(pathSetSensitive, helmchart.InvalidChartOutput, helmchart.SecretInName)
+				if helmchart.NameHoldsSecret(key, helmchart.Values{WriteOnly: vals.WriteOnly}.SensitiveTexts()) {
+					diags.AddAttributeError(pathSetWO, helmchart.InvalidChartOutput, helmchart.WriteOnlyInName)
+				} else {
+					diags.AddAttributeError(pathSetSensitive, helmchart.InvalidChartOutput, helmchart.SecretInName)
+				}
 			}
 			secretInName = true
 			return piece{}, false
@@ -139,6 +153,15 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		if err != nil {
 			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
 			return piece{}, false
+		}
+		if m.DisableOpenapiValidation.ValueBool() {
+			// A kind the cluster does not describe yet (its CRD comes
+			// with the release) is sent as rendered.
+			if t, err := merge.Load(c.Discovery, p.obj.GroupVersionKind()); err == nil {
+				if dropped := merge.Prune(p.obj.Object, t); len(dropped) > 0 {
+					res.pruned[key] = dropped
+				}
+			}
 		}
 		return p, true
 	}

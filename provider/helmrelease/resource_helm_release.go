@@ -86,6 +86,16 @@ type model struct {
 	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 	IgnoreFields      types.Map    `tfsdk:"ignore_fields"`
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
+	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
+	Replace           types.Bool   `tfsdk:"replace"`
+	DependencyUpdate  types.Bool   `tfsdk:"dependency_update"`
+	// DisableOpenapiValidation is disable_openapi_validation.
+	DisableOpenapiValidation types.Bool `tfsdk:"disable_openapi_validation"`
+	// SetWO is write-only: null in every plan and state, read from the
+	// configuration (withWriteOnly).
+	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
+	SetWORevision types.Int64           `tfsdk:"set_wo_revision"`
+	Postrender    types.Object          `tfsdk:"postrender"`
 	chartinputs.Inputs
 
 	Objects      types.Map       `tfsdk:"objects"`
@@ -104,6 +114,7 @@ var (
 	pathChart        = path.Root("chart")
 	pathIgnoreFields = path.Root("ignore_fields")
 	pathSetSensitive = path.Root("set_sensitive")
+	pathSetWO        = path.Root("set_wo")
 	pathLint         = path.Root("lint")
 )
 
@@ -125,6 +136,33 @@ const (
 		"records removed, as `helm uninstall`. The run still fails, saying what failed and what was put " +
 		"back; nothing is tainted, and the next apply tries again. The CRDs of `crds/` are never " +
 		"deleted or rolled back. Implies wait. Defaults to false."
+	takeOwnershipDescription = "Make objects of the chart that exist already and are not this release's the " +
+		"release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made " +
+		"by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, " +
+		"or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who " +
+		"holds it; the apply gives it the chart's fields and hands every field the chart sets from its field " +
+		"managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a " +
+		"k8sconnect resource manages (k8sconnect_object, a manifest set, another k8sconnect_helm_release) is " +
+		"still refused: both would write under the same field manager. Without it, an object that exists and " +
+		"is not the release's is refused at plan, naming who holds it. Defaults to false."
+	replaceDescription = "When the install finds the release's name in use by a release whose latest revision is " +
+		"uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: " +
+		"the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, " +
+		"a failed one stays failed), deletes the objects of its record the chart no longer renders and updates " +
+		"those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision " +
+		"is deployed is refused as without it. Only the install reads it. Defaults to false."
+	dependencyUpdateDescription = "For a chart whose dependencies are missing from its `charts/` directory, resolve them " +
+		"anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm " +
+		"install --dependency-update` runs `helm dependency update`; without it they are fetched at " +
+		"the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's " +
+		"directory: the subcharts are cached and attached in memory. A newer version in range is a " +
+		"change of `chart_digest`, so an upgrade. Defaults to false."
+	disableOpenAPIValidationDescription = "Leave out of each object of the release (hooks included) the fields " +
+		"that the cluster's schema of its kind does not declare, instead of having the plan refused, as " +
+		"`helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field " +
+		"of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD " +
+		"comes with the release) is sent as rendered. The release record holds the objects as applied, without " +
+		"those fields (helm's holds them as rendered). Defaults to false."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
 		"lacked and that did not exist before it), each bound to the UID it was created with and " +
 		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
@@ -189,8 +227,12 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 					"chart no longer renders, and writes its next revision. A release another apply or helm is " +
 					"changing right now, or that k8sconnect installed from another configuration, is refused as " +
 					"without it. Only the install reads it. Defaults to false."},
-			"atomic":          schema.BoolAttribute{Optional: true, Description: atomicDescription},
-			"cleanup_on_fail": schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
+			"atomic":                     schema.BoolAttribute{Optional: true, Description: atomicDescription},
+			"cleanup_on_fail":            schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
+			"take_ownership":             schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
+			"replace":                    schema.BoolAttribute{Optional: true, Description: replaceDescription},
+			"dependency_update":          schema.BoolAttribute{Optional: true, Description: dependencyUpdateDescription},
+			"disable_openapi_validation": schema.BoolAttribute{Optional: true, Description: disableOpenAPIValidationDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},
@@ -209,6 +251,9 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 					"holds it (as helm leaves it), and refused at plan, naming who holds it, when a " +
 					"k8sconnect_object or another field manager does. Set on a release that installed them, it " +
 					"leaves them in the cluster as they are, no longer upgraded."},
+			"set_wo":             setWOAttribute(),
+			"set_wo_revision":    setWORevisionAttribute(),
+			"postrender":         postrenderAttribute(),
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +

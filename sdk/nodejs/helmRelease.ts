@@ -116,6 +116,10 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly dependencyRepositories: pulumi.Output<outputs.HelmReleaseDependencyRepository[] | undefined>;
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     */
+    declare public readonly dependencyUpdate: pulumi.Output<boolean | undefined>;
+    /**
      * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      */
     declare public readonly description: pulumi.Output<string | undefined>;
@@ -123,6 +127,10 @@ export class HelmRelease extends pulumi.CustomResource {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     */
+    declare public readonly disableOpenapiValidation: pulumi.Output<boolean | undefined>;
     /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
      */
@@ -168,9 +176,17 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly plainHttp: pulumi.Output<boolean | undefined>;
     /**
+     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     */
+    declare public readonly postrender: pulumi.Output<outputs.HelmReleasePostrender | undefined>;
+    /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
     declare public readonly renderSubchartNotes: pulumi.Output<boolean | undefined>;
+    /**
+     * When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     */
+    declare public readonly replace: pulumi.Output<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -212,6 +228,15 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly setSensitive: pulumi.Output<outputs.HelmReleaseSetSensitive[] | undefined>;
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     */
+    declare public readonly setWoRevision: pulumi.Output<number | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     */
+    declare public readonly setWos: pulumi.Output<outputs.HelmReleaseSetWo[] | undefined>;
+    /**
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */
     declare public readonly skipCrds: pulumi.Output<boolean>;
@@ -219,6 +244,10 @@ export class HelmRelease extends pulumi.CustomResource {
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
+    /**
+     * Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+     */
+    declare public readonly takeOwnership: pulumi.Output<boolean | undefined>;
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */
@@ -272,8 +301,10 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = state?.createNamespace;
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["dependencyRepositories"] = state?.dependencyRepositories;
+            resourceInputs["dependencyUpdate"] = state?.dependencyUpdate;
             resourceInputs["description"] = state?.description;
             resourceInputs["devel"] = state?.devel;
+            resourceInputs["disableOpenapiValidation"] = state?.disableOpenapiValidation;
             resourceInputs["disableWebhooks"] = state?.disableWebhooks;
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["keyring"] = state?.keyring;
@@ -285,7 +316,9 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["objects"] = state?.objects;
             resourceInputs["passCredentials"] = state?.passCredentials;
             resourceInputs["plainHttp"] = state?.plainHttp;
+            resourceInputs["postrender"] = state?.postrender;
             resourceInputs["renderSubchartNotes"] = state?.renderSubchartNotes;
+            resourceInputs["replace"] = state?.replace;
             resourceInputs["repository"] = state?.repository;
             resourceInputs["repositoryCaFile"] = state?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = state?.repositoryCertFile;
@@ -296,8 +329,11 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["set"] = state?.set;
             resourceInputs["setList"] = state?.setList;
             resourceInputs["setSensitive"] = state?.setSensitive;
+            resourceInputs["setWoRevision"] = state?.setWoRevision;
+            resourceInputs["setWos"] = state?.setWos;
             resourceInputs["skipCrds"] = state?.skipCrds;
             resourceInputs["status"] = state?.status;
+            resourceInputs["takeOwnership"] = state?.takeOwnership;
             resourceInputs["timeout"] = state?.timeout;
             resourceInputs["upgradeInstall"] = state?.upgradeInstall;
             resourceInputs["values"] = state?.values;
@@ -320,8 +356,10 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["createNamespace"] = args?.createNamespace;
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["dependencyRepositories"] = args?.dependencyRepositories;
+            resourceInputs["dependencyUpdate"] = args?.dependencyUpdate;
             resourceInputs["description"] = args?.description;
             resourceInputs["devel"] = args?.devel;
+            resourceInputs["disableOpenapiValidation"] = args?.disableOpenapiValidation;
             resourceInputs["disableWebhooks"] = args?.disableWebhooks;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["keyring"] = args?.keyring;
@@ -331,7 +369,9 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["passCredentials"] = args?.passCredentials;
             resourceInputs["plainHttp"] = args?.plainHttp;
+            resourceInputs["postrender"] = args?.postrender;
             resourceInputs["renderSubchartNotes"] = args?.renderSubchartNotes;
+            resourceInputs["replace"] = args?.replace;
             resourceInputs["repository"] = args?.repository;
             resourceInputs["repositoryCaFile"] = args?.repositoryCaFile;
             resourceInputs["repositoryCertFile"] = args?.repositoryCertFile;
@@ -341,7 +381,10 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["set"] = args?.set;
             resourceInputs["setList"] = args?.setList;
             resourceInputs["setSensitive"] = args?.setSensitive;
+            resourceInputs["setWoRevision"] = args?.setWoRevision;
+            resourceInputs["setWos"] = args?.setWos ? pulumi.secret(args.setWos) : undefined;
             resourceInputs["skipCrds"] = args?.skipCrds;
+            resourceInputs["takeOwnership"] = args?.takeOwnership;
             resourceInputs["timeout"] = args?.timeout;
             resourceInputs["upgradeInstall"] = args?.upgradeInstall;
             resourceInputs["values"] = args?.values;
@@ -359,7 +402,7 @@ export class HelmRelease extends pulumi.CustomResource {
             resourceInputs["status"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const secretOpts = { additionalSecretOutputs: ["repositoryPassword"] };
+        const secretOpts = { additionalSecretOutputs: ["repositoryPassword", "setWos"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
         super(HelmRelease.__pulumiType, name, resourceInputs, opts);
     }
@@ -414,6 +457,10 @@ export interface HelmReleaseState {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     */
+    dependencyUpdate?: pulumi.Input<boolean | undefined>;
+    /**
      * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      */
     description?: pulumi.Input<string | undefined>;
@@ -421,6 +468,10 @@ export interface HelmReleaseState {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     */
+    disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
      */
@@ -466,9 +517,17 @@ export interface HelmReleaseState {
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
     /**
+     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     */
+    postrender?: pulumi.Input<inputs.HelmReleasePostrender | undefined>;
+    /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
     renderSubchartNotes?: pulumi.Input<boolean | undefined>;
+    /**
+     * When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     */
+    replace?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -510,6 +569,15 @@ export interface HelmReleaseState {
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     */
+    setWoRevision?: pulumi.Input<number | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     */
+    setWos?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetWo>[] | undefined>;
+    /**
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */
     skipCrds?: pulumi.Input<boolean | undefined>;
@@ -517,6 +585,10 @@ export interface HelmReleaseState {
      * The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
      */
     status?: pulumi.Input<string | undefined>;
+    /**
+     * Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+     */
+    takeOwnership?: pulumi.Input<boolean | undefined>;
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */
@@ -580,6 +652,10 @@ export interface HelmReleaseArgs {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     */
+    dependencyUpdate?: pulumi.Input<boolean | undefined>;
+    /**
      * The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      */
     description?: pulumi.Input<string | undefined>;
@@ -587,6 +663,10 @@ export interface HelmReleaseArgs {
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     */
+    disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
      */
@@ -624,9 +704,17 @@ export interface HelmReleaseArgs {
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
     /**
+     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     */
+    postrender?: pulumi.Input<inputs.HelmReleasePostrender | undefined>;
+    /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
     renderSubchartNotes?: pulumi.Input<boolean | undefined>;
+    /**
+     * When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     */
+    replace?: pulumi.Input<boolean | undefined>;
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
      */
@@ -664,9 +752,22 @@ export interface HelmReleaseArgs {
      */
     setSensitive?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetSensitive>[] | undefined>;
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     */
+    setWoRevision?: pulumi.Input<number | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     */
+    setWos?: pulumi.Input<pulumi.Input<inputs.HelmReleaseSetWo>[] | undefined>;
+    /**
      * Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      */
     skipCrds?: pulumi.Input<boolean | undefined>;
+    /**
+     * Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+     */
+    takeOwnership?: pulumi.Input<boolean | undefined>;
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
      */

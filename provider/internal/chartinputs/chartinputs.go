@@ -163,12 +163,15 @@ var (
 			validators: []validator.String{alsoRequires("key_file")}},
 		{name: "key_file", description: "PEM key of cert_file.", validators: []validator.String{alsoRequires("cert_file")}},
 	}
-	settingName = "The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, " +
+	// SettingName and SettingType describe name and type of a setting,
+	// for the release's set_wo, which has their shape.
+	SettingName = "The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, " +
 		"`podLabels.app\\.kubernetes\\.io/name`)."
-	settingType = "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
+	SettingType = "How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a " +
 		"number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as " +
 		"`--set-literal`: the whole text, commas included, as one string)."
-	settingTypes   = []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}
+	// SettingTypes validates a setting's type.
+	SettingTypes   = []validator.String{stringvalidator.OneOf(helmchart.SettingTypes...)}
 	listValue      = "The list's elements, in order."
 	noNullElements = []validator.List{listvalidator.NoNullValues()}
 )
@@ -191,14 +194,14 @@ func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]st
 		case settings:
 			attrs[a.name] = dschema.ListNestedAttribute{Optional: true, Description: desc,
 				NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
-					"name":  dschema.StringAttribute{Required: true, Description: settingName},
+					"name":  dschema.StringAttribute{Required: true, Description: SettingName},
 					"value": dschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
-					"type":  dschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
+					"type":  dschema.StringAttribute{Optional: true, Description: SettingType, Validators: SettingTypes},
 				}}}
 		case lists:
 			attrs[a.name] = dschema.ListNestedAttribute{Optional: true, Description: desc,
 				NestedObject: dschema.NestedAttributeObject{Attributes: map[string]dschema.Attribute{
-					"name": dschema.StringAttribute{Required: true, Description: settingName},
+					"name": dschema.StringAttribute{Required: true, Description: SettingName},
 					"value": dschema.ListAttribute{ElementType: types.StringType, Required: true, Description: listValue,
 						Validators: noNullElements},
 				}}}
@@ -234,14 +237,14 @@ func ResourceAttributes(attrs map[string]rschema.Attribute, more map[string]stri
 		case settings:
 			attrs[a.name] = rschema.ListNestedAttribute{Optional: true, Description: desc,
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"name":  rschema.StringAttribute{Required: true, Description: settingName},
+					"name":  rschema.StringAttribute{Required: true, Description: SettingName},
 					"value": rschema.StringAttribute{Required: true, Sensitive: a.sensitive, Description: "The value."},
-					"type":  rschema.StringAttribute{Optional: true, Description: settingType, Validators: settingTypes},
+					"type":  rschema.StringAttribute{Optional: true, Description: SettingType, Validators: SettingTypes},
 				}}}
 		case lists:
 			attrs[a.name] = rschema.ListNestedAttribute{Optional: true, Description: desc,
 				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
-					"name": rschema.StringAttribute{Required: true, Description: settingName},
+					"name": rschema.StringAttribute{Required: true, Description: SettingName},
 					"value": rschema.ListAttribute{ElementType: types.StringType, Required: true, Description: listValue,
 						Validators: noNullElements},
 				}}}

@@ -71,9 +71,12 @@ func (b *dependencyBuilder) complete(ctx context.Context, c *chart.Chart, chartP
 	if len(missing) == 0 {
 		return nil
 	}
-	locked, err := lockedVersions(c, chartPath)
-	if err != nil {
-		return err
+	var locked []string
+	if !b.chart.DependencyUpdate {
+		var err error
+		if locked, err = lockedVersions(c, chartPath); err != nil {
+			return err
+		}
 	}
 	fetched := map[string]bool{}
 	for _, i := range missing {

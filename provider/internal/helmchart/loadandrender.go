@@ -38,6 +38,9 @@ type Request struct {
 	Cluster *Cluster
 	// Finder tells the scope of the kinds of the chart's objects (Sort).
 	Finder yamldocs.ScopeFinder
+	// PostRenderer, when set, is what the rendered objects are piped
+	// through before they are read.
+	PostRenderer *PostRenderer
 }
 
 // Output is a chart loaded, rendered and read into objects.
@@ -72,6 +75,11 @@ func LoadAndRender(ctx context.Context, req Request) (*Output, *Failure) {
 		return out, &Failure{Title: ChartNotRendered, Err: err}
 	}
 	out.Rendered = rendered
+	if req.PostRenderer != nil {
+		if err := req.PostRenderer.run(ctx, rendered); err != nil {
+			return out, &Failure{Title: PostRenderFailed, Err: err}
+		}
+	}
 	sorted, err := Sort(rendered, req.Finder, req.Release.Namespace)
 	if err != nil {
 		return out, &Failure{Title: InvalidChartOutput, Err: err}

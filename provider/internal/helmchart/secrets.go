@@ -32,6 +32,10 @@ const MinNameSecret = 8
 const SecretInName = "the name of an object the chart renders holds a set_sensitive value; keys are never " +
 	"sensitive, so pass that value with set instead, or name the object otherwise"
 
+// WriteOnlyInName is SecretInName for a set_wo value.
+const WriteOnlyInName = "the name of an object the chart renders holds a set_wo value; keys are kept in state and " +
+	"shown in plans, so pass that value with set instead, or name the object otherwise"
+
 // NameHoldsSecret reports whether an object's key (its namespace and name
 // among its parts) holds one of secrets of MinNameSecret characters or more.
 func NameHoldsSecret(key string, secrets []string) bool {

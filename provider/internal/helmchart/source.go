@@ -53,6 +53,12 @@ type Source struct {
 	KeyFile  string
 	// Devel lets an empty Version or a constraint pick pre-releases.
 	Devel bool
+	// DependencyUpdate resolves the dependencies missing from charts/ anew
+	// from Chart.yaml's ranges (the newest each allows), Chart.lock
+	// ignored, as helm install --dependency-update runs `helm dependency
+	// update` for a chart whose dependencies are missing. Nothing is written
+	// into the chart's directory (dependencyBuilder).
+	DependencyUpdate bool
 	// PlainHTTP speaks plain HTTP to an oci:// registry, as helm's
 	// --plain-http, for a registry without TLS (one on the local machine, a
 	// lab's). It is refused for anything else: an HTTP repository or chart

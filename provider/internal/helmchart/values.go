@@ -2,6 +2,7 @@ package helmchart
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -14,12 +15,14 @@ import (
 // Values are the user's values, in the order the helm CLI applies them:
 // every YAML document (as -f, a later one wins key by key), then every set
 // entry (as --set), then every set_list entry (as --set name={a,b}), then
-// every set_sensitive entry, which therefore wins.
+// every set_sensitive entry, then every set_wo entry (the release's
+// write-only values, kept nowhere), which therefore wins.
 type Values struct {
 	Documents    []string
 	Set          []Setting
 	SetList      []ListSetting
 	SetSensitive []Setting
+	WriteOnly    []Setting
 }
 
 // ListSetting is one set_list entry: the list at Name is Values.
@@ -69,6 +72,11 @@ func (v Values) Merge() (map[string]any, error) {
 			// Helm's parser may quote the text it failed on, which holds
 			// the value: name the entry and its position only.
 			return nil, fmt.Errorf("set_sensitive[%d] (%s) could not be parsed as a Helm --set entry; check its name and type", i, s.Name)
+		}
+	}
+	for i, s := range v.WriteOnly {
+		if err := s.applyTo(out); err != nil {
+			return nil, fmt.Errorf("set_wo[%d] (%s) could not be parsed as a Helm --set entry; check its name and type", i, s.Name)
 		}
 	}
 	return out, nil
@@ -152,11 +160,12 @@ func emptyPlaced(dest, path any) {
 	}
 }
 
-// SensitiveTexts are the set_sensitive values as a rendered manifest may
-// hold them, for callers that must keep such manifests out of plain output.
+// SensitiveTexts are the set_sensitive and set_wo values as a rendered
+// manifest may hold them, for callers that must keep such manifests out of
+// plain output.
 func (v Values) SensitiveTexts() []string {
 	var out []string
-	for _, s := range v.SetSensitive {
+	for _, s := range slices.Concat(v.SetSensitive, v.WriteOnly) {
 		if s.Value != "" {
 			out = append(out, s.Value)
 		}
@@ -164,7 +173,7 @@ func (v Values) SensitiveTexts() []string {
 	return out
 }
 
-// Scrub hides the set_sensitive values in text meant for the user (errors
+// Scrub hides the set_sensitive and set_wo values in text meant for the user (errors
 // and notes): Helm's errors may quote a rendered line. Values shorter than
 // sensitive.MinScrub are left, as everywhere else.
 func (v Values) Scrub(text string) string {

@@ -100,10 +100,14 @@ type HelmRelease struct {
 	DeleteProtection pulumi.BoolOutput `pulumi:"deleteProtection"`
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories HelmReleaseDependencyRepositoryArrayOutput `pulumi:"dependencyRepositories"`
+	// For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+	DependencyUpdate pulumi.BoolPtrOutput `pulumi:"dependencyUpdate"`
 	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
 	Description pulumi.StringPtrOutput `pulumi:"description"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrOutput `pulumi:"devel"`
+	// Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+	DisableOpenapiValidation pulumi.BoolPtrOutput `pulumi:"disableOpenapiValidation"`
 	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
 	DisableWebhooks pulumi.BoolPtrOutput `pulumi:"disableWebhooks"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -126,8 +130,12 @@ type HelmRelease struct {
 	PassCredentials pulumi.BoolPtrOutput `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrOutput `pulumi:"plainHttp"`
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender HelmReleasePostrenderPtrOutput `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrOutput `pulumi:"renderSubchartNotes"`
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace pulumi.BoolPtrOutput `pulumi:"replace"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrOutput `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -148,10 +156,17 @@ type HelmRelease struct {
 	SetList HelmReleaseSetListArrayOutput `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayOutput `pulumi:"setSensitive"`
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision pulumi.IntPtrOutput `pulumi:"setWoRevision"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos HelmReleaseSetWoArrayOutput `pulumi:"setWos"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolOutput `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringOutput `pulumi:"status"`
+	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+	TakeOwnership pulumi.BoolPtrOutput `pulumi:"takeOwnership"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringOutput `pulumi:"timeout"`
 	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
@@ -184,8 +199,12 @@ func NewHelmRelease(ctx *pulumi.Context,
 	if args.RepositoryPassword != nil {
 		args.RepositoryPassword = pulumi.ToSecret(args.RepositoryPassword).(pulumi.StringPtrInput)
 	}
+	if args.SetWos != nil {
+		args.SetWos = pulumi.ToSecret(args.SetWos).(HelmReleaseSetWoArrayInput)
+	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"repositoryPassword",
+		"setWos",
 	})
 	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
@@ -233,10 +252,14 @@ type helmReleaseState struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories []HelmReleaseDependencyRepository `pulumi:"dependencyRepositories"`
+	// For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+	DependencyUpdate *bool `pulumi:"dependencyUpdate"`
 	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
 	Description *string `pulumi:"description"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+	DisableOpenapiValidation *bool `pulumi:"disableOpenapiValidation"`
 	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
 	DisableWebhooks *bool `pulumi:"disableWebhooks"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -259,8 +282,12 @@ type helmReleaseState struct {
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender *HelmReleasePostrender `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace *bool `pulumi:"replace"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -281,10 +308,17 @@ type helmReleaseState struct {
 	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision *int `pulumi:"setWoRevision"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos []HelmReleaseSetWo `pulumi:"setWos"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds *bool `pulumi:"skipCrds"`
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status *string `pulumi:"status"`
+	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+	TakeOwnership *bool `pulumi:"takeOwnership"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
 	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
@@ -324,10 +358,14 @@ type HelmReleaseState struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories HelmReleaseDependencyRepositoryArrayInput
+	// For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+	DependencyUpdate pulumi.BoolPtrInput
 	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
 	Description pulumi.StringPtrInput
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput
+	// Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+	DisableOpenapiValidation pulumi.BoolPtrInput
 	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
 	DisableWebhooks pulumi.BoolPtrInput
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -350,8 +388,12 @@ type HelmReleaseState struct {
 	PassCredentials pulumi.BoolPtrInput
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender HelmReleasePostrenderPtrInput
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrInput
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -372,10 +414,17 @@ type HelmReleaseState struct {
 	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision pulumi.IntPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos HelmReleaseSetWoArrayInput
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolPtrInput
 	// The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 	Status pulumi.StringPtrInput
+	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+	TakeOwnership pulumi.BoolPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
 	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
@@ -411,10 +460,14 @@ type helmReleaseArgs struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories []HelmReleaseDependencyRepository `pulumi:"dependencyRepositories"`
+	// For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+	DependencyUpdate *bool `pulumi:"dependencyUpdate"`
 	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
 	Description *string `pulumi:"description"`
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel *bool `pulumi:"devel"`
+	// Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+	DisableOpenapiValidation *bool `pulumi:"disableOpenapiValidation"`
 	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
 	DisableWebhooks *bool `pulumi:"disableWebhooks"`
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -433,8 +486,12 @@ type helmReleaseArgs struct {
 	PassCredentials *bool `pulumi:"passCredentials"`
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp *bool `pulumi:"plainHttp"`
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender *HelmReleasePostrender `pulumi:"postrender"`
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes *bool `pulumi:"renderSubchartNotes"`
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace *bool `pulumi:"replace"`
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository *string `pulumi:"repository"`
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -453,8 +510,15 @@ type helmReleaseArgs struct {
 	SetList []HelmReleaseSetList `pulumi:"setList"`
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive []HelmReleaseSetSensitive `pulumi:"setSensitive"`
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision *int `pulumi:"setWoRevision"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos []HelmReleaseSetWo `pulumi:"setWos"`
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds *bool `pulumi:"skipCrds"`
+	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+	TakeOwnership *bool `pulumi:"takeOwnership"`
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout *string `pulumi:"timeout"`
 	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
@@ -487,10 +551,14 @@ type HelmReleaseArgs struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
 	DependencyRepositories HelmReleaseDependencyRepositoryArrayInput
+	// For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+	DependencyUpdate pulumi.BoolPtrInput
 	// The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
 	Description pulumi.StringPtrInput
 	// Let an empty `version` or a constraint pick pre-release versions.
 	Devel pulumi.BoolPtrInput
+	// Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+	DisableOpenapiValidation pulumi.BoolPtrInput
 	// Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
 	DisableWebhooks pulumi.BoolPtrInput
 	// Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignoreFields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
@@ -509,8 +577,12 @@ type HelmReleaseArgs struct {
 	PassCredentials pulumi.BoolPtrInput
 	// Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
 	PlainHttp pulumi.BoolPtrInput
+	// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+	Postrender HelmReleasePostrenderPtrInput
 	// Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 	RenderSubchartNotes pulumi.BoolPtrInput
+	// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+	Replace pulumi.BoolPtrInput
 	// An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
 	Repository pulumi.StringPtrInput
 	// PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -529,8 +601,15 @@ type HelmReleaseArgs struct {
 	SetList HelmReleaseSetListArrayInput
 	// Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
 	SetSensitive HelmReleaseSetSensitiveArrayInput
+	// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+	SetWoRevision pulumi.IntPtrInput
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+	SetWos HelmReleaseSetWoArrayInput
 	// Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 	SkipCrds pulumi.BoolPtrInput
+	// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+	TakeOwnership pulumi.BoolPtrInput
 	// How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
 	Timeout pulumi.StringPtrInput
 	// When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
@@ -689,6 +768,11 @@ func (o HelmReleaseOutput) DependencyRepositories() HelmReleaseDependencyReposit
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseDependencyRepositoryArrayOutput { return v.DependencyRepositories }).(HelmReleaseDependencyRepositoryArrayOutput)
 }
 
+// For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+func (o HelmReleaseOutput) DependencyUpdate() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.DependencyUpdate }).(pulumi.BoolPtrOutput)
+}
+
 // The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
 func (o HelmReleaseOutput) Description() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringPtrOutput { return v.Description }).(pulumi.StringPtrOutput)
@@ -697,6 +781,11 @@ func (o HelmReleaseOutput) Description() pulumi.StringPtrOutput {
 // Let an empty `version` or a constraint pick pre-release versions.
 func (o HelmReleaseOutput) Devel() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Devel }).(pulumi.BoolPtrOutput)
+}
+
+// Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+func (o HelmReleaseOutput) DisableOpenapiValidation() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.DisableOpenapiValidation }).(pulumi.BoolPtrOutput)
 }
 
 // Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
@@ -754,9 +843,19 @@ func (o HelmReleaseOutput) PlainHttp() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.PlainHttp }).(pulumi.BoolPtrOutput)
 }
 
+// A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+func (o HelmReleaseOutput) Postrender() HelmReleasePostrenderPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) HelmReleasePostrenderPtrOutput { return v.Postrender }).(HelmReleasePostrenderPtrOutput)
+}
+
 // Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
 func (o HelmReleaseOutput) RenderSubchartNotes() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.RenderSubchartNotes }).(pulumi.BoolPtrOutput)
+}
+
+// When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+func (o HelmReleaseOutput) Replace() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.Replace }).(pulumi.BoolPtrOutput)
 }
 
 // An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -809,6 +908,17 @@ func (o HelmReleaseOutput) SetSensitive() HelmReleaseSetSensitiveArrayOutput {
 	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetSensitiveArrayOutput { return v.SetSensitive }).(HelmReleaseSetSensitiveArrayOutput)
 }
 
+// Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+func (o HelmReleaseOutput) SetWoRevision() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.IntPtrOutput { return v.SetWoRevision }).(pulumi.IntPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+func (o HelmReleaseOutput) SetWos() HelmReleaseSetWoArrayOutput {
+	return o.ApplyT(func(v *HelmRelease) HelmReleaseSetWoArrayOutput { return v.SetWos }).(HelmReleaseSetWoArrayOutput)
+}
+
 // Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
 func (o HelmReleaseOutput) SkipCrds() pulumi.BoolOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.BoolOutput { return v.SkipCrds }).(pulumi.BoolOutput)
@@ -817,6 +927,11 @@ func (o HelmReleaseOutput) SkipCrds() pulumi.BoolOutput {
 // The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
 func (o HelmReleaseOutput) Status() pulumi.StringOutput {
 	return o.ApplyT(func(v *HelmRelease) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
+}
+
+// Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+func (o HelmReleaseOutput) TakeOwnership() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *HelmRelease) pulumi.BoolPtrOutput { return v.TakeOwnership }).(pulumi.BoolPtrOutput)
 }
 
 // How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).

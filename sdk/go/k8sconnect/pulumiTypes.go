@@ -695,6 +695,162 @@ func (o HelmReleaseDependencyRepositoryArrayOutput) Index(i pulumi.IntInput) Hel
 	}).(HelmReleaseDependencyRepositoryOutput)
 }
 
+type HelmReleasePostrender struct {
+	// Its arguments.
+	Args []string `pulumi:"args"`
+	// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+	BinaryPath string `pulumi:"binaryPath"`
+}
+
+// HelmReleasePostrenderInput is an input type that accepts HelmReleasePostrenderArgs and HelmReleasePostrenderOutput values.
+// You can construct a concrete instance of `HelmReleasePostrenderInput` via:
+//
+//	HelmReleasePostrenderArgs{...}
+type HelmReleasePostrenderInput interface {
+	pulumi.Input
+
+	ToHelmReleasePostrenderOutput() HelmReleasePostrenderOutput
+	ToHelmReleasePostrenderOutputWithContext(context.Context) HelmReleasePostrenderOutput
+}
+
+type HelmReleasePostrenderArgs struct {
+	// Its arguments.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+	BinaryPath pulumi.StringInput `pulumi:"binaryPath"`
+}
+
+func (HelmReleasePostrenderArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleasePostrender)(nil)).Elem()
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderOutput() HelmReleasePostrenderOutput {
+	return i.ToHelmReleasePostrenderOutputWithContext(context.Background())
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderOutputWithContext(ctx context.Context) HelmReleasePostrenderOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleasePostrenderOutput)
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return i.ToHelmReleasePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (i HelmReleasePostrenderArgs) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleasePostrenderOutput).ToHelmReleasePostrenderPtrOutputWithContext(ctx)
+}
+
+// HelmReleasePostrenderPtrInput is an input type that accepts HelmReleasePostrenderArgs, HelmReleasePostrenderPtr and HelmReleasePostrenderPtrOutput values.
+// You can construct a concrete instance of `HelmReleasePostrenderPtrInput` via:
+//
+//	        HelmReleasePostrenderArgs{...}
+//
+//	or:
+//
+//	        nil
+type HelmReleasePostrenderPtrInput interface {
+	pulumi.Input
+
+	ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput
+	ToHelmReleasePostrenderPtrOutputWithContext(context.Context) HelmReleasePostrenderPtrOutput
+}
+
+type helmReleasePostrenderPtrType HelmReleasePostrenderArgs
+
+func HelmReleasePostrenderPtr(v *HelmReleasePostrenderArgs) HelmReleasePostrenderPtrInput {
+	return (*helmReleasePostrenderPtrType)(v)
+}
+
+func (*helmReleasePostrenderPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**HelmReleasePostrender)(nil)).Elem()
+}
+
+func (i *helmReleasePostrenderPtrType) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return i.ToHelmReleasePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (i *helmReleasePostrenderPtrType) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleasePostrenderPtrOutput)
+}
+
+type HelmReleasePostrenderOutput struct{ *pulumi.OutputState }
+
+func (HelmReleasePostrenderOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleasePostrender)(nil)).Elem()
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderOutput() HelmReleasePostrenderOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderOutputWithContext(ctx context.Context) HelmReleasePostrenderOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return o.ToHelmReleasePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (o HelmReleasePostrenderOutput) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v HelmReleasePostrender) *HelmReleasePostrender {
+		return &v
+	}).(HelmReleasePostrenderPtrOutput)
+}
+
+// Its arguments.
+func (o HelmReleasePostrenderOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v HelmReleasePostrender) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+func (o HelmReleasePostrenderOutput) BinaryPath() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleasePostrender) string { return v.BinaryPath }).(pulumi.StringOutput)
+}
+
+type HelmReleasePostrenderPtrOutput struct{ *pulumi.OutputState }
+
+func (HelmReleasePostrenderPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HelmReleasePostrender)(nil)).Elem()
+}
+
+func (o HelmReleasePostrenderPtrOutput) ToHelmReleasePostrenderPtrOutput() HelmReleasePostrenderPtrOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderPtrOutput) ToHelmReleasePostrenderPtrOutputWithContext(ctx context.Context) HelmReleasePostrenderPtrOutput {
+	return o
+}
+
+func (o HelmReleasePostrenderPtrOutput) Elem() HelmReleasePostrenderOutput {
+	return o.ApplyT(func(v *HelmReleasePostrender) HelmReleasePostrender {
+		if v != nil {
+			return *v
+		}
+		var ret HelmReleasePostrender
+		return ret
+	}).(HelmReleasePostrenderOutput)
+}
+
+// Its arguments.
+func (o HelmReleasePostrenderPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *HelmReleasePostrender) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+func (o HelmReleasePostrenderPtrOutput) BinaryPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HelmReleasePostrender) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.BinaryPath
+	}).(pulumi.StringPtrOutput)
+}
+
 type HelmReleaseSet struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -1029,6 +1185,130 @@ func (o HelmReleaseSetSensitiveArrayOutput) Index(i pulumi.IntInput) HelmRelease
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseSetSensitive {
 		return vs[0].([]HelmReleaseSetSensitive)[vs[1].(int)]
 	}).(HelmReleaseSetSensitiveOutput)
+}
+
+type HelmReleaseSetWo struct {
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name string `pulumi:"name"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type *string `pulumi:"type"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value.
+	Value string `pulumi:"value"`
+}
+
+// HelmReleaseSetWoInput is an input type that accepts HelmReleaseSetWoArgs and HelmReleaseSetWoOutput values.
+// You can construct a concrete instance of `HelmReleaseSetWoInput` via:
+//
+//	HelmReleaseSetWoArgs{...}
+type HelmReleaseSetWoInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetWoOutput() HelmReleaseSetWoOutput
+	ToHelmReleaseSetWoOutputWithContext(context.Context) HelmReleaseSetWoOutput
+}
+
+type HelmReleaseSetWoArgs struct {
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+	Name pulumi.StringInput `pulumi:"name"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+	Type pulumi.StringPtrInput `pulumi:"type"`
+	// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+	// The value.
+	Value pulumi.StringInput `pulumi:"value"`
+}
+
+func (HelmReleaseSetWoArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (i HelmReleaseSetWoArgs) ToHelmReleaseSetWoOutput() HelmReleaseSetWoOutput {
+	return i.ToHelmReleaseSetWoOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetWoArgs) ToHelmReleaseSetWoOutputWithContext(ctx context.Context) HelmReleaseSetWoOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetWoOutput)
+}
+
+// HelmReleaseSetWoArrayInput is an input type that accepts HelmReleaseSetWoArray and HelmReleaseSetWoArrayOutput values.
+// You can construct a concrete instance of `HelmReleaseSetWoArrayInput` via:
+//
+//	HelmReleaseSetWoArray{ HelmReleaseSetWoArgs{...} }
+type HelmReleaseSetWoArrayInput interface {
+	pulumi.Input
+
+	ToHelmReleaseSetWoArrayOutput() HelmReleaseSetWoArrayOutput
+	ToHelmReleaseSetWoArrayOutputWithContext(context.Context) HelmReleaseSetWoArrayOutput
+}
+
+type HelmReleaseSetWoArray []HelmReleaseSetWoInput
+
+func (HelmReleaseSetWoArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (i HelmReleaseSetWoArray) ToHelmReleaseSetWoArrayOutput() HelmReleaseSetWoArrayOutput {
+	return i.ToHelmReleaseSetWoArrayOutputWithContext(context.Background())
+}
+
+func (i HelmReleaseSetWoArray) ToHelmReleaseSetWoArrayOutputWithContext(ctx context.Context) HelmReleaseSetWoArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HelmReleaseSetWoArrayOutput)
+}
+
+type HelmReleaseSetWoOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetWoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (o HelmReleaseSetWoOutput) ToHelmReleaseSetWoOutput() HelmReleaseSetWoOutput {
+	return o
+}
+
+func (o HelmReleaseSetWoOutput) ToHelmReleaseSetWoOutputWithContext(ctx context.Context) HelmReleaseSetWoOutput {
+	return o
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+func (o HelmReleaseSetWoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetWo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+func (o HelmReleaseSetWoOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HelmReleaseSetWo) *string { return v.Type }).(pulumi.StringPtrOutput)
+}
+
+// **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+// The value.
+func (o HelmReleaseSetWoOutput) Value() pulumi.StringOutput {
+	return o.ApplyT(func(v HelmReleaseSetWo) string { return v.Value }).(pulumi.StringOutput)
+}
+
+type HelmReleaseSetWoArrayOutput struct{ *pulumi.OutputState }
+
+func (HelmReleaseSetWoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]HelmReleaseSetWo)(nil)).Elem()
+}
+
+func (o HelmReleaseSetWoArrayOutput) ToHelmReleaseSetWoArrayOutput() HelmReleaseSetWoArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetWoArrayOutput) ToHelmReleaseSetWoArrayOutputWithContext(ctx context.Context) HelmReleaseSetWoArrayOutput {
+	return o
+}
+
+func (o HelmReleaseSetWoArrayOutput) Index(i pulumi.IntInput) HelmReleaseSetWoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) HelmReleaseSetWo {
+		return vs[0].([]HelmReleaseSetWo)[vs[1].(int)]
+	}).(HelmReleaseSetWoOutput)
 }
 
 type ManifestSetApplyset struct {
@@ -2349,12 +2629,16 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionExecPtrInput)(nil)).Elem(), ClusterConnectionExecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseDependencyRepositoryArrayInput)(nil)).Elem(), HelmReleaseDependencyRepositoryArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleasePostrenderInput)(nil)).Elem(), HelmReleasePostrenderArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleasePostrenderPtrInput)(nil)).Elem(), HelmReleasePostrenderArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetInput)(nil)).Elem(), HelmReleaseSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetArrayInput)(nil)).Elem(), HelmReleaseSetArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListInput)(nil)).Elem(), HelmReleaseSetListArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetListArrayInput)(nil)).Elem(), HelmReleaseSetListArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveInput)(nil)).Elem(), HelmReleaseSetSensitiveArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetSensitiveArrayInput)(nil)).Elem(), HelmReleaseSetSensitiveArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetWoInput)(nil)).Elem(), HelmReleaseSetWoArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetWoArrayInput)(nil)).Elem(), HelmReleaseSetWoArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetInput)(nil)).Elem(), ManifestSetApplysetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetPtrInput)(nil)).Elem(), ManifestSetApplysetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
@@ -2377,12 +2661,16 @@ func init() {
 	pulumi.RegisterOutputType(ClusterConnectionExecPtrOutput{})
 	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryOutput{})
 	pulumi.RegisterOutputType(HelmReleaseDependencyRepositoryArrayOutput{})
+	pulumi.RegisterOutputType(HelmReleasePostrenderOutput{})
+	pulumi.RegisterOutputType(HelmReleasePostrenderPtrOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetListOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetListArrayOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveOutput{})
 	pulumi.RegisterOutputType(HelmReleaseSetSensitiveArrayOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetWoOutput{})
+	pulumi.RegisterOutputType(HelmReleaseSetWoArrayOutput{})
 	pulumi.RegisterOutputType(ManifestSetApplysetOutput{})
 	pulumi.RegisterOutputType(ManifestSetApplysetPtrOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})

@@ -308,6 +308,17 @@ export interface HelmReleaseDependencyRepository {
     username?: pulumi.Input<string | undefined>;
 }
 
+export interface HelmReleasePostrender {
+    /**
+     * Its arguments.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+     */
+    binaryPath: pulumi.Input<string>;
+}
+
 export interface HelmReleaseSet {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
@@ -344,6 +355,24 @@ export interface HelmReleaseSetSensitive {
      */
     type?: pulumi.Input<string | undefined>;
     /**
+     * The value.
+     */
+    value: pulumi.Input<string>;
+}
+
+export interface HelmReleaseSetWo {
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
+     */
+    name: pulumi.Input<string>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+     */
+    type?: pulumi.Input<string | undefined>;
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
      * The value.
      */
     value: pulumi.Input<string>;

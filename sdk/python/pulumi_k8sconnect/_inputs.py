@@ -25,12 +25,16 @@ __all__ = [
     'ClusterConnectionExecArgsDict',
     'HelmReleaseDependencyRepositoryArgs',
     'HelmReleaseDependencyRepositoryArgsDict',
+    'HelmReleasePostrenderArgs',
+    'HelmReleasePostrenderArgsDict',
     'HelmReleaseSetArgs',
     'HelmReleaseSetArgsDict',
     'HelmReleaseSetListArgs',
     'HelmReleaseSetListArgsDict',
     'HelmReleaseSetSensitiveArgs',
     'HelmReleaseSetSensitiveArgsDict',
+    'HelmReleaseSetWoArgs',
+    'HelmReleaseSetWoArgsDict',
     'ManifestSetApplysetArgs',
     'ManifestSetApplysetArgsDict',
     'PatchTargetArgs',
@@ -853,6 +857,54 @@ class HelmReleaseDependencyRepositoryArgs:
         pulumi.set(self, "username", value)
 
 
+class HelmReleasePostrenderArgsDict(TypedDict):
+    binary_path: pulumi.Input[_builtins.str]
+    """
+    The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+    """
+    args: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Its arguments.
+    """
+
+@pulumi.input_type
+class HelmReleasePostrenderArgs:
+    def __init__(__self__, *,
+                 binary_path: pulumi.Input[_builtins.str],
+                 args: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
+        """
+        :param pulumi.Input[_builtins.str] binary_path: The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] args: Its arguments.
+        """
+        pulumi.set(__self__, "binary_path", binary_path)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+
+    @_builtins.property
+    @pulumi.getter(name="binaryPath")
+    def binary_path(self) -> pulumi.Input[_builtins.str]:
+        """
+        The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        """
+        return pulumi.get(self, "binary_path")
+
+    @binary_path.setter
+    def binary_path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "binary_path", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Its arguments.
+        """
+        return pulumi.get(self, "args")
+
+    @args.setter
+    def args(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "args", value)
+
+
 class HelmReleaseSetArgsDict(TypedDict):
     name: pulumi.Input[_builtins.str]
     """
@@ -1025,6 +1077,82 @@ class HelmReleaseSetSensitiveArgs:
     @pulumi.getter
     def type(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "type", value)
+
+
+class HelmReleaseSetWoArgsDict(TypedDict):
+    name: pulumi.Input[_builtins.str]
+    """
+    **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+    The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+    """
+    value: pulumi.Input[_builtins.str]
+    """
+    **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+    The value.
+    """
+    type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+    How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+    """
+
+@pulumi.input_type
+class HelmReleaseSetWoArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 value: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.str] name: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param pulumi.Input[_builtins.str] value: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The value.
+        :param pulumi.Input[_builtins.str] type: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> pulumi.Input[_builtins.str]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @value.setter
+    def value(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "value", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")

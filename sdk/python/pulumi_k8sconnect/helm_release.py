@@ -29,8 +29,10 @@ class HelmReleaseArgs:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -39,7 +41,9 @@ class HelmReleaseArgs:
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional['HelmReleasePostrenderArgs']] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -49,7 +53,10 @@ class HelmReleaseArgs:
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -68,8 +75,10 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -78,7 +87,9 @@ class HelmReleaseArgs:
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input['HelmReleasePostrenderArgs'] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -88,7 +99,11 @@ class HelmReleaseArgs:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -111,10 +126,14 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if dependency_repositories is not None:
             pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if dependency_update is not None:
+            pulumi.set(__self__, "dependency_update", dependency_update)
         if description is not None:
             pulumi.set(__self__, "description", description)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if disable_openapi_validation is not None:
+            pulumi.set(__self__, "disable_openapi_validation", disable_openapi_validation)
         if disable_webhooks is not None:
             pulumi.set(__self__, "disable_webhooks", disable_webhooks)
         if ignore_fields is not None:
@@ -131,8 +150,12 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
         if plain_http is not None:
             pulumi.set(__self__, "plain_http", plain_http)
+        if postrender is not None:
+            pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes is not None:
             pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
+        if replace is not None:
+            pulumi.set(__self__, "replace", replace)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -151,8 +174,14 @@ class HelmReleaseArgs:
             pulumi.set(__self__, "set_list", set_list)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if set_wo_revision is not None:
+            pulumi.set(__self__, "set_wo_revision", set_wo_revision)
+        if set_wos is not None:
+            pulumi.set(__self__, "set_wos", set_wos)
         if skip_crds is not None:
             pulumi.set(__self__, "skip_crds", skip_crds)
+        if take_ownership is not None:
+            pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if upgrade_install is not None:
@@ -265,6 +294,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "dependency_repositories", value)
 
     @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
+
+    @dependency_update.setter
+    def dependency_update(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "dependency_update", value)
+
+    @_builtins.property
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -287,6 +328,18 @@ class HelmReleaseArgs:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
+
+    @disable_openapi_validation.setter
+    def disable_openapi_validation(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disable_openapi_validation", value)
 
     @_builtins.property
     @pulumi.getter(name="disableWebhooks")
@@ -385,6 +438,18 @@ class HelmReleaseArgs:
         pulumi.set(self, "plain_http", value)
 
     @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> pulumi.Input[Optional['HelmReleasePostrenderArgs']]:
+        """
+        A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+        """
+        return pulumi.get(self, "postrender")
+
+    @postrender.setter
+    def postrender(self, value: pulumi.Input[Optional['HelmReleasePostrenderArgs']]):
+        pulumi.set(self, "postrender", value)
+
+    @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")
     def render_subchart_notes(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -395,6 +460,18 @@ class HelmReleaseArgs:
     @render_subchart_notes.setter
     def render_subchart_notes(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "render_subchart_notes", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def replace(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "replace")
+
+    @replace.setter
+    def replace(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "replace", value)
 
     @_builtins.property
     @pulumi.getter
@@ -505,6 +582,31 @@ class HelmReleaseArgs:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="setWoRevision")
+    def set_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        """
+        return pulumi.get(self, "set_wo_revision")
+
+    @set_wo_revision.setter
+    def set_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "set_wo_revision", value)
+
+    @_builtins.property
+    @pulumi.getter(name="setWos")
+    def set_wos(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+        """
+        return pulumi.get(self, "set_wos")
+
+    @set_wos.setter
+    def set_wos(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]):
+        pulumi.set(self, "set_wos", value)
+
+    @_builtins.property
     @pulumi.getter(name="skipCrds")
     def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -515,6 +617,18 @@ class HelmReleaseArgs:
     @skip_crds.setter
     def skip_crds(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "skip_crds", value)
+
+    @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
+
+    @take_ownership.setter
+    def take_ownership(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_ownership", value)
 
     @_builtins.property
     @pulumi.getter
@@ -615,8 +729,10 @@ class _HelmReleaseState:
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -628,7 +744,9 @@ class _HelmReleaseState:
                  objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional['HelmReleasePostrenderArgs']] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -639,8 +757,11 @@ class _HelmReleaseState:
                  set: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetArgs']]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetListArgs']]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
                  status: pulumi.Input[Optional[_builtins.str]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -662,8 +783,10 @@ class _HelmReleaseState:
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseDependencyRepositoryArgs']]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -675,7 +798,9 @@ class _HelmReleaseState:
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input['HelmReleasePostrenderArgs'] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -686,8 +811,12 @@ class _HelmReleaseState:
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetArgs']]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetListArgs']]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetSensitiveArgs']]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -718,10 +847,14 @@ class _HelmReleaseState:
             pulumi.set(__self__, "delete_protection", delete_protection)
         if dependency_repositories is not None:
             pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if dependency_update is not None:
+            pulumi.set(__self__, "dependency_update", dependency_update)
         if description is not None:
             pulumi.set(__self__, "description", description)
         if devel is not None:
             pulumi.set(__self__, "devel", devel)
+        if disable_openapi_validation is not None:
+            pulumi.set(__self__, "disable_openapi_validation", disable_openapi_validation)
         if disable_webhooks is not None:
             pulumi.set(__self__, "disable_webhooks", disable_webhooks)
         if ignore_fields is not None:
@@ -744,8 +877,12 @@ class _HelmReleaseState:
             pulumi.set(__self__, "pass_credentials", pass_credentials)
         if plain_http is not None:
             pulumi.set(__self__, "plain_http", plain_http)
+        if postrender is not None:
+            pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes is not None:
             pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
+        if replace is not None:
+            pulumi.set(__self__, "replace", replace)
         if repository is not None:
             pulumi.set(__self__, "repository", repository)
         if repository_ca_file is not None:
@@ -766,10 +903,16 @@ class _HelmReleaseState:
             pulumi.set(__self__, "set_list", set_list)
         if set_sensitive is not None:
             pulumi.set(__self__, "set_sensitive", set_sensitive)
+        if set_wo_revision is not None:
+            pulumi.set(__self__, "set_wo_revision", set_wo_revision)
+        if set_wos is not None:
+            pulumi.set(__self__, "set_wos", set_wos)
         if skip_crds is not None:
             pulumi.set(__self__, "skip_crds", skip_crds)
         if status is not None:
             pulumi.set(__self__, "status", status)
+        if take_ownership is not None:
+            pulumi.set(__self__, "take_ownership", take_ownership)
         if timeout is not None:
             pulumi.set(__self__, "timeout", timeout)
         if upgrade_install is not None:
@@ -918,6 +1061,18 @@ class _HelmReleaseState:
         pulumi.set(self, "dependency_repositories", value)
 
     @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
+
+    @dependency_update.setter
+    def dependency_update(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "dependency_update", value)
+
+    @_builtins.property
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -940,6 +1095,18 @@ class _HelmReleaseState:
     @devel.setter
     def devel(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "devel", value)
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
+
+    @disable_openapi_validation.setter
+    def disable_openapi_validation(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "disable_openapi_validation", value)
 
     @_builtins.property
     @pulumi.getter(name="disableWebhooks")
@@ -1074,6 +1241,18 @@ class _HelmReleaseState:
         pulumi.set(self, "plain_http", value)
 
     @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> pulumi.Input[Optional['HelmReleasePostrenderArgs']]:
+        """
+        A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+        """
+        return pulumi.get(self, "postrender")
+
+    @postrender.setter
+    def postrender(self, value: pulumi.Input[Optional['HelmReleasePostrenderArgs']]):
+        pulumi.set(self, "postrender", value)
+
+    @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")
     def render_subchart_notes(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -1084,6 +1263,18 @@ class _HelmReleaseState:
     @render_subchart_notes.setter
     def render_subchart_notes(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "render_subchart_notes", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def replace(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "replace")
+
+    @replace.setter
+    def replace(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "replace", value)
 
     @_builtins.property
     @pulumi.getter
@@ -1206,6 +1397,31 @@ class _HelmReleaseState:
         pulumi.set(self, "set_sensitive", value)
 
     @_builtins.property
+    @pulumi.getter(name="setWoRevision")
+    def set_wo_revision(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        """
+        return pulumi.get(self, "set_wo_revision")
+
+    @set_wo_revision.setter
+    def set_wo_revision(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "set_wo_revision", value)
+
+    @_builtins.property
+    @pulumi.getter(name="setWos")
+    def set_wos(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+        """
+        return pulumi.get(self, "set_wos")
+
+    @set_wos.setter
+    def set_wos(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['HelmReleaseSetWoArgs']]]]):
+        pulumi.set(self, "set_wos", value)
+
+    @_builtins.property
     @pulumi.getter(name="skipCrds")
     def skip_crds(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -1228,6 +1444,18 @@ class _HelmReleaseState:
     @status.setter
     def status(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "status", value)
+
+    @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
+
+    @take_ownership.setter
+    def take_ownership(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_ownership", value)
 
     @_builtins.property
     @pulumi.getter
@@ -1327,8 +1555,10 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1338,7 +1568,9 @@ class HelmRelease(pulumi.CustomResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1348,7 +1580,10 @@ class HelmRelease(pulumi.CustomResource):
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1408,8 +1643,10 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -1419,7 +1656,9 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] namespace: The release namespace, where its records are kept and objects whose template sets none are placed. Defaults to `default`, as helm does.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1429,7 +1668,11 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -1508,8 +1751,10 @@ class HelmRelease(pulumi.CustomResource):
                  create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+                 dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  devel: pulumi.Input[Optional[_builtins.bool]] = None,
+                 disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
                  disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1519,7 +1764,9 @@ class HelmRelease(pulumi.CustomResource):
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
                  plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
                  render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+                 replace: pulumi.Input[Optional[_builtins.bool]] = None,
                  repository: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
                  repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1529,7 +1776,10 @@ class HelmRelease(pulumi.CustomResource):
                  set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
                  set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
                  set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+                 set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+                 set_wos: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]]] = None,
                  skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
+                 take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
                  timeout: pulumi.Input[Optional[_builtins.str]] = None,
                  upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
                  values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1555,8 +1805,10 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["create_namespace"] = create_namespace
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["dependency_repositories"] = dependency_repositories
+            __props__.__dict__["dependency_update"] = dependency_update
             __props__.__dict__["description"] = description
             __props__.__dict__["devel"] = devel
+            __props__.__dict__["disable_openapi_validation"] = disable_openapi_validation
             __props__.__dict__["disable_webhooks"] = disable_webhooks
             __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["keyring"] = keyring
@@ -1568,7 +1820,9 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["namespace"] = namespace
             __props__.__dict__["pass_credentials"] = pass_credentials
             __props__.__dict__["plain_http"] = plain_http
+            __props__.__dict__["postrender"] = postrender
             __props__.__dict__["render_subchart_notes"] = render_subchart_notes
+            __props__.__dict__["replace"] = replace
             __props__.__dict__["repository"] = repository
             __props__.__dict__["repository_ca_file"] = repository_ca_file
             __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1578,7 +1832,10 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["set"] = set
             __props__.__dict__["set_list"] = set_list
             __props__.__dict__["set_sensitive"] = set_sensitive
+            __props__.__dict__["set_wo_revision"] = set_wo_revision
+            __props__.__dict__["set_wos"] = None if set_wos is None else pulumi.Output.secret(set_wos)
             __props__.__dict__["skip_crds"] = skip_crds
+            __props__.__dict__["take_ownership"] = take_ownership
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["upgrade_install"] = upgrade_install
             __props__.__dict__["values"] = values
@@ -1594,7 +1851,7 @@ class HelmRelease(pulumi.CustomResource):
             __props__.__dict__["objects"] = None
             __props__.__dict__["revision"] = None
             __props__.__dict__["status"] = None
-        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["repositoryPassword"])
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["repositoryPassword", "setWos"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(HelmRelease, __self__).__init__(
             'k8sconnect:index/helmRelease:HelmRelease',
@@ -1617,8 +1874,10 @@ class HelmRelease(pulumi.CustomResource):
             create_namespace: pulumi.Input[Optional[_builtins.bool]] = None,
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             dependency_repositories: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]]] = None,
+            dependency_update: pulumi.Input[Optional[_builtins.bool]] = None,
             description: pulumi.Input[Optional[_builtins.str]] = None,
             devel: pulumi.Input[Optional[_builtins.bool]] = None,
+            disable_openapi_validation: pulumi.Input[Optional[_builtins.bool]] = None,
             disable_webhooks: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             keyring: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1630,7 +1889,9 @@ class HelmRelease(pulumi.CustomResource):
             objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
             pass_credentials: pulumi.Input[Optional[_builtins.bool]] = None,
             plain_http: pulumi.Input[Optional[_builtins.bool]] = None,
+            postrender: pulumi.Input[Optional[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']]] = None,
             render_subchart_notes: pulumi.Input[Optional[_builtins.bool]] = None,
+            replace: pulumi.Input[Optional[_builtins.bool]] = None,
             repository: pulumi.Input[Optional[_builtins.str]] = None,
             repository_ca_file: pulumi.Input[Optional[_builtins.str]] = None,
             repository_cert_file: pulumi.Input[Optional[_builtins.str]] = None,
@@ -1641,8 +1902,11 @@ class HelmRelease(pulumi.CustomResource):
             set: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]]] = None,
             set_list: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]]] = None,
             set_sensitive: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]]] = None,
+            set_wo_revision: pulumi.Input[Optional[_builtins.int]] = None,
+            set_wos: pulumi.Input[Optional[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]]] = None,
             skip_crds: pulumi.Input[Optional[_builtins.bool]] = None,
             status: pulumi.Input[Optional[_builtins.str]] = None,
+            take_ownership: pulumi.Input[Optional[_builtins.bool]] = None,
             timeout: pulumi.Input[Optional[_builtins.str]] = None,
             upgrade_install: pulumi.Input[Optional[_builtins.bool]] = None,
             values: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -1668,8 +1932,10 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] create_namespace: Create the release namespace if it does not exist, as `helm --create-namespace`. It is not part of the release and is left in place at destroy, as helm leaves it. Only the release namespace is made: an object the chart puts in another namespace that does not exist is refused at plan.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the release (and so anything that would uninstall it) until this is set to false and applied.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseDependencyRepositoryArgs', 'HelmReleaseDependencyRepositoryArgsDict']]]] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repository_username and repository_password reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone. A change to them alone (a rotated password) writes no release revision.
+        :param pulumi.Input[_builtins.bool] dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
         :param pulumi.Input[_builtins.str] description: The description of every revision an install or upgrade writes, in place of helm's `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
         :param pulumi.Input[_builtins.bool] devel: Let an empty `version` or a constraint pick pre-release versions.
+        :param pulumi.Input[_builtins.bool] disable_openapi_validation: Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
         :param pulumi.Input[_builtins.bool] disable_webhooks: Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm's name for it, kept so a configuration moves unchanged. Defaults to false.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the release's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the release); values list fields in KubernetesObject's ignore_fields path language (`spec.template.spec.containers[name=app].image`). They are left out of the apply, the release record's manifest and drift detection; a field newly listed is handed over with its current value, not reset. A key that matches no object of the chart is warned about at plan.
         :param pulumi.Input[_builtins.str] keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
@@ -1681,7 +1947,9 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the release (CRDs included, hooks not), keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data and every field that holds a set_sensitive value show as a keyed hash, never the value.
         :param pulumi.Input[_builtins.bool] pass_credentials: Send repository_username and repository_password to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
         :param pulumi.Input[_builtins.bool] plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repository_username and repository_password then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+        :param pulumi.Input[Union['HelmReleasePostrenderArgs', 'HelmReleasePostrenderArgsDict']] postrender: A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
         :param pulumi.Input[_builtins.bool] render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
+        :param pulumi.Input[_builtins.bool] replace: When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[_builtins.str] repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
         :param pulumi.Input[_builtins.str] repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
         :param pulumi.Input[_builtins.str] repository_cert_file: PEM client certificate for the repository or chart URL.
@@ -1692,8 +1960,12 @@ class HelmRelease(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetArgs', 'HelmReleaseSetArgsDict']]]] set: Single values, applied after `values` as `helm --set` applies them.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetListArgs', 'HelmReleaseSetListArgsDict']]]] set_list: Lists, applied after `set` as `helm --set name={a,b}` applies them: each value is one element of the list, commas and braces included, read as `--set` reads a value (`true`, `42` and `null` become a bool, a number and a null); an empty `value` sets an empty list.
         :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetSensitiveArgs', 'HelmReleaseSetSensitiveArgsDict']]]] set_sensitive: Single values kept out of plain output, applied last. Every field a value reaches (as written or base64-encoded) shows in `objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.
+        :param pulumi.Input[_builtins.int] set_wo_revision: Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['HelmReleaseSetWoArgs', 'HelmReleaseSetWoArgsDict']]]] set_wos: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
         :param pulumi.Input[_builtins.bool] skip_crds: Leave the CRDs of the chart's `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart's templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release's own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
         :param pulumi.Input[_builtins.str] status: The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
+        :param pulumi.Input[_builtins.bool] take_ownership: Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
         :param pulumi.Input[_builtins.str] timeout: How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
         :param pulumi.Input[_builtins.bool] upgrade_install: When the install finds the release in the cluster, made by helm or another tool, take it over as an import would, as `helm upgrade --install` upgrades it: the plan warns, and the apply takes its objects over in place (they keep their UIDs), deletes those of its latest revision the chart no longer renders, and writes its next revision. A release another apply or helm is changing right now, or that k8sconnect installed from another configuration, is refused as without it. Only the install reads it. Defaults to false.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Values as YAML documents, merged in order as `helm -f` merges files: a later document wins key by key.
@@ -1717,8 +1989,10 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["create_namespace"] = create_namespace
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["dependency_repositories"] = dependency_repositories
+        __props__.__dict__["dependency_update"] = dependency_update
         __props__.__dict__["description"] = description
         __props__.__dict__["devel"] = devel
+        __props__.__dict__["disable_openapi_validation"] = disable_openapi_validation
         __props__.__dict__["disable_webhooks"] = disable_webhooks
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["keyring"] = keyring
@@ -1730,7 +2004,9 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["objects"] = objects
         __props__.__dict__["pass_credentials"] = pass_credentials
         __props__.__dict__["plain_http"] = plain_http
+        __props__.__dict__["postrender"] = postrender
         __props__.__dict__["render_subchart_notes"] = render_subchart_notes
+        __props__.__dict__["replace"] = replace
         __props__.__dict__["repository"] = repository
         __props__.__dict__["repository_ca_file"] = repository_ca_file
         __props__.__dict__["repository_cert_file"] = repository_cert_file
@@ -1741,8 +2017,11 @@ class HelmRelease(pulumi.CustomResource):
         __props__.__dict__["set"] = set
         __props__.__dict__["set_list"] = set_list
         __props__.__dict__["set_sensitive"] = set_sensitive
+        __props__.__dict__["set_wo_revision"] = set_wo_revision
+        __props__.__dict__["set_wos"] = set_wos
         __props__.__dict__["skip_crds"] = skip_crds
         __props__.__dict__["status"] = status
+        __props__.__dict__["take_ownership"] = take_ownership
         __props__.__dict__["timeout"] = timeout
         __props__.__dict__["upgrade_install"] = upgrade_install
         __props__.__dict__["values"] = values
@@ -1841,6 +2120,14 @@ class HelmRelease(pulumi.CustomResource):
         return pulumi.get(self, "dependency_repositories")
 
     @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chart_digest`, so an upgrade. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
+
+    @_builtins.property
     @pulumi.getter
     def description(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
@@ -1855,6 +2142,14 @@ class HelmRelease(pulumi.CustomResource):
         Let an empty `version` or a constraint pick pre-release versions.
         """
         return pulumi.get(self, "devel")
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
 
     @_builtins.property
     @pulumi.getter(name="disableWebhooks")
@@ -1945,12 +2240,28 @@ class HelmRelease(pulumi.CustomResource):
         return pulumi.get(self, "plain_http")
 
     @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> pulumi.Output[Optional['outputs.HelmReleasePostrender']]:
+        """
+        A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+        """
+        return pulumi.get(self, "postrender")
+
+    @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")
     def render_subchart_notes(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
         """
         return pulumi.get(self, "render_subchart_notes")
+
+    @_builtins.property
+    @pulumi.getter
+    def replace(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        When the install finds the release's name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+        """
+        return pulumi.get(self, "replace")
 
     @_builtins.property
     @pulumi.getter
@@ -2033,6 +2344,23 @@ class HelmRelease(pulumi.CustomResource):
         return pulumi.get(self, "set_sensitive")
 
     @_builtins.property
+    @pulumi.getter(name="setWoRevision")
+    def set_wo_revision(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+        """
+        return pulumi.get(self, "set_wo_revision")
+
+    @_builtins.property
+    @pulumi.getter(name="setWos")
+    def set_wos(self) -> pulumi.Output[Optional[Sequence['outputs.HelmReleaseSetWo']]]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack's inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply's values kept in private state; change set_wo_revision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+        """
+        return pulumi.get(self, "set_wos")
+
+    @_builtins.property
     @pulumi.getter(name="skipCrds")
     def skip_crds(self) -> pulumi.Output[_builtins.bool]:
         """
@@ -2047,6 +2375,14 @@ class HelmRelease(pulumi.CustomResource):
         The status of that revision: `deployed`, or `failed` after an apply that did not finish (the next apply then runs again).
         """
         return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter(name="takeOwnership")
+    def take_ownership(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Make objects of the chart that exist already and are not this release's the release's own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart's fields and hands every field the chart sets from its field managers to k8sconnect's, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release's is refused at plan, naming who holds it. Defaults to false.
+        """
+        return pulumi.get(self, "take_ownership")
 
     @_builtins.property
     @pulumi.getter

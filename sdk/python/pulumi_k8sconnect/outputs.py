@@ -19,9 +19,11 @@ __all__ = [
     'ClusterConnectionResult',
     'ClusterConnectionExecResult',
     'HelmReleaseDependencyRepository',
+    'HelmReleasePostrender',
     'HelmReleaseSet',
     'HelmReleaseSetList',
     'HelmReleaseSetSensitive',
+    'HelmReleaseSetWo',
     'ManifestSetApplyset',
     'PatchTarget',
     'ResourceRef',
@@ -384,6 +386,53 @@ class HelmReleaseDependencyRepository(dict):
 
 
 @pulumi.output_type
+class HelmReleasePostrender(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "binaryPath":
+            suggest = "binary_path"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in HelmReleasePostrender. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        HelmReleasePostrender.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        HelmReleasePostrender.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 binary_path: _builtins.str,
+                 args: Optional[Sequence[_builtins.str]] = None):
+        """
+        :param _builtins.str binary_path: The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        :param Sequence[_builtins.str] args: Its arguments.
+        """
+        pulumi.set(__self__, "binary_path", binary_path)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+
+    @_builtins.property
+    @pulumi.getter(name="binaryPath")
+    def binary_path(self) -> _builtins.str:
+        """
+        The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        """
+        return pulumi.get(self, "binary_path")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Its arguments.
+        """
+        return pulumi.get(self, "args")
+
+
+@pulumi.output_type
 class HelmReleaseSet(dict):
     def __init__(__self__, *,
                  name: _builtins.str,
@@ -489,6 +538,53 @@ class HelmReleaseSetSensitive(dict):
     @pulumi.getter
     def type(self) -> Optional[_builtins.str]:
         """
+        How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class HelmReleaseSetWo(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 value: _builtins.str,
+                 type: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str name: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        :param _builtins.str value: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               The value.
+        :param _builtins.str type: **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+               How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "value", value)
+        if type is not None:
+            pulumi.set(__self__, "type", type)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\\.kubernetes\\.io/name`).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.str:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+        The value.
+        """
+        return pulumi.get(self, "value")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> Optional[_builtins.str]:
+        """
+        **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")

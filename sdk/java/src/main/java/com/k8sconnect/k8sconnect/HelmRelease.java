@@ -8,9 +8,11 @@ import com.k8sconnect.k8sconnect.Utilities;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseState;
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseDependencyRepository;
+import com.k8sconnect.k8sconnect.outputs.HelmReleasePostrender;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSet;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetList;
 import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetSensitive;
+import com.k8sconnect.k8sconnect.outputs.HelmReleaseSetWo;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
@@ -221,6 +223,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.dependencyRepositories);
     }
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * 
+     */
+    @Export(name="dependencyUpdate", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> dependencyUpdate;
+
+    /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> dependencyUpdate() {
+        return Codegen.optional(this.dependencyUpdate);
+    }
+    /**
      * The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      * 
      */
@@ -247,6 +263,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<Boolean>> devel() {
         return Codegen.optional(this.devel);
+    }
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    @Export(name="disableOpenapiValidation", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> disableOpenapiValidation;
+
+    /**
+     * @return Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> disableOpenapiValidation() {
+        return Codegen.optional(this.disableOpenapiValidation);
     }
     /**
      * Run no hook, as `helm --no-hooks`: at install, upgrade and destroy alike. The hooks are still kept in the release record, as helm keeps them. hashicorp/helm&#39;s name for it, kept so a configuration moves unchanged. Defaults to false.
@@ -403,6 +433,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.plainHttp);
     }
     /**
+     * A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    @Export(name="postrender", refs={HelmReleasePostrender.class}, tree="[0]")
+    private Output</* @Nullable */ HelmReleasePostrender> postrender;
+
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    public Output<Optional<HelmReleasePostrender>> postrender() {
+        return Codegen.optional(this.postrender);
+    }
+    /**
      * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      * 
      */
@@ -415,6 +459,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<Optional<Boolean>> renderSubchartNotes() {
         return Codegen.optional(this.renderSubchartNotes);
+    }
+    /**
+     * When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    @Export(name="replace", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> replace;
+
+    /**
+     * @return When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> replace() {
+        return Codegen.optional(this.replace);
     }
     /**
      * An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
@@ -557,6 +615,36 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.setSensitive);
     }
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    @Export(name="setWoRevision", refs={Integer.class}, tree="[0]")
+    private Output</* @Nullable */ Integer> setWoRevision;
+
+    /**
+     * @return Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    public Output<Optional<Integer>> setWoRevision() {
+        return Codegen.optional(this.setWoRevision);
+    }
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    @Export(name="setWos", refs={List.class,HelmReleaseSetWo.class}, tree="[0,1]")
+    private Output</* @Nullable */ List<HelmReleaseSetWo>> setWos;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    public Output<Optional<List<HelmReleaseSetWo>>> setWos() {
+        return Codegen.optional(this.setWos);
+    }
+    /**
      * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      * 
      */
@@ -583,6 +671,20 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
      */
     public Output<String> status() {
         return this.status;
+    }
+    /**
+     * Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    @Export(name="takeOwnership", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> takeOwnership;
+
+    /**
+     * @return Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    public Output<Optional<Boolean>> takeOwnership() {
+        return Codegen.optional(this.takeOwnership);
     }
     /**
      * How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`).
@@ -724,7 +826,8 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
             .version(Utilities.getVersion())
             .pluginDownloadURL("github://api.github.com/k8sconnect/k8sconnect")
             .additionalSecretOutputs(List.of(
-                "repositoryPassword"
+                "repositoryPassword",
+                "setWos"
             ))
             .build();
         return com.pulumi.resources.CustomResourceOptions.merge(defaultOptions, options, id);

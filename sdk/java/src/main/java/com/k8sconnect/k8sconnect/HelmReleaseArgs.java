@@ -5,9 +5,11 @@ package com.k8sconnect.k8sconnect;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseDependencyRepositoryArgs;
+import com.k8sconnect.k8sconnect.inputs.HelmReleasePostrenderArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetListArgs;
 import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetSensitiveArgs;
+import com.k8sconnect.k8sconnect.inputs.HelmReleaseSetWoArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
@@ -131,6 +133,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * 
+     */
+    @Import(name="dependencyUpdate")
+    private @Nullable Output<Boolean> dependencyUpdate;
+
+    /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> dependencyUpdate() {
+        return Optional.ofNullable(this.dependencyUpdate);
+    }
+
+    /**
      * The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
      * 
      */
@@ -158,6 +175,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> devel() {
         return Optional.ofNullable(this.devel);
+    }
+
+    /**
+     * Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    @Import(name="disableOpenapiValidation")
+    private @Nullable Output<Boolean> disableOpenapiValidation;
+
+    /**
+     * @return Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> disableOpenapiValidation() {
+        return Optional.ofNullable(this.disableOpenapiValidation);
     }
 
     /**
@@ -296,6 +328,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    @Import(name="postrender")
+    private @Nullable Output<HelmReleasePostrenderArgs> postrender;
+
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * 
+     */
+    public Optional<Output<HelmReleasePostrenderArgs>> postrender() {
+        return Optional.ofNullable(this.postrender);
+    }
+
+    /**
      * Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      * 
      */
@@ -308,6 +355,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> renderSubchartNotes() {
         return Optional.ofNullable(this.renderSubchartNotes);
+    }
+
+    /**
+     * When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    @Import(name="replace")
+    private @Nullable Output<Boolean> replace;
+
+    /**
+     * @return When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> replace() {
+        return Optional.ofNullable(this.replace);
     }
 
     /**
@@ -446,6 +508,38 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
+     * Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    @Import(name="setWoRevision")
+    private @Nullable Output<Integer> setWoRevision;
+
+    /**
+     * @return Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+     * 
+     */
+    public Optional<Output<Integer>> setWoRevision() {
+        return Optional.ofNullable(this.setWoRevision);
+    }
+
+    /**
+     * **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    @Import(name="setWos")
+    private @Nullable Output<List<HelmReleaseSetWoArgs>> setWos;
+
+    /**
+     * @return **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+     * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+     * 
+     */
+    public Optional<Output<List<HelmReleaseSetWoArgs>>> setWos() {
+        return Optional.ofNullable(this.setWos);
+    }
+
+    /**
      * Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
      * 
      */
@@ -458,6 +552,21 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<Boolean>> skipCrds() {
         return Optional.ofNullable(this.skipCrds);
+    }
+
+    /**
+     * Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    @Import(name="takeOwnership")
+    private @Nullable Output<Boolean> takeOwnership;
+
+    /**
+     * @return Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> takeOwnership() {
+        return Optional.ofNullable(this.takeOwnership);
     }
 
     /**
@@ -575,8 +684,10 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.createNamespace = $.createNamespace;
         this.deleteProtection = $.deleteProtection;
         this.dependencyRepositories = $.dependencyRepositories;
+        this.dependencyUpdate = $.dependencyUpdate;
         this.description = $.description;
         this.devel = $.devel;
+        this.disableOpenapiValidation = $.disableOpenapiValidation;
         this.disableWebhooks = $.disableWebhooks;
         this.ignoreFields = $.ignoreFields;
         this.keyring = $.keyring;
@@ -586,7 +697,9 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.postrender = $.postrender;
         this.renderSubchartNotes = $.renderSubchartNotes;
+        this.replace = $.replace;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
         this.repositoryCertFile = $.repositoryCertFile;
@@ -596,7 +709,10 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         this.set = $.set;
         this.setList = $.setList;
         this.setSensitive = $.setSensitive;
+        this.setWoRevision = $.setWoRevision;
+        this.setWos = $.setWos;
         this.skipCrds = $.skipCrds;
+        this.takeOwnership = $.takeOwnership;
         this.timeout = $.timeout;
         this.upgradeInstall = $.upgradeInstall;
         this.values = $.values;
@@ -782,6 +898,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(@Nullable Output<Boolean> dependencyUpdate) {
+            $.dependencyUpdate = dependencyUpdate;
+            return this;
+        }
+
+        /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(Boolean dependencyUpdate) {
+            return dependencyUpdate(Output.of(dependencyUpdate));
+        }
+
+        /**
          * @param description The description of every revision an install or upgrade writes, in place of helm&#39;s `Install complete` or `Upgrade complete`, as `helm --description`: `helm history` shows it. A change to it alone is an upgrade. A revision that failed is described by its error, and a repair by what it put back.
          * 
          * @return builder
@@ -821,6 +958,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder devel(Boolean devel) {
             return devel(Output.of(devel));
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(@Nullable Output<Boolean> disableOpenapiValidation) {
+            $.disableOpenapiValidation = disableOpenapiValidation;
+            return this;
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(Boolean disableOpenapiValidation) {
+            return disableOpenapiValidation(Output.of(disableOpenapiValidation));
         }
 
         /**
@@ -1013,6 +1171,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(@Nullable Output<HelmReleasePostrenderArgs> postrender) {
+            $.postrender = postrender;
+            return this;
+        }
+
+        /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(HelmReleasePostrenderArgs postrender) {
+            return postrender(Output.of(postrender));
+        }
+
+        /**
          * @param renderSubchartNotes Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
          * 
          * @return builder
@@ -1031,6 +1210,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder renderSubchartNotes(Boolean renderSubchartNotes) {
             return renderSubchartNotes(Output.of(renderSubchartNotes));
+        }
+
+        /**
+         * @param replace When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder replace(@Nullable Output<Boolean> replace) {
+            $.replace = replace;
+            return this;
+        }
+
+        /**
+         * @param replace When the install finds the release&#39;s name in use by a release whose latest revision is uninstalled (helm uninstall --keep-history) or failed, install over it, as `helm install --replace`: the plan warns, and the apply writes the revision after it (an uninstalled one is marked superseded, a failed one stays failed), deletes the objects of its record the chart no longer renders and updates those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision is deployed is refused as without it. Only the install reads it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder replace(Boolean replace) {
+            return replace(Output.of(replace));
         }
 
         /**
@@ -1253,6 +1453,61 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
+         * @param setWoRevision Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWoRevision(@Nullable Output<Integer> setWoRevision) {
+            $.setWoRevision = setWoRevision;
+            return this;
+        }
+
+        /**
+         * @param setWoRevision Any number, kept in state: a change plans an upgrade of the release, rendered with the write-only values as the configuration has them now.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWoRevision(Integer setWoRevision) {
+            return setWoRevision(Output.of(setWoRevision));
+        }
+
+        /**
+         * @param setWos **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWos(@Nullable Output<List<HelmReleaseSetWoArgs>> setWos) {
+            $.setWos = setWos;
+            return this;
+        }
+
+        /**
+         * @param setWos **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWos(List<HelmReleaseSetWoArgs> setWos) {
+            return setWos(Output.of(setWos));
+        }
+
+        /**
+         * @param setWos **NOTE:** This field is write-only and its value will not be updated in state as part of read operations.
+         * Single values that are never stored, applied last (after setSensitive), as the argument of hashicorp/helm of this name: write-only, so they are in no plan and no state. Pulumi keeps it in the stack&#39;s inputs only, encrypted as a secret. Every field a value reaches shows in `objects` as a keyed hash, as with setSensitive, and errors and notes are scrubbed of them. A plan sees a change to them by the objects they reach and by a keyed digest of the last apply&#39;s values kept in private state; change setWoRevision to upgrade the release with them in any case. The release record keeps them among its values, as helm keeps every value.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder setWos(HelmReleaseSetWoArgs... setWos) {
+            return setWos(List.of(setWos));
+        }
+
+        /**
          * @param skipCrds Leave the CRDs of the chart&#39;s `crds/` directories alone, as `helm install --skip-crds`: not installed, not upgraded, not in `objects`. CRDs that the chart&#39;s templates render are applied as before. Without it, a CRD of `crds/` that exists already is taken over as the release&#39;s own when helm or kubectl made it (or a release since uninstalled), left to another release that holds it (as helm leaves it), and refused at plan, naming who holds it, when a k8sconnect.KubernetesObject or another field manager does. Set on a release that installed them, it leaves them in the cluster as they are, no longer upgraded.
          * 
          * @return builder
@@ -1271,6 +1526,27 @@ public final class HelmReleaseArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder skipCrds(Boolean skipCrds) {
             return skipCrds(Output.of(skipCrds));
+        }
+
+        /**
+         * @param takeOwnership Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder takeOwnership(@Nullable Output<Boolean> takeOwnership) {
+            $.takeOwnership = takeOwnership;
+            return this;
+        }
+
+        /**
+         * @param takeOwnership Make objects of the chart that exist already and are not this release&#39;s the release&#39;s own, as `helm install --take-ownership` (and `helm upgrade --take-ownership`) does: one made by kubectl or another tool, and one of another Helm release, whose record still lists it (its uninstall, or an upgrade that drops it, would delete it, as after helm). The plan warns once per object, naming who holds it; the apply gives it the chart&#39;s fields and hands every field the chart sets from its field managers to k8sconnect&#39;s, as an import does, leaving them the fields only they set. An object a k8sconnect resource manages (KubernetesObject, a manifest set, another HelmRelease) is still refused: both would write under the same field manager. Without it, an object that exists and is not the release&#39;s is refused at plan, naming who holds it. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder takeOwnership(Boolean takeOwnership) {
+            return takeOwnership(Output.of(takeOwnership));
         }
 
         /**

@@ -1,0 +1,60 @@
+package helmrelease_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+)
+
+// A chart whose ConfigMap sets a field the cluster's schema does not
+// declare is refused at plan, naming the field, with nothing applied; with
+// disable_openapi_validation the field is left out, the plan warning and
+// naming it, as helm --disable-openapi-validation lets the server drop it,
+// and the release installs, its next plan quiet.
+func TestAccHelmReleaseDisableOpenAPIValidation(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "lenient"
+	config := func(more string) string {
+		return fmt.Sprintf(`
+resource "k8sconnect_helm_release" "app" {
+  name      = %q
+  namespace = %q
+  chart     = %q
+  %s
+  %s
+}
+`, name, ns, chartPath(t, "unknownfield"), more, acctest.Connection(t))
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(config(""))
+	w.Cleanup()
+	r := w.Plan()
+	if r.Err == nil || !r.HasError("core/ConfigMap/"+ns+"/"+name+"-settings", ".color: field not declared in schema") {
+		t.Fatalf("the unknown field should fail the plan, naming it: %v\n%s", r.Err, r.Output)
+	}
+	if got := recordStatuses(t, ns, name); len(got) != 0 {
+		t.Errorf("a refused plan wrote release records: %v", got)
+	}
+
+	w.Write(config("disable_openapi_validation = true"))
+	r = w.Plan()
+	if r.Err != nil {
+		t.Fatalf("plan with disable_openapi_validation: %v\n%s", r.Err, r.Output)
+	}
+	if ws := warningsNamed(r, "Fields the cluster does not know are left out"); len(ws) != 1 ||
+		!strings.Contains(ws[0].Detail, "core/ConfigMap/"+ns+"/"+name+"-settings sets color,") {
+		t.Errorf("the plan should warn once, naming the field left out: %v", r.Warnings())
+	}
+	w.MustApply()
+	if err := configMapData(t, ns, name+"-settings", "greeting", "hello")(); err != nil {
+		t.Error(err)
+	}
+	if got := acctest.MustGet(t, configMaps, ns, name+"-settings").GetLabels()["app"]; got != "lenient" {
+		t.Errorf("the fields the schema knows should be applied, label app = %q", got)
+	}
+	if add, change, remove := w.Plan().Changes(); add+change+remove != 0 {
+		t.Errorf("the plan after the install should be empty, is +%d ~%d -%d", add, change, remove)
+	}
+}

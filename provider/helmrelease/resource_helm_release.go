@@ -127,6 +127,13 @@ const DefaultMaxHistory = 10
 // atomicDescription and cleanupOnFailDescription describe what a failed run
 // puts back (rollback.go).
 const (
+	releaseDescription = "A Helm chart installed as a Helm release whose every object is planned, applied and checked " +
+		"for drift as k8sconnect_object does it: `objects` holds, per object, the fields k8sconnect owns as a " +
+		"server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) " +
+		"or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks " +
+		"by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then " +
+		"post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, " +
+		"`helm history` and `helm get manifest` show it."
 	atomicDescription = "When an install or upgrade fails (a hook fails, an object is refused, the readiness " +
 		"wait times out), put the cluster back, as `helm --atomic` (Helm 4's `--rollback-on-failure`): " +
 		"a failed upgrade is rolled back to the last deployed revision, whose objects are applied again " +
@@ -177,14 +184,8 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
-		Blocks: map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
-		Description: "A Helm chart installed as a Helm release whose every object is planned, applied and checked " +
-			"for drift as k8sconnect_object does it: `objects` holds, per object, the fields k8sconnect owns as a " +
-			"server-side dry run predicts them, so a plan shows which objects are added, changed (field by field) " +
-			"or removed. Applies keep Helm's lifecycle: CRDs from `crds/` first, pre-install or pre-upgrade hooks " +
-			"by weight, every object by Server-Side Apply, objects that left the chart deleted, readiness, then " +
-			"post hooks; each successful apply writes a release revision in Helm's own format, so `helm list`, " +
-			"`helm history` and `helm get manifest` show it.",
+		Blocks:      map[string]schema.Block{"timeouts": optimeout.Block(ctx)},
+		Description: releaseDescription,
 		Attributes: chartinputs.ResourceAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, Description: "`<namespace>/<name>`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},

@@ -124,8 +124,8 @@ const DefaultTimeout = "5m"
 // DefaultMaxHistory is the helm CLI's default for --history-max.
 const DefaultMaxHistory = 10
 
-// atomicDescription and cleanupOnFailDescription describe what a failed run
-// puts back (rollback.go).
+// The descriptions of the resource and of its longer arguments, kept out of
+// Schema so that it reads as the list of arguments it is.
 const (
 	releaseDescription = "A Helm chart installed as a Helm release whose every object is planned, applied and checked " +
 		"for drift as k8sconnect_object does it: `objects` holds, per object, the fields k8sconnect owns as a " +

@@ -1,4 +1,4 @@
-// Package timeouts_test runs the timeouts block of every resource (issue 52)
+// Package timeouts_test runs the timeouts block of every resource
 // through the real engine against the local cluster: an operation whose
 // timeouts setting ends before the resource's own timeout fails when the
 // setting says, names it, and leaves what it made as it is.

@@ -3,7 +3,6 @@ package helmrelease_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,31 +68,7 @@ func TestAccHelmReleaseSetWriteOnly(t *testing.T) {
 	}
 	nowhere := func(when string) {
 		t.Helper()
-		human("plan -out "+when, "plan", "-out=saved.tfplan")
-		show := func(args ...string) string {
-			t.Helper()
-			r := w.Run(append([]string{"show", "-json"}, args...)...)
-			if r.Err != nil {
-				t.Fatalf("show -json %v: %v\n%s", args, r.Err, r.Output)
-			}
-			return r.Output
-		}
-		saved := show("saved.tfplan")
-		acctest.ExpectPresent(t, "show -json of the saved plan "+when, saved, "set_wo_revision")
-		acctest.ExpectAbsent(t, "show -json of the saved plan "+when, saved, all...)
-		shown := show()
-		acctest.ExpectAbsent(t, "show -json of the state "+when, shown, all...)
-		acctest.ExpectPresent(t, "show -json of the state "+when, shown, "(sensitive, hmac-sha256:")
-		raw, err := os.ReadFile(filepath.Join(w.Dir(), "terraform.tfstate"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		acctest.ExpectAbsent(t, "the state file "+when, string(raw), all...)
-		_, _, private := w.StateParts()
-		acctest.ExpectAbsent(t, "decoded private state "+when, private, all...)
-		if v := w.StateAttribute("k8sconnect_helm_release.app", "set_wo"); v != "" && v != "null" {
-			t.Errorf("set_wo is in state %s: %s", when, v)
-		}
+		w.ExpectWriteOnlyNowhere(when, "k8sconnect_helm_release.app", "set_wo", all...)
 		acctest.ExpectAbsentFromProviderLog(t, logPath, all...)
 	}
 	clusterHas := func(tok acctest.SecretValue) {

@@ -3,7 +3,6 @@ package object_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,31 +75,7 @@ func TestAccObject_writeOnlyBodyNeverInStateOrPlan(t *testing.T) {
 	// included.
 	nowhere := func(when string) {
 		t.Helper()
-		human("plan -out "+when, "plan", "-out=saved.tfplan")
-		show := func(args ...string) string {
-			t.Helper()
-			r := w.Run(append([]string{"show", "-json"}, args...)...)
-			if r.Err != nil {
-				t.Fatalf("show -json %v: %v\n%s", args, r.Err, r.Output)
-			}
-			return r.Output
-		}
-		savedPlan := show("saved.tfplan")
-		acctest.ExpectPresent(t, "show -json of the saved plan "+when, savedPlan, "yaml_body_wo_revision")
-		acctest.ExpectAbsent(t, "show -json of the saved plan "+when, savedPlan, all...)
-		shown := show()
-		acctest.ExpectAbsent(t, "show -json of the state "+when, shown, all...)
-		acctest.ExpectPresent(t, "show -json of the state "+when, shown, "(sensitive, hmac-sha256:")
-		raw, err := os.ReadFile(filepath.Join(w.Dir(), "terraform.tfstate"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		acctest.ExpectAbsent(t, "the state file "+when, string(raw), all...)
-		_, _, private := w.StateParts()
-		acctest.ExpectAbsent(t, "decoded private state "+when, private, all...)
-		if body := w.StateAttribute("k8sconnect_object.secret", "yaml_body_wo"); body != "" && body != "null" {
-			t.Errorf("yaml_body_wo is in state %s: %s", when, body)
-		}
+		w.ExpectWriteOnlyNowhere(when, "k8sconnect_object.secret", "yaml_body_wo", all...)
 	}
 	clusterHas := func(name string, pw acctest.SecretValue) {
 		t.Helper()

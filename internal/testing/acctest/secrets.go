@@ -190,3 +190,42 @@ func (w *Workdir) ExpectSensitiveEntries(attribute, field string, want int) {
 		w.t.Errorf("sensitive_values holds %d %s entries, want %d:\n%s", found, attribute, want, r.Output)
 	}
 }
+
+// ExpectWriteOnlyNowhere saves a plan (saved.tfplan) and checks that no form
+// of values is anywhere a user or a tool reads a configuration whose
+// write-only attribute attr of address holds them: the plan's output, the
+// saved plan and the state as show -json renders them, the state file's
+// bytes and its decoded private state; attr itself stays null in state. The
+// saved plan must hold attr's _revision and the state a keyed hash, which
+// proves that the search sees what is there. when names the moment in
+// failures.
+func (w *Workdir) ExpectWriteOnlyNowhere(when, address, attr string, values ...SecretValue) {
+	w.t.Helper()
+	t := w.t
+	r := w.Human("plan", "-out=saved.tfplan")
+	ExpectAbsent(t, "plan -out "+when+" output", r.Output, values...)
+	show := func(args ...string) string {
+		t.Helper()
+		r := w.Run(append([]string{"show", "-json"}, args...)...)
+		if r.Err != nil {
+			t.Fatalf("show -json %v: %v\n%s", args, r.Err, r.Output)
+		}
+		return r.Output
+	}
+	saved := show("saved.tfplan")
+	ExpectPresent(t, "show -json of the saved plan "+when, saved, attr+"_revision")
+	ExpectAbsent(t, "show -json of the saved plan "+when, saved, values...)
+	shown := show()
+	ExpectAbsent(t, "show -json of the state "+when, shown, values...)
+	ExpectPresent(t, "show -json of the state "+when, shown, "(sensitive, hmac-sha256:")
+	raw, err := os.ReadFile(filepath.Join(w.Dir(), "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ExpectAbsent(t, "the state file "+when, string(raw), values...)
+	_, _, private := w.StateParts()
+	ExpectAbsent(t, "decoded private state "+when, private, values...)
+	if v := w.StateAttribute(address, attr); v != "" && v != "null" {
+		t.Errorf("%s is in state %s: %s", attr, when, v)
+	}
+}

@@ -17,9 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	relutil "helm.sh/helm/v4/pkg/release/v1/util"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -429,14 +427,7 @@ func applyRank(id manifest.Identity) int {
 
 // letGo takes the set's part-of label off an object, bound to its UID.
 func letGo(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured) error {
-	m, err := c.Mapping(id.GVK())
-	if err != nil {
-		return err
-	}
-	body := fmt.Sprintf(`{"metadata":{"uid":%q,"labels":{%q:null}}}`, live.GetUID(), labelPartOf)
-	_, err = c.Resource(m, id.Namespace).Patch(ctx, id.Name, ktypes.MergePatchType, []byte(body),
-		metav1.PatchOptions{FieldManager: ssa.FieldManager})
-	return err
+	return takeMarksOff(ctx, c, id.GVK(), live, ssa.FieldManager, []string{labelPartOf}, nil)
 }
 
 // record completes the plan into the state the apply leaves: each object's

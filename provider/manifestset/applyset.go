@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,8 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
@@ -304,4 +307,33 @@ func parentSays(live, want *unstructured.Unstructured) bool {
 		}
 	}
 	return true
+}
+
+// takeMarksOff removes the labels and annotations named from live, an object
+// of kind gvk, by a merge patch under manager that carries live's UID, so
+// that it fails with a conflict on another object of the same name.
+func takeMarksOff(ctx context.Context, c *connection.Client, gvk schema.GroupVersionKind, live *unstructured.Unstructured,
+	manager string, labels, annotations []string) error {
+	m, err := c.Mapping(gvk)
+	if err != nil {
+		return err
+	}
+	nulls := func(keys []string) map[string]any {
+		out := map[string]any{}
+		for _, k := range keys {
+			out[k] = nil
+		}
+		return out
+	}
+	metadata := map[string]any{"uid": live.GetUID(), "labels": nulls(labels)}
+	if len(annotations) > 0 {
+		metadata["annotations"] = nulls(annotations)
+	}
+	body, err := json.Marshal(map[string]any{"metadata": metadata})
+	if err != nil {
+		return err
+	}
+	_, err = c.Resource(m, live.GetNamespace()).Patch(ctx, live.GetName(), ktypes.MergePatchType, body,
+		metav1.PatchOptions{FieldManager: manager})
+	return err
 }

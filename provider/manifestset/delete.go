@@ -2,7 +2,6 @@ package manifestset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,9 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
@@ -102,17 +99,8 @@ func deleteParent(ctx context.Context, c *connection.Client, p parent) error {
 // unmarkParent takes the ApplySet's label and annotations off a custom
 // resource parent, bound to its UID.
 func unmarkParent(ctx context.Context, c *connection.Client, p parent, live *unstructured.Unstructured) error {
-	m, err := c.Mapping(p.gvk())
-	if err != nil {
-		return err
-	}
-	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": live.GetUID(),
-		"labels":      map[string]any{labelApplySetID: nil},
-		"annotations": map[string]any{annotationTooling: nil, annotationContainsGroupKinds: nil, annotationNamespaces: nil}}})
-	if err != nil {
-		return err
-	}
-	_, err = c.Resource(m, p.Namespace).Patch(ctx, p.Name, ktypes.MergePatchType, body, metav1.PatchOptions{FieldManager: parentFieldManager})
+	err := takeMarksOff(ctx, c, p.gvk(), live, parentFieldManager, []string{labelApplySetID},
+		[]string{annotationTooling, annotationContainsGroupKinds, annotationNamespaces})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
 	}

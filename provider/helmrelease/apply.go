@@ -209,7 +209,7 @@ func (a *applyRun) prepare(ctx context.Context, as *renderedAs, out privatestate
 	if plan.ClusterUID.IsUnknown() {
 		plan.ClusterUID = types.StringValue(cluster.Identity)
 	}
-	forgetRelease(c, plan.ID.ValueString()) // what the plans read is about to change
+	recentReads.Forget(c, plan.ID.ValueString()) // what the plans read is about to change
 	a.recs = newRecords(c, ns, int(plan.MaxHistory.ValueInt64()))
 	if a.history, err = a.recs.history(name); err != nil {
 		diags.AddError("Could not read the release records", connection.Explain(err))

@@ -53,7 +53,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", connection.Explain(err))
 		return
 	}
-	forgetRelease(c, state.ID.ValueString()) // what the plans read is about to change
+	recentReads.Forget(c, state.ID.ValueString()) // what the plans read is about to change
 	recs := newRecords(c, ns, 0)
 	history, err := recs.history(name)
 	if err != nil {

@@ -241,7 +241,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	}
 	objectset.InParallel(len(pieces), func(i int) {
 		p := pieces[i]
-		recent := recall(c, id, p.key)
+		recent := recentReads.Recall(c, id, p.key)
 		var last *lastApply
 		if v, ours := inState[p.key]; ours {
 			last = &lastApply{private: privatestate.Of{R: req.Private, Object: p.key}, stored: ownership.StateProjection(ctx, objectset.MapOf(v)),
@@ -250,7 +250,7 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 		var handOn handon.Read
 		results[i], handOn, errs[i] = dryRunOne(ctx, c, p, last, recent, comingNamespace, takeOwnership)
 		if errs[i] == nil {
-			remember(c, id, p.key, handOn)
+			recentReads.Remember(c, id, p.key, handOn)
 		}
 		if errs[i] == nil && rd.varies[p.key] {
 			// Rendered otherwise at every render: known after apply.

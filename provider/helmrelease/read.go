@@ -91,7 +91,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], objectset.OwnedAtApply(ctx, req.Private, key), ignores.FieldsOf(key),
 			state.ID.ValueString(), state.Objects.Elements()[key])
 		if live != nil {
-			remember(c, state.ID.ValueString(), key, handon.Read{Obj: live, Seen: seen})
+			recentReads.Remember(c, state.ID.ValueString(), key, handon.Read{Obj: live, Seen: seen})
 		}
 	})
 	for i := range keys {

@@ -117,6 +117,7 @@ func (a *applyRun) prepare(ctx context.Context, clients *connection.Cache, state
 		return false
 	}
 	a.c = c
+	recentReads.Forget(c, a.plan.ID.ValueString()) // what the plans read is about to change
 	if a.timeout, ok = timeoutOf(a.plan, diags); !ok {
 		return false
 	}
@@ -143,8 +144,7 @@ func (a *applyRun) prepare(ctx context.Context, clients *connection.Cache, state
 		diags.AddError("The set's ApplySet parent cannot be used", connection.Explain(err))
 		return false
 	}
-	redact(a.ms, a.parent.id())
-	markMembers(a.ms, a.parent.applySetID())
+	asMembersOf(a.ms, a.parent)
 	a.prior = private{}
 	if state != nil {
 		a.prior = loadPrivate(ctx, in)
@@ -457,7 +457,7 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 		}
 		value, stored := objectset.Applied(ctx, m.key, obs, planned[m.key])
 		elems[m.key] = value
-		priv[m.key] = privateObject{APIVersion: m.obj.GetAPIVersion(), Body: objectset.BodyHash(m.obj, m.red),
+		priv[m.key] = privateObject{APIVersion: m.obj.GetAPIVersion(), Body: m.body,
 			NotReady: a.notReady[m.key]}
 		diags.Append(ownership.Record(ctx, privatestate.Of{W: out, Object: m.key}, obs, stored)...)
 	}

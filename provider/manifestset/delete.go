@@ -36,6 +36,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if !ok {
 		return
 	}
+	recentReads.Forget(c, state.ID.ValueString()) // what the plans read is about to change
 	if _, err := c.ConfirmCluster(ctx, connection.RecordedIn(ctx, state.ClusterUID.ValueString(), req.Private),
 		"set "+state.ID.ValueString(), namespaceOf(&state)); err != nil {
 		resp.Diagnostics.AddError("Destroy refused: cannot confirm the cluster", connection.Explain(err))

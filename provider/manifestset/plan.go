@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
@@ -93,8 +94,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			return
 		}
 	}
-	ms = redact(ms, p.id())
-	markMembers(ms, p.applySetID())
+	ms = asMembersOf(ms, p)
 	if tooling := loadAdopting(ctx, req.Private); tooling != "" {
 		resp.Diagnostics.AddWarning("Taking over an imported set", adoptionWarning(p.id(), tooling))
 	}
@@ -108,11 +108,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	r.warnLeaving(&plan, &state, ms, &resp.Diagnostics)
 }
 
-// redact gives every member the redactor of set id: Secret data hashed with
-// a key of the set's.
-func redact(ms *members, id string) *members {
+// asMembersOf makes ms the members of the set whose parent is p, as plan and
+// apply send them: each with the set's part-of label, the redactor of the
+// set (Secret data hashed with a key of the set's), and the hash of the body
+// that results, which both compare with the last apply's.
+func asMembersOf(ms *members, p parent) *members {
+	markMembers(ms, p.applySetID())
 	for i := range ms.all {
-		ms.all[i].red = sensitive.New(id, nil)
+		ms.all[i].red = sensitive.New(p.id(), nil)
+		ms.all[i].body = objectset.BodyHash(ms.all[i].obj, ms.all[i].red)
 	}
 	return ms
 }
@@ -179,9 +183,13 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 		var last *objectplan.Last
 		if v, ours := inState[mb.key]; ours {
 			last = &objectplan.Last{Private: privatestate.Of{R: req.Private, Object: mb.key},
-				Stored: ownership.StateProjection(ctx, objectset.MapOf(v)), SameConfiguration: priv[mb.key].Body == objectset.BodyHash(mb.obj, mb.red)}
+				Stored: ownership.StateProjection(ctx, objectset.MapOf(v)), SameConfiguration: priv[mb.key].Body == mb.body}
 		}
-		results[i], errs[i] = planOne(ctx, c, mb, last, objectset.OwnedAtApply(ctx, req.Private, mb.key), ms, p, takeOwnership)
+		var handOn handon.Read
+		results[i], handOn, errs[i] = planOne(ctx, c, mb, last, objectset.OwnedAtApply(ctx, req.Private, mb.key), ms, p, takeOwnership)
+		if errs[i] == nil {
+			recentReads.Remember(c, p.id(), mb.key, handOn)
+		}
 	})
 	diags := &resp.Diagnostics
 	elems := make(map[string]attr.Value, len(ms.all))
@@ -231,48 +239,63 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 	return types.MapValueMust(objectset.ProjectionType, elems)
 }
 
-// planOne plans one member: read, and refused when it exists and is not
-// this set's (a create is exclusive), then planned by objectplan. A custom
-// resource whose CRD comes with the set, and an object whose namespace
-// does, are known after apply.
+// planOne plans one member: read (or taken from the last call of this
+// process, recentReads), and refused when it exists and is not this set's
+// (a create is exclusive), then planned by objectplan. A custom resource
+// whose CRD comes with the set, and an object whose namespace does, are
+// known after apply. It returns what this plan read or asked itself, for the
+// next call (handon.Read's rule).
 func planOne(ctx context.Context, c *connection.Client, mb member, last *objectplan.Last, owned *fieldpath.Set, ms *members,
-	p parent, takeOwnership bool) (planned, error) {
+	p parent, takeOwnership bool) (planned, handon.Read, error) {
 	unknown := planned{value: types.MapUnknown(types.StringType)}
 	id := manifest.IdentityOf(mb.obj)
-	read, err := objectplan.Read(ctx, c, id)
-	switch {
-	case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
-		return unknown, nil // its CRD comes with the set
-	case meta.IsNoMatchError(err):
-		return planned{}, fmt.Errorf("the cluster does not serve %s %s, and no CRD of the set defines it: install "+
-			"its CRD first, or add it to the set", mb.obj.GetAPIVersion(), mb.obj.GetKind())
-	case connection.Gone(err, id.Name), c.GoneWithItsKind(err, id.GVK()):
-		read.Obj = nil
-	case err != nil:
-		return planned{}, fmt.Errorf("reading it: %w", err)
+	recent := recentReads.Recall(c, p.id(), mb.key)
+	var handOn handon.Read
+	// A dry run handed on that created the object (an answer without a
+	// resourceVersion: nothing was there) says it was absent as surely as a
+	// read, and the apply's create is exclusive all the same.
+	absent := recent.Obj == nil && recent.Dry != nil && recent.Dry.GetResourceVersion() == ""
+	if recent.Obj == nil && !absent {
+		// Not handed on: read it now.
+		read, err := objectplan.Read(ctx, c, id)
+		switch {
+		case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
+			return unknown, handOn, nil // its CRD comes with the set
+		case meta.IsNoMatchError(err):
+			return planned{}, handOn, fmt.Errorf("the cluster does not serve %s %s, and no CRD of the set defines it: install "+
+				"its CRD first, or add it to the set", mb.obj.GetAPIVersion(), mb.obj.GetKind())
+		case connection.Gone(err, id.Name), c.GoneWithItsKind(err, id.GVK()):
+			read.Obj = nil
+		case err != nil:
+			return planned{}, handOn, fmt.Errorf("reading it: %w", err)
+		}
+		recent, handOn = read, read
 	}
 	var takeover string
-	if read.Obj != nil && last == nil {
+	if recent.Obj != nil && last == nil {
 		var err error
-		if takeover, err = checkNotTaken(read.Obj, p, takeOwnership); err != nil {
-			return planned{}, err
+		if takeover, err = checkNotTaken(recent.Obj, p, takeOwnership); err != nil {
+			return planned{}, handon.Read{}, err
 		}
 	}
-	o := objectplan.Object{Desired: mb.obj.DeepCopy(), Body: []byte(objectset.BodyHash(mb.obj, mb.red)), Live: read.Obj, Marks: setMarks,
-		Ignore: mb.ignored, Owned: owned, Redactor: mb.red, Last: last}
-	if read.Obj == nil {
+	o := objectplan.Object{Desired: mb.obj.DeepCopy(), Body: []byte(mb.body), Live: recent.Obj, Recent: recent,
+		Marks: setMarks, Ignore: mb.ignored, Owned: owned, Redactor: mb.red, Last: last}
+	if recent.Obj == nil {
 		o.Last = nil // deleted outside: created again
 	}
 	pl, err := objectplan.Plan(ctx, c, o)
 	switch {
 	case meta.IsNoMatchError(err):
-		return unknown, nil
+		return unknown, handOn, nil
 	case connection.IsNamespaceNotFound(err, mb.obj.GetNamespace()) && ms.namespaces[mb.obj.GetNamespace()]:
-		return unknown, nil // its namespace comes with the set
+		return unknown, handOn, nil // its namespace comes with the set
 	case err != nil:
-		return planned{}, err
+		return planned{}, handon.Read{}, err
 	}
-	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl, takenFrom: takeover}, nil
+	if pl.HandOn.Dry != nil {
+		handOn = pl.HandOn
+	}
+	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl, takenFrom: takeover}, handOn, nil
 }
 
 // checkNotTaken refuses an object the set would create that exists and is

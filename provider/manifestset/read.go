@@ -4,12 +4,15 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/handon"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
@@ -59,7 +62,12 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	red := sensitive.New(state.ID.ValueString(), nil)
 	objectset.InParallel(len(keys), func(i int) {
 		key := keys[i]
-		values[i], errs[i] = readOne(ctx, c, key, priv[key], red, rules, req.Private)
+		seen := time.Now()
+		var live *unstructured.Unstructured
+		values[i], live, errs[i] = readOne(ctx, c, key, priv[key], red, rules, req.Private)
+		if live != nil {
+			recentReads.Remember(c, state.ID.ValueString(), key, handon.Read{Obj: live, Seen: seen})
+		}
 	})
 	for i := range keys {
 		if errs[i] != nil && refresh.Unanswered(ctx, errs[i], subject, &resp.Diagnostics) {
@@ -87,13 +95,13 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// readOne is one object's refreshed projection; nil when it is gone.
+// readOne is one object's refreshed projection, and the object as read; nil
+// when it is gone.
 func readOne(ctx context.Context, c *connection.Client, key string, o privateObject, red sensitive.Redactor,
-	rules objectset.IgnoreRules, in privatestate.Reader) (attr.Value, error) {
+	rules objectset.IgnoreRules, in privatestate.Reader) (attr.Value, *unstructured.Unstructured, error) {
 	id, err := objectset.IdentityOf(c, key, o.APIVersion)
 	if err != nil || id == nil {
-		return nil, err
+		return nil, nil, err
 	}
-	value, _, err := objectset.Refreshed(ctx, c, *id, objectset.OwnedAtApply(ctx, in, key), setMarks, rules.FieldsOf(key), red)
-	return value, err
+	return objectset.Refreshed(ctx, c, *id, objectset.OwnedAtApply(ctx, in, key), setMarks, rules.FieldsOf(key), red)
 }

@@ -30,6 +30,8 @@ type member struct {
 	// red renders its sensitive values (Secret data) as state keeps them,
 	// with the key of the set's parent (redact), which the members name.
 	red sensitive.Redactor
+	// body is the hash of the body sent (objectset.BodyHash), set with red.
+	body string
 	// ignored are the fields ignore_fields leaves to other managers: not
 	// applied, not projected.
 	ignored []objectpath.Path

@@ -89,8 +89,19 @@ func parseAll(docs []Document) []parseResult {
 }
 
 // parseWithBodies parses one document and converts each of its objects to
-// the JSON body the data sources hand out.
+// the JSON body the data sources hand out, or takes what an earlier parse of
+// the same document in this process gave (parsed).
 func parseWithBodies(doc Document) parseResult {
+	k := digestOf(doc)
+	if r, ok := parsed.get(k); ok {
+		return r // Split copies each manifest out: no caller changes a kept one
+	}
+	r := parseAndConvert(doc)
+	parsed.put(k, r)
+	return r
+}
+
+func parseAndConvert(doc Document) parseResult {
 	manifests, err := Parse(doc)
 	if err != nil {
 		return parseResult{err: err}

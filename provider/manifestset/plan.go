@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -22,6 +24,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
 )
 
 // ModifyPlan plans the set: every object of the source is planned as
@@ -255,6 +258,32 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 	// resourceVersion: nothing was there) says it was absent as surely as a
 	// read, and the apply's create is exclusive all the same.
 	absent := recent.Obj == nil && recent.Dry != nil && recent.Dry.GetResourceVersion() == ""
+	if last == nil && recent.Obj == nil && !absent {
+		// A member the set has not made: one create-only dry run asks both
+		// whether it exists and what its create would store, where a read
+		// and a dry run take two requests. Only one that exists is read,
+		// to name who holds it.
+		dry, err := createOnlyDryRun(ctx, c, mb)
+		switch {
+		case err == nil:
+			// Answered, so it is absent: the server refuses a create-only
+			// apply of an object that exists. Its answer carries the
+			// resourceVersion sent, which no stored object has.
+			dry.SetResourceVersion("")
+			recent = handon.Read{Seen: time.Now(), Sent: []byte(mb.body), Dry: dry}
+			handOn, absent = recent, true
+		case apierrors.IsConflict(err):
+			// It exists: read below.
+		case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
+			return unknown, handOn, nil // its CRD comes with the set
+		case meta.IsNoMatchError(err):
+			return planned{}, handOn, notServed(mb)
+		case connection.IsNamespaceNotFound(err, mb.obj.GetNamespace()) && ms.namespaces[mb.obj.GetNamespace()]:
+			return unknown, handOn, nil // its namespace comes with the set
+		default:
+			return planned{}, handOn, err
+		}
+	}
 	if recent.Obj == nil && !absent {
 		// Not handed on: read it now.
 		read, err := objectplan.Read(ctx, c, id)
@@ -262,8 +291,7 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 		case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
 			return unknown, handOn, nil // its CRD comes with the set
 		case meta.IsNoMatchError(err):
-			return planned{}, handOn, fmt.Errorf("the cluster does not serve %s %s, and no CRD of the set defines it: install "+
-				"its CRD first, or add it to the set", mb.obj.GetAPIVersion(), mb.obj.GetKind())
+			return planned{}, handOn, notServed(mb)
 		case connection.Gone(err, id.Name), c.GoneWithItsKind(err, id.GVK()):
 			read.Obj = nil
 		case err != nil:
@@ -298,6 +326,22 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl, takenFrom: takeover}, handOn, nil
 }
 
+// createOnlyDryRun dry-runs the create of a member as the apply sends it: a
+// create-only apply, which the server answers 409 Conflict when the object
+// exists.
+func createOnlyDryRun(ctx context.Context, c *connection.Client, mb member) (*unstructured.Unstructured, error) {
+	obj := mb.obj.DeepCopy()
+	obj.SetResourceVersion(ssa.CreateOnlyVersion)
+	return ssa.Apply(ctx, c, obj, ssa.Options{FieldManager: ssa.FieldManager, DryRun: true})
+}
+
+// notServed is the error of a member whose kind the cluster does not serve
+// and no CRD of the set defines.
+func notServed(mb member) error {
+	return fmt.Errorf("the cluster does not serve %s %s, and no CRD of the set defines it: install its CRD first, or "+
+		"add it to the set", mb.obj.GetAPIVersion(), mb.obj.GetKind())
+}
+
 // checkNotTaken refuses an object the set would create that exists and is
 // not this set's: it carries another set's part-of label, or none and
 // takeOwnership is not set; with takeOwnership it returns who holds the
@@ -311,8 +355,18 @@ func checkNotTaken(live *unstructured.Unstructured, p parent, takeOwnership bool
 		return "", fmt.Errorf("it already exists and belongs to another ApplySet (%s %s); nothing was changed. An "+
 			"object belongs to one set: take it out of the manifests of one of them", labelPartOf, partOf)
 	case takeOwnership:
-		return objectplan.HolderOf(live).String(), nil
+		return holderName(live), nil
 	}
 	return "", fmt.Errorf("it already exists and belongs to %s; nothing was changed. Take it out of the manifests, "+
-		"delete it first, or set take_ownership = true to make it the set's", objectplan.HolderOf(live).String())
+		"delete it first, or set take_ownership = true to make it the set's", holderName(live))
+}
+
+// holderName names who holds an object for the set's messages: its release
+// or resource, or for one nobody claims, the clients that made it.
+func holderName(live *unstructured.Unstructured) string {
+	h := objectplan.HolderOf(live)
+	if h.Unclaimed() {
+		return "no set (made by " + h.MadeBy() + ")"
+	}
+	return h.String()
 }

@@ -177,7 +177,7 @@ func TestAccManifestSet_refusesWhatIsNotItsOwn(t *testing.T) {
 	w.Cleanup()
 	r := w.Apply()
 	w.MustFail(r, "apply of a set one of whose objects exists and is someone else's")
-	if !r.HasError("core/ConfigMap/"+ns+"/taken", "already exists and belongs to", "someone-else") {
+	if !r.HasError("core/ConfigMap/"+ns+"/taken", "already exists and belongs to no set (made by someone-else)") {
 		t.Errorf("the error should name the object and its holder:\n%s", r.Output)
 	}
 	acctest.MustNotExist(t, configMaps, ns, "mine")

@@ -70,8 +70,20 @@ func (h Holder) String() string {
 		return fmt.Sprintf("the k8sconnect resource %s", h.Resource)
 	case h.ApplySet != "":
 		return fmt.Sprintf("the ApplySet %s (a k8sconnect_manifest_set, or kubectl apply --applyset)", h.ApplySet)
-	case len(h.Managers) == 0:
-		return "no Helm release (made by an unknown client)"
 	}
-	return "no Helm release (made by " + strings.Join(h.Managers, ", ") + ")"
+	return "no Helm release (made by " + h.MadeBy() + ")"
+}
+
+// Unclaimed reports an object that carries no marks of a release, a
+// k8sconnect resource or a set.
+func (h Holder) Unclaimed() bool {
+	return h.ReleaseName == "" && h.Resource == "" && h.ApplySet == ""
+}
+
+// MadeBy names the field managers that wrote the object.
+func (h Holder) MadeBy() string {
+	if len(h.Managers) == 0 {
+		return "an unknown client"
+	}
+	return strings.Join(h.Managers, ", ")
 }

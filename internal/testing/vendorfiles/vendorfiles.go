@@ -69,6 +69,22 @@ var Gatekeeper = Chart{
 	Dir: "charts/gatekeeper",
 }
 
+// ArgoCDInstall is Argo CD 3.5.7's manifests/install.yaml, the bundle its
+// getting-started guide applies with `kubectl apply -n argocd`: 59 objects,
+// 1.9 MB, three CRDs (Application, ApplicationSet, AppProject; the first
+// two over 500 KB each), seven ConfigMaps, two Secrets, six Deployments and
+// a StatefulSet, eight Services, seven NetworkPolicies and RBAC, its
+// namespaced objects with no namespace of their own. Its cluster-scoped
+// objects have fixed names, so one cluster holds one install at a time.
+var ArgoCDInstall = File{
+	Module: Module{
+		Path:    "github.com/argoproj/argo-cd/v3",
+		Version: "v3.5.7",
+		Sum:     "h1:Xm1BF+I5OgDKUG3SDK49vn2/Y5AMyaNVko+/JT08gj0=",
+	},
+	Name: "manifests/install.yaml",
+}
+
 var (
 	mu   sync.Mutex
 	dirs = map[Module]string{}

@@ -253,9 +253,81 @@ func TestAccManifestSet_argoCDInstall(t *testing.T) {
 	pns, pname, _ := strings.Cut(parent, "/")
 	acctest.MustNotExist(t, secrets, pns, pname)
 
-	// The same install, as a kustomize overlay: the cluster is free of it
-	// again, so the overlay's fixed cluster-wide names are its own.
+	// The same install, as a kustomize overlay, then as one made by kubectl
+	// and taken over: the cluster is free of it again each time, so the
+	// fixed cluster-wide names are each one's own.
 	argoCDOverlay(t, install, ns)
+	argoCDFromKubectl(t, install, ns)
+}
+
+// argoCDFromKubectl is the user who installed Argo CD with kubectl, as its
+// guide says (`kubectl apply -n argocd --server-side -f install.yaml`), and
+// then puts it under a set: without take_ownership the plan refuses,
+// naming kubectl; with it, the plan warns of each of the 59 objects, the
+// apply takes them over in place (same UIDs, the set's label, kubectl
+// holding none of the fields the file sets), and the next plan is quiet.
+func argoCDFromKubectl(t *testing.T, install, ns string) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "install.yaml")
+	if err := os.WriteFile(file, []byte(install), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	all := bundleMembers(t, bundleDocs(install), ns)
+	w := acctest.NewWorkdir(t)
+	w.Cleanup()
+	if out, ok := kubectl(t, dir, "apply", "--server-side", "-n", ns, "-f", "install.yaml"); !ok {
+		t.Fatalf("kubectl apply --server-side -f install.yaml: %s", out)
+	}
+	before := map[string]string{}
+	for _, m := range all {
+		before[m.key] = acctest.UID(t, m.gvr, m.ns, m.name)
+	}
+	set := func(more string) string {
+		return setConfig(t, "argocd", fmt.Sprintf("path = %q", file), fmt.Sprintf("namespace = %q\n  timeout = \"3m\"\n  %s", ns, more))
+	}
+	w.Write(set(""))
+	r := w.Plan()
+	w.MustFail(r, "a set over Argo CD as kubectl installed it, without take_ownership")
+	if !r.HasError("take_ownership", "kubectl") {
+		t.Errorf("the refusal should name kubectl and take_ownership:\n%.3000s", r.Output)
+	}
+
+	w.Write(set("take_ownership = true"))
+	r = w.Plan()
+	warned := map[string]bool{}
+	for _, d := range r.Warnings() {
+		if d.Summary == "Taking over an object" && strings.Contains(d.Detail, "kubectl") {
+			for _, m := range all {
+				warned[m.key] = warned[m.key] || strings.Contains(d.Detail, m.key)
+			}
+		}
+	}
+	for _, m := range all {
+		if !warned[m.key] {
+			t.Errorf("the plan should warn that it takes %s from kubectl", m.key)
+		}
+	}
+	w.MustApply()
+	setID := w.StateAttribute("k8sconnect_manifest_set.argocd", "applyset_id")
+	for key, uid := range uids(t, all, setID) {
+		if before[key] != uid {
+			t.Errorf("%s was replaced (UID %s -> %s); a takeover is in place", key, before[key], uid)
+		}
+	}
+	for _, m := range all {
+		for _, e := range acctest.MustGet(t, m.gvr, m.ns, m.name).GetManagedFields() {
+			if e.Manager == "kubectl" {
+				t.Errorf("%s: kubectl still holds fields after the takeover: %.300s", m.key, e.FieldsV1.GetRawString())
+			}
+		}
+	}
+	w.MustPlanNoChanges()
+	if r := w.Destroy(); r.Err != nil {
+		t.Fatalf("destroy of the set taken over: %v\n%.3000s", r.Err, r.Output)
+	}
+	for _, m := range all {
+		acctest.MustNotExist(t, m.gvr, m.ns, m.name)
+	}
 }
 
 // argoCDOverlay applies Argo CD's install.yaml through a kustomization as

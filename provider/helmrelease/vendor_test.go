@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
-	"github.com/k8sconnect/k8sconnect/internal/testing/vendorcharts"
+	"github.com/k8sconnect/k8sconnect/internal/testing/vendorfiles"
 )
 
 var (
@@ -49,7 +49,7 @@ func hookPhases(t *testing.T, ns, name string) map[string]string {
 // the upgrade hooks again as revision 2; destroy leaves no object and no
 // record.
 func TestAccHelmReleaseVendorChartWithHooksAndWebhook(t *testing.T) {
-	chart := vendorcharts.IngressNginx.Path(t)
+	chart := vendorfiles.IngressNginx.Path(t)
 	ns := acctest.Namespace(t)
 	name := "ingress"
 	config := func(replicas int) string {

@@ -64,7 +64,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	}
 	plan.unknownResults()
-	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() || !plan.writeOnlyKnown() || !plan.postrenderKnown(ctx) {
+	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() || !plan.writeOnlyKnown() {
 		return // rendered when the configuration is known
 	}
 	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)

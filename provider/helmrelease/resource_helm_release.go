@@ -155,8 +155,9 @@ const (
 		"those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision " +
 		"is deployed is refused as without it. Only the install reads it. Defaults to false."
 	dependencyUpdateMore         = "A newer version in range is a change of `chart_digest`, so an upgrade."
-	disableOpenAPIValidationMore = "The plan warns, naming them. The release record holds the objects as applied, " +
-		"without those fields (helm's holds them as rendered)."
+	disableOpenAPIValidationMore = "The plan that first leaves a field out of an object warns, naming it; plans " +
+		"that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release " +
+		"record holds the objects as applied, without those fields (helm's holds them as rendered)."
 	postrenderMore = "The objects it returns are the release's, in `objects`, the release record and the cluster. " +
 		"It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +

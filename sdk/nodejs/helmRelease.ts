@@ -128,7 +128,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
     /**
-     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan warns, naming them. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
      */
     declare public readonly disableOpenapiValidation: pulumi.Output<boolean | undefined>;
     /**
@@ -469,7 +469,7 @@ export interface HelmReleaseState {
      */
     devel?: pulumi.Input<boolean | undefined>;
     /**
-     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan warns, naming them. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
      */
     disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
@@ -664,7 +664,7 @@ export interface HelmReleaseArgs {
      */
     devel?: pulumi.Input<boolean | undefined>;
     /**
-     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan warns, naming them. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
      */
     disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**

@@ -265,14 +265,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.devel);
     }
     /**
-     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan warns, naming them. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered).
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered).
      * 
      */
     @Export(name="disableOpenapiValidation", refs={Boolean.class}, tree="[0]")
     private Output</* @Nullable */ Boolean> disableOpenapiValidation;
 
     /**
-     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan warns, naming them. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered).
+     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered).
      * 
      */
     public Output<Optional<Boolean>> disableOpenapiValidation() {

@@ -68,3 +68,33 @@ resource "k8sconnect_helm_release" "app" {
 	w.MustApply()
 	expectQuietPlan(t, w, "after the upgrade")
 }
+
+// With skip_crds, a CRD of crds/ is neither applied nor checked: the fields
+// disable_openapi_validation would leave out of it are not warned of, only
+// those of the objects that are applied.
+func TestAccHelmReleaseDisableOpenAPIValidationSkipsSkippedCRDs(t *testing.T) {
+	ns := acctest.Namespace(t)
+	name := "lenientcrd"
+	w := acctest.NewWorkdir(t)
+	w.Write(fmt.Sprintf(`
+resource "k8sconnect_helm_release" "app" {
+  name                       = %q
+  namespace                  = %q
+  chart                      = %q
+  skip_crds                  = true
+  disable_openapi_validation = true
+  %s
+}
+`, name, ns, chartPath(t, "unknownfield-crd"), acctest.Connection(t)))
+	w.Cleanup()
+	r := w.Plan()
+	if r.Err != nil {
+		t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+	}
+	if ws := warningsNamed(r, "Fields the cluster does not know are left out"); len(ws) != 1 ||
+		!strings.Contains(ws[0].Detail, "core/ConfigMap/"+ns+"/"+name+"-settings sets color,") {
+		t.Errorf("the plan should warn of the ConfigMap's field alone, not of the skipped CRD's: %v", r.Warnings())
+	}
+	w.MustApply()
+	expectQuietPlan(t, w, "after the install")
+}

@@ -157,7 +157,8 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 	}
 	for _, key := range slices.Sorted(maps.Keys(sorted.Objects.CRDs)) {
 		if m.SkipCRDs.ValueBool() && sorted.FromCRDsDir[key] {
-			continue // as helm install --skip-crds
+			delete(res.pruned, key) // not applied: nothing of it is left out
+			continue                // as helm install --skip-crds
 		}
 		if p, ok := build(key, sorted.Objects.CRDs[key]); ok {
 			p.fromCRDsDir = sorted.FromCRDsDir[key]

@@ -68,6 +68,23 @@ func helmHistory(t *testing.T, kubeconfig, ns, name string) []helmRevision {
 	return h
 }
 
+// helmStatus is the status and revision `helm status` shows of the
+// release: what helm takes the release to be now.
+func helmStatus(t *testing.T, kubeconfig, ns, name string) (string, int) {
+	t.Helper()
+	out := helmCLI(t, kubeconfig, "status", name, "-n", ns, "-o", "json")
+	var st struct {
+		Version int `json:"version"`
+		Info    struct {
+			Status string `json:"status"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("helm status -o json: %v\n%s", err, out)
+	}
+	return st.Info.Status, st.Version
+}
+
 // expectHistory checks the statuses helm history shows, by revision
 // ("v1": "superseded", ...): exactly those revisions, no other.
 func expectHistory(t *testing.T, kubeconfig, ns, name string, want map[string]string) []helmRevision {
@@ -135,7 +152,8 @@ func releaseProgram(t *testing.T, project string, releases map[string]map[string
 // which also drops an object from the chart (extra=false): it leaves the
 // cluster, the objects output and helm's manifest. A failing pre-upgrade hook
 // fails the run with the pod's own message and leaves revision 3 failed in
-// helm history, and in the stack once refreshed (status "failed"); the next
+// helm history and helm status, and in the stack once refreshed (status
+// "failed"); the next
 // up (the program back to revision 2's) goes through as revision 4, a repair
 // of revision 2. The setSensitive value reaches the cluster but not the engine's
 // output or the stack's state in clear.
@@ -248,6 +266,10 @@ func TestPulumiHelmRelease(t *testing.T) {
 	s.Run(pulumitest.Refresh, nil)
 	if st := releaseState(t, s); st["status"] != "failed" || st["revision"] != float64(3) {
 		t.Errorf("the stack after the failed upgrade and a refresh: status %v, revision %v; want failed, 3", st["status"], st["revision"])
+	}
+	// helm status agrees with the stack and with helm history.
+	if status, rev := helmStatus(t, kubeconfig, ns, "life"); status != "failed" || rev != 3 {
+		t.Errorf("helm status after the failed upgrade: %s, revision %d; want failed, 3", status, rev)
 	}
 
 	// The hook fixed, the next up goes through.

@@ -490,6 +490,7 @@ func (a *applyRun) record(ctx context.Context, out privatestate.Writer, diags *d
 	diags.Append(priv.save(ctx, out)...)
 	diags.Append(privatestate.Save(ctx, out, privateRenderedAs, renderedAs{Revision: a.seen.Revision, IsUpgrade: a.seen.IsUpgrade,
 		ChartDigest: a.rd.digest, WriteOnly: plan.writeOnlyDigest()})...)
+	diags.Append(privatestate.Save(ctx, out, privatePruned, rd.pruned)...)
 	return !diags.HasError()
 }
 

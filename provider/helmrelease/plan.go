@@ -64,7 +64,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		plan.ID = types.StringValue(releaseID(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	}
 	plan.unknownResults()
-	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() || !plan.writeOnlyKnown() || !plan.postrenderKnown(ctx) {
+	if plan.Name.IsUnknown() || plan.Namespace.IsUnknown() || !plan.Inputs.Known() || !plan.writeOnlyKnown() {
 		return // rendered when the configuration is known
 	}
 	c, ok := objectplan.Client(ctx, r.clients, plan.ClusterConnection, &resp.Diagnostics)
@@ -103,12 +103,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if rd == nil {
 		return
 	}
-	for _, key := range slices.Sorted(maps.Keys(rd.pruned)) {
-		resp.Diagnostics.AddAttributeWarning(pathObjects.AtMapKey(key), "Fields the cluster does not know are left out",
-			fmt.Sprintf("%s sets %s, which the cluster's schema of its kind does not declare; disable_openapi_validation "+
-				"is set, so they are left out of what is applied, as the API server drops them for helm "+
-				"--disable-openapi-validation.", key, strings.Join(rd.pruned[key], ", ")))
-	}
+	warnPruned(rd.pruned, lastPruned(ctx, req.Private), &resp.Diagnostics)
 	for _, pattern := range rd.unmatchedIgnores {
 		example := "apps/Deployment/<namespace>/<name>"
 		if all := rd.all(); len(all) > 0 {
@@ -146,6 +141,23 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if !creating { // a Create is given no planned private state
 		planned := newPlannedRender(rd, objects)
 		resp.Diagnostics.Append(savePlanned(ctx, resp.Private, &planned)...)
+	}
+}
+
+// warnPruned warns of the fields disable_openapi_validation leaves out
+// (pruned, by key) that the last apply did not (last): once, when they are
+// news, not at every plan of a release that always leaves them out.
+func warnPruned(pruned, last map[string][]string, diags *diag.Diagnostics) {
+	for _, key := range slices.Sorted(maps.Keys(pruned)) {
+		news := slices.DeleteFunc(slices.Clone(pruned[key]), func(f string) bool { return slices.Contains(last[key], f) })
+		if len(news) == 0 {
+			continue
+		}
+		diags.AddAttributeWarning(pathObjects.AtMapKey(key), "Fields the cluster does not know are left out",
+			fmt.Sprintf("%s sets %s, which the cluster's schema of its kind does not declare; disable_openapi_validation "+
+				"is set, so they are left out of what is applied, as the API server drops them for helm "+
+				"--disable-openapi-validation. Once applied, this is not said again while the same fields are left out.",
+				key, strings.Join(news, ", ")))
 	}
 }
 

@@ -116,3 +116,14 @@ func adopting(ctx context.Context, r privatestate.Reader) bool {
 	v, _, _ := privatestate.Load[bool](ctx, r, privateAdopting)
 	return v
 }
+
+// privatePruned holds, by key, the fields disable_openapi_validation left
+// out of each object and hook at the last apply, so that a plan warns of
+// those it leaves out only when they are news (warnPruned).
+const privatePruned = "release_pruned"
+
+// lastPruned are the fields the last apply left out, by key.
+func lastPruned(ctx context.Context, r privatestate.Reader) map[string][]string {
+	p, _, _ := privatestate.Load[map[string][]string](ctx, r, privatePruned)
+	return p
+}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/helmchart"
-	"github.com/k8sconnect/k8sconnect/provider/internal/merge"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectplan"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
@@ -106,16 +105,16 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		return nil // invalid (in diags), or known only later
 	}
 	src := m.Source()
-	src.DependencyUpdate = m.DependencyUpdate.ValueBool()
 	if version != "" && src.Remote() {
 		src.Version = version
 	}
-	pr, _ := m.postRenderer(ctx, diags)
+	pr := m.PostRenderer(ctx, diags)
 	if diags.HasError() {
 		return nil
 	}
 	req := helmchart.Request{Source: src, Values: vals, Release: rel,
-		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c, PostRenderer: pr}
+		Cluster: &helmchart.Cluster{Config: c.Config, Discovery: c.Discovery}, Finder: c, PostRenderer: pr,
+		DisableOpenAPIValidation: m.DisableOpenapiValidation.ValueBool()}
 	out, failure := helmchart.LoadAndRender(ctx, req)
 	if failure != nil {
 		addFailure(diags, vals, failure)
@@ -131,7 +130,7 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 		}
 	}
 	res := &rendered{chart: chart, digest: helmchart.Digest(chart.Chart), notes: vals.Scrub(out.Rendered.NotesWith(m.RenderSubchartNotes.ValueBool())), values: vals, config: out.Config, varies: varies,
-		pruned: map[string][]string{}}
+		pruned: out.Pruned}
 	secrets := slices.DeleteFunc(vals.SensitiveTexts(), func(s string) bool { return len(s) < sensitive.MinScrub })
 	id := m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	secretInName := false
@@ -154,20 +153,12 @@ func render(ctx context.Context, c *connection.Client, m *model, rel helmchart.R
 			diags.AddError(helmchart.InvalidChartOutput, vals.Scrub(fmt.Sprintf("%s: %v", key, err)))
 			return piece{}, false
 		}
-		if m.DisableOpenapiValidation.ValueBool() {
-			// A kind the cluster does not describe yet (its CRD comes
-			// with the release) is sent as rendered.
-			if t, err := merge.Load(c.Discovery, p.obj.GroupVersionKind()); err == nil {
-				if dropped := merge.Prune(p.obj.Object, t); len(dropped) > 0 {
-					res.pruned[key] = dropped
-				}
-			}
-		}
 		return p, true
 	}
 	for _, key := range slices.Sorted(maps.Keys(sorted.Objects.CRDs)) {
 		if m.SkipCRDs.ValueBool() && sorted.FromCRDsDir[key] {
-			continue // as helm install --skip-crds
+			delete(res.pruned, key) // not applied: nothing of it is left out
+			continue                // as helm install --skip-crds
 		}
 		if p, ok := build(key, sorted.Objects.CRDs[key]); ok {
 			p.fromCRDsDir = sorted.FromCRDsDir[key]

@@ -88,14 +88,10 @@ type model struct {
 	SkipCRDs          types.Bool   `tfsdk:"skip_crds"`
 	TakeOwnership     types.Bool   `tfsdk:"take_ownership"`
 	Replace           types.Bool   `tfsdk:"replace"`
-	DependencyUpdate  types.Bool   `tfsdk:"dependency_update"`
-	// DisableOpenapiValidation is disable_openapi_validation.
-	DisableOpenapiValidation types.Bool `tfsdk:"disable_openapi_validation"`
 	// SetWO is write-only: null in every plan and state, read from the
 	// configuration (withWriteOnly).
 	SetWO         []chartinputs.Setting `tfsdk:"set_wo"`
 	SetWORevision types.Int64           `tfsdk:"set_wo_revision"`
-	Postrender    types.Object          `tfsdk:"postrender"`
 	chartinputs.Inputs
 
 	Objects      types.Map       `tfsdk:"objects"`
@@ -158,18 +154,12 @@ const (
 		"a failed one stays failed), deletes the objects of its record the chart no longer renders and updates " +
 		"those that exist in place, handing the fields helm held to k8sconnect. A release whose latest revision " +
 		"is deployed is refused as without it. Only the install reads it. Defaults to false."
-	dependencyUpdateDescription = "For a chart whose dependencies are missing from its `charts/` directory, resolve them " +
-		"anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm " +
-		"install --dependency-update` runs `helm dependency update`; without it they are fetched at " +
-		"the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's " +
-		"directory: the subcharts are cached and attached in memory. A newer version in range is a " +
-		"change of `chart_digest`, so an upgrade. Defaults to false."
-	disableOpenAPIValidationDescription = "Leave out of each object of the release (hooks included) the fields " +
-		"that the cluster's schema of its kind does not declare, instead of having the plan refused, as " +
-		"`helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field " +
-		"of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD " +
-		"comes with the release) is sent as rendered. The release record holds the objects as applied, without " +
-		"those fields (helm's holds them as rendered). Defaults to false."
+	dependencyUpdateMore         = "A newer version in range is a change of `chart_digest`, so an upgrade."
+	disableOpenAPIValidationMore = "The plan that first leaves a field out of an object warns, naming it; plans " +
+		"that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release " +
+		"record holds the objects as applied, without those fields (helm's holds them as rendered)."
+	postrenderMore = "The objects it returns are the release's, in `objects`, the release record and the cluster. " +
+		"It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade."
 	cleanupOnFailDescription = "When an upgrade fails, delete the objects it created (those its previous revision " +
 		"lacked and that did not exist before it), each bound to the UID it was created with and " +
 		"keeping those marked `helm.sh/resource-policy: keep`, as `helm upgrade --cleanup-on-fail`. " +
@@ -228,12 +218,10 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 					"chart no longer renders, and writes its next revision. A release another apply or helm is " +
 					"changing right now, or that k8sconnect installed from another configuration, is refused as " +
 					"without it. Only the install reads it. Defaults to false."},
-			"atomic":                     schema.BoolAttribute{Optional: true, Description: atomicDescription},
-			"cleanup_on_fail":            schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
-			"take_ownership":             schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
-			"replace":                    schema.BoolAttribute{Optional: true, Description: replaceDescription},
-			"dependency_update":          schema.BoolAttribute{Optional: true, Description: dependencyUpdateDescription},
-			"disable_openapi_validation": schema.BoolAttribute{Optional: true, Description: disableOpenAPIValidationDescription},
+			"atomic":          schema.BoolAttribute{Optional: true, Description: atomicDescription},
+			"cleanup_on_fail": schema.BoolAttribute{Optional: true, Description: cleanupOnFailDescription},
+			"take_ownership":  schema.BoolAttribute{Optional: true, Description: takeOwnershipDescription},
+			"replace":         schema.BoolAttribute{Optional: true, Description: replaceDescription},
 			"timeout": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(DefaultTimeout),
 				Validators:  []validator.String{durations.Validator{}},
 				Description: "How long each hook and the readiness wait may take (a Go duration, `5m`, `90s`)."},
@@ -254,7 +242,6 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 					"leaves them in the cluster as they are, no longer upgraded."},
 			"set_wo":             setWOAttribute(),
 			"set_wo_revision":    setWORevisionAttribute(),
-			"postrender":         postrenderAttribute(),
 			"cluster_connection": connection.Attribute(connection.Input, "How to reach the cluster."),
 			"ignore_fields": schema.MapAttribute{ElementType: types.ListType{ElemType: types.StringType}, Optional: true,
 				Description: "Fields of the release's objects to leave to other managers, such as `spec.replicas` of " +
@@ -295,7 +282,10 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 					"installed by an earlier version records it at its next refresh."},
 		}, map[string]string{"set_sensitive": "Every field a value reaches (as written or base64-encoded) shows in " +
 			"`objects` as a keyed hash, as Secret data does; values shorter than 3 characters are not searched for.",
-			"dependency_repositories": "A change to them alone (a rotated password) writes no release revision."}),
+			"dependency_repositories":    "A change to them alone (a rotated password) writes no release revision.",
+			"dependency_update":          dependencyUpdateMore,
+			"disable_openapi_validation": disableOpenAPIValidationMore,
+			"postrender":                 postrenderMore}),
 	}
 }
 

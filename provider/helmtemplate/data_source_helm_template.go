@@ -112,13 +112,23 @@ func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"kube_version": computedString("The Kubernetes version templates saw as `.Capabilities.KubeVersion`: " +
 				"the cluster's, or Helm's default without a cluster."),
 		}, "Secrets, and every object that holds a value of set_sensitive (with its sensitive_fields)"),
-			map[string]string{"set_sensitive": setSensitiveMore}),
+			map[string]string{"set_sensitive": setSensitiveMore, "postrender": postrenderMore,
+				"disable_openapi_validation": disableOpenAPIValidationMore}),
 	}
 }
 
 const setSensitiveMore = "Every rendered object that holds one of them (as written or base64-encoded) is handed out in " +
 	"`sensitive`, not in the plain maps; values shorter than 3 characters are not searched for. A value of 8 " +
 	"characters or more in an object's name is an error, since keys are never hidden."
+
+const (
+	postrenderMore = "What it returns is what the maps hand out (an object holding a set_sensitive value in " +
+		"`sensitive`, as any rendered object), and it runs at every read, so at every plan."
+	disableOpenAPIValidationMore = "Without a cluster (no cluster_connection here or in the provider) nothing is " +
+		"left out, as `helm template` checks nothing. Unlike k8sconnect_helm_release, which warns once when it first " +
+		"leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the " +
+		"warning would come back at every plan."
+)
 
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	if data := providerdata.Receive(req.ProviderData, &resp.Diagnostics); data != nil {
@@ -165,9 +175,13 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if !ok {
 		return
 	}
+	pr := config.PostRenderer(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	res, failure := helmchart.LoadAndRender(ctx, helmchart.Request{Source: config.Source(), Values: vals,
 		Release: helmchart.Release{Name: config.Name.ValueString(), Namespace: config.Namespace.ValueString()},
-		Cluster: cluster, Finder: finder})
+		Cluster: cluster, Finder: finder, PostRenderer: pr, DisableOpenAPIValidation: config.DisableOpenapiValidation.ValueBool()})
 	if res.Rendered != nil && cluster == nil && res.Chart.UsesLookup() {
 		resp.Diagnostics.AddWarning("Chart rendered without a cluster",
 			"The chart's templates call `lookup`, which finds nothing without a cluster, so values they would read "+

@@ -3,9 +3,12 @@ package helmtemplate_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/chartrepo"
@@ -112,4 +115,56 @@ resource "k8sconnect_object" "namespaced" {
 
 	logs := acctest.ExpectAbsentFromProviderLog(t, logPath, password)
 	acctest.ExpectAbsent(t, "the DEBUG log", logs, password)
+}
+
+// dependency_update on the data source, as on the release: a local chart
+// depends on child ^1.0.0, its charts/ empty, its Chart.lock pinning 1.0.0,
+// and the repository has 1.0.0 and 1.1.0. Without it the lock's 1.0.0 is
+// rendered, as helm dependency build fetches it; with it the newest the
+// range allows, 1.1.0, as helm template --dependency-update resolves it.
+// Nothing is written into the chart's directory.
+func TestAccHelmTemplateDependencyUpdate(t *testing.T) {
+	t.Setenv(helmchart.CacheDirEnv, t.TempDir())
+	repo := chartrepo.NewRepository(t, chartrepo.Options{})
+	repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("child", "1.0.0")))
+	repo.Add(t, chartrepo.MustPackage(t, chartrepo.Chart("child", "1.1.0")))
+	dep := &chart.Dependency{Name: "child", Version: "^1.0.0", Repository: repo.URL}
+	dir, err := chartrepo.WriteDir(chartrepo.Chart("parent", "0.1.0", dep), t.TempDir(),
+		&chart.Lock{Dependencies: []*chart.Dependency{{Name: "child", Version: "1.0.0", Repository: repo.URL}}, Digest: "sha256:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := acctest.NewWorkdir(t)
+	w.SetEnv(helmchart.CacheDirEnv, t.TempDir())
+	greeting := func(more string) string {
+		t.Helper()
+		w.Write(fmt.Sprintf(`
+data "k8sconnect_helm_template" "app" {
+  name      = "depupdate"
+  namespace = "apps"
+  chart     = %q
+  %s
+  %s
+}
+`, dir, more, acctest.Connection(t)))
+		w.MustApply()
+		var cm struct{ Data map[string]string }
+		if err := json.Unmarshal([]byte(stateMap[string](t, w, "namespaced")["core/ConfigMap/apps/depupdate-child"]), &cm); err != nil {
+			t.Fatalf("the child's ConfigMap: %v", err)
+		}
+		return cm.Data["greeting"]
+	}
+	if got := greeting(""); got != "hello from child 1.0.0" {
+		t.Errorf("without dependency_update the lock's version should render; greeting %q", got)
+	}
+	if got := greeting("dependency_update = true"); got != "hello from child 1.1.0" {
+		t.Errorf("with dependency_update the newest in range should render; greeting %q", got)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "charts"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("the chart's charts/ directory was written to: %v", entries)
+	}
 }

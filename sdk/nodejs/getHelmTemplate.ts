@@ -57,12 +57,15 @@ export function getHelmTemplate(args: GetHelmTemplateArgs, opts?: pulumi.InvokeO
         "chart": args.chart,
         "clusterConnection": args.clusterConnection,
         "dependencyRepositories": args.dependencyRepositories,
+        "dependencyUpdate": args.dependencyUpdate,
         "devel": args.devel,
+        "disableOpenapiValidation": args.disableOpenapiValidation,
         "keyring": args.keyring,
         "name": args.name,
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
         "plainHttp": args.plainHttp,
+        "postrender": args.postrender,
         "renderSubchartNotes": args.renderSubchartNotes,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
@@ -96,9 +99,17 @@ export interface GetHelmTemplateArgs {
      */
     dependencyRepositories?: inputs.GetHelmTemplateDependencyRepository[];
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false.
+     */
+    dependencyUpdate?: boolean;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: boolean;
+    /**
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     */
+    disableOpenapiValidation?: boolean;
     /**
      * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
      */
@@ -119,6 +130,10 @@ export interface GetHelmTemplateArgs {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     plainHttp?: boolean;
+    /**
+     * A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     */
+    postrender?: inputs.GetHelmTemplatePostrender;
     /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
@@ -206,9 +221,17 @@ export interface GetHelmTemplateResult {
      */
     readonly dependencyRepositories?: outputs.GetHelmTemplateDependencyRepository[];
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false.
+     */
+    readonly dependencyUpdate?: boolean;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     readonly devel?: boolean;
+    /**
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     */
+    readonly disableOpenapiValidation?: boolean;
     /**
      * The chart's hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
      */
@@ -245,6 +268,10 @@ export interface GetHelmTemplateResult {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     readonly plainHttp?: boolean;
+    /**
+     * A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     */
+    readonly postrender?: outputs.GetHelmTemplatePostrender;
     /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */
@@ -361,12 +388,15 @@ export function getHelmTemplateOutput(args: GetHelmTemplateOutputArgs, opts?: pu
         "chart": args.chart,
         "clusterConnection": args.clusterConnection,
         "dependencyRepositories": args.dependencyRepositories,
+        "dependencyUpdate": args.dependencyUpdate,
         "devel": args.devel,
+        "disableOpenapiValidation": args.disableOpenapiValidation,
         "keyring": args.keyring,
         "name": args.name,
         "namespace": args.namespace,
         "passCredentials": args.passCredentials,
         "plainHttp": args.plainHttp,
+        "postrender": args.postrender,
         "renderSubchartNotes": args.renderSubchartNotes,
         "repository": args.repository,
         "repositoryCaFile": args.repositoryCaFile,
@@ -400,9 +430,17 @@ export interface GetHelmTemplateOutputArgs {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.GetHelmTemplateDependencyRepositoryArgs>[] | undefined>;
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false.
+     */
+    dependencyUpdate?: pulumi.Input<boolean | undefined>;
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      */
     devel?: pulumi.Input<boolean | undefined>;
+    /**
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     */
+    disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
      * The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
      */
@@ -423,6 +461,10 @@ export interface GetHelmTemplateOutputArgs {
      * Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
+    /**
+     * A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     */
+    postrender?: pulumi.Input<inputs.GetHelmTemplatePostrenderArgs | undefined>;
     /**
      * Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      */

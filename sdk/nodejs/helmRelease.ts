@@ -116,7 +116,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly dependencyRepositories: pulumi.Output<outputs.HelmReleaseDependencyRepository[] | undefined>;
     /**
-     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false. A newer version in range is a change of `chartDigest`, so an upgrade.
      */
     declare public readonly dependencyUpdate: pulumi.Output<boolean | undefined>;
     /**
@@ -128,7 +128,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly devel: pulumi.Output<boolean | undefined>;
     /**
-     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
      */
     declare public readonly disableOpenapiValidation: pulumi.Output<boolean | undefined>;
     /**
@@ -176,7 +176,7 @@ export class HelmRelease extends pulumi.CustomResource {
      */
     declare public readonly plainHttp: pulumi.Output<boolean | undefined>;
     /**
-     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. The objects it returns are the release's, in `objects`, the release record and the cluster. It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade.
      */
     declare public readonly postrender: pulumi.Output<outputs.HelmReleasePostrender | undefined>;
     /**
@@ -457,7 +457,7 @@ export interface HelmReleaseState {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
-     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false. A newer version in range is a change of `chartDigest`, so an upgrade.
      */
     dependencyUpdate?: pulumi.Input<boolean | undefined>;
     /**
@@ -469,7 +469,7 @@ export interface HelmReleaseState {
      */
     devel?: pulumi.Input<boolean | undefined>;
     /**
-     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
      */
     disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
@@ -517,7 +517,7 @@ export interface HelmReleaseState {
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
     /**
-     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. The objects it returns are the release's, in `objects`, the release record and the cluster. It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade.
      */
     postrender?: pulumi.Input<inputs.HelmReleasePostrender | undefined>;
     /**
@@ -652,7 +652,7 @@ export interface HelmReleaseArgs {
      */
     dependencyRepositories?: pulumi.Input<pulumi.Input<inputs.HelmReleaseDependencyRepository>[] | undefined>;
     /**
-     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false. A newer version in range is a change of `chartDigest`, so an upgrade.
      */
     dependencyUpdate?: pulumi.Input<boolean | undefined>;
     /**
@@ -664,7 +664,7 @@ export interface HelmReleaseArgs {
      */
     devel?: pulumi.Input<boolean | undefined>;
     /**
-     * Leave out of each object of the release (hooks included) the fields that the cluster's schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm's holds them as rendered). Defaults to false.
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm's holds them as rendered).
      */
     disableOpenapiValidation?: pulumi.Input<boolean | undefined>;
     /**
@@ -704,7 +704,7 @@ export interface HelmReleaseArgs {
      */
     plainHttp?: pulumi.Input<boolean | undefined>;
     /**
-     * A program the chart's rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release's, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. The objects it returns are the release's, in `objects`, the release record and the cluster. It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade.
      */
     postrender?: pulumi.Input<inputs.HelmReleasePostrender | undefined>;
     /**

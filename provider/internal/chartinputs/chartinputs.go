@@ -44,6 +44,12 @@ type Inputs struct {
 	SetList                []ListSetting `tfsdk:"set_list"`
 	SetSensitive           []Setting     `tfsdk:"set_sensitive"`
 	RenderSubchartNotes    types.Bool    `tfsdk:"render_subchart_notes"`
+	DependencyUpdate       types.Bool    `tfsdk:"dependency_update"`
+	// DisableOpenapiValidation is disable_openapi_validation.
+	DisableOpenapiValidation types.Bool `tfsdk:"disable_openapi_validation"`
+	// Postrender is an object (postrenderModel), known or not as a whole
+	// and field by field (PostRenderer).
+	Postrender types.Object `tfsdk:"postrender"`
 }
 
 // ListSetting is one entry of set_list. Value is a list of strings, not a
@@ -69,6 +75,7 @@ const (
 	settings
 	lists
 	repositories
+	program
 )
 
 // argument is one shared argument; both schemas are made from this table.
@@ -140,6 +147,19 @@ var arguments = []argument{
 			"bool, a number and a null); an empty `value` sets an empty list."},
 	{name: "set_sensitive", kind: settings, sensitive: true,
 		description: "Single values kept out of plain output, applied last."},
+	{name: "dependency_update", kind: flag,
+		description: "For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from " +
+			"Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install " +
+			"--dependency-update` runs `helm dependency update`; without it they are fetched at the versions " +
+			"Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the " +
+			"subcharts are cached and attached in memory. Defaults to false."},
+	{name: "disable_openapi_validation", kind: flag,
+		description: "Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema " +
+			"of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, " +
+			"where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to " +
+			"refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is " +
+			"kept as rendered. Defaults to false."},
+	{name: "postrender", kind: program, description: postrenderDescription},
 	{name: "render_subchart_notes", kind: flag,
 		description: "Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their " +
 			"paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm " +
@@ -213,6 +233,8 @@ func DataSourceAttributes(attrs map[string]dschema.Attribute, more map[string]st
 			}
 			attrs[a.name] = dschema.ListNestedAttribute{Optional: true, Description: desc, Validators: uniqueRepositoryURLs,
 				NestedObject: dschema.NestedAttributeObject{Attributes: nested}}
+		case program:
+			attrs[a.name] = dataSourcePostrender(desc)
 		}
 	}
 	return attrs
@@ -256,6 +278,8 @@ func ResourceAttributes(attrs map[string]rschema.Attribute, more map[string]stri
 			}
 			attrs[a.name] = rschema.ListNestedAttribute{Optional: true, Description: desc, Validators: uniqueRepositoryURLs,
 				NestedObject: rschema.NestedAttributeObject{Attributes: nested}}
+		case program:
+			attrs[a.name] = resourcePostrender(desc)
 		}
 	}
 	return attrs
@@ -273,10 +297,13 @@ func join(a, b string) string {
 func (in Inputs) Known() bool {
 	for _, v := range []attr.Value{in.Chart, in.Repository, in.Version, in.Devel, in.RepositoryUsername,
 		in.RepositoryPassword, in.RepositoryCAFile, in.RepositoryCertFile, in.RepositoryKeyFile, in.PassCredentials, in.PlainHTTP, in.Verify, in.Keyring, in.Values,
-		in.RenderSubchartNotes} {
+		in.RenderSubchartNotes, in.DependencyUpdate, in.DisableOpenapiValidation} {
 		if v.IsUnknown() {
 			return false
 		}
+	}
+	if !in.postrenderKnown() {
+		return false
 	}
 	if !repositoriesKnown(in.DependencyRepositories) {
 		return false
@@ -312,6 +339,7 @@ func (in Inputs) Source() helmchart.Source {
 		Verify: in.Verify.ValueBool(), Keyring: in.Keyring.ValueString(),
 		CAFile: in.RepositoryCAFile.ValueString(), CertFile: in.RepositoryCertFile.ValueString(), KeyFile: in.RepositoryKeyFile.ValueString(),
 		DependencyRepositories: dependencyRepositories(in.DependencyRepositories),
+		DependencyUpdate:       in.DependencyUpdate.ValueBool(),
 	}
 }
 

@@ -41,6 +41,12 @@ type Request struct {
 	// PostRenderer, when set, is what the rendered objects are piped
 	// through before they are read.
 	PostRenderer *PostRenderer
+	// DisableOpenAPIValidation leaves out of every object the fields the
+	// schema Cluster publishes for its kind does not declare, as helm
+	// --disable-openapi-validation has the API server drop them
+	// (pruneUnknownFields). Without a Cluster nothing is left out, as helm
+	// template checks nothing.
+	DisableOpenAPIValidation bool
 }
 
 // Output is a chart loaded, rendered and read into objects.
@@ -52,6 +58,8 @@ type Output struct {
 	// merged anew, since Render coalesces the chart's defaults into the
 	// values it is given.
 	Config map[string]any
+	// Pruned are, by key, the fields DisableOpenAPIValidation left out.
+	Pruned map[string][]string
 }
 
 // LoadAndRender merges the values, loads the chart, renders it and sorts
@@ -83,6 +91,11 @@ func LoadAndRender(ctx context.Context, req Request) (*Output, *Failure) {
 	sorted, err := Sort(rendered, req.Finder, req.Release.Namespace)
 	if err != nil {
 		return out, &Failure{Title: InvalidChartOutput, Err: err}
+	}
+	if req.DisableOpenAPIValidation && req.Cluster != nil {
+		if out.Pruned, err = pruneUnknownFields(&sorted, req.Cluster.Discovery); err != nil {
+			return out, &Failure{Title: InvalidChartOutput, Err: err}
+		}
 	}
 	out.Sorted = sorted
 	config, err := req.Values.Merge()

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/k8sconnect/k8sconnect/provider/internal/kubejson"
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
@@ -40,6 +42,7 @@ func (p *PostRenderer) run(ctx context.Context, r *Rendered) error {
 	}
 	var in bytes.Buffer
 	var kept []File
+	var piped []map[string]any // the objects it is given, whose Secrets' values its errors must not show
 	for _, f := range r.Files {
 		var rest []string
 		for _, d := range yamldocs.SplitDocuments(f.Path, []byte(f.Text)) {
@@ -48,6 +51,10 @@ func (p *PostRenderer) run(ctx context.Context, r *Rendered) error {
 			}
 			if role, err := RoleOf(d.Text); err == nil && role == Object {
 				fmt.Fprintf(&in, "---\n# Source: %s\n%s", f.Path, d.Text)
+				var obj map[string]any
+				if kubejson.Unmarshal([]byte(d.Text), &obj) == nil {
+					piped = append(piped, obj)
+				}
 				continue
 			}
 			rest = append(rest, d.Text) // hooks, and what Sort will refuse
@@ -65,7 +72,10 @@ func (p *PostRenderer) run(ctx context.Context, r *Rendered) error {
 		if errors.As(err, &exit) {
 			msg = fmt.Sprintf("post-renderer %s exited with code %d", p.BinaryPath, exit.ExitCode())
 		}
-		if s := strings.TrimSpace(stderr.String()); s != "" {
+		// A program that fails often prints what it was given (kustomize
+		// prints the resource it could not patch): the chart's Secrets
+		// among it, generated or not, are hidden as in any other message.
+		if s := strings.TrimSpace(sensitive.New("", nil).Scrub(stderr.String(), piped...)); s != "" {
 			msg += "; it said:\n" + s
 		}
 		return errors.New(msg)

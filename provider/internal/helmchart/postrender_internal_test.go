@@ -2,10 +2,13 @@ package helmchart
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 )
 
 // The post-renderer gets the templates' objects, not their hooks (Helm 3's
@@ -47,5 +50,32 @@ func TestPostRendererFailuresNameIt(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "post-renderer "+bin) {
 			t.Errorf("%s: want an error naming it, got %v", bin, err)
 		}
+	}
+}
+
+// A program that fails after printing what it was given (as kustomize
+// prints a resource it could not patch) shows it in the error, but not the
+// values of the chart's Secrets, which no set_sensitive names: generated
+// ones, base64-encoded in data and decoded, and stringData's.
+func TestPostRendererFailureHidesSecretValues(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "echoes")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\ncat >&2\nexit 1\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const generated, token = "generated-Xk29fQ", "string-data-token"
+	encoded := base64.StdEncoding.EncodeToString([]byte(generated))
+	r := &Rendered{Files: []File{{Path: "c/templates/secret.yaml", Text: "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n" +
+		"data: {password: " + encoded + "}\nstringData: {token: " + token + "}\n"}}}
+	err := (&PostRenderer{BinaryPath: bin}).run(context.Background(), r)
+	if err == nil {
+		t.Fatal("the program failed, the run did not")
+	}
+	for _, leak := range []string{generated, encoded, token} {
+		if strings.Contains(err.Error(), leak) {
+			t.Errorf("the error shows %q:\n%v", leak, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "kind: Secret") || !strings.Contains(err.Error(), sensitive.Hidden) {
+		t.Errorf("the error should show what the program printed, the values hidden:\n%v", err)
 	}
 }

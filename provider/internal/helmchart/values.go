@@ -1,6 +1,7 @@
 package helmchart
 
 import (
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -174,12 +175,15 @@ func (v Values) SensitiveTexts() []string {
 }
 
 // Scrub hides the set_sensitive and set_wo values in text meant for the user (errors
-// and notes): Helm's errors may quote a rendered line. Values shorter than
+// and notes), as written and base64-encoded, as a Secret's data holds them:
+// Helm's errors may quote a rendered line, and a post-renderer that fails
+// may print the objects it was given. Values shorter than
 // sensitive.MinScrub are left, as everywhere else.
 func (v Values) Scrub(text string) string {
 	for _, s := range v.SensitiveTexts() {
 		if len(s) >= sensitive.MinScrub {
 			text = strings.ReplaceAll(text, s, sensitive.Hidden)
+			text = strings.ReplaceAll(text, base64.StdEncoding.EncodeToString([]byte(s)), sensitive.Hidden)
 		}
 	}
 	return text

@@ -72,17 +72,29 @@ func escapeNonASCII(b []byte) string {
 // withNamespace is body, a JSON body from jsonBody, with metadata.namespace
 // set. The fields come out in sorted order; the object is the same.
 func withNamespace(body, namespace string) (string, error) {
+	return EditBody(body, func(obj map[string]any) error {
+		meta, ok := obj["metadata"].(map[string]any)
+		if !ok {
+			return fmt.Errorf("metadata is not a map")
+		}
+		meta["namespace"] = namespace
+		return nil
+	})
+}
+
+// EditBody is body, a JSON body as Split writes it, changed by edit and
+// written as Split writes bodies: compact, every character beyond ASCII
+// escaped, 64-bit integers exact. The fields come out in sorted order.
+func EditBody(body string, edit func(obj map[string]any) error) (string, error) {
 	dec := json.NewDecoder(strings.NewReader(body))
 	dec.UseNumber() // keep 64-bit integers exact
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil {
 		return "", err
 	}
-	meta, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		return "", fmt.Errorf("metadata is not a map")
+	if err := edit(obj); err != nil {
+		return "", err
 	}
-	meta["namespace"] = namespace
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false) // as json.Compact left it: "<" stays "<"

@@ -2286,6 +2286,162 @@ func (o GetHelmTemplateDependencyRepositoryArrayOutput) Index(i pulumi.IntInput)
 	}).(GetHelmTemplateDependencyRepositoryOutput)
 }
 
+type GetHelmTemplatePostrender struct {
+	// Its arguments.
+	Args []string `pulumi:"args"`
+	// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+	BinaryPath string `pulumi:"binaryPath"`
+}
+
+// GetHelmTemplatePostrenderInput is an input type that accepts GetHelmTemplatePostrenderArgs and GetHelmTemplatePostrenderOutput values.
+// You can construct a concrete instance of `GetHelmTemplatePostrenderInput` via:
+//
+//	GetHelmTemplatePostrenderArgs{...}
+type GetHelmTemplatePostrenderInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplatePostrenderOutput() GetHelmTemplatePostrenderOutput
+	ToGetHelmTemplatePostrenderOutputWithContext(context.Context) GetHelmTemplatePostrenderOutput
+}
+
+type GetHelmTemplatePostrenderArgs struct {
+	// Its arguments.
+	Args pulumi.StringArrayInput `pulumi:"args"`
+	// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+	BinaryPath pulumi.StringInput `pulumi:"binaryPath"`
+}
+
+func (GetHelmTemplatePostrenderArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplatePostrender)(nil)).Elem()
+}
+
+func (i GetHelmTemplatePostrenderArgs) ToGetHelmTemplatePostrenderOutput() GetHelmTemplatePostrenderOutput {
+	return i.ToGetHelmTemplatePostrenderOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplatePostrenderArgs) ToGetHelmTemplatePostrenderOutputWithContext(ctx context.Context) GetHelmTemplatePostrenderOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplatePostrenderOutput)
+}
+
+func (i GetHelmTemplatePostrenderArgs) ToGetHelmTemplatePostrenderPtrOutput() GetHelmTemplatePostrenderPtrOutput {
+	return i.ToGetHelmTemplatePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (i GetHelmTemplatePostrenderArgs) ToGetHelmTemplatePostrenderPtrOutputWithContext(ctx context.Context) GetHelmTemplatePostrenderPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplatePostrenderOutput).ToGetHelmTemplatePostrenderPtrOutputWithContext(ctx)
+}
+
+// GetHelmTemplatePostrenderPtrInput is an input type that accepts GetHelmTemplatePostrenderArgs, GetHelmTemplatePostrenderPtr and GetHelmTemplatePostrenderPtrOutput values.
+// You can construct a concrete instance of `GetHelmTemplatePostrenderPtrInput` via:
+//
+//	        GetHelmTemplatePostrenderArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetHelmTemplatePostrenderPtrInput interface {
+	pulumi.Input
+
+	ToGetHelmTemplatePostrenderPtrOutput() GetHelmTemplatePostrenderPtrOutput
+	ToGetHelmTemplatePostrenderPtrOutputWithContext(context.Context) GetHelmTemplatePostrenderPtrOutput
+}
+
+type getHelmTemplatePostrenderPtrType GetHelmTemplatePostrenderArgs
+
+func GetHelmTemplatePostrenderPtr(v *GetHelmTemplatePostrenderArgs) GetHelmTemplatePostrenderPtrInput {
+	return (*getHelmTemplatePostrenderPtrType)(v)
+}
+
+func (*getHelmTemplatePostrenderPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetHelmTemplatePostrender)(nil)).Elem()
+}
+
+func (i *getHelmTemplatePostrenderPtrType) ToGetHelmTemplatePostrenderPtrOutput() GetHelmTemplatePostrenderPtrOutput {
+	return i.ToGetHelmTemplatePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (i *getHelmTemplatePostrenderPtrType) ToGetHelmTemplatePostrenderPtrOutputWithContext(ctx context.Context) GetHelmTemplatePostrenderPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetHelmTemplatePostrenderPtrOutput)
+}
+
+type GetHelmTemplatePostrenderOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplatePostrenderOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetHelmTemplatePostrender)(nil)).Elem()
+}
+
+func (o GetHelmTemplatePostrenderOutput) ToGetHelmTemplatePostrenderOutput() GetHelmTemplatePostrenderOutput {
+	return o
+}
+
+func (o GetHelmTemplatePostrenderOutput) ToGetHelmTemplatePostrenderOutputWithContext(ctx context.Context) GetHelmTemplatePostrenderOutput {
+	return o
+}
+
+func (o GetHelmTemplatePostrenderOutput) ToGetHelmTemplatePostrenderPtrOutput() GetHelmTemplatePostrenderPtrOutput {
+	return o.ToGetHelmTemplatePostrenderPtrOutputWithContext(context.Background())
+}
+
+func (o GetHelmTemplatePostrenderOutput) ToGetHelmTemplatePostrenderPtrOutputWithContext(ctx context.Context) GetHelmTemplatePostrenderPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetHelmTemplatePostrender) *GetHelmTemplatePostrender {
+		return &v
+	}).(GetHelmTemplatePostrenderPtrOutput)
+}
+
+// Its arguments.
+func (o GetHelmTemplatePostrenderOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetHelmTemplatePostrender) []string { return v.Args }).(pulumi.StringArrayOutput)
+}
+
+// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+func (o GetHelmTemplatePostrenderOutput) BinaryPath() pulumi.StringOutput {
+	return o.ApplyT(func(v GetHelmTemplatePostrender) string { return v.BinaryPath }).(pulumi.StringOutput)
+}
+
+type GetHelmTemplatePostrenderPtrOutput struct{ *pulumi.OutputState }
+
+func (GetHelmTemplatePostrenderPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetHelmTemplatePostrender)(nil)).Elem()
+}
+
+func (o GetHelmTemplatePostrenderPtrOutput) ToGetHelmTemplatePostrenderPtrOutput() GetHelmTemplatePostrenderPtrOutput {
+	return o
+}
+
+func (o GetHelmTemplatePostrenderPtrOutput) ToGetHelmTemplatePostrenderPtrOutputWithContext(ctx context.Context) GetHelmTemplatePostrenderPtrOutput {
+	return o
+}
+
+func (o GetHelmTemplatePostrenderPtrOutput) Elem() GetHelmTemplatePostrenderOutput {
+	return o.ApplyT(func(v *GetHelmTemplatePostrender) GetHelmTemplatePostrender {
+		if v != nil {
+			return *v
+		}
+		var ret GetHelmTemplatePostrender
+		return ret
+	}).(GetHelmTemplatePostrenderOutput)
+}
+
+// Its arguments.
+func (o GetHelmTemplatePostrenderPtrOutput) Args() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *GetHelmTemplatePostrender) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Args
+	}).(pulumi.StringArrayOutput)
+}
+
+// The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+func (o GetHelmTemplatePostrenderPtrOutput) BinaryPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetHelmTemplatePostrender) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.BinaryPath
+	}).(pulumi.StringPtrOutput)
+}
+
 type GetHelmTemplateSet struct {
 	// The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).
 	Name string `pulumi:"name"`
@@ -2649,6 +2805,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*WaitWaitForPtrInput)(nil)).Elem(), WaitWaitForArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateDependencyRepositoryInput)(nil)).Elem(), GetHelmTemplateDependencyRepositoryArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateDependencyRepositoryArrayInput)(nil)).Elem(), GetHelmTemplateDependencyRepositoryArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplatePostrenderInput)(nil)).Elem(), GetHelmTemplatePostrenderArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplatePostrenderPtrInput)(nil)).Elem(), GetHelmTemplatePostrenderArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetInput)(nil)).Elem(), GetHelmTemplateSetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetArrayInput)(nil)).Elem(), GetHelmTemplateSetArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetListInput)(nil)).Elem(), GetHelmTemplateSetListArgs{})
@@ -2681,6 +2839,8 @@ func init() {
 	pulumi.RegisterOutputType(WaitWaitForPtrOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateDependencyRepositoryOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateDependencyRepositoryArrayOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplatePostrenderOutput{})
+	pulumi.RegisterOutputType(GetHelmTemplatePostrenderPtrOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetArrayOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetListOutput{})

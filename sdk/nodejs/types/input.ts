@@ -199,6 +199,28 @@ export interface GetHelmTemplateDependencyRepositoryArgs {
     username?: pulumi.Input<string | undefined>;
 }
 
+export interface GetHelmTemplatePostrender {
+    /**
+     * Its arguments.
+     */
+    args?: string[];
+    /**
+     * The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+     */
+    binaryPath: string;
+}
+
+export interface GetHelmTemplatePostrenderArgs {
+    /**
+     * Its arguments.
+     */
+    args?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+     */
+    binaryPath: pulumi.Input<string>;
+}
+
 export interface GetHelmTemplateSet {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).

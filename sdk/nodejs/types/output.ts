@@ -102,6 +102,17 @@ export interface GetHelmTemplateDependencyRepository {
     username?: string;
 }
 
+export interface GetHelmTemplatePostrender {
+    /**
+     * Its arguments.
+     */
+    args?: string[];
+    /**
+     * The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+     */
+    binaryPath: string;
+}
+
 export interface GetHelmTemplateSet {
     /**
      * The value's path, as `helm --set` takes it (`image.tag`, `tolerations[0].key`, `podLabels.app\.kubernetes\.io/name`).

@@ -45,6 +45,8 @@ __all__ = [
     'WaitWaitForArgsDict',
     'GetHelmTemplateDependencyRepositoryArgs',
     'GetHelmTemplateDependencyRepositoryArgsDict',
+    'GetHelmTemplatePostrenderArgs',
+    'GetHelmTemplatePostrenderArgsDict',
     'GetHelmTemplateSetArgs',
     'GetHelmTemplateSetArgsDict',
     'GetHelmTemplateSetListArgs',
@@ -1697,6 +1699,54 @@ class GetHelmTemplateDependencyRepositoryArgs:
     @username.setter
     def username(self, value: Optional[_builtins.str]):
         pulumi.set(self, "username", value)
+
+
+class GetHelmTemplatePostrenderArgsDict(TypedDict):
+    binary_path: _builtins.str
+    """
+    The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+    """
+    args: NotRequired[Sequence[_builtins.str]]
+    """
+    Its arguments.
+    """
+
+@pulumi.input_type
+class GetHelmTemplatePostrenderArgs:
+    def __init__(__self__, *,
+                 binary_path: _builtins.str,
+                 args: Optional[Sequence[_builtins.str]] = None):
+        """
+        :param _builtins.str binary_path: The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        :param Sequence[_builtins.str] args: Its arguments.
+        """
+        pulumi.set(__self__, "binary_path", binary_path)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+
+    @_builtins.property
+    @pulumi.getter(name="binaryPath")
+    def binary_path(self) -> _builtins.str:
+        """
+        The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        """
+        return pulumi.get(self, "binary_path")
+
+    @binary_path.setter
+    def binary_path(self, value: _builtins.str):
+        pulumi.set(self, "binary_path", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Its arguments.
+        """
+        return pulumi.get(self, "args")
+
+    @args.setter
+    def args(self, value: Optional[Sequence[_builtins.str]]):
+        pulumi.set(self, "args", value)
 
 
 class GetHelmTemplateSetArgsDict(TypedDict):

@@ -28,7 +28,7 @@ class GetHelmTemplateResult:
     """
     A collection of values returned by getHelmTemplate.
     """
-    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, dependency_repositories=None, devel=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, render_subchart_notes=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_list=None, set_sensitive=None, values=None, verify=None, version=None):
+    def __init__(__self__, app_version=None, chart=None, chart_version=None, cluster_connection=None, cluster_scoped=None, crds=None, dependency_repositories=None, dependency_update=None, devel=None, disable_openapi_validation=None, hooks=None, keyring=None, kube_version=None, name=None, namespace=None, namespaced=None, notes=None, pass_credentials=None, plain_http=None, postrender=None, render_subchart_notes=None, repository=None, repository_ca_file=None, repository_cert_file=None, repository_key_file=None, repository_password=None, repository_username=None, sensitive=None, sensitive_fields=None, sensitive_keys=None, set=None, set_list=None, set_sensitive=None, values=None, verify=None, version=None):
         if app_version and not isinstance(app_version, str):
             raise TypeError("Expected argument 'app_version' to be a str")
         pulumi.set(__self__, "app_version", app_version)
@@ -50,9 +50,15 @@ class GetHelmTemplateResult:
         if dependency_repositories and not isinstance(dependency_repositories, list):
             raise TypeError("Expected argument 'dependency_repositories' to be a list")
         pulumi.set(__self__, "dependency_repositories", dependency_repositories)
+        if dependency_update and not isinstance(dependency_update, bool):
+            raise TypeError("Expected argument 'dependency_update' to be a bool")
+        pulumi.set(__self__, "dependency_update", dependency_update)
         if devel and not isinstance(devel, bool):
             raise TypeError("Expected argument 'devel' to be a bool")
         pulumi.set(__self__, "devel", devel)
+        if disable_openapi_validation and not isinstance(disable_openapi_validation, bool):
+            raise TypeError("Expected argument 'disable_openapi_validation' to be a bool")
+        pulumi.set(__self__, "disable_openapi_validation", disable_openapi_validation)
         if hooks and not isinstance(hooks, dict):
             raise TypeError("Expected argument 'hooks' to be a dict")
         pulumi.set(__self__, "hooks", hooks)
@@ -80,6 +86,9 @@ class GetHelmTemplateResult:
         if plain_http and not isinstance(plain_http, bool):
             raise TypeError("Expected argument 'plain_http' to be a bool")
         pulumi.set(__self__, "plain_http", plain_http)
+        if postrender and not isinstance(postrender, dict):
+            raise TypeError("Expected argument 'postrender' to be a dict")
+        pulumi.set(__self__, "postrender", postrender)
         if render_subchart_notes and not isinstance(render_subchart_notes, bool):
             raise TypeError("Expected argument 'render_subchart_notes' to be a bool")
         pulumi.set(__self__, "render_subchart_notes", render_subchart_notes)
@@ -186,12 +195,28 @@ class GetHelmTemplateResult:
         return pulumi.get(self, "dependency_repositories")
 
     @_builtins.property
+    @pulumi.getter(name="dependencyUpdate")
+    def dependency_update(self) -> Optional[_builtins.bool]:
+        """
+        For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false.
+        """
+        return pulumi.get(self, "dependency_update")
+
+    @_builtins.property
     @pulumi.getter
     def devel(self) -> Optional[_builtins.bool]:
         """
         Let an empty `version` or a constraint pick pre-release versions.
         """
         return pulumi.get(self, "devel")
+
+    @_builtins.property
+    @pulumi.getter(name="disableOpenapiValidation")
+    def disable_openapi_validation(self) -> Optional[_builtins.bool]:
+        """
+        Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+        """
+        return pulumi.get(self, "disable_openapi_validation")
 
     @_builtins.property
     @pulumi.getter
@@ -264,6 +289,14 @@ class GetHelmTemplateResult:
         Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
         """
         return pulumi.get(self, "plain_http")
+
+    @_builtins.property
+    @pulumi.getter
+    def postrender(self) -> Optional['outputs.GetHelmTemplatePostrenderResult']:
+        """
+        A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+        """
+        return pulumi.get(self, "postrender")
 
     @_builtins.property
     @pulumi.getter(name="renderSubchartNotes")
@@ -407,7 +440,9 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             cluster_scoped=self.cluster_scoped,
             crds=self.crds,
             dependency_repositories=self.dependency_repositories,
+            dependency_update=self.dependency_update,
             devel=self.devel,
+            disable_openapi_validation=self.disable_openapi_validation,
             hooks=self.hooks,
             keyring=self.keyring,
             kube_version=self.kube_version,
@@ -417,6 +452,7 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
             notes=self.notes,
             pass_credentials=self.pass_credentials,
             plain_http=self.plain_http,
+            postrender=self.postrender,
             render_subchart_notes=self.render_subchart_notes,
             repository=self.repository,
             repository_ca_file=self.repository_ca_file,
@@ -438,12 +474,15 @@ class AwaitableGetHelmTemplateResult(GetHelmTemplateResult):
 def get_helm_template(chart: Optional[_builtins.str] = None,
                       cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
                       dependency_repositories: Optional[Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']]] = None,
+                      dependency_update: Optional[_builtins.bool] = None,
                       devel: Optional[_builtins.bool] = None,
+                      disable_openapi_validation: Optional[_builtins.bool] = None,
                       keyring: Optional[_builtins.str] = None,
                       name: Optional[_builtins.str] = None,
                       namespace: Optional[_builtins.str] = None,
                       pass_credentials: Optional[_builtins.bool] = None,
                       plain_http: Optional[_builtins.bool] = None,
+                      postrender: Optional[Union['GetHelmTemplatePostrenderArgs', 'GetHelmTemplatePostrenderArgsDict']] = None,
                       render_subchart_notes: Optional[_builtins.bool] = None,
                       repository: Optional[_builtins.str] = None,
                       repository_ca_file: Optional[_builtins.str] = None,
@@ -524,12 +563,15 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+    :param _builtins.bool dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
+    :param _builtins.bool disable_openapi_validation: Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
     :param _builtins.str keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.bool plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+    :param Union['GetHelmTemplatePostrenderArgs', 'GetHelmTemplatePostrenderArgsDict'] postrender: A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
     :param _builtins.bool render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -548,12 +590,15 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
     __args__['chart'] = chart
     __args__['clusterConnection'] = cluster_connection
     __args__['dependencyRepositories'] = dependency_repositories
+    __args__['dependencyUpdate'] = dependency_update
     __args__['devel'] = devel
+    __args__['disableOpenapiValidation'] = disable_openapi_validation
     __args__['keyring'] = keyring
     __args__['name'] = name
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
     __args__['plainHttp'] = plain_http
+    __args__['postrender'] = postrender
     __args__['renderSubchartNotes'] = render_subchart_notes
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
@@ -578,7 +623,9 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         cluster_scoped=pulumi.get(__ret__, 'cluster_scoped'),
         crds=pulumi.get(__ret__, 'crds'),
         dependency_repositories=pulumi.get(__ret__, 'dependency_repositories'),
+        dependency_update=pulumi.get(__ret__, 'dependency_update'),
         devel=pulumi.get(__ret__, 'devel'),
+        disable_openapi_validation=pulumi.get(__ret__, 'disable_openapi_validation'),
         hooks=pulumi.get(__ret__, 'hooks'),
         keyring=pulumi.get(__ret__, 'keyring'),
         kube_version=pulumi.get(__ret__, 'kube_version'),
@@ -588,6 +635,7 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
         notes=pulumi.get(__ret__, 'notes'),
         pass_credentials=pulumi.get(__ret__, 'pass_credentials'),
         plain_http=pulumi.get(__ret__, 'plain_http'),
+        postrender=pulumi.get(__ret__, 'postrender'),
         render_subchart_notes=pulumi.get(__ret__, 'render_subchart_notes'),
         repository=pulumi.get(__ret__, 'repository'),
         repository_ca_file=pulumi.get(__ret__, 'repository_ca_file'),
@@ -607,12 +655,15 @@ def get_helm_template(chart: Optional[_builtins.str] = None,
 def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None,
                              cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                              dependency_repositories: pulumi.Input[Optional[Optional[Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']]]]] = None,
+                             dependency_update: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              devel: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                             disable_openapi_validation: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              keyring: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              name: pulumi.Input[Optional[_builtins.str]] = None,
                              namespace: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              pass_credentials: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              plain_http: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
+                             postrender: pulumi.Input[Optional[Optional[Union['GetHelmTemplatePostrenderArgs', 'GetHelmTemplatePostrenderArgsDict']]]] = None,
                              render_subchart_notes: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                              repository: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              repository_ca_file: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
@@ -693,12 +744,15 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str chart: A chart directory or packaged `.tgz`; the `https://` (or `http://`) URL of a packaged `.tgz`, with no `repository`, as `helm install NAME URL` takes one; a chart name in `repository`; or an `oci://` reference. Each plan asks a URL's server whether its archive changed (a republished archive is the plan's upgrade), and the apply installs the copy its plan loaded.
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: The cluster to render against: its version and APIs for `.Capabilities`, its objects for `lookup`, and the scope of custom kinds. Defaults to the provider's; without either, the chart renders as `helm template` renders it.
     :param Sequence[Union['GetHelmTemplateDependencyRepositoryArgs', 'GetHelmTemplateDependencyRepositoryArgsDict']] dependency_repositories: Credentials and TLS files for the HTTP(S) repositories and `oci://` registries the chart's dependencies come from, when k8sconnect fetches those missing from its `charts/` directory as `helm dependency build` would (helm takes them from `helm repo add` and `helm registry login`, which k8sconnect does not read). An entry covers a dependency whose `repository` in Chart.yaml is its `url` or under it: the same scheme, host and port (a port left out is the one the request goes to: 443 for `https://` and `oci://`, 80 for `http://` and for `oci://` with plainHttp), then whole path segments (`https://charts.example.com/private` covers `.../private/team`, not `.../private-team`). The longest `url` that covers a dependency wins, and its credentials go to that scheme, host and port only. repositoryUsername and repositoryPassword reach a dependency only on the scheme, host and port of the chart's own URL, never another host; a chart on disk has none, so its dependencies' credentials come from here alone.
+    :param _builtins.bool dependency_update: For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml's version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart's directory: the subcharts are cached and attached in memory. Defaults to false.
     :param _builtins.bool devel: Let an empty `version` or a constraint pick pre-release versions.
+    :param _builtins.bool disable_openapi_validation: Leave out of each rendered object (hooks and CRDs included) the fields that the cluster's schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
     :param _builtins.str keyring: The public keyring `verify` checks the signature with: a GnuPG `pubring.gpg` or `pubring.kbx`, or keys exported with `gpg --export` (binary or armored). Defaults to helm's: `~/.gnupg/pubring.gpg` (in `$GNUPGHOME` when set; `pubring.kbx` where only that exists) of the user running the plan. A leading `~` is that user's home directory. Unused unless `verify` is true.
     :param _builtins.str name: The release name templates see as `.Release.Name`.
     :param _builtins.str namespace: The release namespace (`.Release.Namespace`), where objects whose template sets none are placed. Defaults to `default`, as helm does.
     :param _builtins.bool pass_credentials: Send repositoryUsername and repositoryPassword to every host the repository's index or its redirects (or a chart URL's redirects) lead to, not only to the repository's own, as `helm --pass-credentials`.
     :param _builtins.bool plain_http: Speak plain HTTP, not HTTPS, to the `oci://` registry (and to the `oci://` registries of a local chart's dependencies), as `helm --plain-http`: for a registry without TLS, such as one on the local machine. repositoryUsername and repositoryPassword then cross the network unencrypted. Refused for an HTTP repository or chart URL, which says `http://` itself.
+    :param Union['GetHelmTemplatePostrenderArgs', 'GetHelmTemplatePostrenderArgsDict'] postrender: A program the chart's rendered objects are piped through, as `helm install --post-renderer` (Helm 3's, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
     :param _builtins.bool render_subchart_notes: Add the subcharts' rendered NOTES.txt to `notes`, after the chart's own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
     :param _builtins.str repository: An HTTP(S) chart repository URL, or an `oci://` registry path the chart name is appended to.
     :param _builtins.str repository_ca_file: PEM file of the CA that signs the repository's (or chart URL's) certificate.
@@ -717,12 +771,15 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
     __args__['chart'] = chart
     __args__['clusterConnection'] = cluster_connection
     __args__['dependencyRepositories'] = dependency_repositories
+    __args__['dependencyUpdate'] = dependency_update
     __args__['devel'] = devel
+    __args__['disableOpenapiValidation'] = disable_openapi_validation
     __args__['keyring'] = keyring
     __args__['name'] = name
     __args__['namespace'] = namespace
     __args__['passCredentials'] = pass_credentials
     __args__['plainHttp'] = plain_http
+    __args__['postrender'] = postrender
     __args__['renderSubchartNotes'] = render_subchart_notes
     __args__['repository'] = repository
     __args__['repositoryCaFile'] = repository_ca_file
@@ -746,7 +803,9 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         cluster_scoped=pulumi.get(__response__, 'cluster_scoped'),
         crds=pulumi.get(__response__, 'crds'),
         dependency_repositories=pulumi.get(__response__, 'dependency_repositories'),
+        dependency_update=pulumi.get(__response__, 'dependency_update'),
         devel=pulumi.get(__response__, 'devel'),
+        disable_openapi_validation=pulumi.get(__response__, 'disable_openapi_validation'),
         hooks=pulumi.get(__response__, 'hooks'),
         keyring=pulumi.get(__response__, 'keyring'),
         kube_version=pulumi.get(__response__, 'kube_version'),
@@ -756,6 +815,7 @@ def get_helm_template_output(chart: pulumi.Input[Optional[_builtins.str]] = None
         notes=pulumi.get(__response__, 'notes'),
         pass_credentials=pulumi.get(__response__, 'pass_credentials'),
         plain_http=pulumi.get(__response__, 'plain_http'),
+        postrender=pulumi.get(__response__, 'postrender'),
         render_subchart_notes=pulumi.get(__response__, 'render_subchart_notes'),
         repository=pulumi.get(__response__, 'repository'),
         repository_ca_file=pulumi.get(__response__, 'repository_ca_file'),

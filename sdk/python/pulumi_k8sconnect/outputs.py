@@ -29,6 +29,7 @@ __all__ = [
     'ResourceRef',
     'WaitWaitFor',
     'GetHelmTemplateDependencyRepositoryResult',
+    'GetHelmTemplatePostrenderResult',
     'GetHelmTemplateSetResult',
     'GetHelmTemplateSetListResult',
     'GetHelmTemplateSetSensitiveResult',
@@ -985,6 +986,36 @@ class GetHelmTemplateDependencyRepositoryResult(dict):
         User name for the repositories `url` covers.
         """
         return pulumi.get(self, "username")
+
+
+@pulumi.output_type
+class GetHelmTemplatePostrenderResult(dict):
+    def __init__(__self__, *,
+                 binary_path: _builtins.str,
+                 args: Optional[Sequence[_builtins.str]] = None):
+        """
+        :param _builtins.str binary_path: The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        :param Sequence[_builtins.str] args: Its arguments.
+        """
+        pulumi.set(__self__, "binary_path", binary_path)
+        if args is not None:
+            pulumi.set(__self__, "args", args)
+
+    @_builtins.property
+    @pulumi.getter(name="binaryPath")
+    def binary_path(self) -> _builtins.str:
+        """
+        The program: a path (relative to the directory the engine runs in), or a name looked up in PATH.
+        """
+        return pulumi.get(self, "binary_path")
+
+    @_builtins.property
+    @pulumi.getter
+    def args(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Its arguments.
+        """
+        return pulumi.get(self, "args")
 
 
 @pulumi.output_type

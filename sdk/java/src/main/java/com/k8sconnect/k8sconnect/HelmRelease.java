@@ -223,14 +223,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.dependencyRepositories);
     }
     /**
-     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false. A newer version in range is a change of `chartDigest`, so an upgrade.
      * 
      */
     @Export(name="dependencyUpdate", refs={Boolean.class}, tree="[0]")
     private Output</* @Nullable */ Boolean> dependencyUpdate;
 
     /**
-     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. A newer version in range is a change of `chartDigest`, so an upgrade. Defaults to false.
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false. A newer version in range is a change of `chartDigest`, so an upgrade.
      * 
      */
     public Output<Optional<Boolean>> dependencyUpdate() {
@@ -265,14 +265,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.devel);
     }
     /**
-     * Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered).
      * 
      */
     @Export(name="disableOpenapiValidation", refs={Boolean.class}, tree="[0]")
     private Output</* @Nullable */ Boolean> disableOpenapiValidation;
 
     /**
-     * @return Leave out of each object of the release (hooks included) the fields that the cluster&#39;s schema of its kind does not declare, instead of having the plan refused, as `helm --disable-openapi-validation` lets the API server drop them; the plan warns, naming them. A field of the wrong type is still refused, and an object whose kind the cluster does not describe yet (its CRD comes with the release) is sent as rendered. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered). Defaults to false.
+     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. The plan that first leaves a field out of an object warns, naming it; plans that leave out the same fields again (the one after the apply, every no-change plan) are quiet. The release record holds the objects as applied, without those fields (helm&#39;s holds them as rendered).
      * 
      */
     public Output<Optional<Boolean>> disableOpenapiValidation() {
@@ -433,14 +433,14 @@ public class HelmRelease extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.plainHttp);
     }
     /**
-     * A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. The objects it returns are the release&#39;s, in `objects`, the release record and the cluster. It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade.
      * 
      */
     @Export(name="postrender", refs={HelmReleasePostrender.class}, tree="[0]")
     private Output</* @Nullable */ HelmReleasePostrender> postrender;
 
     /**
-     * @return A program the chart&#39;s rendered objects are piped through before they are planned and applied, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output are the release&#39;s, in `objects`, the release record and the cluster. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs at every plan and apply; one that fails, returns nothing or returns what is not YAML objects fails the plan, naming it, and nothing is applied. A change to it is an upgrade.
+     * @return A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. The objects it returns are the release&#39;s, in `objects`, the release record and the cluster. It runs at every plan and apply; when it fails, the plan fails and nothing is applied. A change to it is an upgrade.
      * 
      */
     public Output<Optional<HelmReleasePostrender>> postrender() {

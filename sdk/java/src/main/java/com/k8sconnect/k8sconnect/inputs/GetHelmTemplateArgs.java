@@ -5,6 +5,7 @@ package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateDependencyRepositoryArgs;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplatePostrenderArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetListArgs;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetSensitiveArgs;
@@ -69,6 +70,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+     * 
+     */
+    @Import(name="dependencyUpdate")
+    private @Nullable Output<Boolean> dependencyUpdate;
+
+    /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+     * 
+     */
+    public Optional<Output<Boolean>> dependencyUpdate() {
+        return Optional.ofNullable(this.dependencyUpdate);
+    }
+
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      * 
      */
@@ -81,6 +97,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
      */
     public Optional<Output<Boolean>> devel() {
         return Optional.ofNullable(this.devel);
+    }
+
+    /**
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     * 
+     */
+    @Import(name="disableOpenapiValidation")
+    private @Nullable Output<Boolean> disableOpenapiValidation;
+
+    /**
+     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     * 
+     */
+    public Optional<Output<Boolean>> disableOpenapiValidation() {
+        return Optional.ofNullable(this.disableOpenapiValidation);
     }
 
     /**
@@ -156,6 +187,21 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
      */
     public Optional<Output<Boolean>> plainHttp() {
         return Optional.ofNullable(this.plainHttp);
+    }
+
+    /**
+     * A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     * 
+     */
+    @Import(name="postrender")
+    private @Nullable Output<GetHelmTemplatePostrenderArgs> postrender;
+
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     * 
+     */
+    public Optional<Output<GetHelmTemplatePostrenderArgs>> postrender() {
+        return Optional.ofNullable(this.postrender);
     }
 
     /**
@@ -359,12 +405,15 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         this.chart = $.chart;
         this.clusterConnection = $.clusterConnection;
         this.dependencyRepositories = $.dependencyRepositories;
+        this.dependencyUpdate = $.dependencyUpdate;
         this.devel = $.devel;
+        this.disableOpenapiValidation = $.disableOpenapiValidation;
         this.keyring = $.keyring;
         this.name = $.name;
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.postrender = $.postrender;
         this.renderSubchartNotes = $.renderSubchartNotes;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
@@ -472,6 +521,27 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(@Nullable Output<Boolean> dependencyUpdate) {
+            $.dependencyUpdate = dependencyUpdate;
+            return this;
+        }
+
+        /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(Boolean dependencyUpdate) {
+            return dependencyUpdate(Output.of(dependencyUpdate));
+        }
+
+        /**
          * @param devel Let an empty `version` or a constraint pick pre-release versions.
          * 
          * @return builder
@@ -490,6 +560,27 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
          */
         public Builder devel(Boolean devel) {
             return devel(Output.of(devel));
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(@Nullable Output<Boolean> disableOpenapiValidation) {
+            $.disableOpenapiValidation = disableOpenapiValidation;
+            return this;
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(Boolean disableOpenapiValidation) {
+            return disableOpenapiValidation(Output.of(disableOpenapiValidation));
         }
 
         /**
@@ -595,6 +686,27 @@ public final class GetHelmTemplateArgs extends com.pulumi.resources.InvokeArgs {
          */
         public Builder plainHttp(Boolean plainHttp) {
             return plainHttp(Output.of(plainHttp));
+        }
+
+        /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(@Nullable Output<GetHelmTemplatePostrenderArgs> postrender) {
+            $.postrender = postrender;
+            return this;
+        }
+
+        /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(GetHelmTemplatePostrenderArgs postrender) {
+            return postrender(Output.of(postrender));
         }
 
         /**

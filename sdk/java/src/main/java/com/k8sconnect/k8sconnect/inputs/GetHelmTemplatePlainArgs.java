@@ -5,6 +5,7 @@ package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateDependencyRepository;
+import com.k8sconnect.k8sconnect.inputs.GetHelmTemplatePostrender;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSet;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetList;
 import com.k8sconnect.k8sconnect.inputs.GetHelmTemplateSetSensitive;
@@ -68,6 +69,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
     }
 
     /**
+     * For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+     * 
+     */
+    @Import(name="dependencyUpdate")
+    private @Nullable Boolean dependencyUpdate;
+
+    /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+     * 
+     */
+    public Optional<Boolean> dependencyUpdate() {
+        return Optional.ofNullable(this.dependencyUpdate);
+    }
+
+    /**
      * Let an empty `version` or a constraint pick pre-release versions.
      * 
      */
@@ -80,6 +96,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
      */
     public Optional<Boolean> devel() {
         return Optional.ofNullable(this.devel);
+    }
+
+    /**
+     * Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     * 
+     */
+    @Import(name="disableOpenapiValidation")
+    private @Nullable Boolean disableOpenapiValidation;
+
+    /**
+     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     * 
+     */
+    public Optional<Boolean> disableOpenapiValidation() {
+        return Optional.ofNullable(this.disableOpenapiValidation);
     }
 
     /**
@@ -155,6 +186,21 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
      */
     public Optional<Boolean> plainHttp() {
         return Optional.ofNullable(this.plainHttp);
+    }
+
+    /**
+     * A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     * 
+     */
+    @Import(name="postrender")
+    private @Nullable GetHelmTemplatePostrender postrender;
+
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     * 
+     */
+    public Optional<GetHelmTemplatePostrender> postrender() {
+        return Optional.ofNullable(this.postrender);
     }
 
     /**
@@ -358,12 +404,15 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         this.chart = $.chart;
         this.clusterConnection = $.clusterConnection;
         this.dependencyRepositories = $.dependencyRepositories;
+        this.dependencyUpdate = $.dependencyUpdate;
         this.devel = $.devel;
+        this.disableOpenapiValidation = $.disableOpenapiValidation;
         this.keyring = $.keyring;
         this.name = $.name;
         this.namespace = $.namespace;
         this.passCredentials = $.passCredentials;
         this.plainHttp = $.plainHttp;
+        this.postrender = $.postrender;
         this.renderSubchartNotes = $.renderSubchartNotes;
         this.repository = $.repository;
         this.repositoryCaFile = $.repositoryCaFile;
@@ -441,6 +490,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
         }
 
         /**
+         * @param dependencyUpdate For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder dependencyUpdate(@Nullable Boolean dependencyUpdate) {
+            $.dependencyUpdate = dependencyUpdate;
+            return this;
+        }
+
+        /**
          * @param devel Let an empty `version` or a constraint pick pre-release versions.
          * 
          * @return builder
@@ -448,6 +508,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder devel(@Nullable Boolean devel) {
             $.devel = devel;
+            return this;
+        }
+
+        /**
+         * @param disableOpenapiValidation Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder disableOpenapiValidation(@Nullable Boolean disableOpenapiValidation) {
+            $.disableOpenapiValidation = disableOpenapiValidation;
             return this;
         }
 
@@ -503,6 +574,17 @@ public final class GetHelmTemplatePlainArgs extends com.pulumi.resources.InvokeA
          */
         public Builder plainHttp(@Nullable Boolean plainHttp) {
             $.plainHttp = plainHttp;
+            return this;
+        }
+
+        /**
+         * @param postrender A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder postrender(@Nullable GetHelmTemplatePostrender postrender) {
+            $.postrender = postrender;
             return this;
         }
 

@@ -5,6 +5,7 @@ package com.k8sconnect.k8sconnect.outputs;
 
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateDependencyRepository;
+import com.k8sconnect.k8sconnect.outputs.GetHelmTemplatePostrender;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSet;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSetList;
 import com.k8sconnect.k8sconnect.outputs.GetHelmTemplateSetSensitive;
@@ -56,10 +57,20 @@ public final class GetHelmTemplateResult {
      */
     private @Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories;
     /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+     * 
+     */
+    private @Nullable Boolean dependencyUpdate;
+    /**
      * @return Let an empty `version` or a constraint pick pre-release versions.
      * 
      */
     private @Nullable Boolean devel;
+    /**
+     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     * 
+     */
+    private @Nullable Boolean disableOpenapiValidation;
     /**
      * @return The chart&#39;s hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
      * 
@@ -105,6 +116,11 @@ public final class GetHelmTemplateResult {
      * 
      */
     private @Nullable Boolean plainHttp;
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     * 
+     */
+    private @Nullable GetHelmTemplatePostrender postrender;
     /**
      * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
      * 
@@ -237,11 +253,25 @@ public final class GetHelmTemplateResult {
         return this.dependencyRepositories == null ? List.of() : this.dependencyRepositories;
     }
     /**
+     * @return For a chart whose dependencies are missing from its `charts/` directory, resolve them anew from Chart.yaml&#39;s version ranges (the newest each allows), Chart.lock ignored, as `helm install --dependency-update` runs `helm dependency update`; without it they are fetched at the versions Chart.lock pins, as `helm dependency build`. Nothing is written into the chart&#39;s directory: the subcharts are cached and attached in memory. Defaults to false.
+     * 
+     */
+    public Optional<Boolean> dependencyUpdate() {
+        return Optional.ofNullable(this.dependencyUpdate);
+    }
+    /**
      * @return Let an empty `version` or a constraint pick pre-release versions.
      * 
      */
     public Optional<Boolean> devel() {
         return Optional.ofNullable(this.devel);
+    }
+    /**
+     * @return Leave out of each rendered object (hooks and CRDs included) the fields that the cluster&#39;s schema of its kind does not declare, as `helm --disable-openapi-validation` lets the API server drop them, where a Server-Side Apply would refuse them. A field of the wrong type is kept, for the server to refuse, and an object whose kind the cluster does not describe yet (its CRD comes with the chart) is kept as rendered. Defaults to false. Without a cluster (no clusterConnection here or in the provider) nothing is left out, as `helm template` checks nothing. Unlike HelmRelease, which warns once when it first leaves a field out, the read does not warn: a data source keeps nothing from one read to the next, so the warning would come back at every plan.
+     * 
+     */
+    public Optional<Boolean> disableOpenapiValidation() {
+        return Optional.ofNullable(this.disableOpenapiValidation);
     }
     /**
      * @return The chart&#39;s hooks (documents annotated `helm.sh/hook`) for install, upgrade, rollback and delete, each as compact JSON, keyed by `&lt;group&gt;/&lt;Kind&gt;/&lt;namespace&gt;/&lt;name&gt;`, or `&lt;group&gt;/&lt;Kind&gt;/&lt;name&gt;` for a cluster-scoped kind, as in getYamlScoped. Objects whose template sets no namespace are placed in `namespace`, as Helm places them. A key here may also be in another map: a chart may declare one object as a hook and as part of the release. `helm test` hooks are left out, as `helm install` leaves them.
@@ -305,6 +335,13 @@ public final class GetHelmTemplateResult {
      */
     public Optional<Boolean> plainHttp() {
         return Optional.ofNullable(this.plainHttp);
+    }
+    /**
+     * @return A program the chart&#39;s rendered objects are piped through, as `helm install --post-renderer` (Helm 3&#39;s, which hashicorp/helm follows): the objects of the templates go to its standard input as one YAML stream, and the objects it writes to its standard output take their place. Hooks and the CRDs of `crds/` are not piped through it, as Helm 3 pipes neither. It runs wherever the chart is rendered; one that fails, returns nothing or returns what is not YAML objects is an error naming it, showing what it printed on its standard error with setSensitive values and the values of the Secrets it was given hidden. What it returns is what the maps hand out (an object holding a setSensitive value in `sensitive`, as any rendered object), and it runs at every read, so at every plan.
+     * 
+     */
+    public Optional<GetHelmTemplatePostrender> postrender() {
+        return Optional.ofNullable(this.postrender);
     }
     /**
      * @return Add the subcharts&#39; rendered NOTES.txt to `notes`, after the chart&#39;s own and in the order of their paths, as `helm install --render-subchart-notes`. Defaults to false, as the helm CLI (hashicorp/helm defaults to true).
@@ -435,7 +472,9 @@ public final class GetHelmTemplateResult {
         private Map<String,String> clusterScoped;
         private Map<String,String> crds;
         private @Nullable List<GetHelmTemplateDependencyRepository> dependencyRepositories;
+        private @Nullable Boolean dependencyUpdate;
         private @Nullable Boolean devel;
+        private @Nullable Boolean disableOpenapiValidation;
         private Map<String,String> hooks;
         private @Nullable String keyring;
         private String kubeVersion;
@@ -445,6 +484,7 @@ public final class GetHelmTemplateResult {
         private String notes;
         private @Nullable Boolean passCredentials;
         private @Nullable Boolean plainHttp;
+        private @Nullable GetHelmTemplatePostrender postrender;
         private @Nullable Boolean renderSubchartNotes;
         private @Nullable String repository;
         private @Nullable String repositoryCaFile;
@@ -471,7 +511,9 @@ public final class GetHelmTemplateResult {
     	      this.clusterScoped = defaults.clusterScoped;
     	      this.crds = defaults.crds;
     	      this.dependencyRepositories = defaults.dependencyRepositories;
+    	      this.dependencyUpdate = defaults.dependencyUpdate;
     	      this.devel = defaults.devel;
+    	      this.disableOpenapiValidation = defaults.disableOpenapiValidation;
     	      this.hooks = defaults.hooks;
     	      this.keyring = defaults.keyring;
     	      this.kubeVersion = defaults.kubeVersion;
@@ -481,6 +523,7 @@ public final class GetHelmTemplateResult {
     	      this.notes = defaults.notes;
     	      this.passCredentials = defaults.passCredentials;
     	      this.plainHttp = defaults.plainHttp;
+    	      this.postrender = defaults.postrender;
     	      this.renderSubchartNotes = defaults.renderSubchartNotes;
     	      this.repository = defaults.repository;
     	      this.repositoryCaFile = defaults.repositoryCaFile;
@@ -555,9 +598,21 @@ public final class GetHelmTemplateResult {
             return dependencyRepositories(List.of(dependencyRepositories));
         }
         @CustomType.Setter
+        public Builder dependencyUpdate(@Nullable Boolean dependencyUpdate) {
+
+            this.dependencyUpdate = dependencyUpdate;
+            return this;
+        }
+        @CustomType.Setter
         public Builder devel(@Nullable Boolean devel) {
 
             this.devel = devel;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder disableOpenapiValidation(@Nullable Boolean disableOpenapiValidation) {
+
+            this.disableOpenapiValidation = disableOpenapiValidation;
             return this;
         }
         @CustomType.Setter
@@ -624,6 +679,12 @@ public final class GetHelmTemplateResult {
         public Builder plainHttp(@Nullable Boolean plainHttp) {
 
             this.plainHttp = plainHttp;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder postrender(@Nullable GetHelmTemplatePostrender postrender) {
+
+            this.postrender = postrender;
             return this;
         }
         @CustomType.Setter
@@ -752,7 +813,9 @@ public final class GetHelmTemplateResult {
             _resultValue.clusterScoped = clusterScoped;
             _resultValue.crds = crds;
             _resultValue.dependencyRepositories = dependencyRepositories;
+            _resultValue.dependencyUpdate = dependencyUpdate;
             _resultValue.devel = devel;
+            _resultValue.disableOpenapiValidation = disableOpenapiValidation;
             _resultValue.hooks = hooks;
             _resultValue.keyring = keyring;
             _resultValue.kubeVersion = kubeVersion;
@@ -762,6 +825,7 @@ public final class GetHelmTemplateResult {
             _resultValue.notes = notes;
             _resultValue.passCredentials = passCredentials;
             _resultValue.plainHttp = plainHttp;
+            _resultValue.postrender = postrender;
             _resultValue.renderSubchartNotes = renderSubchartNotes;
             _resultValue.repository = repository;
             _resultValue.repositoryCaFile = repositoryCaFile;

@@ -337,17 +337,18 @@ func (e *OtherClusterError) Error() string {
 		"other cluster. If the kubeconfig context or file was switched by mistake, switch it back.",
 		e.Object, describe(e.Recorded), e.Host, describe(e.Reaching))
 	if e.Via != "" {
-		msg += fmt.Sprintf(" (The object's cluster_uid is %s, which these credentials cannot read; the cluster was "+
-			"also recorded as %s when the object was last written, and that is what was compared. If this is the "+
-			"same cluster and only its CA changed, one refresh with credentials that may read namespace "+
-			"kube-system records the new CA: terraform apply -refresh-only, or pulumi refresh.)", e.Via, e.Recorded)
+		msg += fmt.Sprintf(" (The object's cluster_uid is %s; the cluster was also recorded as %s when the object "+
+			"was last written, and that is what names another cluster now: every identity the connection can read "+
+			"must match. If this is the same cluster and only its CA changed, one refresh with credentials that may "+
+			"read namespace kube-system records the new CA: terraform apply -refresh-only, or pulumi refresh.)",
+			e.Via, e.Recorded)
 	}
 	if sourceOf(e.Recorded) == fromKubeSystem {
 		return msg + " If the object really lives in the new cluster now, remove it from state (terraform " +
 			"state rm, tofu state rm or pulumi state delete) and import it there."
 	}
-	return msg + " The identity was recorded from the cluster's CA because the credentials could not read " +
-		"namespace kube-system, so a rotated CA reads the same as another cluster. If this is the same " +
+	return msg + " A CA names a cluster only until the CA is rotated: a rotated CA reads the same as another " +
+		"cluster. If this is the same " +
 		"cluster and its CA was rotated, or the object really lives in the new cluster now, accept the new " +
 		"identity: remove the resource from state (terraform state rm, tofu state rm or pulumi state delete), " +
 		"then import it again (k8sconnect_object, k8sconnect_helm_release) or apply again (k8sconnect_patch " +

@@ -22,7 +22,7 @@ var clusterIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:/@-]+$`)
 // requestTimeoutValidator reports, attached to no attribute.
 var clusterIDValidators = []validator.String{unattached{[]validator.String{
 	stringvalidator.LengthBetween(1, maxClusterIDLength),
-	stringvalidator.RegexMatches(clusterIDPattern, "made of letters, digits and . _ - : / @ only"),
+	stringvalidator.RegexMatches(clusterIDPattern, "must be made of letters, digits and . _ - : / @ only"),
 }}}
 
 // unattached runs validators and reports their errors on no attribute: the
@@ -50,8 +50,10 @@ func (u unattached) ValidateString(ctx context.Context, req validator.StringRequ
 		var got validator.StringResponse
 		v.ValidateString(ctx, req, &got)
 		for _, d := range got.Diagnostics.Errors() {
-			resp.Diagnostics.Append(diag.NewErrorDiagnostic("Invalid cluster_connection",
-				"cluster_connection.cluster_id: "+d.Detail()))
+			resp.Diagnostics.Append(diag.NewErrorDiagnostic("Invalid cluster_connection", d.Detail()))
+		}
+		if resp.Diagnostics.HasError() {
+			return // one reason is enough: an empty value is also not made of the allowed characters
 		}
 	}
 }

@@ -452,3 +452,50 @@ func TestAccIdentity_twoClustersBehindOneFrontCA(t *testing.T) {
 	through(front, clusters.FirstToken)
 	w.MustPlanNoChanges()
 }
+
+// The kube-system UID outranks a CA. An admin creates an object through a
+// proxy (the cluster behind a TLS-terminating front), recording the UID and,
+// beside it, the proxy's CA and kube-root-ca.crt's. The proxy's CA is then
+// replaced, as a front's CA is rotated: every identity that can be read is
+// compared, and the handshake's CA differs, but the UID, unique to the
+// cluster and unchanged, confirms it. The plan warns that the CA changed,
+// naming both, and plans nothing; an apply records the new CA, and the next
+// plan is clean. Were every readable identity to refute alike, a routine CA
+// rotation would refuse every object an admin made.
+func TestAccIdentity_uidOutranksARotatedCA(t *testing.T) {
+	t.Parallel()
+	c := localcluster.Shared(t)
+	proxy := faultproxy.New(t, c.Host, c.CAPEM)
+	ns, name := acctest.Namespace(t), acctest.Name("admin-rotated")
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	writeKubeconfig := func() {
+		acctest.WriteKubeconfig(t, kubeconfig, "proxied", map[string]acctest.KubeContext{
+			"proxied": {Cluster: &localcluster.Cluster{Host: proxy.URL, CAPEM: proxy.CAPEM, Token: c.Token}}})
+	}
+	writeKubeconfig()
+	w := acctest.NewWorkdir(t)
+	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))
+	w.Cleanup()
+	w.MustApply()
+	if got, want := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"), acctest.KubeSystemUID(t, c); got != want {
+		t.Fatalf("cluster_uid = %q, want kube-system's UID %s", got, want)
+	}
+	oldCA := acctest.CAFingerprint(t, proxy.CAPEM)
+	newPEM, err := proxy.RotateCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCA := acctest.CAFingerprint(t, newPEM)
+	writeKubeconfig()
+	r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode")
+	if add, change, remove := r.Changes(); r.Err != nil || add+change+remove != 0 {
+		t.Fatalf("plan after the front's CA was rotated: want no changes, have +%d ~%d -%d (%v)\n%s", add, change, remove, r.Err, r.Output)
+	}
+	if !hasWarning(r, "The cluster's CA changed", "kube-system", oldCA, newCA) {
+		t.Fatalf("the plan should warn that the CA changed, naming both: %+v", r.Warnings())
+	}
+	w.MustApply()
+	if r := w.Plan(); r.Err != nil || hasWarning(r, "The cluster's CA changed") {
+		t.Fatalf("after an apply recorded the new CA the plan still warns (%v): %+v", r.Err, r.Warnings())
+	}
+}

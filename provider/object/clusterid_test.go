@@ -103,3 +103,44 @@ func TestAccIdentity_clusterIDPin(t *testing.T) {
 	w.MustFail(w.Plan(), "plan under the old name once the new one is recorded")
 	w.Write(pinnedConfig(proxy, token, "prod-eu-1", ns, name))
 }
+
+// A cluster_id known only at apply (it comes from another resource, as a
+// cluster module's output would) cannot be compared at plan. The engine plans
+// the object again once the value is known, during the apply, and that plan
+// refuses one that changed before anything is written: the object and the
+// state's connection are unchanged. Without the pin check the apply takes the
+// new connection into state.
+func TestAccIdentity_clusterIDKnownOnlyAtApply(t *testing.T) {
+	t.Parallel()
+	c := localcluster.Shared(t)
+	ns, name := acctest.Namespace(t), acctest.Name("pinned-late")
+	config := func(pin string) string {
+		return fmt.Sprintf(`
+resource "terraform_data" "pin" {
+  input = %q
+}
+`, pin) + configMapConfig(fmt.Sprintf("cluster_connection = {\n    kubeconfig_file = %q\n    cluster_id = terraform_data.pin.output\n  }",
+			c.KubeconfigPath), ns, name, "hello")
+	}
+	w := acctest.NewWorkdir(t)
+	w.Write(config("prod-eu"))
+	w.Cleanup()
+	w.MustApply()
+	version := acctest.MustGet(t, configMaps, ns, name).GetResourceVersion()
+
+	w.Write(config("staging"))
+	r := w.Apply()
+	w.MustFail(r, "apply of a cluster_id known only at apply")
+	if !r.HasError(`cluster_id is "staging"`, `pinned as "prod-eu"`) {
+		t.Fatalf("the apply should refuse naming both cluster_ids: %+v", r.Errors())
+	}
+	if got := acctest.MustGet(t, configMaps, ns, name).GetResourceVersion(); got != version {
+		t.Fatal("the object was written under another cluster_id")
+	}
+	if got := w.StateAttribute("k8sconnect_object.cm", "cluster_connection"); !strings.Contains(got, `"prod-eu"`) {
+		t.Fatalf("state took the new connection: %s", got)
+	}
+	w.Write(config("prod-eu"))
+	w.MustApply()
+	w.MustPlanNoChanges()
+}

@@ -377,9 +377,10 @@ func IdentityDescription(acted string) string {
 		"when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's " +
 		"own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections " +
 		"have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap " +
-		"kube-root-ca.crt in the namespace. When cluster_connection later reaches another cluster (a switched " +
-		"context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the " +
-		"other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also " +
+		"kube-root-ca.crt in the namespace. Every one of the three the connection can read is kept beside it, and " +
+		"each that can be read again must match: clusters behind one front CA are told apart by their " +
+		"kube-root-ca.crt. When cluster_connection later reaches another cluster (a switched context, an edited " +
+		"kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also " +
 		"changes when the cluster's CA is rotated; the error then says how to record the new one."
 }
 

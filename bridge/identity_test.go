@@ -13,6 +13,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -217,4 +218,52 @@ func identityProgram(t *testing.T, conn map[string]any, ns, name, target, chart,
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// clusterId (cluster_connection.cluster_id) flows through Pulumi: an object
+// created under clusterId "prod-eu" previews with nothing to do; its program
+// changed to clusterId "staging", as a stack's config pointed at the wrong
+// environment would leave it, preview and up are refused naming both values,
+// the object is not touched, and no output holds the token. Set back, the
+// preview has nothing to do.
+func TestPulumiIdentity_clusterIDPin(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	c := localcluster.Shared(t)
+	ns, name := acctest.Namespace(t), acctest.Name("pinned")
+	program := func(clusterID string) string {
+		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-cluster-id", "runtime": "yaml", "resources": map[string]any{
+			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "properties": map[string]any{
+				"clusterConnection": map[string]any{"host": c.Host, "clusterCaCertificate": string(c.CAPEM),
+					"token": map[string]any{"fn::secret": c.Token}, "clusterId": clusterID},
+				"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
+			}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stack := pulumitest.NewYAMLProgram(t, program("prod-eu"))
+	stack.Run(pulumitest.Up, nil)
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	version := acctest.MustGet(t, configMaps, ns, name).GetResourceVersion()
+
+	stack.WriteYAML(program("staging"))
+	for _, op := range []pulumitest.Operation{pulumitest.Preview, pulumitest.Up} {
+		res, refusal := stack.Try(op, nil)
+		if refusal == nil || !strings.Contains(refusal.Error(), "staging") || !strings.Contains(refusal.Error(), "pinned as") ||
+			!strings.Contains(refusal.Error(), "prod-eu") {
+			t.Fatalf("pulumi %s under another clusterId: want a refusal naming both values, got %v\n%s", op, refusal, res.Log)
+		}
+		if strings.Contains(res.Log, c.Token) || strings.Contains(refusal.Error(), c.Token) {
+			t.Fatalf("pulumi %s: the output holds the token", op)
+		}
+	}
+	if got := acctest.MustGet(t, configMaps, ns, name).GetResourceVersion(); got != version {
+		t.Fatal("the object was written under another clusterId")
+	}
+	stack.WriteYAML(program("prod-eu"))
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
 }

@@ -27,6 +27,11 @@ import (
 var configMapRules = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"},
 	Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
 
+// secretRules let an account manage the Secrets of its namespace: it may
+// read neither kube-system nor kube-root-ca.crt.
+var secretRules = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"},
+	Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
+
 // objectAndPatch is a ConfigMap k8sconnect_object creates and a
 // k8sconnect_patch of another ConfigMap, both through conn.
 func objectAndPatch(conn, ns, name, target string) string {
@@ -230,8 +235,7 @@ func TestAccIdentity_insecureFallsBackToKubeRootCAThenWarns(t *testing.T) {
 	}
 	w.MustPlanNoChanges()
 
-	secretToken := acctest.NamespaceAccount(t, c, ns, "ci-secrets", rbacv1.PolicyRule{APIGroups: []string{""},
-		Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
+	secretToken := acctest.NamespaceAccount(t, c, ns, "ci-secrets", secretRules)
 	secret := acctest.Name("no-identity")
 	w2 := acctest.NewWorkdir(t)
 	w2.Write(fmt.Sprintf(`
@@ -307,11 +311,14 @@ func hasWarning(r acctest.Result, parts ...string) bool {
 }
 
 // A cluster that cannot be confirmed is never acted on. An admin creates an
-// object (its kube-system UID recorded, and the CA of the handshake beside
-// it); a pipeline then reaches a second cluster where the object does not
-// exist, through an insecure connection with a namespace-bound account:
-// neither the UID nor a handshake CA can be read, so nothing confirms or
-// refutes the cluster. Before, the plan only warned, the refresh read
+// object (its kube-system UID recorded, and the CA of the handshake and
+// kube-root-ca.crt's beside it); a pipeline then reaches a second cluster
+// where the object does not exist, through an insecure connection with a
+// namespace-bound account that may read Secrets only: neither the UID, nor a
+// handshake CA, nor kube-root-ca.crt can be read, so nothing confirms or
+// refutes the cluster. (An account that may read ConfigMaps reads the second
+// cluster's kube-root-ca.crt, and the plan refuses it as another cluster:
+// TestAccIdentity_twoClustersBehindOneFrontCA.) Before, the plan only warned, the refresh read
 // NotFound there, dropped the object from state and planned it again in the
 // wrong cluster. Now the plan fails naming why, a refresh-only run keeps
 // state as it was and says so, a destroy is refused, and the object is
@@ -319,7 +326,7 @@ func hasWarning(r acctest.Result, parts ...string) bool {
 // nothing changes.
 func TestAccIdentity_unconfirmedClusterIsNeverActedOn(t *testing.T) {
 	t.Parallel()
-	ns, clusters, name, _ := acctest.SwitchedClusterFixture(t, configMapRules, "admin-made", "unused")
+	ns, clusters, name, _ := acctest.SwitchedClusterFixture(t, secretRules, "admin-made", "unused")
 	first, second := clusters.First, clusters.Second
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	asAdmin := func() {
@@ -379,4 +386,116 @@ func TestAccIdentity_unconfirmedClusterIsNeverActedOn(t *testing.T) {
 
 	asAdmin()
 	w.MustPlanNoChanges()
+}
+
+// Two clusters behind one front CA (Rancher, Teleport, one corporate PKI):
+// each is reached through a TLS-terminating proxy, and both proxies present
+// certificates of one CA, so the handshake names them alike. A
+// namespace-bound account, which cannot read kube-system, creates an object
+// and patches another through the first; the create records the front CA and,
+// beside it, the first cluster's kube-root-ca.crt. The kubeconfig is then
+// edited to reach the second cluster through its proxy, where the same
+// account exists: the plan, a refresh-only run and a destroy each refuse,
+// naming both clusters' kube-root-ca.crt, state keeps both resources, and
+// nothing is made in the second cluster. Before every readable source was
+// compared, the shared handshake CA confirmed the second cluster: the
+// refresh read NotFound there, dropped the object and planned it there.
+func TestAccIdentity_twoClustersBehindOneFrontCA(t *testing.T) {
+	t.Parallel()
+	ns, clusters, name, target := acctest.SwitchedClusterFixture(t, configMapRules, "fronted", "fronted-patched")
+	first, second := clusters.First, clusters.Second
+	front := faultproxy.New(t, first.Host, first.CAPEM)
+	other := faultproxy.New(t, second.Host, second.CAPEM)
+	if err := other.ShareCA(front); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	through := func(p *faultproxy.Proxy, token string) {
+		acctest.WriteKubeconfig(t, kubeconfig, "rancher", map[string]acctest.KubeContext{
+			"rancher": {Cluster: &localcluster.Cluster{Host: p.URL, CAPEM: p.CAPEM}, Token: token}})
+	}
+	through(front, clusters.FirstToken)
+	w := acctest.NewWorkdir(t)
+	w.Write(objectAndPatch(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, target))
+	w.Cleanup()
+	w.MustApply()
+	frontCA := acctest.CAFingerprint(t, front.CAPEM)
+	firstRoot, secondRoot := acctest.CAFingerprint(t, first.CAPEM), acctest.CAFingerprint(t, second.CAPEM)
+	for _, address := range []string{"k8sconnect_object.cm", "k8sconnect_patch.p"} {
+		if got := w.StateAttribute(address, "cluster_uid"); got != "tls-ca-sha256:"+frontCA {
+			t.Fatalf("%s: cluster_uid = %q, want the front CA, tls-ca-sha256:%s", address, got, frontCA)
+		}
+	}
+	w.MustPlanNoChanges()
+
+	through(other, clusters.SecondToken)
+	r := w.Plan()
+	w.MustFail(r, "plan after the kubeconfig was edited to the second cluster behind the same front CA")
+	if !r.HasError("different cluster", "kube-root-ca.crt", firstRoot, secondRoot) {
+		t.Fatalf("the plan should refuse naming both clusters' kube-root-ca.crt (%s, %s): %+v", firstRoot, secondRoot, r.Errors())
+	}
+	expectKeptAndNotThere(t, w, r, clusters, ns, name)
+	refresh := w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
+	w.MustFail(refresh, "refresh-only run against the second cluster")
+	if !refresh.HasError("different cluster", firstRoot, secondRoot) {
+		t.Fatalf("the refresh should refuse naming both clusters: %+v", refresh.Errors())
+	}
+	expectKeptAndNotThere(t, w, refresh, clusters, ns, name)
+	destroy := w.Destroy()
+	w.MustFail(destroy, "destroy against the second cluster")
+	if !destroy.HasError("different cluster", firstRoot, secondRoot) {
+		t.Fatalf("the destroy should refuse naming both clusters: %+v", destroy.Errors())
+	}
+	expectKeptAndNotThere(t, w, destroy, clusters, ns, name)
+	acctest.MustGet(t, configMaps, ns, name)
+
+	through(front, clusters.FirstToken)
+	w.MustPlanNoChanges()
+}
+
+// The kube-system UID outranks a CA. An admin creates an object through a
+// proxy (the cluster behind a TLS-terminating front), recording the UID and,
+// beside it, the proxy's CA and kube-root-ca.crt's. The proxy's CA is then
+// replaced, as a front's CA is rotated: every identity that can be read is
+// compared, and the handshake's CA differs, but the UID, unique to the
+// cluster and unchanged, confirms it. The plan warns that the CA changed,
+// naming both, and plans nothing; an apply records the new CA, and the next
+// plan is clean. Were every readable identity to refute alike, a routine CA
+// rotation would refuse every object an admin made.
+func TestAccIdentity_uidOutranksARotatedCA(t *testing.T) {
+	t.Parallel()
+	c := localcluster.Shared(t)
+	proxy := faultproxy.New(t, c.Host, c.CAPEM)
+	ns, name := acctest.Namespace(t), acctest.Name("admin-rotated")
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	writeKubeconfig := func() {
+		acctest.WriteKubeconfig(t, kubeconfig, "proxied", map[string]acctest.KubeContext{
+			"proxied": {Cluster: &localcluster.Cluster{Host: proxy.URL, CAPEM: proxy.CAPEM, Token: c.Token}}})
+	}
+	writeKubeconfig()
+	w := acctest.NewWorkdir(t)
+	w.Write(configMapConfig(fmt.Sprintf("cluster_connection = { kubeconfig_file = %q }", kubeconfig), ns, name, "hello"))
+	w.Cleanup()
+	w.MustApply()
+	if got, want := w.StateAttribute("k8sconnect_object.cm", "cluster_uid"), acctest.KubeSystemUID(t, c); got != want {
+		t.Fatalf("cluster_uid = %q, want kube-system's UID %s", got, want)
+	}
+	oldCA := acctest.CAFingerprint(t, proxy.CAPEM)
+	newPEM, err := proxy.RotateCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCA := acctest.CAFingerprint(t, newPEM)
+	writeKubeconfig()
+	r := w.Run("plan", "-input=false", "-json", "-detailed-exitcode")
+	if add, change, remove := r.Changes(); r.Err != nil || add+change+remove != 0 {
+		t.Fatalf("plan after the front's CA was rotated: want no changes, have +%d ~%d -%d (%v)\n%s", add, change, remove, r.Err, r.Output)
+	}
+	if !hasWarning(r, "The cluster's CA changed", "kube-system", oldCA, newCA) {
+		t.Fatalf("the plan should warn that the CA changed, naming both: %+v", r.Warnings())
+	}
+	w.MustApply()
+	if r := w.Plan(); r.Err != nil || hasWarning(r, "The cluster's CA changed") {
+		t.Fatalf("after an apply recorded the new CA the plan still warns (%v): %+v", r.Err, r.Warnings())
+	}
 }

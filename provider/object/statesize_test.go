@@ -166,10 +166,12 @@ resource "k8sconnect_object" "settings" {
 	w.MustApply()
 	w.Cleanup()
 	stateFile := filepath.Join(w.Dir(), "terraform.tfstate")
-	// cluster_uid holds kube-system's UID; the CA of the same handshake is
-	// kept apart, for credentials that cannot read kube-system.
+	// cluster_uid holds kube-system's UID; the CA of the same handshake and
+	// kube-root-ca.crt's (here the same CA) are kept apart, for credentials
+	// that cannot read kube-system.
 	ca := acctest.CAFingerprint(t, localcluster.Shared(t).CAPEM)
-	want := map[string]string{"owned_fields": `{"f:data":{"f:mode":{}}}`, "cluster_identities": `["tls-ca-sha256:` + ca + `"]`}
+	want := map[string]string{"owned_fields": `{"f:data":{"f:mode":{}}}`,
+		"cluster_identities": `["tls-ca-sha256:` + ca + `","kube-root-ca-sha256:` + ca + `"]`}
 	if got := privateState(t, stateFile, "k8sconnect_object.settings"); !maps.Equal(got, want) {
 		t.Errorf("private state after apply = %q, want %q", got, want)
 	}

@@ -466,6 +466,10 @@ func badCases(cluster *localcluster.Cluster) []badCase {
 			want: []string{"Invalid cluster_connection", `cluster_connection.request_timeout "20" is not a positive duration; use a form such as "90s"`}},
 		{name: "request_timeout zero", config: conn(`host = "HOST"` + "\n    cluster_ca_certificate = " + ca + "\n    token = \"x\"\n    request_timeout = \"0s\""),
 			want: []string{`cluster_connection.request_timeout "0s" is not a positive duration`}},
+		{name: "cluster_id empty", config: conn(`host = "HOST"` + "\n    cluster_ca_certificate = " + ca + "\n    token = \"x\"\n    cluster_id = \"\""),
+			want: []string{"Invalid cluster_connection", "cluster_connection.cluster_id string length must be between 1 and 256"}},
+		{name: "cluster_id with a space", config: conn(`host = "HOST"` + "\n    cluster_ca_certificate = " + ca + "\n    token = \"x\"\n    cluster_id = \"prod eu\""),
+			want: []string{"Invalid cluster_connection", "cluster_connection.cluster_id must be made of letters, digits", "got: prod eu"}},
 
 		// k8sconnect_patch
 		with(patch(`take_ownership = true`), "patch without content", "No attribute specified when one (and only one) of [patch,patch_wo,merge_patch,merge_patch_wo,json_patch,json_patch_wo] is required"),

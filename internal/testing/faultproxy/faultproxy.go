@@ -448,6 +448,24 @@ func (p *Proxy) RotateCA() ([]byte, error) {
 	return ca.CertPEM, nil
 }
 
+// ShareCA makes p present a serving certificate signed by front's CA, as
+// two clusters behind one front CA (Rancher, Teleport, one corporate PKI)
+// do: a client that trusts front's CAPEM (also p's CAPEM from now on)
+// connects to either, and the handshake alone cannot tell them apart.
+func (p *Proxy) ShareCA(front *Proxy) error {
+	front.mu.Lock()
+	ca := front.ca
+	front.mu.Unlock()
+	cert, err := servingCert(ca)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ca, p.cert, p.CAPEM = ca, cert, ca.CertPEM
+	return nil
+}
+
 func (p *Proxy) servingCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -44,6 +44,8 @@ type Client struct {
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 	identity  clusterIdentity
 	missing   missingNamespaces
+	// pin is the connection's cluster_id, "" when it sets none.
+	pin string
 }
 
 // Mapping resolves a kind to its resource and scope. Discovery is cached for the
@@ -206,7 +208,8 @@ func (c *Cache) HasDefault() bool {
 func (m Model) isEmpty() bool {
 	return m.Host.IsNull() && m.ClusterCACertificate.IsNull() && m.Token.IsNull() && m.ClientCertificate.IsNull() &&
 		m.ClientKey.IsNull() && m.Insecure.IsNull() && m.Kubeconfig.IsNull() && m.KubeconfigFile.IsNull() &&
-		m.Context.IsNull() && m.ProxyURL.IsNull() && m.Exec.IsNull() && m.RequestTimeout.IsNull()
+		m.Context.IsNull() && m.ProxyURL.IsNull() && m.Exec.IsNull() && m.RequestTimeout.IsNull() &&
+		m.ClusterID.IsNull()
 }
 
 // resolve replaces an empty connection with the provider's default.
@@ -275,6 +278,7 @@ func (c *Cache) Client(ctx context.Context, m Model) (*Client, error) {
 		return nil, err
 	}
 	cl.identity.handshake, cl.identity.why = handshake, noCA
+	cl.pin = m.ClusterID.ValueString()
 	c.clients[key] = cl
 	return cl, nil
 }
@@ -311,6 +315,7 @@ func (m Model) cacheKey(src *kubeconfigSource) string {
 		m.ClientCertificate.String(), m.ClientKey.String(), m.Insecure.String(),
 		m.Kubeconfig.String(), m.KubeconfigFile.String(), fileContent,
 		m.Context.String(), m.ProxyURL.String(), m.Exec.String(), m.RequestTimeout.String(),
+		m.ClusterID.String(),
 	} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})

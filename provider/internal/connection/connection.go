@@ -49,6 +49,7 @@ type Model struct {
 	ProxyURL             types.String `tfsdk:"proxy_url"`
 	Exec                 types.Object `tfsdk:"exec"`
 	RequestTimeout       types.String `tfsdk:"request_timeout"`
+	ClusterID            types.String `tfsdk:"cluster_id"`
 }
 
 // ExecModel is the exec credential plugin block, as in a kubeconfig's users[].user.exec.
@@ -81,6 +82,7 @@ var AttrTypes = map[string]attr.Type{
 	"proxy_url":              types.StringType,
 	"exec":                   types.ObjectType{AttrTypes: ExecAttrTypes},
 	"request_timeout":        types.StringType,
+	"cluster_id":             types.StringType,
 }
 
 // Mode says whether the attributes are set by the user or copied by the provider.
@@ -133,6 +135,15 @@ var fields = map[string]field{
 			"an attempt still without its answer when it runs out is cut. A request whose answer takes longer, such as " +
 			"an apply behind slow admission webhooks, needs a longer one.",
 		validators: []validator.String{requestTimeoutValidator{}},
+	},
+	"cluster_id": {
+		description: "A name you give the cluster, such as \"prod-eu\" or its cloud resource ID, that makes the " +
+			"cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it " +
+			"acts in (cluster_uid) records this too, and a later plan, refresh or destroy whose cluster_id differs " +
+			"from the recorded one is refused before anything is read or written. A matching cluster_id confirms " +
+			"nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or " +
+			"refresh. 1 to " + fmt.Sprint(maxClusterIDLength) + " characters: letters, digits and . _ - : / @.",
+		validators: clusterIDValidators,
 	},
 }
 

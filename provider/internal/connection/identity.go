@@ -35,8 +35,10 @@ var (
 //   - rootCAPrefix + the SHA-256 of the first certificate of ConfigMap
 //     kube-root-ca.crt, which the cluster publishes in every namespace.
 //
-// They are tried in that order for a new object: only the UID tells apart two
-// clusters that share a CA.
+// cluster_uid holds the first of them the connection can read, in that
+// order: only the UID tells apart two clusters that share a CA. Every one
+// the connection can read is kept besides (Recorded.Also), and every one
+// that can be read again is compared (CheckCluster).
 const (
 	tlsCAPrefix  = "tls-ca-sha256:"
 	rootCAPrefix = "kube-root-ca-sha256:"
@@ -260,19 +262,19 @@ func pemFingerprints(bundle []byte) []string {
 	}
 }
 
-// observe gathers the identities the cluster shows now. kube-root-ca.crt is
-// read only when asked for (withRootCA), as it costs a request.
-func (c *Client) observe(ctx context.Context, namespace string, withRootCA bool) (observed, error) {
+// observe gathers every identity the cluster shows now, to this connection:
+// kube-system's UID, the handshake's CAs and kube-root-ca.crt's. Each read is
+// made once per Client (kube-root-ca.crt once, or once per namespace where it
+// cannot be read), so a plan of many objects pays for them once.
+func (c *Client) observe(ctx context.Context, namespace string) (observed, error) {
 	var o observed
 	var err error
 	if o.uid, err = c.kubeSystemUID(ctx); err != nil {
 		return o, err
 	}
 	o.anchors, o.noCA = c.identity.handshake.get(), c.identity.why
-	if withRootCA {
-		if o.rootCA, o.rootNS, err = c.rootCA(ctx, namespace); err != nil {
-			return o, err
-		}
+	if o.rootCA, o.rootNS, err = c.rootCA(ctx, namespace); err != nil {
+		return o, err
 	}
 	return o, nil
 }

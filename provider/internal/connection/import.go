@@ -42,6 +42,7 @@ func (c *Cache) ForImport(kubeContext string) (conn Model, useDefault bool, err 
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
 		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
 		Exec: types.ObjectNull(ExecAttrTypes), RequestTimeout: types.StringNull(),
+		ClusterID: types.StringNull(),
 	}
 	if kubeContext == "" && c != nil && c.HasDefault() {
 		return Model{}, true, nil

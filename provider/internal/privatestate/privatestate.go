@@ -33,6 +33,10 @@ const (
 	// last acted there (connection.ClusterCheck.Seen), so that credentials
 	// that cannot read cluster_uid's source can check another.
 	ClusterIdentities = "cluster_identities"
+	// ClusterPin: the cluster_connection.cluster_id the resource was last
+	// confirmed under (connection.ClusterCheck.Pin), so that a run under
+	// another one is refused; absent when none was set.
+	ClusterPin = "cluster_id"
 )
 
 // Reader is the read side of the framework's private state.

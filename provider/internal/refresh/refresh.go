@@ -134,10 +134,15 @@ func checkCluster(ctx context.Context, c *connection.Client, recorded connection
 	cluster, err := c.ConfirmCluster(ctx, recorded, what, namespace)
 	var other *connection.OtherClusterError
 	var unconfirmed *connection.UnconfirmedError
+	var pinned *connection.PinMismatchError
 	switch {
 	case err == nil:
+		cluster.WarnChanged(diags)
 		diags.Append(connection.Record(ctx, private, cluster)...)
 		return cluster.Identity, Found
+	case errors.As(err, &pinned):
+		diags.AddError("cluster_id differs from the one recorded", err.Error())
+		return "", Failed
 	case errors.As(err, &unconfirmed):
 		diags.AddWarning("Could not refresh "+subject+"; state kept as it was", "The cluster could not be confirmed. "+err.Error())
 		return "", Kept

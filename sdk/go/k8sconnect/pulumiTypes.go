@@ -20,6 +20,8 @@ type ClusterConnection struct {
 	ClientKey *string `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate *string `pulumi:"clusterCaCertificate"`
+	// A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+	ClusterId *string `pulumi:"clusterId"`
 	// Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
 	Context *string `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
@@ -58,6 +60,8 @@ type ClusterConnectionArgs struct {
 	ClientKey pulumi.StringPtrInput `pulumi:"clientKey"`
 	// PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
 	ClusterCaCertificate pulumi.StringPtrInput `pulumi:"clusterCaCertificate"`
+	// A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+	ClusterId pulumi.StringPtrInput `pulumi:"clusterId"`
 	// Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
 	Context pulumi.StringPtrInput `pulumi:"context"`
 	// Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
@@ -170,6 +174,11 @@ func (o ClusterConnectionOutput) ClusterCaCertificate() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.ClusterCaCertificate }).(pulumi.StringPtrOutput)
 }
 
+// A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+func (o ClusterConnectionOutput) ClusterId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ClusterConnection) *string { return v.ClusterId }).(pulumi.StringPtrOutput)
+}
+
 // Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
 func (o ClusterConnectionOutput) Context() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ClusterConnection) *string { return v.Context }).(pulumi.StringPtrOutput)
@@ -266,6 +275,16 @@ func (o ClusterConnectionPtrOutput) ClusterCaCertificate() pulumi.StringPtrOutpu
 			return nil
 		}
 		return v.ClusterCaCertificate
+	}).(pulumi.StringPtrOutput)
+}
+
+// A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+func (o ClusterConnectionPtrOutput) ClusterId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ClusterConnection) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ClusterId
 	}).(pulumi.StringPtrOutput)
 }
 

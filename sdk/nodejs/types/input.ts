@@ -19,6 +19,10 @@ export interface ClusterConnection {
      */
     clusterCaCertificate?: string;
     /**
+     * A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+     */
+    clusterId?: string;
+    /**
      * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      */
     context?: string;
@@ -69,6 +73,10 @@ export interface ClusterConnectionArgs {
      * PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
      */
     clusterCaCertificate?: pulumi.Input<string | undefined>;
+    /**
+     * A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+     */
+    clusterId?: pulumi.Input<string | undefined>;
     /**
      * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      */

@@ -68,6 +68,10 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
     """
+    cluster_id: NotRequired[_builtins.str]
+    """
+    A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+    """
     context: NotRequired[_builtins.str]
     """
     Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
@@ -111,6 +115,7 @@ class ClusterConnectionArgs:
                  client_certificate: Optional[_builtins.str] = None,
                  client_key: Optional[_builtins.str] = None,
                  cluster_ca_certificate: Optional[_builtins.str] = None,
+                 cluster_id: Optional[_builtins.str] = None,
                  context: Optional[_builtins.str] = None,
                  exec_: Optional['ClusterConnectionExecArgs'] = None,
                  host: Optional[_builtins.str] = None,
@@ -124,6 +129,7 @@ class ClusterConnectionArgs:
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param _builtins.str cluster_id: A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
         :param _builtins.str context: Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         :param 'ClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
@@ -140,6 +146,8 @@ class ClusterConnectionArgs:
             pulumi.set(__self__, "client_key", client_key)
         if cluster_ca_certificate is not None:
             pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
         if context is not None:
             pulumi.set(__self__, "context", context)
         if exec_ is not None:
@@ -194,6 +202,18 @@ class ClusterConnectionArgs:
     @cluster_ca_certificate.setter
     def cluster_ca_certificate(self, value: Optional[_builtins.str]):
         pulumi.set(self, "cluster_ca_certificate", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[_builtins.str]:
+        """
+        A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @cluster_id.setter
+    def cluster_id(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "cluster_id", value)
 
     @_builtins.property
     @pulumi.getter
@@ -317,6 +337,10 @@ class ClusterConnectionArgsDict(TypedDict):
     """
     PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
     """
+    cluster_id: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+    """
     context: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
@@ -360,6 +384,7 @@ class ClusterConnectionArgs:
                  client_certificate: pulumi.Input[Optional[_builtins.str]] = None,
                  client_key: pulumi.Input[Optional[_builtins.str]] = None,
                  cluster_ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
+                 cluster_id: pulumi.Input[Optional[_builtins.str]] = None,
                  context: pulumi.Input[Optional[_builtins.str]] = None,
                  exec_: pulumi.Input[Optional['ClusterConnectionExecArgs']] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
@@ -373,6 +398,7 @@ class ClusterConnectionArgs:
         :param pulumi.Input[_builtins.str] client_certificate: PEM (or base64 of PEM) client certificate.
         :param pulumi.Input[_builtins.str] client_key: PEM (or base64 of PEM) client key.
         :param pulumi.Input[_builtins.str] cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param pulumi.Input[_builtins.str] cluster_id: A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
         :param pulumi.Input[_builtins.str] context: Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         :param pulumi.Input['ClusterConnectionExecArgs'] exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param pulumi.Input[_builtins.str] host: API server URL, e.g. https://10.0.0.1:6443.
@@ -389,6 +415,8 @@ class ClusterConnectionArgs:
             pulumi.set(__self__, "client_key", client_key)
         if cluster_ca_certificate is not None:
             pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
         if context is not None:
             pulumi.set(__self__, "context", context)
         if exec_ is not None:
@@ -443,6 +471,18 @@ class ClusterConnectionArgs:
     @cluster_ca_certificate.setter
     def cluster_ca_certificate(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "cluster_ca_certificate", value)
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+        """
+        return pulumi.get(self, "cluster_id")
+
+    @cluster_id.setter
+    def cluster_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cluster_id", value)
 
     @_builtins.property
     @pulumi.getter

@@ -46,6 +46,8 @@ class ClusterConnectionResult(dict):
             suggest = "client_key"
         elif key == "clusterCaCertificate":
             suggest = "cluster_ca_certificate"
+        elif key == "clusterId":
+            suggest = "cluster_id"
         elif key == "exec":
             suggest = "exec_"
         elif key == "kubeconfigFile":
@@ -70,6 +72,7 @@ class ClusterConnectionResult(dict):
                  client_certificate: Optional[_builtins.str] = None,
                  client_key: Optional[_builtins.str] = None,
                  cluster_ca_certificate: Optional[_builtins.str] = None,
+                 cluster_id: Optional[_builtins.str] = None,
                  context: Optional[_builtins.str] = None,
                  exec_: Optional['outputs.ClusterConnectionExecResult'] = None,
                  host: Optional[_builtins.str] = None,
@@ -83,6 +86,7 @@ class ClusterConnectionResult(dict):
         :param _builtins.str client_certificate: PEM (or base64 of PEM) client certificate.
         :param _builtins.str client_key: PEM (or base64 of PEM) client key.
         :param _builtins.str cluster_ca_certificate: PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
+        :param _builtins.str cluster_id: A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
         :param _builtins.str context: Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
         :param 'ClusterConnectionExecArgs' exec_: Exec credential plugin that prints an ExecCredential, such as `aws eks get-token`.
         :param _builtins.str host: API server URL, e.g. https://10.0.0.1:6443.
@@ -99,6 +103,8 @@ class ClusterConnectionResult(dict):
             pulumi.set(__self__, "client_key", client_key)
         if cluster_ca_certificate is not None:
             pulumi.set(__self__, "cluster_ca_certificate", cluster_ca_certificate)
+        if cluster_id is not None:
+            pulumi.set(__self__, "cluster_id", cluster_id)
         if context is not None:
             pulumi.set(__self__, "context", context)
         if exec_ is not None:
@@ -141,6 +147,14 @@ class ClusterConnectionResult(dict):
         PEM (or base64 of PEM) CA bundle that signs the API server's certificate.
         """
         return pulumi.get(self, "cluster_ca_certificate")
+
+    @_builtins.property
+    @pulumi.getter(name="clusterId")
+    def cluster_id(self) -> Optional[_builtins.str]:
+        """
+        A name you give the cluster, such as "prod-eu" or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes' clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose cluster_id differs from the recorded one is refused before anything is read or written. A matching cluster_id confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / @.
+        """
+        return pulumi.get(self, "cluster_id")
 
     @_builtins.property
     @pulumi.getter

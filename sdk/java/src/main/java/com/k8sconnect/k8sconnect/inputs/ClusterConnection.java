@@ -62,6 +62,21 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
+     * A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+     * 
+     */
+    @Import(name="clusterId")
+    private @Nullable String clusterId;
+
+    /**
+     * @return A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+     * 
+     */
+    public Optional<String> clusterId() {
+        return Optional.ofNullable(this.clusterId);
+    }
+
+    /**
      * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
@@ -202,6 +217,7 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
         this.clientCertificate = $.clientCertificate;
         this.clientKey = $.clientKey;
         this.clusterCaCertificate = $.clusterCaCertificate;
+        this.clusterId = $.clusterId;
         this.context = $.context;
         this.exec = $.exec;
         this.host = $.host;
@@ -261,6 +277,17 @@ public final class ClusterConnection extends com.pulumi.resources.InvokeArgs {
          */
         public Builder clusterCaCertificate(@Nullable String clusterCaCertificate) {
             $.clusterCaCertificate = clusterCaCertificate;
+            return this;
+        }
+
+        /**
+         * @param clusterId A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder clusterId(@Nullable String clusterId) {
+            $.clusterId = clusterId;
             return this;
         }
 

@@ -63,6 +63,21 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
     }
 
     /**
+     * A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+     * 
+     */
+    @Import(name="clusterId")
+    private @Nullable Output<String> clusterId;
+
+    /**
+     * @return A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+     * 
+     */
+    public Optional<Output<String>> clusterId() {
+        return Optional.ofNullable(this.clusterId);
+    }
+
+    /**
      * Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
@@ -203,6 +218,7 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
         this.clientCertificate = $.clientCertificate;
         this.clientKey = $.clientKey;
         this.clusterCaCertificate = $.clusterCaCertificate;
+        this.clusterId = $.clusterId;
         this.context = $.context;
         this.exec = $.exec;
         this.host = $.host;
@@ -293,6 +309,27 @@ public final class ClusterConnectionArgs extends com.pulumi.resources.ResourceAr
          */
         public Builder clusterCaCertificate(String clusterCaCertificate) {
             return clusterCaCertificate(Output.of(clusterCaCertificate));
+        }
+
+        /**
+         * @param clusterId A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder clusterId(@Nullable Output<String> clusterId) {
+            $.clusterId = clusterId;
+            return this;
+        }
+
+        /**
+         * @param clusterId A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder clusterId(String clusterId) {
+            return clusterId(Output.of(clusterId));
         }
 
         /**

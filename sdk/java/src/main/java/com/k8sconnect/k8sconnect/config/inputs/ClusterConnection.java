@@ -29,6 +29,11 @@ public final class ClusterConnection {
      */
     private @Nullable String clusterCaCertificate;
     /**
+     * @return A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+     * 
+     */
+    private @Nullable String clusterId;
+    /**
      * @return Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
      * 
      */
@@ -95,6 +100,13 @@ public final class ClusterConnection {
      */
     public Optional<String> clusterCaCertificate() {
         return Optional.ofNullable(this.clusterCaCertificate);
+    }
+    /**
+     * @return A name you give the cluster, such as &#34;prod-eu&#34; or its cloud resource ID, that makes the cluster check strict (as pulumi-kubernetes&#39; clusterIdentifier). Every resource that records the cluster it acts in (clusterUid) records this too, and a later plan, refresh or destroy whose clusterId differs from the recorded one is refused before anything is read or written. A matching clusterId confirms nothing by itself: what the cluster shows is still compared. Removing it unpins at the next apply or refresh. 1 to 256 characters: letters, digits and . _ - : / {@literal @}.
+     * 
+     */
+    public Optional<String> clusterId() {
+        return Optional.ofNullable(this.clusterId);
     }
     /**
      * @return Context to use from kubeconfig or kubeconfigFile; defaults to its current-context.
@@ -172,6 +184,7 @@ public final class ClusterConnection {
         private @Nullable String clientCertificate;
         private @Nullable String clientKey;
         private @Nullable String clusterCaCertificate;
+        private @Nullable String clusterId;
         private @Nullable String context;
         private @Nullable ClusterConnectionExec exec;
         private @Nullable String host;
@@ -187,6 +200,7 @@ public final class ClusterConnection {
     	      this.clientCertificate = defaults.clientCertificate;
     	      this.clientKey = defaults.clientKey;
     	      this.clusterCaCertificate = defaults.clusterCaCertificate;
+    	      this.clusterId = defaults.clusterId;
     	      this.context = defaults.context;
     	      this.exec = defaults.exec;
     	      this.host = defaults.host;
@@ -214,6 +228,12 @@ public final class ClusterConnection {
         public Builder clusterCaCertificate(@Nullable String clusterCaCertificate) {
 
             this.clusterCaCertificate = clusterCaCertificate;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder clusterId(@Nullable String clusterId) {
+
+            this.clusterId = clusterId;
             return this;
         }
         @CustomType.Setter
@@ -275,6 +295,7 @@ public final class ClusterConnection {
             _resultValue.clientCertificate = clientCertificate;
             _resultValue.clientKey = clientKey;
             _resultValue.clusterCaCertificate = clusterCaCertificate;
+            _resultValue.clusterId = clusterId;
             _resultValue.context = context;
             _resultValue.exec = exec;
             _resultValue.host = host;

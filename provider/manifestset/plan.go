@@ -274,12 +274,10 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 			handOn, absent = recent, true
 		case apierrors.IsConflict(err):
 			// It exists: read below.
-		case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
-			return unknown, handOn, nil // its CRD comes with the set
+		case ms.comeWithTheSet(mb, err):
+			return unknown, handOn, nil
 		case meta.IsNoMatchError(err):
 			return planned{}, handOn, notServed(mb)
-		case connection.IsNamespaceNotFound(err, mb.obj.GetNamespace()) && ms.namespaces[mb.obj.GetNamespace()]:
-			return unknown, handOn, nil // its namespace comes with the set
 		default:
 			return planned{}, handOn, err
 		}
@@ -288,8 +286,8 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 		// Not handed on: read it now.
 		read, err := objectplan.Read(ctx, c, id)
 		switch {
-		case meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()]:
-			return unknown, handOn, nil // its CRD comes with the set
+		case ms.comeWithTheSet(mb, err):
+			return unknown, handOn, nil
 		case meta.IsNoMatchError(err):
 			return planned{}, handOn, notServed(mb)
 		case connection.Gone(err, id.Name), c.GoneWithItsKind(err, id.GVK()):
@@ -313,10 +311,8 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 	}
 	pl, err := objectplan.Plan(ctx, c, o)
 	switch {
-	case meta.IsNoMatchError(err):
+	case meta.IsNoMatchError(err), ms.comeWithTheSet(mb, err):
 		return unknown, handOn, nil
-	case connection.IsNamespaceNotFound(err, mb.obj.GetNamespace()) && ms.namespaces[mb.obj.GetNamespace()]:
-		return unknown, handOn, nil // its namespace comes with the set
 	case err != nil:
 		return planned{}, handon.Read{}, err
 	}
@@ -324,6 +320,15 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 		handOn = pl.HandOn
 	}
 	return planned{value: objectset.ProjectionValue(pl.Observation.Projection), object: o, plan: pl, takenFrom: takeover}, handOn, nil
+}
+
+// comeWithTheSet reports an error that says mb cannot be planned yet only
+// because the set itself makes what it needs: its kind (a CRD of the set) or
+// its namespace. Such a member is known after apply.
+func (ms *members) comeWithTheSet(mb member, err error) bool {
+	ns := mb.obj.GetNamespace()
+	return meta.IsNoMatchError(err) && ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()] ||
+		connection.IsNamespaceNotFound(err, ns) && ms.namespaces[ns]
 }
 
 // createOnlyDryRun dry-runs the create of a member as the apply sends it: a

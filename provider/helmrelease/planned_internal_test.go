@@ -2,7 +2,6 @@ package helmrelease
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -11,8 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
-	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection/connectiontest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectset"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
@@ -26,7 +24,7 @@ import (
 // whose projection the plan did not know is not compared.
 func TestDifferencesFromThePlan(t *testing.T) {
 	ns := "default" // dry runs only: nothing is written
-	c := testClient(t)
+	c := connectiontest.Local(t)
 	id := ns + "/app"
 	cm := func(name, release string, data map[string]any) piece {
 		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
@@ -81,21 +79,4 @@ func TestChangedFieldsNamesTheFirstFew(t *testing.T) {
 	if got := changedFields(planned, planned); len(got) != 0 {
 		t.Errorf("changedFields of equal projections = %q", got)
 	}
-}
-
-// testClient is a connection to the shared cluster.
-func testClient(t *testing.T) *connection.Client {
-	t.Helper()
-	cl := localcluster.Shared(t)
-	m := connection.Model{
-		Host: types.StringValue(cl.Host), ClusterCACertificate: types.StringValue(string(cl.CAPEM)), Token: types.StringValue(cl.Token),
-		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
-	}
-	c, err := connection.NewCache().Client(context.Background(), m)
-	if err != nil {
-		t.Fatal(fmt.Errorf("connecting to the shared cluster: %w", err))
-	}
-	return c
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,8 +14,8 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
-	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection/connectiontest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/merge"
 	"github.com/k8sconnect/k8sconnect/provider/patch"
@@ -39,7 +38,7 @@ spec:
         - {name: web, image: nginx:1.27, env: [{name: A, value: "1"}], ports: [{containerPort: 80}]}
         - {name: sidecar, image: envoy:v1.30}
 `)
-	c := previewClient(t)
+	c := connectiontest.Local(t)
 	obj := yamlObject(t, `
 spec:
   template:
@@ -61,23 +60,6 @@ spec:
 	if len(local) < 5 {
 		t.Fatalf("preview too small to mean anything: %v", local)
 	}
-}
-
-// previewClient is a provider connection to the shared cluster.
-func previewClient(t *testing.T) *connection.Client {
-	t.Helper()
-	cl := localcluster.Shared(t)
-	m := connection.Model{
-		Host: types.StringValue(cl.Host), ClusterCACertificate: types.StringValue(string(cl.CAPEM)), Token: types.StringValue(cl.Token),
-		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
-	}
-	c, err := connection.NewCache().Client(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func yamlObject(t *testing.T, text string) map[string]any {
@@ -129,7 +111,7 @@ kind: Deployment
 metadata: {name: web, namespace: `+ns+`}
 spec: {template: {spec: {volumes: [{name: mine, configMap: {name: mine-config}}]}}}
 `)
-	preview := assertPreviewsAgree(t, previewClient(t), manifest.Identity{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "web"}, `
+	preview := assertPreviewsAgree(t, connectiontest.Local(t), manifest.Identity{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "web"}, `
 metadata: {finalizers: [example.com/c, example.com/a]}
 spec:
   template:
@@ -188,7 +170,7 @@ spec:
 		t.Fatal(err)
 	}
 	// Its OpenAPI v3 document is published a moment later still.
-	c := previewClient(t)
+	c := connectiontest.Local(t)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(300 * time.Millisecond) {
 		_, err = merge.Load(c.Discovery, gadgets.GroupVersion().WithKind("Gadget"))
 		if err == nil || time.Now().After(deadline) {

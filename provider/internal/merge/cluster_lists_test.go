@@ -14,6 +14,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection/connectiontest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 )
 
@@ -47,7 +48,7 @@ func assertSameAt(t *testing.T, predicted, applied map[string]any, paths ...stri
 }
 
 func TestClusterDeploymentListsAgainstDryRun(t *testing.T) {
-	c := clusterClient(t)
+	c := connectiontest.Local(t)
 	typ, err := Load(c.Discovery, deploymentGVK)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func releaseFinalizers(t *testing.T, c *connection.Client, u *unstructured.Unstr
 }
 
 func TestClusterCustomResourceListsAgainstDryRun(t *testing.T) {
-	c := clusterClient(t)
+	c := connectiontest.Local(t)
 	group := fmt.Sprintf("l%d.merge.k8sconnect.test", time.Now().UnixNano())
 	gvk := schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Gadget"}
 	create(t, c, fixtures.CRD(group, "Gadget", fixtures.ListKinds+`source: &source

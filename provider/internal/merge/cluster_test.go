@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,6 +18,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection/connectiontest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/managedfields"
 	"github.com/k8sconnect/k8sconnect/provider/internal/objectpath"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
@@ -27,22 +27,6 @@ import (
 func TestMain(m *testing.M) { localcluster.Main(m) }
 
 const testManager = "k8sconnect-merge-test"
-
-func clusterClient(t *testing.T) *connection.Client {
-	t.Helper()
-	cl := localcluster.Shared(t)
-	m := connection.Model{Host: types.StringValue(cl.Host), ClusterCACertificate: types.StringValue(string(cl.CAPEM))}
-	if cl.Token != "" {
-		m.Token = types.StringValue(cl.Token)
-	} else {
-		m.ClientCertificate, m.ClientKey = types.StringValue(string(cl.ClientCertPEM)), types.StringValue(string(cl.ClientKeyPEM))
-	}
-	c, err := connection.NewCache().Client(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func create(t *testing.T, c *connection.Client, manifest string) *unstructured.Unstructured {
 	t.Helper()
@@ -156,7 +140,7 @@ func assertPathsAreManaged(t *testing.T, patch map[string]any, typ *Type, applie
 }
 
 func TestClusterDeploymentMetadataAndMerge(t *testing.T) {
-	c := clusterClient(t)
+	c := connectiontest.Local(t)
 	begin := time.Now()
 	typ, err := Load(c.Discovery, deploymentGVK)
 	if err != nil {
@@ -251,7 +235,7 @@ env: [{name: A, value: "1"}, {name: B, value: changed}, {name: C, value: "3"}]`)
 }
 
 func TestClusterCustomResourceListMap(t *testing.T) {
-	c := clusterClient(t)
+	c := connectiontest.Local(t)
 	group := fmt.Sprintf("m%d.merge.k8sconnect.test", time.Now().UnixNano())
 	gvk := schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"}
 	create(t, c, fixtures.CRD(group, "Widget", fixtures.ListKinds+`steps:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -17,8 +18,14 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/waiting"
 )
 
-// WaitEstablished waits until a CRD's kind is served.
+// WaitEstablished waits until a CRD's kind is served: its Established
+// condition, and then discovery listing the kind in every version the CRD
+// serves. The API server sets the condition before its discovery document
+// lists the kind, and a custom resource applied in that window fails with
+// "no matches for kind" (seen in CI: the set's custom resource right after
+// its CRD).
 func WaitEstablished(ctx context.Context, c *connection.Client, crd *unstructured.Unstructured, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	m, err := c.Mapping(crd.GroupVersionKind())
 	if err != nil {
 		return err
@@ -26,8 +33,52 @@ func WaitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 	eval := func(obj *unstructured.Unstructured) waiting.State {
 		return waiting.Spec{Condition: "Established"}.Evaluate(obj)
 	}
-	_, err = waiting.Until(ctx, c.Resource(m, ""), crd.GetName(), eval, waiting.Options{Timeout: timeout})
-	return err
+	if _, err = waiting.Until(ctx, c.Resource(m, ""), crd.GetName(), eval, waiting.Options{Timeout: timeout}); err != nil {
+		return err
+	}
+	for _, gvk := range servedKinds(crd) {
+		if err := waitMapped(ctx, c, gvk, deadline); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// servedKinds lists the kind a CRD defines in each version it serves.
+func servedKinds(crd *unstructured.Unstructured) []schema.GroupVersionKind {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var out []schema.GroupVersionKind
+	for _, v := range versions {
+		version, _ := v.(map[string]any)
+		name, _ := version["name"].(string)
+		if served, _ := version["served"].(bool); served && name != "" && kind != "" {
+			out = append(out, schema.GroupVersionKind{Group: group, Version: name, Kind: kind})
+		}
+	}
+	return out
+}
+
+// waitMapped asks discovery for gvk until it is listed or deadline passes.
+// Each miss renews the client's discovery (Mapping resets it on a miss).
+func waitMapped(ctx context.Context, c *connection.Client, gvk schema.GroupVersionKind, deadline time.Time) error {
+	pause := 50 * time.Millisecond
+	for {
+		_, err := c.Mapping(gvk)
+		if err == nil || !meta.IsNoMatchError(err) {
+			return err
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return fmt.Errorf("the CRD is Established but the API server's discovery does not list %s yet: %w", gvk, err)
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Second)
+	}
 }
 
 // DeleteAndWait deletes the object read as live, bound to its UID, and waits

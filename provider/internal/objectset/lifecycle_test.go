@@ -55,8 +55,9 @@ func TestServedKinds(t *testing.T) {
 
 // TestWaitEstablished_kindUsableAtOnce applies a custom resource the moment
 // WaitEstablished returns for its CRD, as a set and a release do, for a
-// score of CRDs at once (a few do not show it on a quiet machine): the API server marks a CRD Established before its
-// discovery lists the kind, and a set's apply failed in CI in that window.
+// score of CRDs at once (a few do not show it on a quiet machine): the API
+// server marks a CRD Established before its discovery lists the kind, and a
+// set's apply failed in CI in that window.
 func TestWaitEstablished_kindUsableAtOnce(t *testing.T) {
 	c := connectiontest.Local(t)
 	ctx := context.Background()

@@ -63,6 +63,13 @@ func Remedy(err error) string {
 	switch {
 	case Throttled(err):
 		return throttledRemedy(err)
+	case NoVerdict(err):
+		return "Something in front of the API server (an ingress, a load balancer or a proxy) answered in its place, " +
+			"or the server does not route this path: a 404 counts as \"gone\" only when the API server's answer names " +
+			"the object. Nothing was decided about the object: it is neither taken out of state nor counted as deleted. " +
+			"Check that cluster_connection.host " +
+			"is the API server's address (`kubectl get --raw /api` through the same connection answers JSON), and " +
+			"run again."
 	case apierrors.IsTooManyRequests(err):
 		return "The API server, or a gateway or rate limiter in front of it, is throttling requests (429 Too Many " +
 			"Requests) and kept turning this one away for " + budgetOf(err) + ". Nothing was decided about the " +

@@ -49,7 +49,7 @@ func Retry(ctx context.Context, retryable func(error) bool, f func(context.Conte
 // configuration is at fault, and the same request fails the same way.
 func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || connection.Exhausted(err) || connection.Misconfigured(err) ||
-		connection.ContentRefused(err) || connection.Throttled(err) {
+		connection.ContentRefused(err) || connection.Throttled(err) || connection.NoVerdict(err) {
 		return false
 	}
 	var status apierrors.APIStatus

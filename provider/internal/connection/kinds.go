@@ -94,6 +94,13 @@ func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
 // kind at all: an outage of discovery, not a kind the user got wrong.
 type discoveryFailing struct{ error }
 
+// DiscoveryFailing reports MissingCoreKind's error for a discovery that lists
+// no core kind at all: no verdict on the kind or the object.
+func DiscoveryFailing(err error) bool {
+	var d discoveryFailing
+	return errors.As(err, &d)
+}
+
 func (d discoveryFailing) Unwrap() error { return d.error }
 
 // KindSummary is the summary of a diagnostic for err, an error about a kind

@@ -40,6 +40,12 @@ func TestNoVerdictNotFoundIsNoNotFound(t *testing.T) {
 	html := apierrors.NewGenericServerResponse(404, "DELETE", schema.GroupResource{Resource: "configmaps"}, "web",
 		"<html><body>404 Not Found</body></html>", 0, true)
 	err := fmt.Errorf("deleting it: %w", &NoVerdictNotFound{Object: "v1/ConfigMap ns/web", Err: html})
+	if !Unreachable(html) {
+		t.Error("an HTML 404 reads as the server's verdict (Unreachable is false)")
+	}
+	if Unreachable(apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "web")) {
+		t.Error("the server's own NotFound reads as no verdict")
+	}
 	if apierrors.IsNotFound(err) || Gone(err, "web") || !NoVerdict(err) || !Unreachable(err) {
 		t.Errorf("IsNotFound %v, Gone %v, NoVerdict %v, Unreachable %v: want a failure that is no verdict",
 			apierrors.IsNotFound(err), Gone(err, "web"), NoVerdict(err), Unreachable(err))

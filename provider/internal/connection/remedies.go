@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Unreachable reports an error that says nothing about whether an object
@@ -30,7 +31,25 @@ func Unreachable(err error) bool {
 	}
 	code := status.Status().Code
 	return code == http.StatusUnauthorized || code == http.StatusForbidden || code >= 500 ||
-		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		foreignNotFound(status)
+}
+
+// foreignNotFound reports a 404 whose body was no Status of the API server's
+// (an ingress's or a load balancer's page): client-go marks it as an
+// unexpected answer. Something in front of the server answered, so it is no
+// verdict on anything.
+func foreignNotFound(status apierrors.APIStatus) bool {
+	s := status.Status()
+	if s.Code != http.StatusNotFound || s.Details == nil {
+		return false
+	}
+	for _, c := range s.Details.Causes {
+		if c.Type == metav1.CauseTypeUnexpectedServerResponse {
+			return true
+		}
+	}
+	return false
 }
 
 // Explain is err's text, followed by its RequestRemedy when it has one.

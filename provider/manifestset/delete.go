@@ -91,7 +91,8 @@ func deleteParent(ctx context.Context, c *connection.Client, p parent) error {
 		return unmarkParent(ctx, c, p, live)
 	}
 	id := manifest.Identity{APIVersion: p.APIVersion, Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}
-	if err := deletion.Delete(ctx, c, id, live.GetUID(), ""); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+	if err := deletion.Delete(ctx, c, id, live.GetUID(), ""); err != nil && !apierrors.IsNotFound(err) &&
+		!deletion.Replaced(ctx, c, id, live.GetUID(), err) {
 		return fmt.Errorf("deleting %s %s: %w", p.Kind, p.id(), err)
 	}
 	return nil

@@ -7,14 +7,18 @@ package object_test
 // the exit code; a failure's error names the object and carries a remedy;
 // state is kept (the same resources, the same UID and body); the object in
 // the cluster is unchanged, or changed once by a run that succeeds; a 429 or
-// 503 with Retry-After is sent again after the time it asks for, and one
-// without it (a load balancer's) is sent again at once.
+// 503 with Retry-After is sent again after the time it asks for, one
+// asking for more than the budget fails at once, and one without it (a load
+// balancer's) is sent again at once. Every run has a short budget
+// (cluster_connection.request_timeout = answerBudget), so that a reset or a
+// stalled connection fails in seconds.
 //
 // The outcomes make the table in docs/reference.md, between the markers
 // below. The test fails when the run observed another table than the one
 // committed; K8SCONNECT_UPDATE_DOCS=1 rewrites it.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -24,6 +28,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/faultproxy"
@@ -35,6 +41,10 @@ const (
 	answersEnd   = "<!-- end of answers table -->"
 	// retryAfter is the Retry-After of the 429 and 503 answers, in seconds.
 	retryAfter = 1
+	// retryAfterPast is a Retry-After longer than the budget, in seconds.
+	retryAfterPast = 60
+	// answerBudget is every run's cluster_connection.request_timeout.
+	answerBudget = 5 * time.Second
 )
 
 // apiAnswer is one column: what the proxy answers in the server's place.
@@ -48,6 +58,13 @@ type apiAnswer struct {
 	// resent: the answer says nothing was done (or was cut short), so a run
 	// must send the request again and succeed.
 	resent bool
+	// gone: the answer is the server's word that the object does not exist
+	// (its NotFound names the object), so a run may act on it: a refresh
+	// drops it from state, a destroy finds it done.
+	gone bool
+	// quick: a failure must come within the budget (and the engine's own
+	// time), not after retries.
+	quick bool
 	// remedy is a phrase a failure's error must carry.
 	remedy string
 }
@@ -65,7 +82,12 @@ const (
 	remedyServer   = "Nothing was decided from this answer"
 	remedyNetwork  = "The network failed"
 	remedyRejected = "faultproxy answered" // the server's own message, which says what it refused
+	remedyThrottle = "asked to be sent the request again later than this request could wait"
 )
+
+// htmlNotFound is what an ingress or a load balancer in front of the API
+// server answers for a path it has no route for.
+var htmlNotFound = []byte("<html><head><title>404 Not Found</title></head><body><h1>404 Not Found</h1><hr>nginx</body></html>")
 
 var apiAnswers = []apiAnswer{
 	// An expired token, as the API server answers it.
@@ -81,6 +103,13 @@ var apiAnswers = []apiAnswer{
 		}
 		return rules
 	}, remedy: "discover"},
+	// The server's own NotFound, naming the object; and the same status from
+	// something in front of the server, which names nothing.
+	{name: "404 on the object", rules: answerWith(http.StatusNotFound, nil, 0), gone: true},
+	{name: "404 from a proxy (HTML)", rules: func(m faultproxy.Match) []faultproxy.Rule {
+		return []faultproxy.Rule{{Match: m, Action: faultproxy.Answer, Status: http.StatusNotFound,
+			Header: http.Header{"Content-Type": {"text/html"}}, Body: htmlNotFound}}
+	}},
 	{name: "409", rules: answerWith(http.StatusConflict, nil, 0), remedy: remedyRejected},
 	{name: "410", rules: answerWith(http.StatusGone, nil, 0), remedy: remedyRejected},
 	{name: "422", rules: answerWith(http.StatusUnprocessableEntity, nil, 0), remedy: remedyRejected},
@@ -89,6 +118,11 @@ var apiAnswers = []apiAnswer{
 	{name: "500", rules: answerWith(http.StatusInternalServerError, nil, 0), remedy: remedyServer},
 	{name: "503 Retry-After", rules: answerWith(http.StatusServiceUnavailable,
 		http.Header{"Retry-After": {fmt.Sprint(retryAfter)}}, 2), waits: true},
+	// Asking for longer than the budget: no wait, no resend.
+	{name: "429 Retry-After past the budget", rules: answerWith(http.StatusTooManyRequests,
+		http.Header{"Retry-After": {fmt.Sprint(retryAfterPast)}}, 0), remedy: remedyThrottle, quick: true},
+	{name: "503 Retry-After past the budget", rules: answerWith(http.StatusServiceUnavailable,
+		http.Header{"Retry-After": {fmt.Sprint(retryAfterPast)}}, 0), remedy: remedyThrottle, quick: true},
 	// What a load balancer or gateway in front of the server answers.
 	{name: "429, no Retry-After", rules: answerWith(http.StatusTooManyRequests, nil, 2), resent: true},
 	{name: "503, no Retry-After", rules: answerWith(http.StatusServiceUnavailable, nil, 2), resent: true},
@@ -96,6 +130,14 @@ var apiAnswers = []apiAnswer{
 	{name: "body cut halfway", rules: func(m faultproxy.Match) []faultproxy.Rule {
 		return []faultproxy.Rule{{Match: m, Action: faultproxy.Truncate, Times: 1}}
 	}, remedy: remedyNetwork, resent: true},
+	// The connection, not an answer: a TCP reset before the request reaches
+	// the server, and a connection that takes the request and never answers.
+	{name: "connection reset", rules: func(m faultproxy.Match) []faultproxy.Rule {
+		return []faultproxy.Rule{{Match: m, Action: faultproxy.Reset}}
+	}, remedy: remedyNetwork},
+	{name: "connection stalled", rules: func(m faultproxy.Match) []faultproxy.Rule {
+		return []faultproxy.Rule{{Match: m, Action: faultproxy.Stall, MaxHold: 2 * time.Minute}}
+	}, remedy: remedyNetwork},
 	{name: "watch ends early", rules: func(m faultproxy.Match) []faultproxy.Rule {
 		return []faultproxy.Rule{{Match: faultproxy.Match{Path: "/configmaps"}, Action: faultproxy.EndWatch}}
 	}},
@@ -110,6 +152,10 @@ type answerEnv struct {
 	proxy   *faultproxy.Proxy
 	w       *acctest.Workdir
 	cluster *localcluster.Cluster
+	// answer is the answer of the run under way.
+	answer apiAnswer
+	// chart is the release's chart, for the release's rows.
+	chart string
 }
 
 // snapshot is what a user would compare before and after a run.
@@ -147,11 +193,23 @@ type answerOp struct {
 
 var greetingLine = regexp.MustCompile(`greeting: ?([^\s}"\\]+)`)
 
+// objectsGreeting finds the greeting in a set's objects attribute (JSON of
+// projections).
+var objectsGreeting = regexp.MustCompile(`greeting[^A-Za-z0-9]{1,8}([A-Za-z0-9]+)`)
+
 func (e *answerEnv) snap(address string) snapshot {
 	e.t.Helper()
 	var s snapshot
 	s.state = e.w.StateList()
-	if len(s.state) > 0 {
+	switch {
+	case len(s.state) == 0:
+	case strings.HasPrefix(address, "k8sconnect_helm_release.") || strings.HasPrefix(address, "k8sconnect_manifest_set."):
+		// A set records no UID of its own; its objects' projections hold
+		// the greeting.
+		if m := objectsGreeting.FindStringSubmatch(e.w.StateAttribute(address, "objects")); m != nil {
+			s.stateG = m[1]
+		}
+	default:
 		s.stateUID = e.w.StateAttribute(address, "uid")
 		body := e.w.StateAttribute(address, "yaml_body")
 		if address != "k8sconnect_object.cm" {
@@ -209,9 +267,10 @@ provider "k8sconnect" {
     host                   = %q
     cluster_ca_certificate = %q
     token                  = %q
+    request_timeout        = %q
   }
 }
-`, e.proxy.URL, string(e.proxy.CAPEM), e.cluster.Token)
+`, e.proxy.URL, string(e.proxy.CAPEM), e.cluster.Token, answerBudget.String())
 }
 
 func (e *answerEnv) mustApply() {
@@ -245,12 +304,17 @@ var answerOps = []answerOp{
 			return faultproxy.Match{Method: http.MethodGet, Path: "/configmaps/" + e.name}
 		},
 		setup: func(e *answerEnv) { e.objectConfig("hello", ""); e.mustApply() },
+		reset: resetDestroyed,
 		run: func(e *answerEnv, _ int) acctest.Result {
 			return e.w.Run("apply", "-refresh-only", "-auto-approve", "-input=false", "-json")
 		},
 		check: func(e *answerEnv, ok bool, before, after snapshot, _ int) []string {
 			// Whatever the answer, a refresh changes nothing in the cluster
-			// and the object, still there, stays in state.
+			// and the object, still there, stays in state; but for the
+			// server's own word that it is gone, which takes it out.
+			if e.answer.gone && ok && len(after.state) == 0 {
+				after.state, after.stateUID, after.stateG = before.state, before.stateUID, before.stateG
+			}
 			return keptOnFailure(before, after)
 		},
 	},
@@ -297,21 +361,9 @@ var answerOps = []answerOp{
 		resource: "k8sconnect_object.cm",
 		request:  func(e *answerEnv) faultproxy.Match { return faultproxy.DeleteOf("configmaps", e.name) },
 		setup:    func(e *answerEnv) { e.objectConfig("hello", ""); e.mustApply() },
-		reset: func(e *answerEnv, _, after snapshot) {
-			if len(after.state) == 0 || !after.exists {
-				e.mustApply()
-			}
-		},
-		run: func(e *answerEnv, _ int) acctest.Result { return e.w.Destroy() },
-		check: func(e *answerEnv, ok bool, before, after snapshot, _ int) []string {
-			if !ok {
-				return keptOnFailure(before, after)
-			}
-			if after.exists || len(after.state) != 0 {
-				return []string{fmt.Sprintf("a destroy that succeeded left: %v", after)}
-			}
-			return nil
-		},
+		reset:    resetDestroyed,
+		run:      func(e *answerEnv, _ int) acctest.Result { return e.w.Destroy() },
+		check:    checkDestroyed,
 	},
 	{
 		name:     "import",
@@ -355,8 +407,7 @@ var answerOps = []answerOp{
 			return faultproxy.Match{Method: http.MethodGet, Path: "/configmaps/" + e.name}
 		},
 		setup: func(e *answerEnv) {
-			acctest.ApplyAs(e.t, "helm", configMaps, fmt.Sprintf(
-				"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", e.name, e.ns))
+			e.setupPatchTarget()
 			e.patchConfig("hello")
 			e.mustApply()
 		},
@@ -364,8 +415,23 @@ var answerOps = []answerOp{
 			e.patchConfig(greetingFor(step))
 			return e.w.Apply()
 		},
+		reset: func(e *answerEnv, _, after snapshot) {
+			if len(after.state) == 0 {
+				// The patch let go of its target on the proxy's word that
+				// it was gone, and its field manager is still on it: a new
+				// target, as setup made it, for a new patch.
+				e.forget(after)
+				e.setupPatchTarget()
+				e.mustApply()
+			}
+		},
 		check: func(e *answerEnv, ok bool, before, after snapshot, step int) []string {
 			if !ok {
+				if e.answer.gone && len(after.state) == 0 {
+					// The server's word that the target is gone takes the
+					// patch out of state; the target is untouched.
+					after.state, after.stateUID, after.stateG = before.state, before.stateUID, before.stateG
+				}
 				return keptOnFailure(before, after)
 			}
 			if after.greeting != greetingFor(step) || after.stateG != greetingFor(step) || after.uid != before.uid {
@@ -374,6 +440,44 @@ var answerOps = []answerOp{
 			return nil
 		},
 	}, waitRow,
+	createRow, planCreateRow,
+	releaseRow("release plan"), releaseRow("release apply (update)"), releaseRow("release destroy"),
+	setRow("set plan"), setRow("set apply (update)"), setRow("set destroy"),
+}
+
+// resetDestroyed applies again after a destroy that took the object or
+// its state.
+func resetDestroyed(e *answerEnv, _, after snapshot) {
+	if len(after.state) == 0 || !after.exists {
+		e.forget(after)
+		e.mustApply()
+	}
+}
+
+// forget deletes the object a run took out of state on the proxy's word
+// that it was gone, while it is there: the next apply creates it anew.
+func (e *answerEnv) forget(after snapshot) {
+	e.t.Helper()
+	if len(after.state) != 0 || !after.exists {
+		return
+	}
+	err := acctest.Dynamic(e.t).Resource(configMaps).Namespace(e.ns).Delete(context.Background(), e.name, metav1.DeleteOptions{})
+	if err != nil {
+		e.t.Fatalf("deleting %s: %v", e.name, err)
+	}
+}
+
+// checkDestroyed is a destroy's check: a failed one kept everything, one
+// that succeeded left nothing, but for the server's word that the object
+// was gone already (the proxy said so in its place; the object is there).
+func checkDestroyed(e *answerEnv, ok bool, before, after snapshot, _ int) []string {
+	if !ok {
+		return keptOnFailure(before, after)
+	}
+	if len(after.state) != 0 || (after.exists && !e.answer.gone) {
+		return []string{fmt.Sprintf("a destroy that succeeded left: %v", after)}
+	}
+	return nil
 }
 
 // waitConfig waits for the ConfigMap's greeting to be greeting; the test
@@ -390,11 +494,12 @@ resource "k8sconnect_wait" "greeting" {
       host                   = %q
       cluster_ca_certificate = %q
       token                  = %q
+      request_timeout        = %q
     }
   }
   wait_for = { field_value = { "data.greeting" = %q }, timeout = "10s" }
 }
-`, e.ns, e.name, e.proxy.URL, string(e.proxy.CAPEM), e.cluster.Token, greeting))
+`, e.ns, e.name, e.proxy.URL, string(e.proxy.CAPEM), e.cluster.Token, answerBudget.String(), greeting))
 }
 
 // waitRow is the wait: the object changes while it watches.
@@ -475,6 +580,12 @@ func (e *answerEnv) watched(mark int) bool {
 		}
 	}
 	return false
+}
+
+// setupPatchTarget makes the patch's target as Helm would.
+func (e *answerEnv) setupPatchTarget() {
+	acctest.ApplyAs(e.t, "helm", configMaps, fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello, owner: helm}\n", e.name, e.ns))
 }
 
 func (e *answerEnv) patchConfig(greeting string) {
@@ -564,6 +675,7 @@ func (e *answerEnv) observe(op answerOp, a apiAnswer, step int) string {
 	for _, rule := range a.rules(op.request(e)) {
 		faults = append(faults, e.proxy.Inject(rule))
 	}
+	e.answer = a
 	mark := len(e.proxy.Requests())
 	begin := time.Now()
 	r := op.run(e, step)
@@ -601,6 +713,12 @@ func (e *answerEnv) observe(op answerOp, a apiAnswer, step int) string {
 	}
 	if a.resent && hits > 0 && !ok {
 		bad = append(bad, "a run answered "+a.name+" did not send the request again and succeed")
+	}
+	if a.quick && hits > 0 && (took >= retryAfterPast*time.Second/2 || hits > 2) {
+		// Neither waited for (60 s), nor sent again by a retry: at most
+		// once by each of the two steps that read (a refresh, then a plan).
+		bad = append(bad, fmt.Sprintf("a run answered %s took %s and met it %d time(s): it was waited for or sent again",
+			a.name, took.Round(100*time.Millisecond), hits))
 	}
 	if len(bad) > 0 {
 		for _, q := range requests {

@@ -108,6 +108,7 @@ func settlingRead(ctx context.Context, c *connection.Client, id manifest.Identit
 // its lease runs out; anything else is refused.
 func createOnly(ctx context.Context, c *connection.Client, pending *unstructured.Unstructured, id string) (*unstructured.Unstructured, error) {
 	ident := manifest.IdentityOf(pending)
+	var refused error // the last 409 of a create-only apply that a read found no object for
 	for attempt := 0; attempt < 5; attempt++ {
 		obj := metadataCopy(pending)
 		obj.SetResourceVersion(ssa.CreateOnlyVersion)
@@ -119,11 +120,14 @@ func createOnly(ctx context.Context, c *connection.Client, pending *unstructured
 		if !apierrors.IsConflict(err) {
 			return nil, err
 		}
+		conflict := err
 		ident.Namespace = obj.GetNamespace()
 		live, err := get(ctx, c, ident)
 		if apierrors.IsNotFound(err) {
+			refused = conflict
 			continue // deleted since: try the create again
 		}
+		refused = nil
 		if err != nil {
 			return nil, fmt.Errorf("%s exists, and reading it to see whose it is failed, so nothing was changed: %w", ident, err)
 		}
@@ -159,6 +163,12 @@ func createOnly(ctx context.Context, c *connection.Client, pending *unstructured
 		if !apierrors.IsConflict(err) && !apierrors.IsInvalid(err) {
 			return nil, err
 		}
+	}
+	if refused != nil {
+		// No rival: the server (or what answers in its place) refused the
+		// create with 409 while no object of that name existed.
+		return nil, fmt.Errorf("the API server answered 409 Conflict to every create of %s, though a read found no "+
+			"object of that name; nothing was created. The server said: %w", ident, refused)
 	}
 	return nil, fmt.Errorf("%s kept changing while k8sconnect tried to create it; another tool or resource is "+
 		"writing it. Nothing was taken over", ident)

@@ -39,7 +39,7 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 		return nil, fmt.Errorf("the cluster does not serve %s (apiVersion %s) after waiting %s. If a CRD defines it, "+
 			"check the CRD's group, version and served flag; if the CRD is created in this run by a tool other "+
 			"than k8sconnect, add depends_on", id.Kind, id.APIVersion, orderingTimeout)
-	case apierrors.IsNotFound(lastErr):
+	case connection.Gone(lastErr, obj.GetNamespace()):
 		return nil, fmt.Errorf("namespace %q does not exist after waiting %s: create it (for example with another "+
 			"k8sconnect_object) or fix metadata.namespace: %v", obj.GetNamespace(), orderingTimeout, lastErr)
 	}
@@ -49,5 +49,5 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 // waitsForOrdering: the kind is not served yet, or the namespace does not exist
 // yet (an apply never returns NotFound for the object itself).
 func waitsForOrdering(err error) bool {
-	return meta.IsNoMatchError(err) || apierrors.IsNotFound(err)
+	return meta.IsNoMatchError(err) || (apierrors.IsNotFound(err) && !connection.NoVerdict(err))
 }

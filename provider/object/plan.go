@@ -117,7 +117,7 @@ func (r *Resource) locate(ctx context.Context, p *planning, creating bool) *conn
 	}
 	if c != nil {
 		if err := c.MissingCoreKind(p.id.GVK()); err != nil {
-			diags.AddAttributeError(p.at, "Unknown kind", fmt.Sprintf("%s: %v", p.id, err))
+			diags.AddAttributeError(p.at, connection.KindSummary(err), fmt.Sprintf("%s: %v", p.id, err))
 			p.plan.ResourceRef = types.ObjectUnknown(resourceref.AttrTypes)
 			return nil
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -122,18 +121,25 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	}
 	id := manifest.Identity{APIVersion: m.APIVersion.ValueString(), Kind: m.Kind.ValueString(), Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString()}
 	mapping, err := c.Mapping(id.GVK())
+	if missing := c.MissingCoreKind(id.GVK()); missing != nil {
+		err = missing
+	}
 	if err != nil {
-		resp.Diagnostics.AddError("Unknown kind", fmt.Sprintf("The cluster does not serve %s %s: %v", id.APIVersion, id.Kind, err))
+		// "Unknown kind" only when discovery answered without it; a
+		// discovery that failed (an outage, a proxy in the server's place)
+		// is no verdict on the kind.
+		resp.Diagnostics.AddError(connection.KindSummary(err), fmt.Sprintf("Looking up %s %s: %s", id.APIVersion, id.Kind,
+			connection.Explain(err)))
 		return
 	}
 	id.Namespace = scope.Namespace(mapping, id.Namespace)
-	obj, err := c.Resource(mapping, id.Namespace).Get(ctx, id.Name, metav1.GetOptions{})
+	obj, err := c.Get(ctx, id.GVK(), id.Namespace, id.Name)
 	if apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Object not found", fmt.Sprintf("%s does not exist in the cluster.", id))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %v", id, err))
+		resp.Diagnostics.AddError("Read failed", fmt.Sprintf("Reading %s: %s", id, connection.Explain(err)))
 		return
 	}
 	obj.SetManagedFields(nil)

@@ -120,7 +120,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 // created in this run (checked at apply), or an error was reported.
 func readTarget(ctx context.Context, c *connection.Client, target manifest.Identity, diags *diag.Diagnostics) *unstructured.Unstructured {
 	if err := c.MissingCoreKind(target.GVK()); err != nil {
-		diags.AddAttributeError(path.Root("target").AtName("kind"), "Unknown kind",
+		diags.AddAttributeError(path.Root("target").AtName("kind"), connection.KindSummary(err),
 			fmt.Sprintf("The target %s: %v", target, err))
 		return nil
 	}

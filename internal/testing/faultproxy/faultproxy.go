@@ -1,7 +1,8 @@
 // Package faultproxy is a loopback HTTPS reverse proxy in front of a real
 // kube-apiserver that tests tell to misbehave: drop a request before it reaches
 // the server, forward it and then cut the connection instead of answering,
-// reset the connection instead (a TCP RST), delay it, hold the server's
+// reset the connection instead (a TCP RST), stall it (read the request and
+// never answer, as a half-dead load balancer does), delay it, hold the server's
 // answer until the test releases it (so that
 // the test can kill the client while its request has landed but its response
 // has not), answer in the server's place with a status of the test's choosing,
@@ -106,6 +107,11 @@ const (
 	// load balancer sends) before forwarding: the server never sees the
 	// request, and the client reads "connection reset by peer".
 	Reset
+	// Stall reads the request and never answers: the connection stays open
+	// and silent (a load balancer or proxy gone half dead, a VPN that stops
+	// forwarding) until the client gives up, the proxy closes or Rule.MaxHold
+	// passes, and is then closed. The server never sees the request.
+	Stall
 )
 
 func (a Action) String() string {
@@ -126,6 +132,8 @@ func (a Action) String() string {
 		return "end-watch"
 	case Reset:
 		return "reset"
+	case Stall:
+		return "stall"
 	}
 	return "action(" + strconv.Itoa(int(a)) + ")"
 }
@@ -246,8 +254,8 @@ type Rule struct {
 	// Times is how many requests the rule acts on before it stops matching;
 	// zero means every one (a persistent fault).
 	Times int
-	// MaxHold bounds how long a Pause rule holds a response; zero means
-	// DefaultMaxHold.
+	// MaxHold bounds how long a Pause rule holds a response, and a Stall
+	// rule a connection; zero means DefaultMaxHold.
 	MaxHold time.Duration
 }
 
@@ -621,7 +629,7 @@ func loopback(host string) bool {
 
 // Inject adds a rule after the existing ones and returns its handle.
 func (p *Proxy) Inject(r Rule) *Fault {
-	if r.Action < Drop || r.Action > Reset {
+	if r.Action < Drop || r.Action > Stall {
 		panic(fmt.Sprintf("faultproxy: unknown action %d", r.Action))
 	}
 	if r.Action == Answer && (r.Status < 100 || r.Status > 599) {
@@ -779,6 +787,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case Reset:
 			resetConn(w)
 			return
+		case Stall:
+			p.stall(w, r, f.rule)
+			return
 		case Delay:
 			t := time.NewTimer(f.rule.Delay)
 			select {
@@ -845,6 +856,9 @@ func (b *endingBody) Read(buf []byte) (int, error) {
 
 // StatusBody is the metav1.Status the API server would write for code,
 // naming the request; retryAfter (seconds) goes in its details when positive.
+// A 404 of a path that names an object names it in its details, group, kind
+// (the resource, as the server puts it) and name, as the server's NotFound
+// does.
 func StatusBody(code int, method, path string, retryAfter int) []byte {
 	reason, ok := reasons[code]
 	if !ok {
@@ -855,11 +869,44 @@ func StatusBody(code int, method, path string, retryAfter int) []byte {
 		"status": "Failure", "reason": reason, "code": code,
 		"message": fmt.Sprintf("faultproxy answered %d %s to %s %s", code, http.StatusText(code), method, path),
 	}
+	details := map[string]any{}
 	if retryAfter > 0 {
-		status["details"] = map[string]any{"retryAfterSeconds": retryAfter}
+		details["retryAfterSeconds"] = retryAfter
+	}
+	if group, resource, name, ok := objectOf(path); ok && code == http.StatusNotFound {
+		details["name"], details["kind"] = name, resource
+		if group != "" {
+			details["group"] = group
+		}
+		status["message"] = fmt.Sprintf("%s %q not found (faultproxy answered %d to %s %s)", resource, name, code, method, path)
+	}
+	if len(details) > 0 {
+		status["details"] = details
 	}
 	b, _ := json.Marshal(status)
 	return b
+}
+
+// objectOf reads the object a request's path names: /api/v1/[namespaces/<ns>/]<resource>/<name>
+// or /apis/<group>/<version>/[namespaces/<ns>/]<resource>/<name> (a
+// subresource after the name is allowed).
+func objectOf(path string) (group, resource, name string, ok bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		group, parts = parts[1], parts[3:]
+	default:
+		return "", "", "", false
+	}
+	if len(parts) >= 3 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	if len(parts) < 2 {
+		return "", "", "", false
+	}
+	return group, parts[0], parts[1], true
 }
 
 // reasons are the metav1.StatusReason the API server gives with each code.
@@ -958,6 +1005,24 @@ func streaming(r *http.Request) bool {
 		return true
 	}
 	return false
+}
+
+// stall holds a request it read without answering, until the client goes
+// away, the proxy closes or the rule's MaxHold passes; then it closes the
+// connection.
+func (p *Proxy) stall(w http.ResponseWriter, r *http.Request, rule Rule) {
+	maxHold := rule.MaxHold
+	if maxHold <= 0 {
+		maxHold = DefaultMaxHold
+	}
+	t := time.NewTimer(maxHold)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-p.done:
+	case <-t.C:
+	}
+	hangUp(w)
 }
 
 // hangUp closes the client's connection without an answer.

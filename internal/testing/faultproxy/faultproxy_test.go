@@ -556,3 +556,52 @@ func TestEndWatchEndsTheStreamCleanly(t *testing.T) {
 		t.Errorf("hits %d, want 1", f.Hits())
 	}
 }
+
+// A stall reads the request and never answers: the client waits until it
+// gives up, the server never sees the request, and the connection is closed
+// once the client has gone.
+func TestStallNeverAnswers(t *testing.T) {
+	u := newUpstream(t, nil)
+	p := faultproxy.New(t, u.URL, u.caPEM)
+	f := p.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: http.MethodGet}, Action: faultproxy.Stall})
+	c := client(t, p)
+	c.Timeout = 700 * time.Millisecond
+	begin := time.Now()
+	_, _, err := do(c, p, http.MethodGet, cmPath, "")
+	var timeout interface{ Timeout() bool }
+	if !errors.As(err, &timeout) || !timeout.Timeout() {
+		t.Fatalf("want the client's timeout, have %v", err)
+	}
+	if took := time.Since(begin); took < 700*time.Millisecond {
+		t.Errorf("the stalled request ended after %s, before the client's timeout", took)
+	}
+	if f.Hits() != 1 || u.hits.Load() != 0 {
+		t.Errorf("hits %d (want 1), upstream saw %d (want 0)", f.Hits(), u.hits.Load())
+	}
+	// MaxHold: the proxy closes a connection it has held that long.
+	f.Remove()
+	p.Inject(faultproxy.Rule{Action: faultproxy.Stall, MaxHold: 300 * time.Millisecond})
+	c.Timeout = 10 * time.Second
+	begin = time.Now()
+	if _, _, err := do(c, p, http.MethodGet, cmPath, ""); err == nil || time.Since(begin) > 5*time.Second {
+		t.Errorf("a stall held past MaxHold: %v after %s", err, time.Since(begin))
+	}
+}
+
+// The API server's own NotFound names the object it did not find; so does
+// the proxy's answer in its place, and a 404 of a path that names no object
+// names none.
+func TestNotFoundNamesTheObject(t *testing.T) {
+	for _, tc := range []struct{ path, want, not string }{
+		{cmPath, `"details":{"kind":"configmaps","name":"cm"}`, `"group"`},
+		{"/apis/apps/v1/namespaces/ns/deployments/web/status", `"details":{"group":"apps","kind":"deployments","name":"web"}`, ""},
+		{"/api/v1/namespaces/ns", `"details":{"kind":"namespaces","name":"ns"}`, ""},
+		{"/api/v1/namespaces/ns/configmaps", `"code":404`, `"details"`},
+		{"/api", `"code":404`, `"details"`},
+	} {
+		body := string(faultproxy.StatusBody(http.StatusNotFound, http.MethodGet, tc.path, 0))
+		if !strings.Contains(body, tc.want) || (tc.not != "" && strings.Contains(body, tc.not)) {
+			t.Errorf("%s: %s (want %s, not %q)", tc.path, body, tc.want, tc.not)
+		}
+	}
+}

@@ -103,12 +103,26 @@ func (c *Client) Namespaced(gk schema.GroupKind) (namespaced, known bool, err er
 }
 
 // Get reads one object by its identity (the kind mapped through discovery).
+// A 404 is a NotFound only when it is the server's word on the object
+// (NotFoundVerdict).
 func (c *Client) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
 	m, err := c.mappingWithin(ctx, gvk)
 	if err != nil {
 		return nil, err
 	}
-	return c.Resource(m, namespace).Get(ctx, name, metav1.GetOptions{})
+	obj, err := c.Resource(m, namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, c.NotFoundVerdict(err, gvk, objectName(gvk, namespace, name), name)
+	}
+	return obj, nil
+}
+
+// objectName names an object in errors: "v1/ConfigMap ns/name".
+func objectName(gvk schema.GroupVersionKind, namespace, name string) string {
+	if namespace == "" {
+		return gvk.GroupVersion().String() + "/" + gvk.Kind + " " + name
+	}
+	return gvk.GroupVersion().String() + "/" + gvk.Kind + " " + namespace + "/" + name
 }
 
 // GetMetadata reads one object's metadata alone, as an object of its own
@@ -126,7 +140,7 @@ func (c *Client) GetMetadata(ctx context.Context, gvk schema.GroupVersionKind, n
 		got, err = ri.Get(ctx, name, metav1.GetOptions{})
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.NotFoundVerdict(err, gvk, objectName(gvk, namespace, name), name)
 	}
 	fields, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&got.ObjectMeta)
 	if err != nil {

@@ -79,13 +79,48 @@ func (c *Client) MissingCoreKind(gvk schema.GroupVersionKind) error {
 	// (a 404 from GET /api, a proxy answering in the server's place), and
 	// says nothing about the kind asked for.
 	if _, err := c.Mapping(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}); meta.IsNoMatchError(err) {
-		return fmt.Errorf("the API server's discovery lists no kind of the core group (apiVersion v1), not even "+
+		return discoveryFailing{fmt.Errorf("the API server's discovery lists no kind of the core group (apiVersion v1), not even "+
 			"Namespace, which every API server serves, so it cannot say whether it serves %q: its discovery is "+
 			"failing (GET /api answered 404, or something in front of the server answers in its place). Check "+
 			"`kubectl get --raw /api` through the same connection. Nothing was decided; run again when discovery "+
-			"lists apiVersion v1", gvk.Kind)
+			"lists apiVersion v1", gvk.Kind)}
 	}
-	return fmt.Errorf("the cluster does not serve kind %q in apiVersion %q. Kinds of the core group (apiVersion v1) "+
+	return unknownKind{fmt.Errorf("the cluster does not serve kind %q in apiVersion %q. Kinds of the core group (apiVersion v1) "+
 		"come with the API server, and no CustomResourceDefinition can add one: check the spelling and "+
-		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)
+		"capitalisation of kind and apiVersion (kubectl api-resources lists them)", gvk.Kind, gvk.Version)}
 }
+
+// discoveryFailing is MissingCoreKind's error when discovery lists no core
+// kind at all: an outage of discovery, not a kind the user got wrong.
+type discoveryFailing struct{ error }
+
+// DiscoveryFailing reports MissingCoreKind's error for a discovery that lists
+// no core kind at all: no verdict on the kind or the object.
+func DiscoveryFailing(err error) bool {
+	var d discoveryFailing
+	return errors.As(err, &d)
+}
+
+func (d discoveryFailing) Unwrap() error { return d.error }
+
+// KindSummary is the summary of a diagnostic for err, an error about a kind
+// the cluster does not serve (MissingCoreKind's, or a mapping's): "Unknown
+// kind" only when discovery answered and lacks the kind, "API discovery
+// failed" when discovery itself is failing (an outage, a proxy in the
+// server's place), which says nothing about the kind.
+func KindSummary(err error) string {
+	var u unknownKind
+	if errors.As(err, &u) || meta.IsNoMatchError(err) {
+		return "Unknown kind"
+	}
+	return DiscoveryFailed
+}
+
+// unknownKind is MissingCoreKind's error when discovery answered and lacks
+// the kind: a typo.
+type unknownKind struct{ error }
+
+func (u unknownKind) Unwrap() error { return u.error }
+
+// DiscoveryFailed is the summary of a diagnostic for a discovery that failed.
+const DiscoveryFailed = "API discovery failed"

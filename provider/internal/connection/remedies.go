@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Unreachable reports an error that says nothing about whether an object
@@ -29,7 +31,25 @@ func Unreachable(err error) bool {
 	}
 	code := status.Status().Code
 	return code == http.StatusUnauthorized || code == http.StatusForbidden || code >= 500 ||
-		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		foreignNotFound(status)
+}
+
+// foreignNotFound reports a 404 whose body was no Status of the API server's
+// (an ingress's or a load balancer's page): client-go marks it as an
+// unexpected answer. Something in front of the server answered, so it is no
+// verdict on anything.
+func foreignNotFound(status apierrors.APIStatus) bool {
+	s := status.Status()
+	if s.Code != http.StatusNotFound || s.Details == nil {
+		return false
+	}
+	for _, c := range s.Details.Causes {
+		if c.Type == metav1.CauseTypeUnexpectedServerResponse {
+			return true
+		}
+	}
+	return false
 }
 
 // Explain is err's text, followed by its RequestRemedy when it has one.
@@ -60,6 +80,24 @@ func RequestRemedy(err error) string {
 // the error speaks for itself.
 func Remedy(err error) string {
 	switch {
+	case Throttled(err):
+		return throttledRemedy(err)
+	case NoVerdict(err):
+		return "Something in front of the API server (an ingress, a load balancer or a proxy) answered in its place, " +
+			"or the server does not route this path: a 404 counts as \"gone\" only when the API server's answer names " +
+			"the object. Nothing was decided about the object: it is neither taken out of state nor counted as deleted. " +
+			"Check that cluster_connection.host " +
+			"is the API server's address (`kubectl get --raw /api` through the same connection answers JSON), and " +
+			"run again."
+	case apierrors.IsTooManyRequests(err):
+		return "The API server, or a gateway or rate limiter in front of it, is throttling requests (429 Too Many " +
+			"Requests) and kept turning this one away for " + budgetOf(err) + ". Nothing was decided about the " +
+			"object. Run again when the cluster is less busy (fewer runs at once, or a lower -parallelism), or give " +
+			"cluster_connection.request_timeout more time."
+	case apierrors.IsServiceUnavailable(err):
+		return "The API server is unavailable (503 Service Unavailable: it is starting or shutting down, or the load " +
+			"balancer in front of it has no healthy server) and kept answering so for " + budgetOf(err) + ". " +
+			"Nothing was decided about the object; run again when the control plane is back."
 	case apierrors.IsUnauthorized(err):
 		return "The cluster refused the credentials (401 Unauthorized): a token or client certificate has " +
 			"probably expired. Renew it (for example log in again, or refresh the kubeconfig) and run again."
@@ -100,6 +138,26 @@ func Remedy(err error) string {
 			"Nothing was decided from this answer; run again when the cluster is reachable."
 	}
 	return ""
+}
+
+// throttledRemedy is Remedy's advice for a ThrottledError: the server asked
+// for a wait longer than was left.
+func throttledRemedy(err error) string {
+	var te *ThrottledError
+	errors.As(err, &te)
+	what := "is throttling requests (429 Too Many Requests: the API server's priority and fairness, or a rate limiter " +
+		"in front of it)"
+	if te.Code != http.StatusTooManyRequests {
+		what = fmt.Sprintf("cannot take requests for now (%d %s)", te.Code, http.StatusText(te.Code))
+	}
+	wait := "give cluster_connection.request_timeout more than the " + te.RetryAfter.String() +
+		" the server asks for, so that a request waits as long as it says"
+	if te.ByDeadline {
+		wait = "give the operation's timeouts more time than the " + te.RetryAfter.String() + " the server asks for"
+	}
+	return "The API server " + what + " and asked to be sent the request again later than this request could wait, " +
+		"so it was not sent again. Nothing was decided about the object. Run again when the cluster is less busy, " +
+		"or " + wait + "."
 }
 
 // ContentRefused reports the answer Server-Side Apply gives a body it cannot

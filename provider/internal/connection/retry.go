@@ -3,11 +3,13 @@ package connection
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -32,14 +35,19 @@ import (
 // reading the object (docs/adr/0012-network-failures.md).
 //
 // An HTTP answer of any status is the server speaking, never a network
-// failure, so it is returned as it is (a 4xx is final, and 429/503 with
-// Retry-After are left to client-go's own handling), with one exception: a
-// 429 or 503 without Retry-After. Both say the server did not act on the
-// request (too many requests, or no server able to take it: a load balancer
-// whose API servers restart answers so), so any request whose body can be
-// sent again is, after the same backoff and within the same budget as a
-// network failure, writes included. When the budget runs out the last answer
-// is returned as it is.
+// failure, so it is returned as it is (a 4xx is final), with two exceptions,
+// both answers that say the server did not act on the request:
+//   - a 429 or 503 without Retry-After (too many requests, or no server able to
+//     take it: a load balancer whose API servers restart answers so): any
+//     request whose body can be sent again is, after the same backoff and
+//     within the same budget as a network failure, writes included. When the
+//     budget runs out the last answer is returned as it is.
+//   - a 429 or 5xx with Retry-After (the API server's priority and fairness, a
+//     server shutting down): the request is sent again after the time it
+//     asks, if that time fits in what is left of the request's budget, and
+//     fails at once with a ThrottledError if it does not. client-go would
+//     wait as told itself, up to ten times, each wait a new request here with
+//     a budget of its own, so it never sees such an answer.
 
 // A request's budget is cluster_connection.request_timeout
 // (DefaultRequestTimeout when unset), counted from its first send: every
@@ -406,7 +414,14 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		sentAt := time.Now()
 		resp, err := t.attempt(sent, t.attemptEnd(start, sentAt))
 		var why string
+		var asked time.Duration // what Retry-After asked for
+		waits := false          // the answer asked to be sent again later
 		switch {
+		case err == nil && replayable && asksToWait(resp):
+			t.link.answered()
+			waits = true
+			asked, _ = retryAfter(resp)
+			why = fmt.Sprintf("the API server answered %d with Retry-After: %s", resp.StatusCode, asked)
 		case err == nil && busy(resp) && replayable:
 			t.link.answered()
 			why = fmt.Sprintf("the API server answered %d without Retry-After", resp.StatusCode)
@@ -423,7 +438,7 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			}
 			return resp, err
 		}
-		delay := backoff.Step()
+		delay := max(backoff.Step(), asked)
 		end, _ := t.end(start)
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			if firstRefusal.IsZero() {
@@ -433,13 +448,27 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 				end = refused
 			}
 		}
-		giveUp := time.Now().Add(delay).After(end)
-		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
-			giveUp = true
+		now := time.Now()
+		limit, byDeadline := end, false
+		if deadline, ok := ctx.Deadline(); ok && deadline.Before(end) {
+			limit, byDeadline = deadline, true
+		}
+		giveUp := now.Add(delay).After(limit)
+		if giveUp && waits && now.Add(asked).After(limit) {
+			// The server named its time, and there is not that much left:
+			// say so now, instead of sending the request again to be told
+			// the same, or waiting past the budget the error states.
+			te := &ThrottledError{Method: req.Method, Path: described, Code: resp.StatusCode, RetryAfter: asked,
+				Left: max(limit.Sub(now), 0), Budget: t.budget, ByDeadline: byDeadline, Attempts: attempt, Server: statusOf(resp)}
+			_ = resp.Body.Close()
+			return nil, te
 		}
 		if giveUp || t.sleep(ctx, delay) != nil {
 			if resp != nil {
-				return resp, nil // the server's own answer, for the caller to report
+				// The server's own answer, for the caller to report, and
+				// not for client-go to wait for and send again.
+				resp.Header.Del("Retry-After")
+				return resp, nil
 			}
 			return nil, failure(attempt, err, false)
 		}
@@ -453,11 +482,112 @@ func (t *retryingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 }
 
 // busy reports an answer that says the server did not act on the request and
-// names no time to come back: 429 or 503 without Retry-After. (With it,
-// client-go waits as told and sends the request again itself.)
+// names no time to come back: 429 or 503 without a Retry-After that can be
+// read (with one, asksToWait).
 func busy(resp *http.Response) bool {
-	return (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) &&
-		resp.Header.Get("Retry-After") == ""
+	_, asked := retryAfter(resp)
+	return (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) && !asked
+}
+
+// asksToWait reports an answer client-go would wait for and send again: a 429
+// or any 5xx with a Retry-After. The API server sends one only when it did
+// not act on the request (priority and fairness turning it away, a server
+// shutting down, a timeout before the handler ran), so a write is safe to
+// send again too.
+func asksToWait(resp *http.Response) bool {
+	_, asked := retryAfter(resp)
+	return asked && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= http.StatusInternalServerError)
+}
+
+// retryAfter is an answer's Retry-After: whole seconds, as client-go and the
+// API server write it, or an HTTP date. A value that is neither asks for
+// nothing.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second, true
+	}
+	if when, err := http.ParseTime(v); err == nil {
+		return max(time.Until(when), 0), true
+	}
+	return 0, false
+}
+
+// statusOf is the metav1.Status an answer carries, when it carries one (the
+// API server's answers do; a load balancer's page does not).
+func statusOf(resp *http.Response) *metav1.Status {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return nil
+	}
+	var status metav1.Status
+	if json.Unmarshal(body, &status) != nil || status.Kind != "Status" {
+		return nil
+	}
+	return &status
+}
+
+// ThrottledError is a request the server asked to send again later (a 429 or
+// a 5xx with Retry-After) when less of the request's budget was left than
+// it asked for: the request was not sent again. It is the server's answer
+// (APIStatus, with the server's code), so nothing reads it as a lost
+// connection or as a verdict on the object.
+type ThrottledError struct {
+	Method string
+	// Path is the URL path, with "?dryRun=All" when the request was a dry run.
+	Path string
+	// Code is the server's status code; RetryAfter what it asked to wait.
+	Code       int
+	RetryAfter time.Duration
+	// Left is what was left of the budget (or of the operation's deadline,
+	// ByDeadline) when the answer came.
+	Left       time.Duration
+	Budget     time.Duration
+	ByDeadline bool
+	// Attempts is how often the request was sent.
+	Attempts int
+	// Server is the server's own Status, when it sent one.
+	Server *metav1.Status
+}
+
+func (e *ThrottledError) Error() string {
+	limit := fmt.Sprintf("the %s left of the request's budget of %s (cluster_connection.request_timeout)",
+		e.Left.Round(100*time.Millisecond), e.Budget)
+	if e.ByDeadline {
+		limit = fmt.Sprintf("the %s left before the operation's deadline", e.Left.Round(100*time.Millisecond))
+	}
+	msg := fmt.Sprintf("the API server answered %d %s to %s %s (sent %d time(s)) and asked for it to be sent again "+
+		"in %s (Retry-After), more than %s, so it was not sent again", e.Code, http.StatusText(e.Code), e.Method, e.Path,
+		e.Attempts, e.RetryAfter, limit)
+	if e.Server != nil && e.Server.Message != "" {
+		msg += "; the server said: " + e.Server.Message
+	}
+	return msg
+}
+
+// Status makes the error the server's answer for apierrors: its code and
+// reason, and the time it asked for.
+func (e *ThrottledError) Status() metav1.Status {
+	reason := metav1.StatusReason("")
+	if e.Server != nil {
+		reason = e.Server.Reason
+	}
+	if reason == "" {
+		reason = apierrors.NewGenericServerResponse(e.Code, e.Method, schema.GroupResource{}, "", "", 0, false).ErrStatus.Reason
+	}
+	return metav1.Status{Status: metav1.StatusFailure, Code: int32(e.Code), Reason: reason, Message: e.Error(),
+		Details: &metav1.StatusDetails{RetryAfterSeconds: int32(e.RetryAfter / time.Second)}}
+}
+
+// Throttled reports a request the server asked to send again later than its
+// budget allowed (ThrottledError): sending it again at once would be told
+// the same.
+func Throttled(err error) bool {
+	var te *ThrottledError
+	return errors.As(err, &te)
 }
 
 // attempt sends a request once and, unless its answer is a stream, reads the

@@ -364,20 +364,6 @@ func TestBusyAnswers(t *testing.T) {
 		}
 	}
 
-	t.Run("with Retry-After, the answer is client-go's to wait for", func(t *testing.T) {
-		b := &busyServer{times: 1, status: http.StatusServiceUnavailable, header: http.Header{"Retry-After": {"1"}}}
-		srv := httptest.NewServer(b)
-		defer srv.Close()
-		resp, err := do(t, client(srv), ctx, http.MethodGet, srv.URL+path, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || len(b.requests()) != 1 {
-			t.Fatalf("status %d after %d request(s), want 503 after 1", resp.StatusCode, len(b.requests()))
-		}
-	})
-
 	t.Run("a server that stays busy: its own answer when the time is up", func(t *testing.T) {
 		b := &busyServer{times: 1 << 30, status: http.StatusServiceUnavailable}
 		srv := httptest.NewServer(b)

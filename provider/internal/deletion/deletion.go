@@ -23,6 +23,12 @@ import (
 // Delete sends the delete of id with background propagation, bound to uid
 // and, when rv is not "", to that resourceVersion: the server refuses it
 // (409) when the object was replaced or, with rv, changed since it was read.
+//
+// What the answer says is judged here, for every caller alike: a 404 is a
+// NotFound (done) only when it is the server's word on this object, and
+// otherwise a connection.NoVerdictNotFound (nothing was deleted); a delete
+// whose answer the network lost (its outcome unknown) is settled by reading
+// the object: gone, or another object by that name, is done.
 func Delete(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, rv string) error {
 	mapping, err := c.Mapping(id.GVK())
 	if err != nil {
@@ -33,7 +39,27 @@ func Delete(ctx context.Context, c *connection.Client, id manifest.Identity, uid
 	if rv != "" {
 		pre.ResourceVersion = &rv
 	}
-	return c.Resource(mapping, id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation, Preconditions: pre})
+	err = c.Resource(mapping, id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &propagation, Preconditions: pre})
+	if connection.IsNetworkFailure(err) && !connection.Exhausted(err) {
+		// The delete may have landed: a read says.
+		live, gerr := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		if connection.Gone(gerr, id.Name) || (gerr == nil && live.GetUID() != uid) {
+			return nil
+		}
+	}
+	return c.NotFoundVerdict(err, id.GVK(), id.String(), id.Name)
+}
+
+// Replaced reports a delete refused (409) because the object it was bound to
+// is no longer there: a read finds none by that name, or another (a new
+// UID). A 409 with the same object still there is a refusal the caller must
+// report or send again, not a delete done.
+func Replaced(ctx context.Context, c *connection.Client, id manifest.Identity, uid ktypes.UID, err error) bool {
+	if !apierrors.IsConflict(err) {
+		return false
+	}
+	live, gerr := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+	return connection.Gone(gerr, id.Name) || (gerr == nil && live.GetUID() != uid)
 }
 
 // WaitGone polls until the object with uid is gone. Polls read metadata

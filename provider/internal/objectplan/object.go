@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -108,6 +109,13 @@ func Plan(ctx context.Context, c *connection.Client, o Object) (Planned, error) 
 func Read(ctx context.Context, c *connection.Client, id manifest.Identity) (handon.Read, error) {
 	seen := time.Now()
 	obj, err := c.Get(ctx, id.GVK(), id.Namespace, id.Name)
+	if meta.IsNoMatchError(err) {
+		if missing := c.MissingCoreKind(id.GVK()); missing != nil {
+			// A core kind: a typo, or discovery failing, which no CRD
+			// mends and which is no "kind not served yet".
+			err = missing
+		}
+	}
 	return handon.Read{Obj: obj, Seen: seen}, err
 }
 

@@ -86,7 +86,7 @@ func waitMapped(ctx context.Context, c *connection.Client, gvk schema.GroupVersi
 func DeleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identity, live *unstructured.Unstructured, deadline time.Time) error {
 	uid := live.GetUID()
 	err := deletion.Delete(ctx, c, id, uid, "")
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+	if apierrors.IsNotFound(err) || deletion.Replaced(ctx, c, id, uid, err) {
 		return nil // gone, or already replaced by another
 	}
 	if err != nil {

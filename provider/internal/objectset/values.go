@@ -84,7 +84,7 @@ func BodyHash(obj *unstructured.Unstructured, red sensitive.Redactor) string {
 // ReportPlanError reports the failed plan of the object key of a set (what
 // is "chart" or "set") on its element of objects: "not accepted" when the
 // server judged the object, "not checked" when refused credentials, no
-// answer or a server error gave no verdict; with the remedy when the error
+// answer, a server error or a failing discovery gave no verdict; with the remedy when the error
 // came from a request, and obj's sensitive values scrubbed.
 func ReportPlanError(diags *diag.Diagnostics, at path.Path, what, key string, obj *unstructured.Unstructured,
 	red sensitive.Redactor, err error) {
@@ -94,6 +94,9 @@ func ReportPlanError(diags *diag.Diagnostics, at path.Path, what, key string, ob
 		if connection.Unreachable(err) {
 			summary = "Object of the " + what + " not checked"
 		}
+	}
+	if connection.DiscoveryFailing(err) {
+		summary = "Object of the " + what + " not checked" // the error says discovery is failing
 	}
 	diags.AddAttributeError(at, summary, red.Scrub(detail, obj.Object))
 }

@@ -40,15 +40,16 @@ func Retry(ctx context.Context, retryable func(error) bool, f func(context.Conte
 // Transient reports an error that says nothing about the request's fate (the
 // connection broke, the server did not answer in time, or failed): a
 // server-side apply is idempotent, so sending it again is safe. A 429 or 503
-// is not: the transport has already sent it again for its budget (without
-// Retry-After), or client-go as often as Retry-After asked (ADR 0014 point 7),
+// is not: the transport has already sent it again for its budget, waiting as
+// long as a Retry-After asked while that fitted in it (ADR 0014 point 7),
 // so retrying here too made a persistent 503 fail after 50 s instead of 20.
-// Nor is a read or dry run that got no answer, for the same reason, nor a
+// Nor is a request the server asked to send again later than its budget
+// allowed, nor a read or dry run that got no answer, for the same reason, nor a
 // failed TLS handshake or exec credential plugin: the connection's
 // configuration is at fault, and the same request fails the same way.
 func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || connection.Exhausted(err) || connection.Misconfigured(err) ||
-		connection.ContentRefused(err) {
+		connection.ContentRefused(err) || connection.Throttled(err) || connection.NoVerdict(err) {
 		return false
 	}
 	var status apierrors.APIStatus

@@ -9,8 +9,10 @@ import (
 	"net/url"
 	"syscall"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
@@ -49,6 +51,11 @@ func TestTransientLeavesBusyAnswersToTheTransport(t *testing.T) {
 		{"an exec plugin that fails", &url.Error{Op: "Patch", URL: "https://cluster",
 			Err: errors.New("getting credentials: exec: executable get-token not found")}, false},
 		{"cancelled", context.Canceled, false},
+		// The server asked for a wait longer than the budget had left: the
+		// same request sent again now is told the same.
+		{"a server timeout whose Retry-After is past the budget", &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: &connection.ThrottledError{Method: "PATCH", Code: 500, RetryAfter: time.Minute,
+				Server: &metav1.Status{Reason: metav1.StatusReasonServerTimeout}}}, false},
 	} {
 		if got := Transient(tc.err); got != tc.want {
 			t.Errorf("%s: Transient = %v, want %v", tc.name, got, tc.want)

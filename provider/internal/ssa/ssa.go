@@ -5,6 +5,7 @@ package ssa
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,6 +41,18 @@ type Options struct {
 	DryRun bool
 }
 
+// unknownOutcomeResends is how often Apply sends again an apply whose answer
+// the network lost after it was sent.
+const unknownOutcomeResends = 2
+
+// outcomeUnknown reports a write that was sent and whose answer the network
+// lost; not one the connection did not send at all (its link answered
+// nothing for a whole budget).
+func outcomeUnknown(err error) bool {
+	var ne *connection.NetworkError
+	return errors.As(err, &ne) && ne.Write && ne.Attempts > 0
+}
+
 // Apply server-side applies obj with force: the configuration is the user's
 // declared intent, and conflicts are explained at plan time instead of failing
 // the apply (ADR 0008). Field validation is strict, so an unknown or mistyped
@@ -70,6 +83,12 @@ func Apply(ctx context.Context, c *connection.Client, obj *unstructured.Unstruct
 		patchOpts.DryRun = []string{metav1.DryRunAll}
 	}
 	out, err := c.Resource(mapping, ns).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, patchOpts)
+	for resent := 0; !opts.DryRun && outcomeUnknown(err) && resent < unknownOutcomeResends; resent++ {
+		// The same body by the same manager, forced: an apply sent twice
+		// is the same as once (ADR 0012 point 5), so an answer the network
+		// lost is settled by sending it again, for every caller alike.
+		out, err = c.Resource(mapping, ns).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, patchOpts)
+	}
 	c.NoteNamespace(ns, err)
 	if err == nil && !opts.DryRun && mapping.GroupVersionKind.GroupKind() == namespaceKind {
 		c.NoteNamespace(obj.GetName(), nil) // made, or there already

@@ -119,6 +119,13 @@ func TestAccHelmReleaseDestroyAfterImportUninstallsTheRecord(t *testing.T) {
 	acctest.MustNotExist(t, deployments, ns, name+"-app")
 	acctest.MustNotExist(t, secrets, ns, name+"-auth")
 	acctest.MustGet(t, configMaps, ns, name+"-extra")
+	// The pre-delete hook ran, succeeded and, by its policy, was deleted.
+	// Its template sets no namespace, and helm's record keeps it so: it
+	// runs in the release's namespace, as helm runs it. It once ran in
+	// "default" and was left there (its delete went to a path without
+	// it, and the 404 counted as done).
+	acctest.MustNotExist(t, pods, ns, name+"-goodbye")
+	acctest.MustNotExist(t, pods, "default", name+"-goodbye")
 	if got := recordStatuses(t, ns, name); len(got) != 0 {
 		t.Errorf("records left after destroy: %v", got)
 	}

@@ -62,7 +62,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	var hooks []hook
 	if len(history) > 0 && !state.DisableWebhooks.ValueBool() { // disable_webhooks: none runs
-		if hooks, err = recordedHooks(history[len(history)-1], state.ID.ValueString()); err != nil {
+		if hooks, err = recordedHooks(history[len(history)-1], state.ID.ValueString(), c); err != nil {
 			resp.Diagnostics.AddError("Could not read the release's hooks", connection.Explain(err))
 			return
 		}

@@ -160,7 +160,10 @@ func deleteHook(ctx context.Context, c *connection.Client, h hook, obj *unstruct
 	if h.obj.GetKind() == neverDeleted {
 		return nil
 	}
-	if err := objectset.DeleteAndWait(ctx, c, manifest.IdentityOf(h.obj), obj, time.Now().Add(max(timeout, 10*time.Second))); err != nil {
+	// The identity of what the server made, not of the template: a hook
+	// that sets no namespace is made in the release's, and a delete at
+	// the template's identity goes to a path that holds no such object.
+	if err := objectset.DeleteAndWait(ctx, c, manifest.IdentityOf(obj), obj, time.Now().Add(max(timeout, 10*time.Second))); err != nil {
 		return fmt.Errorf("%s hook %s %s but was not deleted: %w", event, h.key, outcome, err)
 	}
 	return nil

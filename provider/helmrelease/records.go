@@ -394,13 +394,31 @@ func releaseManifest(pieces []piece) (string, error) {
 	return b.String(), nil
 }
 
-// recordedHooks are the hooks a record keeps, ready to run.
-func recordedHooks(rec *release.Release, id string) ([]hook, error) {
+// recordedHooks are the hooks a record keeps, ready to run. A hook whose
+// manifest names no namespace (helm records them as the chart renders them)
+// runs in the release's namespace when its kind is namespaced, as helm runs
+// it; the API server would put it in "default", and a delete at the
+// template's identity would miss it.
+func recordedHooks(rec *release.Release, id string, finder yamldocs.ScopeFinder) ([]hook, error) {
 	var out []hook
+	scopes := map[schema.GroupKind]bool{}
 	for _, rh := range rec.Hooks {
 		obj, err := manifest.Parse(rh.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("hook %s: %w", rh.Path, err)
+		}
+		if obj.GetNamespace() == "" {
+			gk := obj.GroupVersionKind().GroupKind()
+			namespaced, seen := scopes[gk]
+			if !seen {
+				if namespaced, _, err = finder.Namespaced(gk); err != nil {
+					return nil, fmt.Errorf("hook %s: finding the scope of %s: %w", rh.Path, gk, err)
+				}
+				scopes[gk] = namespaced
+			}
+			if namespaced {
+				obj.SetNamespace(rec.Namespace)
+			}
 		}
 		out = append(out, hook{piece: piece{key: rh.Path, obj: obj, red: sensitive.New(id, nil)},
 			events: rh.Events, weight: rh.Weight, policies: rh.DeletePolicies})

@@ -175,7 +175,7 @@ func (a *applyRun) rollBack(ctx context.Context) (*rollback, error) {
 	if err != nil {
 		return rb, fmt.Errorf("reading the manifest of revision %d: %w", rb.target.Version, err)
 	}
-	hooks, err := recordedHooks(rb.target, a.plan.ID.ValueString())
+	hooks, err := recordedHooks(rb.target, a.plan.ID.ValueString(), a.c)
 	if err != nil {
 		return rb, fmt.Errorf("reading the hooks of revision %d: %w", rb.target.Version, err)
 	}

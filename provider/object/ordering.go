@@ -2,6 +2,7 @@ package object
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,7 +22,7 @@ const orderingTimeout = ssa.RetryWindow
 // that another resource in the same run is still creating.
 func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var applied *unstructured.Unstructured
-	err := ssa.Retry(ctx, func(err error) bool { return waitsForOrdering(err) || ssa.Transient(err) }, func(ctx context.Context) error {
+	err := ssa.Retry(ctx, func(err error) bool { return waitsForOrdering(err, obj.GetNamespace()) || ssa.Transient(err) }, func(ctx context.Context) error {
 		var err error
 		applied, err = ssa.Apply(ctx, c, metadataCopy(obj), ssa.Options{FieldManager: ssa.FieldManager})
 		return err
@@ -39,15 +40,28 @@ func applyWithOrdering(ctx context.Context, c *connection.Client, obj *unstructu
 		return nil, fmt.Errorf("the cluster does not serve %s (apiVersion %s) after waiting %s. If a CRD defines it, "+
 			"check the CRD's group, version and served flag; if the CRD is created in this run by a tool other "+
 			"than k8sconnect, add depends_on", id.Kind, id.APIVersion, orderingTimeout)
-	case connection.Gone(lastErr, obj.GetNamespace()):
+	case namespaceMissing(lastErr, obj.GetNamespace()):
 		return nil, fmt.Errorf("namespace %q does not exist after waiting %s: create it (for example with another "+
 			"k8sconnect_object) or fix metadata.namespace: %v", obj.GetNamespace(), orderingTimeout, lastErr)
 	}
 	return nil, fmt.Errorf("server-side apply of %s failed: %w", id, lastErr)
 }
 
-// waitsForOrdering: the kind is not served yet, or the namespace does not exist
+// waitsForOrdering: the kind is not served yet, or namespace does not exist
 // yet (an apply never returns NotFound for the object itself).
-func waitsForOrdering(err error) bool {
-	return meta.IsNoMatchError(err) || (apierrors.IsNotFound(err) && !connection.NoVerdict(err))
+// Only the server's NotFound that names the namespace says the latter: a 404
+// from something in front of the server (an ingress's HTML page) is no
+// verdict, and taken for a namespace this run creates it let a plan go
+// through with every value unknown.
+func waitsForOrdering(err error, namespace string) bool {
+	return meta.IsNoMatchError(err) || namespaceMissing(err, namespace)
+}
+
+// namespaceMissing reports the API server's NotFound of namespace ns.
+func namespaceMissing(err error, ns string) bool {
+	if ns == "" || !connection.Gone(err, ns) {
+		return false
+	}
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && status.Status().Details.Kind == "namespaces"
 }

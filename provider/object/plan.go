@@ -410,7 +410,7 @@ func adoptionError(live *unstructured.Unstructured, id manifest.Identity) error 
 
 // explainDryRunError turns a dry-run rejection into a plan-time diagnostic.
 func (r *Resource) explainDryRunError(err error, id manifest.Identity, creating bool, at path.Path, resp *resource.ModifyPlanResponse) {
-	if waitsForOrdering(err) {
+	if waitsForOrdering(err, id.Namespace) {
 		return // a CRD or namespace created in this run: checked again at apply
 	}
 	if connection.IsNetworkFailure(err) {

@@ -129,6 +129,44 @@ func TestAccBudget_resetLinkFailsAPlanOf200WithinTwiceTheBudget(t *testing.T) {
 	expectNoAnswerWithin(t, w, r, took, healthy, 2*testBudget)
 }
 
+// A link that resets every connection from the moment an apply of a saved
+// plan writes: the write, sent and its answer lost, is sent again until the
+// connection has answered nothing for the budget, where it was sent again
+// for 30 s whatever the budget.
+func TestAccBudget_resetLinkFailsAnApplyWithinTheBudget(t *testing.T) {
+	cluster := localcluster.Shared(t)
+	ns := acctest.Namespace(t)
+	prefix := acctest.Name("reset") + "-"
+	proxy := faultproxy.New(t, cluster.Host, cluster.CAPEM)
+	w := acctest.NewWorkdir(t)
+	config := configMapsWithin(1, prefix, ns, proxy.URL, proxy.CAPEM, cluster.Token, testBudget)
+	w.Write(config)
+	w.Cleanup()
+	w.MustApply()
+	savedPlan := func(greeting string) {
+		t.Helper()
+		w.Write(strings.Replace(config, "greeting: hello", "greeting: "+greeting, 1))
+		if r := w.Run("plan", "-input=false", "-out=saved.tfplan"); r.Err != nil {
+			t.Fatalf("plan: %v\n%s", r.Err, r.Output)
+		}
+	}
+	applySaved := func() acctest.Result { return w.Run("apply", "-input=false", "-json", "saved.tfplan") }
+	savedPlan("bye")
+	if r, healthy := timedRun(t, "apply (healthy)", applySaved); r.Err != nil {
+		t.Fatalf("the healthy apply took %s and failed: %v\n%s", healthy, r.Err, r.Output)
+	}
+	savedPlan("again")
+	_, healthy := timedRun(t, "plan (healthy)", w.Plan)
+
+	// The outage begins at the write: the apply's reads (the cluster's
+	// identity) are answered, its write never.
+	fault := proxy.Inject(faultproxy.Rule{Match: faultproxy.ApplyOf("configmaps", prefix+"0"), Action: faultproxy.Reset})
+	t.Cleanup(fault.Remove)
+	r, took := timedRun(t, "apply (the write's connection reset)", applySaved)
+	acctest.ExpectActed(t, fault)
+	expectNoAnswerWithin(t, w, r, took, healthy, testBudget+testBudget/10, "apply not confirmed", "the connection was reset")
+}
+
 // A link that stops forwarding without breaking (a half-dead proxy or load
 // balancer): the stalled read is cut when the budget runs out, not after
 // the attempt timeout (75 s), and the error says it stalled.

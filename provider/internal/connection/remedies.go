@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,8 +129,9 @@ func Remedy(err error) string {
 			"running. Nothing was decided from this answer; run again when the cluster is reachable."
 	case IsNetworkFailure(err):
 		return "The network failed: the connection to the API server broke or timed out before an answer came. " +
-			"Reads and dry runs were tried for up to " + budgetOf(err) + " before giving up; a write " +
-			"whose outcome is unknown is settled by reading the object on the next attempt. Check what lies " +
+			"Reads and dry runs were tried for up to " + budgetOf(err) + " before giving up, and writes until " +
+			"the connection had answered nothing for as long; a write whose outcome is unknown is settled by " +
+			"reading the object on the next attempt. Check what lies " +
 			"between here and the cluster (a proxy, VPN, load balancer or firewall that cuts connections). " +
 			"Nothing was decided from this failure; run again when the cluster is reachable: a rerun picks up " +
 			"where this one stopped."
@@ -173,6 +175,17 @@ func ContentRefused(err error) bool {
 }
 
 // budgetOf names the budget a request that got no answer was tried within.
+// BudgetEnd is when the budget (cluster_connection.request_timeout) of the
+// request that err, a network failure, ended ran out, counted from when that
+// request was first sent; ok is false for any other error.
+func BudgetEnd(err error) (end time.Time, ok bool) {
+	var ne *NetworkError
+	if !errors.As(err, &ne) || ne.Budget <= 0 {
+		return time.Time{}, false
+	}
+	return time.Now().Add(ne.Budget - ne.Elapsed), true
+}
+
 func budgetOf(err error) string {
 	var ne *NetworkError
 	if errors.As(err, &ne) && ne.Budget > 0 {
@@ -210,12 +223,16 @@ func handshakeRefused(err error) bool {
 	return errors.As(err, &record) || (errors.As(err, &op) && op.Op == "remote error" && strings.Contains(op.Error(), "tls: "))
 }
 
-// Exhausted reports a read or dry run that got no answer although the
-// transport sent it again for its whole budget: sending it again at once
-// would only stretch the budget the error states.
+// Exhausted reports a request that got no answer for its whole budget: a
+// read or dry run the transport sent again until the budget ran out, or a
+// write it did not send at all because the connection had answered nothing
+// for a budget. Sending either again at once would only stretch the budget
+// the error states. A write that was sent and lost its answer is not
+// exhausted: its outcome is unknown, and the caller settles it (sends an
+// apply again, reads after a delete) while the connection still answers.
 func Exhausted(err error) bool {
 	var ne *NetworkError
-	return errors.As(err, &ne) && !ne.Write
+	return errors.As(err, &ne) && (!ne.Write || ne.Attempts == 0)
 }
 
 // execPluginFailed reports a failure of the exec credential plugin, which

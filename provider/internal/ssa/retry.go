@@ -18,13 +18,24 @@ const RetryWindow = 30 * time.Second
 
 // Retry calls f until it succeeds, fails in a way retryable rejects, or
 // RetryWindow has passed, backing off from 250ms to at most 4s between calls.
-// It returns f's last error. (wait.ExponentialBackoff stops as soon as its cap
-// is reached, long before the window ends; hence this loop.)
+// A network failure shortens the window to the budget of the request it
+// ended, from when that was sent (cluster_connection.request_timeout, which
+// the error states):
+// RetryWindow is for waits on the run's other resources, not on a link that
+// is down. It returns f's last error. (wait.ExponentialBackoff stops as soon
+// as its cap is reached, long before the window ends; hence this loop.)
 func Retry(ctx context.Context, retryable func(error) bool, f func(context.Context) error) error {
 	deadline := time.Now().Add(RetryWindow)
 	delay := 250 * time.Millisecond
+	var faulted bool
 	for {
 		err := f(ctx)
+		if end, ok := connection.BudgetEnd(err); ok && !faulted {
+			faulted = true
+			if end.Before(deadline) {
+				deadline = end
+			}
+		}
 		if err == nil || !retryable(err) || time.Now().Add(delay).After(deadline) {
 			return err
 		}

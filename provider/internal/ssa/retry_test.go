@@ -39,7 +39,10 @@ func TestTransientLeavesBusyAnswersToTheTransport(t *testing.T) {
 		{"a broken connection", &url.Error{Op: "Patch", URL: "https://cluster", Err: errors.New("connection reset by peer")}, true},
 		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "cm", nil), false},
 		{"a write whose answer was lost", &url.Error{Op: "Patch", URL: "https://cluster",
-			Err: &connection.NetworkError{Method: "PATCH", Write: true, Err: syscall.ECONNRESET}}, true},
+			Err: &connection.NetworkError{Method: "PATCH", Write: true, Attempts: 1, Err: syscall.ECONNRESET}}, true},
+		// The connection had answered nothing for a budget: not sent.
+		{"a write not sent", &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: &connection.NetworkError{Method: "PATCH", Write: true, Err: syscall.ECONNRESET}}, false},
 		// The transport sent it again for its whole budget already.
 		{"a read that got no answer", &url.Error{Op: "Get", URL: "https://cluster",
 			Err: &connection.NetworkError{Method: "GET", Attempts: 9, Err: syscall.ECONNRESET}}, false},
@@ -60,5 +63,26 @@ func TestTransientLeavesBusyAnswersToTheTransport(t *testing.T) {
 		if got := Transient(tc.err); got != tc.want {
 			t.Errorf("%s: Transient = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A write whose answer the network keeps losing is sent again within the
+// budget its error states, not for the whole RetryWindow.
+func TestRetry_networkFailureEndsAtTheBudget(t *testing.T) {
+	const budget = 600 * time.Millisecond
+	begin := time.Now()
+	calls := 0
+	err := Retry(context.Background(), Transient, func(context.Context) error {
+		calls++
+		return &url.Error{Op: "Patch", URL: "https://cluster",
+			Err: &connection.NetworkError{Method: "PATCH", Write: true, Attempts: 1, Budget: budget, Elapsed: 50 * time.Millisecond,
+				Err: syscall.ECONNRESET}}
+	})
+	took := time.Since(begin)
+	if err == nil || calls < 2 {
+		t.Fatalf("want the write sent again and then failed, got %d call(s) and %v", calls, err)
+	}
+	if took > budget+100*time.Millisecond {
+		t.Fatalf("Retry gave up after %s, with a budget of %s", took, budget)
 	}
 }

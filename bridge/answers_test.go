@@ -375,3 +375,41 @@ func checkPulumiAnswersTable(t *testing.T, table string) {
 	t.Errorf("the Pulumi answers table in %s is not what pulumi observed; rerun with K8SCONNECT_UPDATE_DOCS=1 "+
 		"(cd bridge && go test -count=1 -run 'TestPulumiAnswers$' .) and review the change.\nobserved:\n%s", path, table)
 }
+
+// A `pulumi refresh` that cannot read the object fails, where Terraform's
+// -refresh-only keeps state with a warning: since Pulumi 3.1xx the engine
+// shows a refresh's changes by asking the provider to plan the stored
+// inputs against what it read, and no plan of an object that cannot be read
+// is made. The stack is left as it was. With the engine's legacy refresh
+// diff (PULUMI_ENABLE_LEGACY_REFRESH_DIFF=true, as docs/reference.md says),
+// the refresh asks only the provider's read, and keeps state with the same
+// warning as Terraform.
+func TestPulumiRefresh_unreadableObjectKeepsTheStack(t *testing.T) {
+	e := newPulumiCrash(t)
+	e.writeAnswer("one")
+	e.mustSucceed(e.up("create"), "up")
+	before := e.snapAnswer()
+
+	f := e.proxy.Inject(faultproxy.Rule{Match: faultproxy.Match{Method: http.MethodGet, Path: "/configmaps/" + e.name},
+		Action: faultproxy.Reset})
+	r := e.timed("refresh (the object's reads reset)", "refresh", "--yes", "--skip-preview")
+	acctest.ExpectActed(t, f)
+	e.mustFail(r, "refresh")
+	if text := strings.Join(strings.Fields(r.out), " "); !strings.Contains(text, e.name) || !strings.Contains(text, "The network failed") {
+		t.Errorf("the refresh's error does not name the object and the network failure:\n%s", r.out)
+	}
+	if after := e.snapAnswer(); after != before {
+		t.Errorf("a failed refresh changed the stack or the object: %+v -> %+v", before, after)
+	}
+
+	e.env = append(e.env, "PULUMI_ENABLE_LEGACY_REFRESH_DIFF=true")
+	r = e.timed("refresh, legacy diff (the object's reads reset)", "refresh", "--yes", "--skip-preview")
+	e.mustSucceed(r, "refresh with the legacy refresh diff")
+	if text := strings.Join(strings.Fields(r.out), " "); !strings.Contains(text, "Could not refresh") || !strings.Contains(text, "state kept") {
+		t.Errorf("the refresh did not warn that state was kept:\n%s", r.out)
+	}
+	if after := e.snapAnswer(); after != before {
+		t.Errorf("a refresh that could not read changed the stack or the object: %+v -> %+v", before, after)
+	}
+	e.proxy.Clear()
+}

@@ -267,3 +267,61 @@ func TestPulumiIdentity_clusterIDPin(t *testing.T) {
 	stack.WriteYAML(program("prod-eu"))
 	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 2})
 }
+
+// The same pin in an explicit provider's clusterConnection, the way a stack
+// names its cluster once: another clusterId there is refused at preview and
+// up, before anything is written, and the stack's provider is not replaced
+// (which would replace every object it made).
+func TestPulumiIdentity_providerClusterIDPin(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	c := localcluster.Shared(t)
+	ns, name := acctest.Namespace(t), acctest.Name("pinned")
+	program := func(clusterID string) string {
+		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-provider-cluster-id", "runtime": "yaml", "resources": map[string]any{
+			"k8s": map[string]any{"type": "pulumi:providers:k8sconnect", "properties": map[string]any{
+				"clusterConnection": map[string]any{"host": c.Host, "clusterCaCertificate": string(c.CAPEM),
+					"token": map[string]any{"fn::secret": c.Token}, "clusterId": clusterID}}},
+			"cm": map[string]any{"type": "k8sconnect:KubernetesObject", "options": map[string]any{"provider": "${k8s}"},
+				"properties": map[string]any{
+					"yamlBody": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {a: b}\n", name, ns),
+				}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stack := pulumitest.NewYAMLProgram(t, program("prod-eu"))
+	stack.Run(pulumitest.Up, nil)
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 3})
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	live := acctest.MustGet(t, configMaps, ns, name)
+
+	stack.WriteYAML(program("staging"))
+	for _, op := range []pulumitest.Operation{pulumitest.Preview, pulumitest.Up} {
+		res, refusal := stack.Try(op, nil)
+		if refusal == nil || !strings.Contains(refusal.Error(), "staging") || !strings.Contains(refusal.Error(), "prod-eu") {
+			t.Fatalf("pulumi %s under another provider clusterId: want a refusal naming both values, got %v\n%s", op, refusal, res.Log)
+		}
+		if strings.Contains(res.Log, "replace") {
+			t.Errorf("pulumi %s under another provider clusterId planned a replacement:\n%s", op, res.Log)
+		}
+		if strings.Contains(res.Log, c.Token) || strings.Contains(refusal.Error(), c.Token) {
+			t.Fatalf("pulumi %s: the output holds the token", op)
+		}
+	}
+	now := acctest.MustGet(t, configMaps, ns, name)
+	if now.GetUID() != live.GetUID() || now.GetResourceVersion() != live.GetResourceVersion() {
+		t.Fatal("the object was written or replaced under another clusterId")
+	}
+	// Set back: the failed up recorded the provider's new inputs (the
+	// engine updates a provider before its resources), so the provider is
+	// updated back, and the object is left as it is.
+	stack.WriteYAML(program("prod-eu"))
+	stack.Run(pulumitest.Up, nil)
+	expectChanges(t, stack.Run(pulumitest.Preview, nil), map[string]int{"same": 3})
+	if got := acctest.MustGet(t, configMaps, ns, name).GetResourceVersion(); got != live.GetResourceVersion() {
+		t.Fatal("setting the pin back wrote the object")
+	}
+}

@@ -401,6 +401,32 @@ var answerOps = []answerOp{
 		},
 	},
 	{
+		// The object data source, read at plan: it writes nothing, and its
+		// failure names the answer as the resources' do.
+		name:     "data source",
+		resource: "k8sconnect_object.cm",
+		request: func(e *answerEnv) faultproxy.Match {
+			return faultproxy.Match{Method: http.MethodGet, Path: "/configmaps/" + e.name}
+		},
+		setup: func(e *answerEnv) {
+			acctest.ApplyAs(e.t, "kubectl", configMaps, fmt.Sprintf(
+				"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: %s}\ndata: {greeting: hello}\n", e.name, e.ns))
+			e.w.Write(e.providerBlock() + fmt.Sprintf(`
+data "k8sconnect_object" "cm" {
+  api_version = "v1"
+  kind        = "ConfigMap"
+  name        = %q
+  namespace   = %q
+}
+output "greeting" { value = yamldecode(data.k8sconnect_object.cm.yaml_body).data.greeting }
+`, e.name, e.ns))
+		},
+		run: func(e *answerEnv, _ int) acctest.Result { return e.w.Plan() },
+		check: func(e *answerEnv, ok bool, before, after snapshot, _ int) []string {
+			return keptOnFailure(before, after) // a read changes nothing, failed or not
+		},
+	},
+	{
 		name:     "patch (rival check)",
 		resource: "k8sconnect_patch.greeting",
 		request: func(e *answerEnv) faultproxy.Match {

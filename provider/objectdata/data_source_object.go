@@ -128,9 +128,10 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		// "Unknown kind" only when discovery answered without it; a
 		// discovery that failed (an outage, a proxy in the server's place)
 		// is no verdict on the kind.
-		summary, detail := connection.KindSummary(err), fmt.Sprintf("Looking up %s %s: %s", id.APIVersion, id.Kind, connection.Explain(err))
+		summary, detail := connection.KindSummary(err), fmt.Sprintf("Looking up the kind of %s: %s", id, connection.Explain(err))
 		if summary != connection.DiscoveryFailed {
-			detail = fmt.Sprintf("The cluster does not serve %s %s: %s", id.APIVersion, id.Kind, connection.Explain(err))
+			detail = fmt.Sprintf("The cluster does not serve %s %s, so %s cannot be read: %s", id.APIVersion, id.Kind, id,
+				connection.Explain(err))
 		}
 		resp.Diagnostics.AddError(summary, detail)
 		return

@@ -36,6 +36,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ownership"
 	"github.com/k8sconnect/k8sconnect/provider/internal/providerdata"
+	"github.com/k8sconnect/k8sconnect/provider/internal/yamldocs"
 )
 
 // Resource is k8sconnect_manifest_set.
@@ -65,6 +66,7 @@ type model struct {
 	Path               types.String `tfsdk:"path"`
 	Recursive          types.Bool   `tfsdk:"recursive"`
 	Kustomization      types.String `tfsdk:"kustomization"`
+	KustomizeOptions   types.Object `tfsdk:"kustomize_options"`
 	Namespace          types.String `tfsdk:"namespace"`
 	IgnoreFields       types.Map    `tfsdk:"ignore_fields"`
 	Prune              types.Bool   `tfsdk:"prune"`
@@ -138,8 +140,9 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"recursive": schema.BoolAttribute{Optional: true,
 				Description: "With a directory `path`, read its subdirectories too. Defaults to false."},
 			"kustomization": schema.StringAttribute{Optional: true,
-				Description: "A kustomization directory, built in-process as `kubectl kustomize` builds it (files " +
-					"outside the directory may not be loaded)."},
+				Description: "A kustomization directory, built in-process as `kubectl kustomize` builds it, with " +
+					"the flags kustomize_options sets."},
+			"kustomize_options": yamldocs.KustomizeOptionsResourceAttribute(path.MatchRoot("kustomization")),
 			"namespace": schema.StringAttribute{Optional: true,
 				Description: "The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of " +
 					"the default ApplySet parent. Defaults to `default`."},

@@ -70,14 +70,18 @@ func withWriteOnly(ctx context.Context, m model, config tfsdk.Config, diags *dia
 }
 
 // documents reads the set's source, which must be known.
-func (m *model) documents() ([]yamldocs.Document, error) {
+func (m *model) documents(ctx context.Context) ([]yamldocs.Document, error) {
 	switch {
 	case !m.YAMLBody.IsNull():
 		return yamldocs.FromContent(m.YAMLBody.ValueString()), nil
 	case !m.YAMLBodyWO.IsNull():
 		return yamldocs.FromContent(m.YAMLBodyWO.ValueString()), nil
 	case !m.Kustomization.IsNull():
-		return yamldocs.FromKustomize(m.Kustomization.ValueString())
+		k, diags := yamldocs.KustomizeFrom(ctx, m.KustomizeOptions)
+		if diags.HasError() {
+			return nil, fmt.Errorf("kustomize_options: %s", diags.Errors()[0].Detail())
+		}
+		return yamldocs.FromKustomize(m.Kustomization.ValueString(), k)
 	default:
 		return filesOf(m.Path.ValueString(), m.Recursive.ValueBool())
 	}
@@ -86,6 +90,7 @@ func (m *model) documents() ([]yamldocs.Document, error) {
 // sourceKnown reports whether the source is known at plan.
 func (m *model) sourceKnown() bool {
 	return !m.YAMLBody.IsUnknown() && !m.YAMLBodyWO.IsUnknown() && !m.Path.IsUnknown() && !m.Kustomization.IsUnknown() && !m.Recursive.IsUnknown() &&
+		yamldocs.KustomizeOptionsKnown(m.KustomizeOptions) &&
 		!m.Namespace.IsUnknown() && !m.IgnoreFields.IsUnknown()
 }
 
@@ -142,7 +147,7 @@ func readMembers(ctx context.Context, m *model, finder yamldocs.ScopeFinder, dia
 	case !m.Kustomization.IsNull():
 		at = pathKustomize
 	}
-	docs, err := m.documents()
+	docs, err := m.documents(ctx)
 	if err != nil {
 		diags.AddAttributeError(at, "Could not read the manifests", err.Error())
 		return nil

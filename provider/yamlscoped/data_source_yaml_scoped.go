@@ -33,6 +33,7 @@ type model struct {
 	Content           types.String `tfsdk:"content"`
 	Pattern           types.String `tfsdk:"pattern"`
 	KustomizePath     types.String `tfsdk:"kustomize_path"`
+	KustomizeOptions  types.Object `tfsdk:"kustomize_options"`
 	ClusterConnection types.Object `tfsdk:"cluster_connection"`
 	CRDs              types.Map    `tfsdk:"crds"`
 	ClusterScoped     types.Map    `tfsdk:"cluster_scoped"`
@@ -42,7 +43,7 @@ type model struct {
 }
 
 func (m model) inputs() yamldocs.Inputs {
-	return yamldocs.Inputs{Content: m.Content, Pattern: m.Pattern, KustomizePath: m.KustomizePath}
+	return yamldocs.Inputs{Content: m.Content, Pattern: m.Pattern, KustomizePath: m.KustomizePath, KustomizeOptions: m.KustomizeOptions}
 }
 
 const keyFormat = "each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` " +
@@ -120,7 +121,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		return
 	}
 
-	docs, p, ok := in.Load(&resp.Diagnostics)
+	docs, p, ok := in.Load(ctx, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -22,16 +22,17 @@ type DataSource struct{}
 func New() datasource.DataSource { return &DataSource{} }
 
 type model struct {
-	Content       types.String `tfsdk:"content"`
-	Pattern       types.String `tfsdk:"pattern"`
-	KustomizePath types.String `tfsdk:"kustomize_path"`
-	Manifests     types.Map    `tfsdk:"manifests"`
-	Sensitive     types.Map    `tfsdk:"sensitive"`
-	SensitiveKeys types.List   `tfsdk:"sensitive_keys"`
+	Content          types.String `tfsdk:"content"`
+	Pattern          types.String `tfsdk:"pattern"`
+	KustomizePath    types.String `tfsdk:"kustomize_path"`
+	KustomizeOptions types.Object `tfsdk:"kustomize_options"`
+	Manifests        types.Map    `tfsdk:"manifests"`
+	Sensitive        types.Map    `tfsdk:"sensitive"`
+	SensitiveKeys    types.List   `tfsdk:"sensitive_keys"`
 }
 
 func (m model) inputs() yamldocs.Inputs {
-	return yamldocs.Inputs{Content: m.Content, Pattern: m.Pattern, KustomizePath: m.KustomizePath}
+	return yamldocs.Inputs{Content: m.Content, Pattern: m.Pattern, KustomizePath: m.KustomizePath, KustomizeOptions: m.KustomizeOptions}
 }
 
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -87,7 +88,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		resp.Diagnostics.Append(resp.State.Set(ctx, &config)...)
 		return
 	}
-	docs, p, ok := in.Load(&resp.Diagnostics)
+	docs, p, ok := in.Load(ctx, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -39,6 +39,7 @@ export function getYamlScoped(args?: GetYamlScopedArgs, opts?: pulumi.InvokeOpti
     return pulumi.runtime.invoke("k8sconnect:index/getYamlScoped:getYamlScoped", {
         "clusterConnection": args.clusterConnection,
         "content": args.content,
+        "kustomizeOptions": args.kustomizeOptions,
         "kustomizePath": args.kustomizePath,
         "pattern": args.pattern,
     }, opts);
@@ -57,7 +58,11 @@ export interface GetYamlScopedArgs {
      */
     content?: string;
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    kustomizeOptions?: inputs.GetYamlScopedKustomizeOptions;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      */
     kustomizePath?: string;
     /**
@@ -87,7 +92,11 @@ export interface GetYamlScopedResult {
      */
     readonly crds: {[key: string]: string};
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    readonly kustomizeOptions?: outputs.GetYamlScopedKustomizeOptions;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      */
     readonly kustomizePath?: string;
     /**
@@ -140,6 +149,7 @@ export function getYamlScopedOutput(args?: GetYamlScopedOutputArgs, opts?: pulum
     return pulumi.runtime.invokeOutput("k8sconnect:index/getYamlScoped:getYamlScoped", {
         "clusterConnection": args.clusterConnection,
         "content": args.content,
+        "kustomizeOptions": args.kustomizeOptions,
         "kustomizePath": args.kustomizePath,
         "pattern": args.pattern,
     }, opts);
@@ -158,7 +168,11 @@ export interface GetYamlScopedOutputArgs {
      */
     content?: pulumi.Input<string | undefined>;
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    kustomizeOptions?: pulumi.Input<inputs.GetYamlScopedKustomizeOptionsArgs | undefined>;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      */
     kustomizePath?: pulumi.Input<string | undefined>;
     /**

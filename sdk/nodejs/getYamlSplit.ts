@@ -2,6 +2,8 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
@@ -22,6 +24,7 @@ export function getYamlSplit(args?: GetYamlSplitArgs, opts?: pulumi.InvokeOption
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("k8sconnect:index/getYamlSplit:getYamlSplit", {
         "content": args.content,
+        "kustomizeOptions": args.kustomizeOptions,
         "kustomizePath": args.kustomizePath,
         "pattern": args.pattern,
     }, opts);
@@ -36,7 +39,11 @@ export interface GetYamlSplitArgs {
      */
     content?: string;
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    kustomizeOptions?: inputs.GetYamlSplitKustomizeOptions;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      */
     kustomizePath?: string;
     /**
@@ -54,7 +61,11 @@ export interface GetYamlSplitResult {
      */
     readonly content?: string;
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    readonly kustomizeOptions?: outputs.GetYamlSplitKustomizeOptions;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      */
     readonly kustomizePath?: string;
     /**
@@ -92,6 +103,7 @@ export function getYamlSplitOutput(args?: GetYamlSplitOutputArgs, opts?: pulumi.
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("k8sconnect:index/getYamlSplit:getYamlSplit", {
         "content": args.content,
+        "kustomizeOptions": args.kustomizeOptions,
         "kustomizePath": args.kustomizePath,
         "pattern": args.pattern,
     }, opts);
@@ -106,7 +118,11 @@ export interface GetYamlSplitOutputArgs {
      */
     content?: pulumi.Input<string | undefined>;
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    kustomizeOptions?: pulumi.Input<inputs.GetYamlSplitKustomizeOptionsArgs | undefined>;
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      */
     kustomizePath?: pulumi.Input<string | undefined>;
     /**

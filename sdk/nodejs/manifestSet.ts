@@ -80,9 +80,13 @@ export class ManifestSet extends pulumi.CustomResource {
      */
     declare public readonly ignoreFields: pulumi.Output<{[key: string]: string[]} | undefined>;
     /**
-     * A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      */
     declare public readonly kustomization: pulumi.Output<string | undefined>;
+    /**
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    declare public readonly kustomizeOptions: pulumi.Output<outputs.ManifestSetKustomizeOptions | undefined>;
     /**
      * The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
      */
@@ -149,6 +153,7 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["deleteProtection"] = state?.deleteProtection;
             resourceInputs["ignoreFields"] = state?.ignoreFields;
             resourceInputs["kustomization"] = state?.kustomization;
+            resourceInputs["kustomizeOptions"] = state?.kustomizeOptions;
             resourceInputs["namespace"] = state?.namespace;
             resourceInputs["objects"] = state?.objects;
             resourceInputs["path"] = state?.path;
@@ -167,6 +172,7 @@ export class ManifestSet extends pulumi.CustomResource {
             resourceInputs["deleteProtection"] = args?.deleteProtection;
             resourceInputs["ignoreFields"] = args?.ignoreFields;
             resourceInputs["kustomization"] = args?.kustomization;
+            resourceInputs["kustomizeOptions"] = args?.kustomizeOptions;
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["path"] = args?.path;
             resourceInputs["prune"] = args?.prune;
@@ -217,9 +223,13 @@ export interface ManifestSetState {
      */
     ignoreFields?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
     /**
-     * A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      */
     kustomization?: pulumi.Input<string | undefined>;
+    /**
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    kustomizeOptions?: pulumi.Input<inputs.ManifestSetKustomizeOptions | undefined>;
     /**
      * The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
      */
@@ -288,9 +298,13 @@ export interface ManifestSetArgs {
      */
     ignoreFields?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<string>[]>} | undefined>;
     /**
-     * A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      */
     kustomization?: pulumi.Input<string | undefined>;
+    /**
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+     */
+    kustomizeOptions?: pulumi.Input<inputs.ManifestSetKustomizeOptions | undefined>;
     /**
      * The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
      */

@@ -1,6 +1,8 @@
 package yamldocs
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,6 +14,8 @@ type Inputs struct {
 	Content       types.String
 	Pattern       types.String
 	KustomizePath types.String
+	// KustomizeOptions is kustomize_options, the build's settings.
+	KustomizeOptions types.Object
 }
 
 var (
@@ -41,9 +45,10 @@ func InputAttributes(attrs map[string]schema.Attribute) map[string]schema.Attrib
 	}
 	attrs["kustomize_path"] = schema.StringAttribute{
 		Optional: true,
-		Description: "A directory holding a kustomization.yaml, built in-process as `kustomize build` would " +
-			"with its default options (no plugins, no Helm, no files outside the directory).",
+		Description: "A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would " +
+			"(no plugins; Helm charts and files outside the directory as kustomize_options says).",
 	}
+	attrs["kustomize_options"] = KustomizeOptionsDataSourceAttribute(path.MatchRoot("kustomize_path"))
 	return attrs
 }
 
@@ -51,7 +56,8 @@ func InputAttributes(attrs map[string]schema.Attribute) map[string]schema.Attrib
 // templatefile() of a value computed during the apply. The data source's outputs
 // are then unknown too, rather than an error.
 func (in Inputs) Unknown() bool {
-	return in.Content.IsUnknown() || in.Pattern.IsUnknown() || in.KustomizePath.IsUnknown()
+	return in.Content.IsUnknown() || in.Pattern.IsUnknown() || in.KustomizePath.IsUnknown() ||
+		!KustomizeOptionsKnown(in.KustomizeOptions)
 }
 
 // Validate checks that exactly one input is set. An unknown input counts as set,
@@ -81,7 +87,7 @@ func (in Inputs) Validate(diags *diag.Diagnostics) {
 
 // Load reads the documents of the input that is set. Problems are reported on
 // that input's attribute.
-func (in Inputs) Load(diags *diag.Diagnostics) ([]Document, path.Path, bool) {
+func (in Inputs) Load(ctx context.Context, diags *diag.Diagnostics) ([]Document, path.Path, bool) {
 	var (
 		docs []Document
 		err  error
@@ -95,7 +101,11 @@ func (in Inputs) Load(diags *diag.Diagnostics) ([]Document, path.Path, bool) {
 		docs, err = FromPattern(in.Pattern.ValueString())
 	case !in.KustomizePath.IsNull():
 		p = pathKustomizePath
-		docs, err = FromKustomize(in.KustomizePath.ValueString())
+		k, d := KustomizeFrom(ctx, in.KustomizeOptions)
+		if diags.Append(d...); d.HasError() {
+			return nil, p, false
+		}
+		docs, err = FromKustomize(in.KustomizePath.ValueString(), k)
 	default:
 		diags.AddError("Missing input", "Set one of content, pattern or kustomize_path.")
 		return nil, p, false

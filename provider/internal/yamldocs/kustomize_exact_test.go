@@ -32,7 +32,7 @@ spec:
   octal: 0755
   list: [9007199254740993, 1.0]
 `)
-	docs, err := FromKustomize(dir)
+	docs, err := FromKustomize(dir, Kustomize{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package yamldocs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
@@ -152,10 +154,40 @@ func regularFiles(paths []string) []string {
 // package state, and Terraform reads data sources in parallel.
 var kustomizeMu sync.Mutex
 
-// FromKustomize builds a kustomization directory in-process, as `kustomize build
-// DIR` would with its default options (files outside DIR may not be loaded, no
-// plugins, no Helm), and returns one document per resource in build order.
-func FromKustomize(dir string) ([]Document, error) {
+// Kustomize holds the settings of a kustomize build that `kubectl
+// kustomize` takes as flags; the zero value is its defaults.
+type Kustomize struct {
+	// LoadRestrictor is --load-restrictor: LoadRestrictionsRootOnly (files
+	// outside the kustomization's directory may not be loaded, the default)
+	// or LoadRestrictionsNone.
+	LoadRestrictor string
+	// EnableHelm is --enable-helm: the kustomization's helmCharts are
+	// inflated by running HelmCommand (--helm-command, "helm" unless set).
+	EnableHelm  bool
+	HelmCommand string
+}
+
+// LoadRestrictors are the values of Kustomize.LoadRestrictor, as kubectl
+// names them.
+var LoadRestrictors = []string{types.LoadRestrictionsRootOnly.String(), types.LoadRestrictionsNone.String()}
+
+func (k Kustomize) options() *krusty.Options {
+	o := krusty.MakeDefaultOptions()
+	if k.LoadRestrictor == types.LoadRestrictionsNone.String() {
+		o.LoadRestrictions = types.LoadRestrictionsNone
+	}
+	if k.EnableHelm {
+		o.PluginConfig.HelmConfig.Enabled = true
+		o.PluginConfig.HelmConfig.Command = cmp.Or(k.HelmCommand, "helm")
+	}
+	return o
+}
+
+// FromKustomize builds a kustomization directory in-process, as `kubectl
+// kustomize DIR` would with the flags k stands for (by default: files outside
+// DIR may not be loaded, no plugins, no Helm), and returns one document per
+// resource in build order.
+func FromKustomize(dir string, k Kustomize) ([]Document, error) {
 	if dir == "" {
 		return nil, errors.New("kustomize_path is empty")
 	}
@@ -167,10 +199,10 @@ func FromKustomize(dir string) ([]Document, error) {
 		return nil, fmt.Errorf("kustomize_path %s is a file; it must be the directory that holds kustomization.yaml", dir)
 	}
 	kustomizeMu.Lock()
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	resources, err := krusty.MakeKustomizer(k.options()).Run(filesys.MakeFsOnDisk(), dir)
 	kustomizeMu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
+		return nil, fmt.Errorf("kustomize build %s: %w%s", dir, err, kustomizeHint(err, k))
 	}
 	source := "kustomize build " + dir
 	docs := make([]Document, 0, resources.Size())
@@ -182,4 +214,19 @@ func FromKustomize(dir string) ([]Document, error) {
 		docs = append(docs, Document{Source: source, Index: i + 1, Text: normalize(string(text))})
 	}
 	return docs, nil
+}
+
+// kustomizeHint names the setting that kustomize's error asks for by its
+// command-line flag.
+func kustomizeHint(err error, k Kustomize) string {
+	msg := err.Error()
+	switch {
+	case !k.EnableHelm && strings.Contains(msg, "--enable-helm"):
+		return "\n\nThe kustomization inflates Helm charts (helmCharts): set kustomize_options.enable_helm = true " +
+			"(kubectl's --enable-helm), with a helm binary on PATH or named by kustomize_options.helm_command."
+	case k.LoadRestrictor != types.LoadRestrictionsNone.String() && strings.Contains(msg, "is not in or below"):
+		return "\n\nThe kustomization loads a file outside its directory: move the file under it, or set " +
+			"kustomize_options.load_restrictor = \"LoadRestrictionsNone\" (kubectl's --load-restrictor)."
+	}
+	return ""
 }

@@ -1,11 +1,14 @@
 package yamldocs
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // writeKustomization lays out a base with a Deployment and a ConfigMap, and an
@@ -38,7 +41,7 @@ patches:
 }
 
 func TestKustomizeBuildsOverlayInProcess(t *testing.T) {
-	docs, err := FromKustomize(writeKustomization(t))
+	docs, err := FromKustomize(writeKustomization(t), Kustomize{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +63,15 @@ func TestKustomizeBuildsOverlayInProcess(t *testing.T) {
 
 func TestKustomizeErrorsNameThePath(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := FromKustomize(dir); err == nil || !strings.Contains(err.Error(), "kustomize build "+dir) {
+	if _, err := FromKustomize(dir, Kustomize{}); err == nil || !strings.Contains(err.Error(), "kustomize build "+dir) {
 		t.Errorf("no kustomization.yaml: error = %v", err)
 	}
 	write(t, dir, "kustomization.yaml", "resources:\n- ../outside.yaml\n")
 	write(t, filepath.Dir(dir), "outside.yaml", namespace)
-	if _, err := FromKustomize(dir); err == nil {
+	if _, err := FromKustomize(dir, Kustomize{}); err == nil {
 		t.Error("a file outside kustomize_path was loaded")
 	}
-	if _, err := FromKustomize(filepath.Join(dir, "kustomization.yaml")); err == nil || !strings.Contains(err.Error(), "is a file") {
+	if _, err := FromKustomize(filepath.Join(dir, "kustomization.yaml"), Kustomize{}); err == nil || !strings.Contains(err.Error(), "is a file") {
 		t.Errorf("file path: error = %v", err)
 	}
 }
@@ -123,5 +126,54 @@ func TestLargeInputSplits(t *testing.T) {
 	ms, err := Split(FromContent(content))
 	if err != nil || len(ms) != 2000 {
 		t.Fatalf("%d manifests, err %v", len(ms), err)
+	}
+}
+
+// The flags of `kubectl kustomize` that a kustomization may need, and the
+// error that names the setting when it is missing.
+func TestKustomizeLoadRestrictor(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "app")
+	write(t, dir, "kustomization.yaml", "resources:\n- ../shared/namespace.yaml\n")
+	write(t, filepath.Dir(dir), "shared/namespace.yaml", namespace)
+	_, err := FromKustomize(dir, Kustomize{})
+	if err == nil || !strings.Contains(err.Error(), `kustomize_options.load_restrictor = "LoadRestrictionsNone"`) {
+		t.Fatalf("a file outside the kustomization, by default: want an error naming load_restrictor, got %v", err)
+	}
+	docs, err := FromKustomize(dir, Kustomize{LoadRestrictor: "LoadRestrictionsNone"})
+	if err != nil || len(docs) != 1 || !strings.Contains(docs[0].Text, "kind: Namespace") {
+		t.Fatalf("with LoadRestrictionsNone: want the namespace, got %v, %v", docs, err)
+	}
+}
+
+func TestKustomizeInflatesHelmChartsWhenEnabled(t *testing.T) {
+	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
+		t.Fatal(err)
+	}
+	helm, err := toolchain.Path(toolchain.Helm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, dir, "kustomization.yaml", "helmGlobals: {chartHome: charts}\n"+
+		"helmCharts:\n- {name: hello, releaseName: web, namespace: apps, valuesInline: {greeting: hi}}\n")
+	write(t, dir, "charts/hello/Chart.yaml", "apiVersion: v2\nname: hello\nversion: 0.1.0\n")
+	write(t, dir, "charts/hello/values.yaml", "greeting: hello\n")
+	write(t, dir, "charts/hello/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\n"+
+		"metadata: {name: '{{ .Release.Name }}-settings', namespace: '{{ .Release.Namespace }}'}\n"+
+		"data: {greeting: '{{ .Values.greeting }}'}\n")
+	_, err = FromKustomize(dir, Kustomize{})
+	if err == nil || !strings.Contains(err.Error(), "kustomize_options.enable_helm = true") {
+		t.Fatalf("helmCharts, by default: want an error naming enable_helm, got %v", err)
+	}
+	docs, err := FromKustomize(dir, Kustomize{EnableHelm: true, HelmCommand: helm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || !strings.Contains(docs[0].Text, "name: web-settings") || !strings.Contains(docs[0].Text, "greeting: hi") {
+		t.Fatalf("with enable_helm: want the chart's ConfigMap, got %v", docs)
+	}
+	_, err = FromKustomize(dir, Kustomize{EnableHelm: true, HelmCommand: filepath.Join(dir, "no-such-helm")})
+	if err == nil || !strings.Contains(err.Error(), "no-such-helm") {
+		t.Fatalf("a helm_command that does not exist: want an error naming it, got %v", err)
 	}
 }

@@ -88,7 +88,9 @@ type GetYamlScopedArgs struct {
 	ClusterConnection *ClusterConnection `pulumi:"clusterConnection"`
 	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
-	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions *GetYamlScopedKustomizeOptions `pulumi:"kustomizeOptions"`
+	// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 	KustomizePath *string `pulumi:"kustomizePath"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern *string `pulumi:"pattern"`
@@ -104,7 +106,9 @@ type GetYamlScopedResult struct {
 	Content *string `pulumi:"content"`
 	// CustomResourceDefinitions, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	Crds map[string]string `pulumi:"crds"`
-	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions *GetYamlScopedKustomizeOptions `pulumi:"kustomizeOptions"`
+	// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 	KustomizePath *string `pulumi:"kustomizePath"`
 	// Namespaced objects other than Secrets, each as compact JSON, keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace (`<group>` is `core` for the core API group), as in getYamlSplit.
 	Namespaced map[string]string `pulumi:"namespaced"`
@@ -131,7 +135,9 @@ type GetYamlScopedOutputArgs struct {
 	ClusterConnection ClusterConnectionPtrInput `pulumi:"clusterConnection"`
 	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content pulumi.StringPtrInput `pulumi:"content"`
-	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions GetYamlScopedKustomizeOptionsPtrInput `pulumi:"kustomizeOptions"`
+	// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 	KustomizePath pulumi.StringPtrInput `pulumi:"kustomizePath"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern pulumi.StringPtrInput `pulumi:"pattern"`
@@ -176,7 +182,12 @@ func (o GetYamlScopedResultOutput) Crds() pulumi.StringMapOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) map[string]string { return v.Crds }).(pulumi.StringMapOutput)
 }
 
-// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+func (o GetYamlScopedResultOutput) KustomizeOptions() GetYamlScopedKustomizeOptionsPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedResult) *GetYamlScopedKustomizeOptions { return v.KustomizeOptions }).(GetYamlScopedKustomizeOptionsPtrOutput)
+}
+
+// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 func (o GetYamlScopedResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlScopedResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }

@@ -41,7 +41,9 @@ func GetYamlSplit(ctx *pulumi.Context, args *GetYamlSplitArgs, opts ...pulumi.In
 type GetYamlSplitArgs struct {
 	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
-	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions *GetYamlSplitKustomizeOptions `pulumi:"kustomizeOptions"`
+	// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 	KustomizePath *string `pulumi:"kustomizePath"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern *string `pulumi:"pattern"`
@@ -51,7 +53,9 @@ type GetYamlSplitArgs struct {
 type GetYamlSplitResult struct {
 	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content *string `pulumi:"content"`
-	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions *GetYamlSplitKustomizeOptions `pulumi:"kustomizeOptions"`
+	// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 	KustomizePath *string `pulumi:"kustomizePath"`
 	// Each object as compact JSON (which is YAML too), read as kubectl reads the YAML. Plans then show a change to it field by field, where a change to long YAML text is shown as a diff of its lines, which for a large CRD takes tens of seconds and gigabytes of memory. Keyed by `<group>/<Kind>/<namespace>/<name>`, or `<group>/<Kind>/<name>` when the document sets no namespace; `<group>` is `core` for the core API group. For example `apps/Deployment/prod/web`, `core/ConfigMap/prod/settings`, `core/Namespace/prod`. Keys do not depend on document order or apiVersion, so reordering documents plans no change. An object defined twice is an error. Secrets are not here but in sensitive.
 	Manifests map[string]string `pulumi:"manifests"`
@@ -76,7 +80,9 @@ func GetYamlSplitOutput(ctx *pulumi.Context, args GetYamlSplitOutputArgs, opts .
 type GetYamlSplitOutputArgs struct {
 	// Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
 	Content pulumi.StringPtrInput `pulumi:"content"`
-	// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions GetYamlSplitKustomizeOptionsPtrInput `pulumi:"kustomizeOptions"`
+	// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 	KustomizePath pulumi.StringPtrInput `pulumi:"kustomizePath"`
 	// A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
 	Pattern pulumi.StringPtrInput `pulumi:"pattern"`
@@ -106,7 +112,12 @@ func (o GetYamlSplitResultOutput) Content() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.Content }).(pulumi.StringPtrOutput)
 }
 
-// A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+func (o GetYamlSplitResultOutput) KustomizeOptions() GetYamlSplitKustomizeOptionsPtrOutput {
+	return o.ApplyT(func(v GetYamlSplitResult) *GetYamlSplitKustomizeOptions { return v.KustomizeOptions }).(GetYamlSplitKustomizeOptionsPtrOutput)
+}
+
+// A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
 func (o GetYamlSplitResultOutput) KustomizePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v GetYamlSplitResult) *string { return v.KustomizePath }).(pulumi.StringPtrOutput)
 }

@@ -50,8 +50,10 @@ type ManifestSet struct {
 	DeleteProtection pulumi.BoolOutput `pulumi:"deleteProtection"`
 	// Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignoreFields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayMapOutput `pulumi:"ignoreFields"`
-	// A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+	// A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
 	Kustomization pulumi.StringPtrOutput `pulumi:"kustomization"`
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions ManifestSetKustomizeOptionsPtrOutput `pulumi:"kustomizeOptions"`
 	// The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
 	Namespace pulumi.StringPtrOutput `pulumi:"namespace"`
 	// Every object of the set, keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data shows as a keyed hash, never the value.
@@ -126,8 +128,10 @@ type manifestSetState struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignoreFields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
-	// A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+	// A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
 	Kustomization *string `pulumi:"kustomization"`
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions *ManifestSetKustomizeOptions `pulumi:"kustomizeOptions"`
 	// The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
 	Namespace *string `pulumi:"namespace"`
 	// Every object of the set, keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data shows as a keyed hash, never the value.
@@ -166,8 +170,10 @@ type ManifestSetState struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignoreFields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayMapInput
-	// A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+	// A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
 	Kustomization pulumi.StringPtrInput
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions ManifestSetKustomizeOptionsPtrInput
 	// The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
 	Namespace pulumi.StringPtrInput
 	// Every object of the set, keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as getYamlScoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data shows as a keyed hash, never the value.
@@ -206,8 +212,10 @@ type manifestSetArgs struct {
 	DeleteProtection *bool `pulumi:"deleteProtection"`
 	// Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignoreFields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields map[string][]string `pulumi:"ignoreFields"`
-	// A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+	// A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
 	Kustomization *string `pulumi:"kustomization"`
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions *ManifestSetKustomizeOptions `pulumi:"kustomizeOptions"`
 	// The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
 	Namespace *string `pulumi:"namespace"`
 	// A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
@@ -241,8 +249,10 @@ type ManifestSetArgs struct {
 	DeleteProtection pulumi.BoolPtrInput
 	// Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignoreFields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
 	IgnoreFields pulumi.StringArrayMapInput
-	// A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+	// A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
 	Kustomization pulumi.StringPtrInput
+	// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+	KustomizeOptions ManifestSetKustomizeOptionsPtrInput
 	// The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
 	Namespace pulumi.StringPtrInput
 	// A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
@@ -383,9 +393,14 @@ func (o ManifestSetOutput) IgnoreFields() pulumi.StringArrayMapOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.StringArrayMapOutput { return v.IgnoreFields }).(pulumi.StringArrayMapOutput)
 }
 
-// A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+// A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
 func (o ManifestSetOutput) Kustomization() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ManifestSet) pulumi.StringPtrOutput { return v.Kustomization }).(pulumi.StringPtrOutput)
+}
+
+// Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+func (o ManifestSetOutput) KustomizeOptions() ManifestSetKustomizeOptionsPtrOutput {
+	return o.ApplyT(func(v *ManifestSet) ManifestSetKustomizeOptionsPtrOutput { return v.KustomizeOptions }).(ManifestSetKustomizeOptionsPtrOutput)
 }
 
 // The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.

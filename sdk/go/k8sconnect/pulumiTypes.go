@@ -1524,6 +1524,181 @@ func (o ManifestSetApplysetPtrOutput) Namespace() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type ManifestSetKustomizeOptions struct {
+	// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+	EnableHelm *bool `pulumi:"enableHelm"`
+	// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+	HelmCommand *string `pulumi:"helmCommand"`
+	// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+	LoadRestrictor *string `pulumi:"loadRestrictor"`
+}
+
+// ManifestSetKustomizeOptionsInput is an input type that accepts ManifestSetKustomizeOptionsArgs and ManifestSetKustomizeOptionsOutput values.
+// You can construct a concrete instance of `ManifestSetKustomizeOptionsInput` via:
+//
+//	ManifestSetKustomizeOptionsArgs{...}
+type ManifestSetKustomizeOptionsInput interface {
+	pulumi.Input
+
+	ToManifestSetKustomizeOptionsOutput() ManifestSetKustomizeOptionsOutput
+	ToManifestSetKustomizeOptionsOutputWithContext(context.Context) ManifestSetKustomizeOptionsOutput
+}
+
+type ManifestSetKustomizeOptionsArgs struct {
+	// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+	EnableHelm pulumi.BoolPtrInput `pulumi:"enableHelm"`
+	// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+	HelmCommand pulumi.StringPtrInput `pulumi:"helmCommand"`
+	// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+	LoadRestrictor pulumi.StringPtrInput `pulumi:"loadRestrictor"`
+}
+
+func (ManifestSetKustomizeOptionsArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ManifestSetKustomizeOptions)(nil)).Elem()
+}
+
+func (i ManifestSetKustomizeOptionsArgs) ToManifestSetKustomizeOptionsOutput() ManifestSetKustomizeOptionsOutput {
+	return i.ToManifestSetKustomizeOptionsOutputWithContext(context.Background())
+}
+
+func (i ManifestSetKustomizeOptionsArgs) ToManifestSetKustomizeOptionsOutputWithContext(ctx context.Context) ManifestSetKustomizeOptionsOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ManifestSetKustomizeOptionsOutput)
+}
+
+func (i ManifestSetKustomizeOptionsArgs) ToManifestSetKustomizeOptionsPtrOutput() ManifestSetKustomizeOptionsPtrOutput {
+	return i.ToManifestSetKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (i ManifestSetKustomizeOptionsArgs) ToManifestSetKustomizeOptionsPtrOutputWithContext(ctx context.Context) ManifestSetKustomizeOptionsPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ManifestSetKustomizeOptionsOutput).ToManifestSetKustomizeOptionsPtrOutputWithContext(ctx)
+}
+
+// ManifestSetKustomizeOptionsPtrInput is an input type that accepts ManifestSetKustomizeOptionsArgs, ManifestSetKustomizeOptionsPtr and ManifestSetKustomizeOptionsPtrOutput values.
+// You can construct a concrete instance of `ManifestSetKustomizeOptionsPtrInput` via:
+//
+//	        ManifestSetKustomizeOptionsArgs{...}
+//
+//	or:
+//
+//	        nil
+type ManifestSetKustomizeOptionsPtrInput interface {
+	pulumi.Input
+
+	ToManifestSetKustomizeOptionsPtrOutput() ManifestSetKustomizeOptionsPtrOutput
+	ToManifestSetKustomizeOptionsPtrOutputWithContext(context.Context) ManifestSetKustomizeOptionsPtrOutput
+}
+
+type manifestSetKustomizeOptionsPtrType ManifestSetKustomizeOptionsArgs
+
+func ManifestSetKustomizeOptionsPtr(v *ManifestSetKustomizeOptionsArgs) ManifestSetKustomizeOptionsPtrInput {
+	return (*manifestSetKustomizeOptionsPtrType)(v)
+}
+
+func (*manifestSetKustomizeOptionsPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ManifestSetKustomizeOptions)(nil)).Elem()
+}
+
+func (i *manifestSetKustomizeOptionsPtrType) ToManifestSetKustomizeOptionsPtrOutput() ManifestSetKustomizeOptionsPtrOutput {
+	return i.ToManifestSetKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (i *manifestSetKustomizeOptionsPtrType) ToManifestSetKustomizeOptionsPtrOutputWithContext(ctx context.Context) ManifestSetKustomizeOptionsPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ManifestSetKustomizeOptionsPtrOutput)
+}
+
+type ManifestSetKustomizeOptionsOutput struct{ *pulumi.OutputState }
+
+func (ManifestSetKustomizeOptionsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ManifestSetKustomizeOptions)(nil)).Elem()
+}
+
+func (o ManifestSetKustomizeOptionsOutput) ToManifestSetKustomizeOptionsOutput() ManifestSetKustomizeOptionsOutput {
+	return o
+}
+
+func (o ManifestSetKustomizeOptionsOutput) ToManifestSetKustomizeOptionsOutputWithContext(ctx context.Context) ManifestSetKustomizeOptionsOutput {
+	return o
+}
+
+func (o ManifestSetKustomizeOptionsOutput) ToManifestSetKustomizeOptionsPtrOutput() ManifestSetKustomizeOptionsPtrOutput {
+	return o.ToManifestSetKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (o ManifestSetKustomizeOptionsOutput) ToManifestSetKustomizeOptionsPtrOutputWithContext(ctx context.Context) ManifestSetKustomizeOptionsPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ManifestSetKustomizeOptions) *ManifestSetKustomizeOptions {
+		return &v
+	}).(ManifestSetKustomizeOptionsPtrOutput)
+}
+
+// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+func (o ManifestSetKustomizeOptionsOutput) EnableHelm() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v ManifestSetKustomizeOptions) *bool { return v.EnableHelm }).(pulumi.BoolPtrOutput)
+}
+
+// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+func (o ManifestSetKustomizeOptionsOutput) HelmCommand() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ManifestSetKustomizeOptions) *string { return v.HelmCommand }).(pulumi.StringPtrOutput)
+}
+
+// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+func (o ManifestSetKustomizeOptionsOutput) LoadRestrictor() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ManifestSetKustomizeOptions) *string { return v.LoadRestrictor }).(pulumi.StringPtrOutput)
+}
+
+type ManifestSetKustomizeOptionsPtrOutput struct{ *pulumi.OutputState }
+
+func (ManifestSetKustomizeOptionsPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ManifestSetKustomizeOptions)(nil)).Elem()
+}
+
+func (o ManifestSetKustomizeOptionsPtrOutput) ToManifestSetKustomizeOptionsPtrOutput() ManifestSetKustomizeOptionsPtrOutput {
+	return o
+}
+
+func (o ManifestSetKustomizeOptionsPtrOutput) ToManifestSetKustomizeOptionsPtrOutputWithContext(ctx context.Context) ManifestSetKustomizeOptionsPtrOutput {
+	return o
+}
+
+func (o ManifestSetKustomizeOptionsPtrOutput) Elem() ManifestSetKustomizeOptionsOutput {
+	return o.ApplyT(func(v *ManifestSetKustomizeOptions) ManifestSetKustomizeOptions {
+		if v != nil {
+			return *v
+		}
+		var ret ManifestSetKustomizeOptions
+		return ret
+	}).(ManifestSetKustomizeOptionsOutput)
+}
+
+// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+func (o ManifestSetKustomizeOptionsPtrOutput) EnableHelm() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *ManifestSetKustomizeOptions) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.EnableHelm
+	}).(pulumi.BoolPtrOutput)
+}
+
+// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+func (o ManifestSetKustomizeOptionsPtrOutput) HelmCommand() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSetKustomizeOptions) *string {
+		if v == nil {
+			return nil
+		}
+		return v.HelmCommand
+	}).(pulumi.StringPtrOutput)
+}
+
+// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+func (o ManifestSetKustomizeOptionsPtrOutput) LoadRestrictor() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ManifestSetKustomizeOptions) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LoadRestrictor
+	}).(pulumi.StringPtrOutput)
+}
+
 type PatchTarget struct {
 	// apiVersion, e.g. apps/v1.
 	ApiVersion string `pulumi:"apiVersion"`
@@ -2797,6 +2972,356 @@ func (o GetHelmTemplateSetSensitiveArrayOutput) Index(i pulumi.IntInput) GetHelm
 	}).(GetHelmTemplateSetSensitiveOutput)
 }
 
+type GetYamlScopedKustomizeOptions struct {
+	// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+	EnableHelm *bool `pulumi:"enableHelm"`
+	// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+	HelmCommand *string `pulumi:"helmCommand"`
+	// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+	LoadRestrictor *string `pulumi:"loadRestrictor"`
+}
+
+// GetYamlScopedKustomizeOptionsInput is an input type that accepts GetYamlScopedKustomizeOptionsArgs and GetYamlScopedKustomizeOptionsOutput values.
+// You can construct a concrete instance of `GetYamlScopedKustomizeOptionsInput` via:
+//
+//	GetYamlScopedKustomizeOptionsArgs{...}
+type GetYamlScopedKustomizeOptionsInput interface {
+	pulumi.Input
+
+	ToGetYamlScopedKustomizeOptionsOutput() GetYamlScopedKustomizeOptionsOutput
+	ToGetYamlScopedKustomizeOptionsOutputWithContext(context.Context) GetYamlScopedKustomizeOptionsOutput
+}
+
+type GetYamlScopedKustomizeOptionsArgs struct {
+	// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+	EnableHelm pulumi.BoolPtrInput `pulumi:"enableHelm"`
+	// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+	HelmCommand pulumi.StringPtrInput `pulumi:"helmCommand"`
+	// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+	LoadRestrictor pulumi.StringPtrInput `pulumi:"loadRestrictor"`
+}
+
+func (GetYamlScopedKustomizeOptionsArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlScopedKustomizeOptions)(nil)).Elem()
+}
+
+func (i GetYamlScopedKustomizeOptionsArgs) ToGetYamlScopedKustomizeOptionsOutput() GetYamlScopedKustomizeOptionsOutput {
+	return i.ToGetYamlScopedKustomizeOptionsOutputWithContext(context.Background())
+}
+
+func (i GetYamlScopedKustomizeOptionsArgs) ToGetYamlScopedKustomizeOptionsOutputWithContext(ctx context.Context) GetYamlScopedKustomizeOptionsOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedKustomizeOptionsOutput)
+}
+
+func (i GetYamlScopedKustomizeOptionsArgs) ToGetYamlScopedKustomizeOptionsPtrOutput() GetYamlScopedKustomizeOptionsPtrOutput {
+	return i.ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (i GetYamlScopedKustomizeOptionsArgs) ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlScopedKustomizeOptionsPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedKustomizeOptionsOutput).ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(ctx)
+}
+
+// GetYamlScopedKustomizeOptionsPtrInput is an input type that accepts GetYamlScopedKustomizeOptionsArgs, GetYamlScopedKustomizeOptionsPtr and GetYamlScopedKustomizeOptionsPtrOutput values.
+// You can construct a concrete instance of `GetYamlScopedKustomizeOptionsPtrInput` via:
+//
+//	        GetYamlScopedKustomizeOptionsArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetYamlScopedKustomizeOptionsPtrInput interface {
+	pulumi.Input
+
+	ToGetYamlScopedKustomizeOptionsPtrOutput() GetYamlScopedKustomizeOptionsPtrOutput
+	ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(context.Context) GetYamlScopedKustomizeOptionsPtrOutput
+}
+
+type getYamlScopedKustomizeOptionsPtrType GetYamlScopedKustomizeOptionsArgs
+
+func GetYamlScopedKustomizeOptionsPtr(v *GetYamlScopedKustomizeOptionsArgs) GetYamlScopedKustomizeOptionsPtrInput {
+	return (*getYamlScopedKustomizeOptionsPtrType)(v)
+}
+
+func (*getYamlScopedKustomizeOptionsPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlScopedKustomizeOptions)(nil)).Elem()
+}
+
+func (i *getYamlScopedKustomizeOptionsPtrType) ToGetYamlScopedKustomizeOptionsPtrOutput() GetYamlScopedKustomizeOptionsPtrOutput {
+	return i.ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (i *getYamlScopedKustomizeOptionsPtrType) ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlScopedKustomizeOptionsPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlScopedKustomizeOptionsPtrOutput)
+}
+
+type GetYamlScopedKustomizeOptionsOutput struct{ *pulumi.OutputState }
+
+func (GetYamlScopedKustomizeOptionsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlScopedKustomizeOptions)(nil)).Elem()
+}
+
+func (o GetYamlScopedKustomizeOptionsOutput) ToGetYamlScopedKustomizeOptionsOutput() GetYamlScopedKustomizeOptionsOutput {
+	return o
+}
+
+func (o GetYamlScopedKustomizeOptionsOutput) ToGetYamlScopedKustomizeOptionsOutputWithContext(ctx context.Context) GetYamlScopedKustomizeOptionsOutput {
+	return o
+}
+
+func (o GetYamlScopedKustomizeOptionsOutput) ToGetYamlScopedKustomizeOptionsPtrOutput() GetYamlScopedKustomizeOptionsPtrOutput {
+	return o.ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (o GetYamlScopedKustomizeOptionsOutput) ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlScopedKustomizeOptionsPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetYamlScopedKustomizeOptions) *GetYamlScopedKustomizeOptions {
+		return &v
+	}).(GetYamlScopedKustomizeOptionsPtrOutput)
+}
+
+// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+func (o GetYamlScopedKustomizeOptionsOutput) EnableHelm() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedKustomizeOptions) *bool { return v.EnableHelm }).(pulumi.BoolPtrOutput)
+}
+
+// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+func (o GetYamlScopedKustomizeOptionsOutput) HelmCommand() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedKustomizeOptions) *string { return v.HelmCommand }).(pulumi.StringPtrOutput)
+}
+
+// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+func (o GetYamlScopedKustomizeOptionsOutput) LoadRestrictor() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlScopedKustomizeOptions) *string { return v.LoadRestrictor }).(pulumi.StringPtrOutput)
+}
+
+type GetYamlScopedKustomizeOptionsPtrOutput struct{ *pulumi.OutputState }
+
+func (GetYamlScopedKustomizeOptionsPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlScopedKustomizeOptions)(nil)).Elem()
+}
+
+func (o GetYamlScopedKustomizeOptionsPtrOutput) ToGetYamlScopedKustomizeOptionsPtrOutput() GetYamlScopedKustomizeOptionsPtrOutput {
+	return o
+}
+
+func (o GetYamlScopedKustomizeOptionsPtrOutput) ToGetYamlScopedKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlScopedKustomizeOptionsPtrOutput {
+	return o
+}
+
+func (o GetYamlScopedKustomizeOptionsPtrOutput) Elem() GetYamlScopedKustomizeOptionsOutput {
+	return o.ApplyT(func(v *GetYamlScopedKustomizeOptions) GetYamlScopedKustomizeOptions {
+		if v != nil {
+			return *v
+		}
+		var ret GetYamlScopedKustomizeOptions
+		return ret
+	}).(GetYamlScopedKustomizeOptionsOutput)
+}
+
+// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+func (o GetYamlScopedKustomizeOptionsPtrOutput) EnableHelm() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedKustomizeOptions) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.EnableHelm
+	}).(pulumi.BoolPtrOutput)
+}
+
+// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+func (o GetYamlScopedKustomizeOptionsPtrOutput) HelmCommand() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedKustomizeOptions) *string {
+		if v == nil {
+			return nil
+		}
+		return v.HelmCommand
+	}).(pulumi.StringPtrOutput)
+}
+
+// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+func (o GetYamlScopedKustomizeOptionsPtrOutput) LoadRestrictor() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlScopedKustomizeOptions) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LoadRestrictor
+	}).(pulumi.StringPtrOutput)
+}
+
+type GetYamlSplitKustomizeOptions struct {
+	// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+	EnableHelm *bool `pulumi:"enableHelm"`
+	// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+	HelmCommand *string `pulumi:"helmCommand"`
+	// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+	LoadRestrictor *string `pulumi:"loadRestrictor"`
+}
+
+// GetYamlSplitKustomizeOptionsInput is an input type that accepts GetYamlSplitKustomizeOptionsArgs and GetYamlSplitKustomizeOptionsOutput values.
+// You can construct a concrete instance of `GetYamlSplitKustomizeOptionsInput` via:
+//
+//	GetYamlSplitKustomizeOptionsArgs{...}
+type GetYamlSplitKustomizeOptionsInput interface {
+	pulumi.Input
+
+	ToGetYamlSplitKustomizeOptionsOutput() GetYamlSplitKustomizeOptionsOutput
+	ToGetYamlSplitKustomizeOptionsOutputWithContext(context.Context) GetYamlSplitKustomizeOptionsOutput
+}
+
+type GetYamlSplitKustomizeOptionsArgs struct {
+	// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+	EnableHelm pulumi.BoolPtrInput `pulumi:"enableHelm"`
+	// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+	HelmCommand pulumi.StringPtrInput `pulumi:"helmCommand"`
+	// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+	LoadRestrictor pulumi.StringPtrInput `pulumi:"loadRestrictor"`
+}
+
+func (GetYamlSplitKustomizeOptionsArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlSplitKustomizeOptions)(nil)).Elem()
+}
+
+func (i GetYamlSplitKustomizeOptionsArgs) ToGetYamlSplitKustomizeOptionsOutput() GetYamlSplitKustomizeOptionsOutput {
+	return i.ToGetYamlSplitKustomizeOptionsOutputWithContext(context.Background())
+}
+
+func (i GetYamlSplitKustomizeOptionsArgs) ToGetYamlSplitKustomizeOptionsOutputWithContext(ctx context.Context) GetYamlSplitKustomizeOptionsOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlSplitKustomizeOptionsOutput)
+}
+
+func (i GetYamlSplitKustomizeOptionsArgs) ToGetYamlSplitKustomizeOptionsPtrOutput() GetYamlSplitKustomizeOptionsPtrOutput {
+	return i.ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (i GetYamlSplitKustomizeOptionsArgs) ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlSplitKustomizeOptionsPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlSplitKustomizeOptionsOutput).ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(ctx)
+}
+
+// GetYamlSplitKustomizeOptionsPtrInput is an input type that accepts GetYamlSplitKustomizeOptionsArgs, GetYamlSplitKustomizeOptionsPtr and GetYamlSplitKustomizeOptionsPtrOutput values.
+// You can construct a concrete instance of `GetYamlSplitKustomizeOptionsPtrInput` via:
+//
+//	        GetYamlSplitKustomizeOptionsArgs{...}
+//
+//	or:
+//
+//	        nil
+type GetYamlSplitKustomizeOptionsPtrInput interface {
+	pulumi.Input
+
+	ToGetYamlSplitKustomizeOptionsPtrOutput() GetYamlSplitKustomizeOptionsPtrOutput
+	ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(context.Context) GetYamlSplitKustomizeOptionsPtrOutput
+}
+
+type getYamlSplitKustomizeOptionsPtrType GetYamlSplitKustomizeOptionsArgs
+
+func GetYamlSplitKustomizeOptionsPtr(v *GetYamlSplitKustomizeOptionsArgs) GetYamlSplitKustomizeOptionsPtrInput {
+	return (*getYamlSplitKustomizeOptionsPtrType)(v)
+}
+
+func (*getYamlSplitKustomizeOptionsPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlSplitKustomizeOptions)(nil)).Elem()
+}
+
+func (i *getYamlSplitKustomizeOptionsPtrType) ToGetYamlSplitKustomizeOptionsPtrOutput() GetYamlSplitKustomizeOptionsPtrOutput {
+	return i.ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (i *getYamlSplitKustomizeOptionsPtrType) ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlSplitKustomizeOptionsPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(GetYamlSplitKustomizeOptionsPtrOutput)
+}
+
+type GetYamlSplitKustomizeOptionsOutput struct{ *pulumi.OutputState }
+
+func (GetYamlSplitKustomizeOptionsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetYamlSplitKustomizeOptions)(nil)).Elem()
+}
+
+func (o GetYamlSplitKustomizeOptionsOutput) ToGetYamlSplitKustomizeOptionsOutput() GetYamlSplitKustomizeOptionsOutput {
+	return o
+}
+
+func (o GetYamlSplitKustomizeOptionsOutput) ToGetYamlSplitKustomizeOptionsOutputWithContext(ctx context.Context) GetYamlSplitKustomizeOptionsOutput {
+	return o
+}
+
+func (o GetYamlSplitKustomizeOptionsOutput) ToGetYamlSplitKustomizeOptionsPtrOutput() GetYamlSplitKustomizeOptionsPtrOutput {
+	return o.ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(context.Background())
+}
+
+func (o GetYamlSplitKustomizeOptionsOutput) ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlSplitKustomizeOptionsPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v GetYamlSplitKustomizeOptions) *GetYamlSplitKustomizeOptions {
+		return &v
+	}).(GetYamlSplitKustomizeOptionsPtrOutput)
+}
+
+// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+func (o GetYamlSplitKustomizeOptionsOutput) EnableHelm() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v GetYamlSplitKustomizeOptions) *bool { return v.EnableHelm }).(pulumi.BoolPtrOutput)
+}
+
+// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+func (o GetYamlSplitKustomizeOptionsOutput) HelmCommand() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlSplitKustomizeOptions) *string { return v.HelmCommand }).(pulumi.StringPtrOutput)
+}
+
+// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+func (o GetYamlSplitKustomizeOptionsOutput) LoadRestrictor() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v GetYamlSplitKustomizeOptions) *string { return v.LoadRestrictor }).(pulumi.StringPtrOutput)
+}
+
+type GetYamlSplitKustomizeOptionsPtrOutput struct{ *pulumi.OutputState }
+
+func (GetYamlSplitKustomizeOptionsPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**GetYamlSplitKustomizeOptions)(nil)).Elem()
+}
+
+func (o GetYamlSplitKustomizeOptionsPtrOutput) ToGetYamlSplitKustomizeOptionsPtrOutput() GetYamlSplitKustomizeOptionsPtrOutput {
+	return o
+}
+
+func (o GetYamlSplitKustomizeOptionsPtrOutput) ToGetYamlSplitKustomizeOptionsPtrOutputWithContext(ctx context.Context) GetYamlSplitKustomizeOptionsPtrOutput {
+	return o
+}
+
+func (o GetYamlSplitKustomizeOptionsPtrOutput) Elem() GetYamlSplitKustomizeOptionsOutput {
+	return o.ApplyT(func(v *GetYamlSplitKustomizeOptions) GetYamlSplitKustomizeOptions {
+		if v != nil {
+			return *v
+		}
+		var ret GetYamlSplitKustomizeOptions
+		return ret
+	}).(GetYamlSplitKustomizeOptionsOutput)
+}
+
+// `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+func (o GetYamlSplitKustomizeOptionsPtrOutput) EnableHelm() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *GetYamlSplitKustomizeOptions) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.EnableHelm
+	}).(pulumi.BoolPtrOutput)
+}
+
+// `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+func (o GetYamlSplitKustomizeOptionsPtrOutput) HelmCommand() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlSplitKustomizeOptions) *string {
+		if v == nil {
+			return nil
+		}
+		return v.HelmCommand
+	}).(pulumi.StringPtrOutput)
+}
+
+// `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+func (o GetYamlSplitKustomizeOptionsPtrOutput) LoadRestrictor() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *GetYamlSplitKustomizeOptions) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LoadRestrictor
+	}).(pulumi.StringPtrOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionInput)(nil)).Elem(), ClusterConnectionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ClusterConnectionPtrInput)(nil)).Elem(), ClusterConnectionArgs{})
@@ -2816,6 +3341,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*HelmReleaseSetWoArrayInput)(nil)).Elem(), HelmReleaseSetWoArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetInput)(nil)).Elem(), ManifestSetApplysetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetApplysetPtrInput)(nil)).Elem(), ManifestSetApplysetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetKustomizeOptionsInput)(nil)).Elem(), ManifestSetKustomizeOptionsArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ManifestSetKustomizeOptionsPtrInput)(nil)).Elem(), ManifestSetKustomizeOptionsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PatchTargetPtrInput)(nil)).Elem(), PatchTargetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRefInput)(nil)).Elem(), ResourceRefArgs{})
@@ -2832,6 +3359,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetListArrayInput)(nil)).Elem(), GetHelmTemplateSetListArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*GetHelmTemplateSetSensitiveArrayInput)(nil)).Elem(), GetHelmTemplateSetSensitiveArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedKustomizeOptionsInput)(nil)).Elem(), GetYamlScopedKustomizeOptionsArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlScopedKustomizeOptionsPtrInput)(nil)).Elem(), GetYamlScopedKustomizeOptionsArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlSplitKustomizeOptionsInput)(nil)).Elem(), GetYamlSplitKustomizeOptionsArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*GetYamlSplitKustomizeOptionsPtrInput)(nil)).Elem(), GetYamlSplitKustomizeOptionsArgs{})
 	pulumi.RegisterOutputType(ClusterConnectionOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionPtrOutput{})
 	pulumi.RegisterOutputType(ClusterConnectionExecOutput{})
@@ -2850,6 +3381,8 @@ func init() {
 	pulumi.RegisterOutputType(HelmReleaseSetWoArrayOutput{})
 	pulumi.RegisterOutputType(ManifestSetApplysetOutput{})
 	pulumi.RegisterOutputType(ManifestSetApplysetPtrOutput{})
+	pulumi.RegisterOutputType(ManifestSetKustomizeOptionsOutput{})
+	pulumi.RegisterOutputType(ManifestSetKustomizeOptionsPtrOutput{})
 	pulumi.RegisterOutputType(PatchTargetOutput{})
 	pulumi.RegisterOutputType(PatchTargetPtrOutput{})
 	pulumi.RegisterOutputType(ResourceRefOutput{})
@@ -2866,4 +3399,8 @@ func init() {
 	pulumi.RegisterOutputType(GetHelmTemplateSetListArrayOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveOutput{})
 	pulumi.RegisterOutputType(GetHelmTemplateSetSensitiveArrayOutput{})
+	pulumi.RegisterOutputType(GetYamlScopedKustomizeOptionsOutput{})
+	pulumi.RegisterOutputType(GetYamlScopedKustomizeOptionsPtrOutput{})
+	pulumi.RegisterOutputType(GetYamlSplitKustomizeOptionsOutput{})
+	pulumi.RegisterOutputType(GetYamlSplitKustomizeOptionsPtrOutput{})
 }

@@ -311,6 +311,66 @@ export interface GetHelmTemplateSetSensitiveArgs {
     value: pulumi.Input<string>;
 }
 
+export interface GetYamlScopedKustomizeOptions {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: boolean;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: string;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: string;
+}
+
+export interface GetYamlScopedKustomizeOptionsArgs {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: pulumi.Input<boolean | undefined>;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: pulumi.Input<string | undefined>;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: pulumi.Input<string | undefined>;
+}
+
+export interface GetYamlSplitKustomizeOptions {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: boolean;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: string;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: string;
+}
+
+export interface GetYamlSplitKustomizeOptionsArgs {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: pulumi.Input<boolean | undefined>;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: pulumi.Input<string | undefined>;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: pulumi.Input<string | undefined>;
+}
+
 export interface HelmReleaseDependencyRepository {
     /**
      * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
@@ -425,6 +485,21 @@ export interface ManifestSetApplyset {
      * The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
      */
     namespace?: pulumi.Input<string | undefined>;
+}
+
+export interface ManifestSetKustomizeOptions {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: pulumi.Input<boolean | undefined>;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: pulumi.Input<string | undefined>;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: pulumi.Input<string | undefined>;
 }
 
 export interface PatchTarget {

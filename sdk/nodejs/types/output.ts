@@ -158,6 +158,36 @@ export interface GetHelmTemplateSetSensitive {
     value: string;
 }
 
+export interface GetYamlScopedKustomizeOptions {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: boolean;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: string;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: string;
+}
+
+export interface GetYamlSplitKustomizeOptions {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: boolean;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: string;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: string;
+}
+
 export interface HelmReleaseDependencyRepository {
     /**
      * PEM file of the CA that signs their certificates, in place of repositoryCaFile.
@@ -272,6 +302,21 @@ export interface ManifestSetApplyset {
      * The parent's namespace. Defaults to the set's `namespace`, else `default`; none for a cluster-scoped custom resource.
      */
     namespace?: string;
+}
+
+export interface ManifestSetKustomizeOptions {
+    /**
+     * `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `k8sconnect.HelmRelease`.
+     */
+    enableHelm?: boolean;
+    /**
+     * `--helm-command`: the helm binary `enableHelm` runs, a name found on PATH or a path. Defaults to `helm`.
+     */
+    helmCommand?: string;
+    /**
+     * `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+     */
+    loadRestrictor?: string;
 }
 
 export interface PatchTarget {

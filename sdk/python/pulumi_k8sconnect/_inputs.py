@@ -37,6 +37,8 @@ __all__ = [
     'HelmReleaseSetWoArgsDict',
     'ManifestSetApplysetArgs',
     'ManifestSetApplysetArgsDict',
+    'ManifestSetKustomizeOptionsArgs',
+    'ManifestSetKustomizeOptionsArgsDict',
     'PatchTargetArgs',
     'PatchTargetArgsDict',
     'ResourceRefArgs',
@@ -53,6 +55,10 @@ __all__ = [
     'GetHelmTemplateSetListArgsDict',
     'GetHelmTemplateSetSensitiveArgs',
     'GetHelmTemplateSetSensitiveArgsDict',
+    'GetYamlScopedKustomizeOptionsArgs',
+    'GetYamlScopedKustomizeOptionsArgsDict',
+    'GetYamlSplitKustomizeOptionsArgs',
+    'GetYamlSplitKustomizeOptionsArgsDict',
 ]
 
 class ClusterConnectionArgsDict(TypedDict):
@@ -1292,6 +1298,75 @@ class ManifestSetApplysetArgs:
         pulumi.set(self, "namespace", value)
 
 
+class ManifestSetKustomizeOptionsArgsDict(TypedDict):
+    enable_helm: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+    """
+    helm_command: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+    """
+    load_restrictor: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+    """
+
+@pulumi.input_type
+class ManifestSetKustomizeOptionsArgs:
+    def __init__(__self__, *,
+                 enable_helm: pulumi.Input[Optional[_builtins.bool]] = None,
+                 helm_command: pulumi.Input[Optional[_builtins.str]] = None,
+                 load_restrictor: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        :param pulumi.Input[_builtins.bool] enable_helm: `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        :param pulumi.Input[_builtins.str] helm_command: `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        :param pulumi.Input[_builtins.str] load_restrictor: `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        if enable_helm is not None:
+            pulumi.set(__self__, "enable_helm", enable_helm)
+        if helm_command is not None:
+            pulumi.set(__self__, "helm_command", helm_command)
+        if load_restrictor is not None:
+            pulumi.set(__self__, "load_restrictor", load_restrictor)
+
+    @_builtins.property
+    @pulumi.getter(name="enableHelm")
+    def enable_helm(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        """
+        return pulumi.get(self, "enable_helm")
+
+    @enable_helm.setter
+    def enable_helm(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "enable_helm", value)
+
+    @_builtins.property
+    @pulumi.getter(name="helmCommand")
+    def helm_command(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        """
+        return pulumi.get(self, "helm_command")
+
+    @helm_command.setter
+    def helm_command(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "helm_command", value)
+
+    @_builtins.property
+    @pulumi.getter(name="loadRestrictor")
+    def load_restrictor(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        return pulumi.get(self, "load_restrictor")
+
+    @load_restrictor.setter
+    def load_restrictor(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "load_restrictor", value)
+
+
 class PatchTargetArgsDict(TypedDict):
     api_version: pulumi.Input[_builtins.str]
     """
@@ -1968,5 +2043,143 @@ class GetHelmTemplateSetSensitiveArgs:
     @type.setter
     def type(self, value: Optional[_builtins.str]):
         pulumi.set(self, "type", value)
+
+
+class GetYamlScopedKustomizeOptionsArgsDict(TypedDict):
+    enable_helm: NotRequired[_builtins.bool]
+    """
+    `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+    """
+    helm_command: NotRequired[_builtins.str]
+    """
+    `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+    """
+    load_restrictor: NotRequired[_builtins.str]
+    """
+    `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+    """
+
+@pulumi.input_type
+class GetYamlScopedKustomizeOptionsArgs:
+    def __init__(__self__, *,
+                 enable_helm: Optional[_builtins.bool] = None,
+                 helm_command: Optional[_builtins.str] = None,
+                 load_restrictor: Optional[_builtins.str] = None):
+        """
+        :param _builtins.bool enable_helm: `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        :param _builtins.str helm_command: `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        :param _builtins.str load_restrictor: `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        if enable_helm is not None:
+            pulumi.set(__self__, "enable_helm", enable_helm)
+        if helm_command is not None:
+            pulumi.set(__self__, "helm_command", helm_command)
+        if load_restrictor is not None:
+            pulumi.set(__self__, "load_restrictor", load_restrictor)
+
+    @_builtins.property
+    @pulumi.getter(name="enableHelm")
+    def enable_helm(self) -> Optional[_builtins.bool]:
+        """
+        `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        """
+        return pulumi.get(self, "enable_helm")
+
+    @enable_helm.setter
+    def enable_helm(self, value: Optional[_builtins.bool]):
+        pulumi.set(self, "enable_helm", value)
+
+    @_builtins.property
+    @pulumi.getter(name="helmCommand")
+    def helm_command(self) -> Optional[_builtins.str]:
+        """
+        `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        """
+        return pulumi.get(self, "helm_command")
+
+    @helm_command.setter
+    def helm_command(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "helm_command", value)
+
+    @_builtins.property
+    @pulumi.getter(name="loadRestrictor")
+    def load_restrictor(self) -> Optional[_builtins.str]:
+        """
+        `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        return pulumi.get(self, "load_restrictor")
+
+    @load_restrictor.setter
+    def load_restrictor(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "load_restrictor", value)
+
+
+class GetYamlSplitKustomizeOptionsArgsDict(TypedDict):
+    enable_helm: NotRequired[_builtins.bool]
+    """
+    `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+    """
+    helm_command: NotRequired[_builtins.str]
+    """
+    `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+    """
+    load_restrictor: NotRequired[_builtins.str]
+    """
+    `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+    """
+
+@pulumi.input_type
+class GetYamlSplitKustomizeOptionsArgs:
+    def __init__(__self__, *,
+                 enable_helm: Optional[_builtins.bool] = None,
+                 helm_command: Optional[_builtins.str] = None,
+                 load_restrictor: Optional[_builtins.str] = None):
+        """
+        :param _builtins.bool enable_helm: `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        :param _builtins.str helm_command: `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        :param _builtins.str load_restrictor: `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        if enable_helm is not None:
+            pulumi.set(__self__, "enable_helm", enable_helm)
+        if helm_command is not None:
+            pulumi.set(__self__, "helm_command", helm_command)
+        if load_restrictor is not None:
+            pulumi.set(__self__, "load_restrictor", load_restrictor)
+
+    @_builtins.property
+    @pulumi.getter(name="enableHelm")
+    def enable_helm(self) -> Optional[_builtins.bool]:
+        """
+        `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        """
+        return pulumi.get(self, "enable_helm")
+
+    @enable_helm.setter
+    def enable_helm(self, value: Optional[_builtins.bool]):
+        pulumi.set(self, "enable_helm", value)
+
+    @_builtins.property
+    @pulumi.getter(name="helmCommand")
+    def helm_command(self) -> Optional[_builtins.str]:
+        """
+        `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        """
+        return pulumi.get(self, "helm_command")
+
+    @helm_command.setter
+    def helm_command(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "helm_command", value)
+
+    @_builtins.property
+    @pulumi.getter(name="loadRestrictor")
+    def load_restrictor(self) -> Optional[_builtins.str]:
+        """
+        `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        return pulumi.get(self, "load_restrictor")
+
+    @load_restrictor.setter
+    def load_restrictor(self, value: Optional[_builtins.str]):
+        pulumi.set(self, "load_restrictor", value)
 
 

@@ -28,7 +28,7 @@ class GetYamlScopedResult:
     """
     A collection of values returned by getYamlScoped.
     """
-    def __init__(__self__, cluster_connection=None, cluster_scoped=None, content=None, crds=None, kustomize_path=None, namespaced=None, pattern=None, sensitive=None, sensitive_keys=None):
+    def __init__(__self__, cluster_connection=None, cluster_scoped=None, content=None, crds=None, kustomize_options=None, kustomize_path=None, namespaced=None, pattern=None, sensitive=None, sensitive_keys=None):
         if cluster_connection and not isinstance(cluster_connection, dict):
             raise TypeError("Expected argument 'cluster_connection' to be a dict")
         pulumi.set(__self__, "cluster_connection", cluster_connection)
@@ -41,6 +41,9 @@ class GetYamlScopedResult:
         if crds and not isinstance(crds, dict):
             raise TypeError("Expected argument 'crds' to be a dict")
         pulumi.set(__self__, "crds", crds)
+        if kustomize_options and not isinstance(kustomize_options, dict):
+            raise TypeError("Expected argument 'kustomize_options' to be a dict")
+        pulumi.set(__self__, "kustomize_options", kustomize_options)
         if kustomize_path and not isinstance(kustomize_path, str):
             raise TypeError("Expected argument 'kustomize_path' to be a str")
         pulumi.set(__self__, "kustomize_path", kustomize_path)
@@ -90,10 +93,18 @@ class GetYamlScopedResult:
         return pulumi.get(self, "crds")
 
     @_builtins.property
+    @pulumi.getter(name="kustomizeOptions")
+    def kustomize_options(self) -> Optional['outputs.GetYamlScopedKustomizeOptionsResult']:
+        """
+        Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+        """
+        return pulumi.get(self, "kustomize_options")
+
+    @_builtins.property
     @pulumi.getter(name="kustomizePath")
     def kustomize_path(self) -> Optional[_builtins.str]:
         """
-        A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+        A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
         """
         return pulumi.get(self, "kustomize_path")
 
@@ -140,6 +151,7 @@ class AwaitableGetYamlScopedResult(GetYamlScopedResult):
             cluster_scoped=self.cluster_scoped,
             content=self.content,
             crds=self.crds,
+            kustomize_options=self.kustomize_options,
             kustomize_path=self.kustomize_path,
             namespaced=self.namespaced,
             pattern=self.pattern,
@@ -149,6 +161,7 @@ class AwaitableGetYamlScopedResult(GetYamlScopedResult):
 
 def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] = None,
                     content: Optional[_builtins.str] = None,
+                    kustomize_options: Optional[Union['GetYamlScopedKustomizeOptionsArgs', 'GetYamlScopedKustomizeOptionsArgsDict']] = None,
                     kustomize_path: Optional[_builtins.str] = None,
                     pattern: Optional[_builtins.str] = None,
                     opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetYamlScopedResult:
@@ -195,12 +208,14 @@ def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 
 
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
     :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
-    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param Union['GetYamlScopedKustomizeOptionsArgs', 'GetYamlScopedKustomizeOptionsArgsDict'] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['clusterConnection'] = cluster_connection
     __args__['content'] = content
+    __args__['kustomizeOptions'] = kustomize_options
     __args__['kustomizePath'] = kustomize_path
     __args__['pattern'] = pattern
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -211,6 +226,7 @@ def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 
         cluster_scoped=pulumi.get(__ret__, 'cluster_scoped'),
         content=pulumi.get(__ret__, 'content'),
         crds=pulumi.get(__ret__, 'crds'),
+        kustomize_options=pulumi.get(__ret__, 'kustomize_options'),
         kustomize_path=pulumi.get(__ret__, 'kustomize_path'),
         namespaced=pulumi.get(__ret__, 'namespaced'),
         pattern=pulumi.get(__ret__, 'pattern'),
@@ -218,6 +234,7 @@ def get_yaml_scoped(cluster_connection: Optional[Union['ClusterConnectionArgs', 
         sensitive_keys=pulumi.get(__ret__, 'sensitive_keys'))
 def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']]]] = None,
                            content: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                           kustomize_options: pulumi.Input[Optional[Optional[Union['GetYamlScopedKustomizeOptionsArgs', 'GetYamlScopedKustomizeOptionsArgsDict']]]] = None,
                            kustomize_path: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                            pattern: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                            opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetYamlScopedResult]:
@@ -264,12 +281,14 @@ def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Un
 
     :param Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict'] cluster_connection: Optional. The cluster whose API discovery tells the scope of kinds that are neither built into Kubernetes nor defined by a CRD in the input.
     :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
-    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param Union['GetYamlScopedKustomizeOptionsArgs', 'GetYamlScopedKustomizeOptionsArgsDict'] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['clusterConnection'] = cluster_connection
     __args__['content'] = content
+    __args__['kustomizeOptions'] = kustomize_options
     __args__['kustomizePath'] = kustomize_path
     __args__['pattern'] = pattern
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -279,6 +298,7 @@ def get_yaml_scoped_output(cluster_connection: pulumi.Input[Optional[Optional[Un
         cluster_scoped=pulumi.get(__response__, 'cluster_scoped'),
         content=pulumi.get(__response__, 'content'),
         crds=pulumi.get(__response__, 'crds'),
+        kustomize_options=pulumi.get(__response__, 'kustomize_options'),
         kustomize_path=pulumi.get(__response__, 'kustomize_path'),
         namespaced=pulumi.get(__response__, 'namespaced'),
         pattern=pulumi.get(__response__, 'pattern'),

@@ -13,6 +13,8 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
+from ._inputs import *
 
 __all__ = [
     'GetYamlSplitResult',
@@ -26,10 +28,13 @@ class GetYamlSplitResult:
     """
     A collection of values returned by getYamlSplit.
     """
-    def __init__(__self__, content=None, kustomize_path=None, manifests=None, pattern=None, sensitive=None, sensitive_keys=None):
+    def __init__(__self__, content=None, kustomize_options=None, kustomize_path=None, manifests=None, pattern=None, sensitive=None, sensitive_keys=None):
         if content and not isinstance(content, str):
             raise TypeError("Expected argument 'content' to be a str")
         pulumi.set(__self__, "content", content)
+        if kustomize_options and not isinstance(kustomize_options, dict):
+            raise TypeError("Expected argument 'kustomize_options' to be a dict")
+        pulumi.set(__self__, "kustomize_options", kustomize_options)
         if kustomize_path and not isinstance(kustomize_path, str):
             raise TypeError("Expected argument 'kustomize_path' to be a str")
         pulumi.set(__self__, "kustomize_path", kustomize_path)
@@ -55,10 +60,18 @@ class GetYamlSplitResult:
         return pulumi.get(self, "content")
 
     @_builtins.property
+    @pulumi.getter(name="kustomizeOptions")
+    def kustomize_options(self) -> Optional['outputs.GetYamlSplitKustomizeOptionsResult']:
+        """
+        Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+        """
+        return pulumi.get(self, "kustomize_options")
+
+    @_builtins.property
     @pulumi.getter(name="kustomizePath")
     def kustomize_path(self) -> Optional[_builtins.str]:
         """
-        A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+        A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
         """
         return pulumi.get(self, "kustomize_path")
 
@@ -102,6 +115,7 @@ class AwaitableGetYamlSplitResult(GetYamlSplitResult):
             yield self
         return GetYamlSplitResult(
             content=self.content,
+            kustomize_options=self.kustomize_options,
             kustomize_path=self.kustomize_path,
             manifests=self.manifests,
             pattern=self.pattern,
@@ -110,6 +124,7 @@ class AwaitableGetYamlSplitResult(GetYamlSplitResult):
 
 
 def get_yaml_split(content: Optional[_builtins.str] = None,
+                   kustomize_options: Optional[Union['GetYamlSplitKustomizeOptionsArgs', 'GetYamlSplitKustomizeOptionsArgsDict']] = None,
                    kustomize_path: Optional[_builtins.str] = None,
                    pattern: Optional[_builtins.str] = None,
                    opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetYamlSplitResult:
@@ -129,11 +144,13 @@ def get_yaml_split(content: Optional[_builtins.str] = None,
 
 
     :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
-    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param Union['GetYamlSplitKustomizeOptionsArgs', 'GetYamlSplitKustomizeOptionsArgsDict'] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['content'] = content
+    __args__['kustomizeOptions'] = kustomize_options
     __args__['kustomizePath'] = kustomize_path
     __args__['pattern'] = pattern
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -141,12 +158,14 @@ def get_yaml_split(content: Optional[_builtins.str] = None,
 
     return AwaitableGetYamlSplitResult(
         content=pulumi.get(__ret__, 'content'),
+        kustomize_options=pulumi.get(__ret__, 'kustomize_options'),
         kustomize_path=pulumi.get(__ret__, 'kustomize_path'),
         manifests=pulumi.get(__ret__, 'manifests'),
         pattern=pulumi.get(__ret__, 'pattern'),
         sensitive=pulumi.get(__ret__, 'sensitive'),
         sensitive_keys=pulumi.get(__ret__, 'sensitive_keys'))
 def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                          kustomize_options: pulumi.Input[Optional[Optional[Union['GetYamlSplitKustomizeOptionsArgs', 'GetYamlSplitKustomizeOptionsArgsDict']]]] = None,
                           kustomize_path: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                           pattern: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                           opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetYamlSplitResult]:
@@ -166,17 +185,20 @@ def get_yaml_split_output(content: pulumi.Input[Optional[Optional[_builtins.str]
 
 
     :param _builtins.str content: Multi-document YAML, e.g. a file's content that the program reads. Documents that are empty or hold only comments are skipped; a `kind: List` is expanded into its items. A preview does not show it; the documents come out in the plain maps, apart from the Secrets.
-    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+    :param Union['GetYamlSplitKustomizeOptionsArgs', 'GetYamlSplitKustomizeOptionsArgsDict'] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+    :param _builtins.str kustomize_path: A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
     :param _builtins.str pattern: A glob of YAML files, e.g. `manifests/*.yaml`; `**` matches any number of directories. Relative patterns start from the directory of the Pulumi project. Matching no file is an error.
     """
     __args__ = dict()
     __args__['content'] = content
+    __args__['kustomizeOptions'] = kustomize_options
     __args__['kustomizePath'] = kustomize_path
     __args__['pattern'] = pattern
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('k8sconnect:index/getYamlSplit:getYamlSplit', __args__, opts=opts, typ=GetYamlSplitResult)
     return __ret__.apply(lambda __response__: GetYamlSplitResult(
         content=pulumi.get(__response__, 'content'),
+        kustomize_options=pulumi.get(__response__, 'kustomize_options'),
         kustomize_path=pulumi.get(__response__, 'kustomize_path'),
         manifests=pulumi.get(__response__, 'manifests'),
         pattern=pulumi.get(__response__, 'pattern'),

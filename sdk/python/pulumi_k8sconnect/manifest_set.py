@@ -26,6 +26,7 @@ class ManifestSetArgs:
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  kustomization: pulumi.Input[Optional[_builtins.str]] = None,
+                 kustomize_options: pulumi.Input[Optional['ManifestSetKustomizeOptionsArgs']] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -43,7 +44,8 @@ class ManifestSetArgs:
         :param pulumi.Input['ClusterConnectionArgs'] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the set (and so anything that would delete its objects) until this is set to false and applied.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignore_fields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
+        :param pulumi.Input['ManifestSetKustomizeOptionsArgs'] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
         :param pulumi.Input[_builtins.str] namespace: The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
@@ -66,6 +68,8 @@ class ManifestSetArgs:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
         if kustomization is not None:
             pulumi.set(__self__, "kustomization", kustomization)
+        if kustomize_options is not None:
+            pulumi.set(__self__, "kustomize_options", kustomize_options)
         if namespace is not None:
             pulumi.set(__self__, "namespace", namespace)
         if path is not None:
@@ -139,13 +143,25 @@ class ManifestSetArgs:
     @pulumi.getter
     def kustomization(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
         """
         return pulumi.get(self, "kustomization")
 
     @kustomization.setter
     def kustomization(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "kustomization", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kustomizeOptions")
+    def kustomize_options(self) -> pulumi.Input[Optional['ManifestSetKustomizeOptionsArgs']]:
+        """
+        Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+        """
+        return pulumi.get(self, "kustomize_options")
+
+    @kustomize_options.setter
+    def kustomize_options(self, value: pulumi.Input[Optional['ManifestSetKustomizeOptionsArgs']]):
+        pulumi.set(self, "kustomize_options", value)
 
     @_builtins.property
     @pulumi.getter
@@ -279,6 +295,7 @@ class _ManifestSetState:
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  kustomization: pulumi.Input[Optional[_builtins.str]] = None,
+                 kustomize_options: pulumi.Input[Optional['ManifestSetKustomizeOptionsArgs']] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
                  path: pulumi.Input[Optional[_builtins.str]] = None,
@@ -299,7 +316,8 @@ class _ManifestSetState:
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the set was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. Every one of the three the connection can read is kept beside it, and each that can be read again must match: clusters behind one front CA are told apart by their kube-root-ca.crt. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the set (and so anything that would delete its objects) until this is set to false and applied.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignore_fields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
+        :param pulumi.Input['ManifestSetKustomizeOptionsArgs'] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
         :param pulumi.Input[_builtins.str] namespace: The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the set, keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data shows as a keyed hash, never the value.
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
@@ -327,6 +345,8 @@ class _ManifestSetState:
             pulumi.set(__self__, "ignore_fields", ignore_fields)
         if kustomization is not None:
             pulumi.set(__self__, "kustomization", kustomization)
+        if kustomize_options is not None:
+            pulumi.set(__self__, "kustomize_options", kustomize_options)
         if namespace is not None:
             pulumi.set(__self__, "namespace", namespace)
         if objects is not None:
@@ -426,13 +446,25 @@ class _ManifestSetState:
     @pulumi.getter
     def kustomization(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
         """
         return pulumi.get(self, "kustomization")
 
     @kustomization.setter
     def kustomization(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "kustomization", value)
+
+    @_builtins.property
+    @pulumi.getter(name="kustomizeOptions")
+    def kustomize_options(self) -> pulumi.Input[Optional['ManifestSetKustomizeOptionsArgs']]:
+        """
+        Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+        """
+        return pulumi.get(self, "kustomize_options")
+
+    @kustomize_options.setter
+    def kustomize_options(self, value: pulumi.Input[Optional['ManifestSetKustomizeOptionsArgs']]):
+        pulumi.set(self, "kustomize_options", value)
 
     @_builtins.property
     @pulumi.getter
@@ -579,6 +611,7 @@ class ManifestSet(pulumi.CustomResource):
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  kustomization: pulumi.Input[Optional[_builtins.str]] = None,
+                 kustomize_options: pulumi.Input[Optional[Union['ManifestSetKustomizeOptionsArgs', 'ManifestSetKustomizeOptionsArgsDict']]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -619,7 +652,8 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[Union['ClusterConnectionArgs', 'ClusterConnectionArgsDict']] cluster_connection: How to reach the cluster. Optional: without it the provider's cluster_connection is used, and no credential is stored in this resource's state.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the set (and so anything that would delete its objects) until this is set to false and applied.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignore_fields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
+        :param pulumi.Input[Union['ManifestSetKustomizeOptionsArgs', 'ManifestSetKustomizeOptionsArgsDict']] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
         :param pulumi.Input[_builtins.str] namespace: The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
         :param pulumi.Input[_builtins.bool] prune: Delete an object that leaves the source (bound to its UID, and only while it still carries this set's `applyset.kubernetes.io/part-of` label). With false, it is left in the cluster as it is and taken out of the set. Defaults to true.
@@ -681,6 +715,7 @@ class ManifestSet(pulumi.CustomResource):
                  delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
                  kustomization: pulumi.Input[Optional[_builtins.str]] = None,
+                 kustomize_options: pulumi.Input[Optional[Union['ManifestSetKustomizeOptionsArgs', 'ManifestSetKustomizeOptionsArgsDict']]] = None,
                  namespace: pulumi.Input[Optional[_builtins.str]] = None,
                  path: pulumi.Input[Optional[_builtins.str]] = None,
                  prune: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -705,6 +740,7 @@ class ManifestSet(pulumi.CustomResource):
             __props__.__dict__["delete_protection"] = delete_protection
             __props__.__dict__["ignore_fields"] = ignore_fields
             __props__.__dict__["kustomization"] = kustomization
+            __props__.__dict__["kustomize_options"] = kustomize_options
             __props__.__dict__["namespace"] = namespace
             __props__.__dict__["path"] = path
             __props__.__dict__["prune"] = prune
@@ -737,6 +773,7 @@ class ManifestSet(pulumi.CustomResource):
             delete_protection: pulumi.Input[Optional[_builtins.bool]] = None,
             ignore_fields: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]]] = None,
             kustomization: pulumi.Input[Optional[_builtins.str]] = None,
+            kustomize_options: pulumi.Input[Optional[Union['ManifestSetKustomizeOptionsArgs', 'ManifestSetKustomizeOptionsArgsDict']]] = None,
             namespace: pulumi.Input[Optional[_builtins.str]] = None,
             objects: pulumi.Input[Optional[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]]] = None,
             path: pulumi.Input[Optional[_builtins.str]] = None,
@@ -761,7 +798,8 @@ class ManifestSet(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] cluster_uid: The identity of the cluster the set was created in, recorded at create: the UID of its kube-system namespace when the credentials may read it; otherwise `tls-ca-sha256:<fingerprint>`, the CA from the connection's own CA bundle that verified the API server's certificate (insecure, plain-HTTP and system-CA connections have none); otherwise `kube-root-ca-sha256:<fingerprint>`, the first certificate of ConfigMap kube-root-ca.crt in the namespace. Every one of the three the connection can read is kept beside it, and each that can be read again must match: clusters behind one front CA are told apart by their kube-root-ca.crt. When cluster_connection later reaches another cluster (a switched context, an edited kubeconfig), plan, refresh and destroy fail naming both instead of acting on the other cluster. Empty, with a warning at plan, when none of the three can be read. A CA fingerprint also changes when the cluster's CA is rotated; the error then says how to record the new one.
         :param pulumi.Input[_builtins.bool] delete_protection: Refuse to destroy the set (and so anything that would delete its objects) until this is set to false and applied.
         :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]]] ignore_fields: Fields of the set's objects to leave to other managers, such as `spec.replicas` of a Deployment an HPA scales. Keys are object keys as `objects` shows them, in which `*` matches any one part (`apps/Deployment/*/*` for every Deployment of the set); values list fields in KubernetesObject's ignore_fields path language. They are left out of the apply and of drift detection; a field newly listed is handed over with its current value, not reset.
-        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        :param pulumi.Input[_builtins.str] kustomization: A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
+        :param pulumi.Input[Union['ManifestSetKustomizeOptionsArgs', 'ManifestSetKustomizeOptionsArgsDict']] kustomize_options: Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
         :param pulumi.Input[_builtins.str] namespace: The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.
         :param pulumi.Input[Mapping[str, pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]]] objects: Every object of the set, keyed by `<group>/<Kind>/<namespace>/<name>` (`<group>/<Kind>/<name>` for a cluster-scoped kind) as get_yaml_scoped keys them, each the map of the fields k8sconnect owns to their values, as KubernetesObject's managedStateProjection. Secret data shows as a keyed hash, never the value.
         :param pulumi.Input[_builtins.str] path: A file, a directory (its `.yaml`, `.yml` and `.json` files; with `recursive`, those of its subdirectories too) or a glob (`manifests/*.yaml`, `**` for any depth), relative to the directory of the Pulumi project.
@@ -786,6 +824,7 @@ class ManifestSet(pulumi.CustomResource):
         __props__.__dict__["delete_protection"] = delete_protection
         __props__.__dict__["ignore_fields"] = ignore_fields
         __props__.__dict__["kustomization"] = kustomization
+        __props__.__dict__["kustomize_options"] = kustomize_options
         __props__.__dict__["namespace"] = namespace
         __props__.__dict__["objects"] = objects
         __props__.__dict__["path"] = path
@@ -851,9 +890,17 @@ class ManifestSet(pulumi.CustomResource):
     @pulumi.getter
     def kustomization(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+        A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomize_options sets.
         """
         return pulumi.get(self, "kustomization")
+
+    @_builtins.property
+    @pulumi.getter(name="kustomizeOptions")
+    def kustomize_options(self) -> pulumi.Output[Optional['outputs.ManifestSetKustomizeOptions']]:
+        """
+        Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`'s with its defaults.
+        """
+        return pulumi.get(self, "kustomize_options")
 
     @_builtins.property
     @pulumi.getter

@@ -25,6 +25,7 @@ __all__ = [
     'HelmReleaseSetSensitive',
     'HelmReleaseSetWo',
     'ManifestSetApplyset',
+    'ManifestSetKustomizeOptions',
     'PatchTarget',
     'ResourceRef',
     'WaitWaitFor',
@@ -33,6 +34,8 @@ __all__ = [
     'GetHelmTemplateSetResult',
     'GetHelmTemplateSetListResult',
     'GetHelmTemplateSetSensitiveResult',
+    'GetYamlScopedKustomizeOptionsResult',
+    'GetYamlSplitKustomizeOptionsResult',
 ]
 
 @pulumi.output_type
@@ -677,6 +680,70 @@ class ManifestSetApplyset(dict):
 
 
 @pulumi.output_type
+class ManifestSetKustomizeOptions(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "enableHelm":
+            suggest = "enable_helm"
+        elif key == "helmCommand":
+            suggest = "helm_command"
+        elif key == "loadRestrictor":
+            suggest = "load_restrictor"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ManifestSetKustomizeOptions. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ManifestSetKustomizeOptions.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ManifestSetKustomizeOptions.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 enable_helm: Optional[_builtins.bool] = None,
+                 helm_command: Optional[_builtins.str] = None,
+                 load_restrictor: Optional[_builtins.str] = None):
+        """
+        :param _builtins.bool enable_helm: `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        :param _builtins.str helm_command: `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        :param _builtins.str load_restrictor: `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        if enable_helm is not None:
+            pulumi.set(__self__, "enable_helm", enable_helm)
+        if helm_command is not None:
+            pulumi.set(__self__, "helm_command", helm_command)
+        if load_restrictor is not None:
+            pulumi.set(__self__, "load_restrictor", load_restrictor)
+
+    @_builtins.property
+    @pulumi.getter(name="enableHelm")
+    def enable_helm(self) -> Optional[_builtins.bool]:
+        """
+        `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        """
+        return pulumi.get(self, "enable_helm")
+
+    @_builtins.property
+    @pulumi.getter(name="helmCommand")
+    def helm_command(self) -> Optional[_builtins.str]:
+        """
+        `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        """
+        return pulumi.get(self, "helm_command")
+
+    @_builtins.property
+    @pulumi.getter(name="loadRestrictor")
+    def load_restrictor(self) -> Optional[_builtins.str]:
+        """
+        `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        return pulumi.get(self, "load_restrictor")
+
+
+@pulumi.output_type
 class PatchTarget(dict):
     @staticmethod
     def __key_warning(key: str):
@@ -1141,5 +1208,91 @@ class GetHelmTemplateSetSensitiveResult(dict):
         How the value is read: `auto` (the default, as `--set`: `true`, `42` and `null` become a bool, a number and a null, and commas separate entries), `string` (as `--set-string`) or `literal` (as `--set-literal`: the whole text, commas included, as one string).
         """
         return pulumi.get(self, "type")
+
+
+@pulumi.output_type
+class GetYamlScopedKustomizeOptionsResult(dict):
+    def __init__(__self__, *,
+                 enable_helm: Optional[_builtins.bool] = None,
+                 helm_command: Optional[_builtins.str] = None,
+                 load_restrictor: Optional[_builtins.str] = None):
+        """
+        :param _builtins.bool enable_helm: `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        :param _builtins.str helm_command: `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        :param _builtins.str load_restrictor: `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        if enable_helm is not None:
+            pulumi.set(__self__, "enable_helm", enable_helm)
+        if helm_command is not None:
+            pulumi.set(__self__, "helm_command", helm_command)
+        if load_restrictor is not None:
+            pulumi.set(__self__, "load_restrictor", load_restrictor)
+
+    @_builtins.property
+    @pulumi.getter(name="enableHelm")
+    def enable_helm(self) -> Optional[_builtins.bool]:
+        """
+        `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        """
+        return pulumi.get(self, "enable_helm")
+
+    @_builtins.property
+    @pulumi.getter(name="helmCommand")
+    def helm_command(self) -> Optional[_builtins.str]:
+        """
+        `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        """
+        return pulumi.get(self, "helm_command")
+
+    @_builtins.property
+    @pulumi.getter(name="loadRestrictor")
+    def load_restrictor(self) -> Optional[_builtins.str]:
+        """
+        `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        return pulumi.get(self, "load_restrictor")
+
+
+@pulumi.output_type
+class GetYamlSplitKustomizeOptionsResult(dict):
+    def __init__(__self__, *,
+                 enable_helm: Optional[_builtins.bool] = None,
+                 helm_command: Optional[_builtins.str] = None,
+                 load_restrictor: Optional[_builtins.str] = None):
+        """
+        :param _builtins.bool enable_helm: `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        :param _builtins.str helm_command: `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        :param _builtins.str load_restrictor: `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        if enable_helm is not None:
+            pulumi.set(__self__, "enable_helm", enable_helm)
+        if helm_command is not None:
+            pulumi.set(__self__, "helm_command", helm_command)
+        if load_restrictor is not None:
+            pulumi.set(__self__, "load_restrictor", load_restrictor)
+
+    @_builtins.property
+    @pulumi.getter(name="enableHelm")
+    def enable_helm(self) -> Optional[_builtins.bool]:
+        """
+        `--enable-helm`: inflate the kustomization's `helmCharts` by running `helm template` with the helm CLI (Helm 3 or 4), as kustomize does. Defaults to false, as in kustomize. The chart is rendered by the helm binary, not by k8sconnect; for a Helm release use `HelmRelease`.
+        """
+        return pulumi.get(self, "enable_helm")
+
+    @_builtins.property
+    @pulumi.getter(name="helmCommand")
+    def helm_command(self) -> Optional[_builtins.str]:
+        """
+        `--helm-command`: the helm binary `enable_helm` runs, a name found on PATH or a path. Defaults to `helm`.
+        """
+        return pulumi.get(self, "helm_command")
+
+    @_builtins.property
+    @pulumi.getter(name="loadRestrictor")
+    def load_restrictor(self) -> Optional[_builtins.str]:
+        """
+        `--load-restrictor`: `LoadRestrictionsRootOnly` (the default: files outside the kustomization's directory may not be loaded; other kustomization directories may) or `LoadRestrictionsNone`.
+        """
+        return pulumi.get(self, "load_restrictor")
 
 

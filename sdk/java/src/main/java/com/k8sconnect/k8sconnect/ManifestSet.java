@@ -8,6 +8,7 @@ import com.k8sconnect.k8sconnect.Utilities;
 import com.k8sconnect.k8sconnect.inputs.ManifestSetState;
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
 import com.k8sconnect.k8sconnect.outputs.ManifestSetApplyset;
+import com.k8sconnect.k8sconnect.outputs.ManifestSetKustomizeOptions;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
@@ -131,18 +132,32 @@ public class ManifestSet extends com.pulumi.resources.CustomResource {
         return Codegen.optional(this.ignoreFields);
     }
     /**
-     * A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      * 
      */
     @Export(name="kustomization", refs={String.class}, tree="[0]")
     private Output</* @Nullable */ String> kustomization;
 
     /**
-     * @return A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * @return A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      * 
      */
     public Output<Optional<String>> kustomization() {
         return Codegen.optional(this.kustomization);
+    }
+    /**
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    @Export(name="kustomizeOptions", refs={ManifestSetKustomizeOptions.class}, tree="[0]")
+    private Output</* @Nullable */ ManifestSetKustomizeOptions> kustomizeOptions;
+
+    /**
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Output<Optional<ManifestSetKustomizeOptions>> kustomizeOptions() {
+        return Codegen.optional(this.kustomizeOptions);
     }
     /**
      * The namespace of every namespaced object that sets none, as `kubectl apply -n`, and of the default ApplySet parent. Defaults to `default`.

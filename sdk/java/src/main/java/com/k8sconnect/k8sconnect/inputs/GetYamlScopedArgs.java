@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
+import com.k8sconnect.k8sconnect.inputs.GetYamlScopedKustomizeOptionsArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import java.lang.String;
@@ -47,14 +48,29 @@ public final class GetYamlScopedArgs extends com.pulumi.resources.InvokeArgs {
     }
 
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    @Import(name="kustomizeOptions")
+    private @Nullable Output<GetYamlScopedKustomizeOptionsArgs> kustomizeOptions;
+
+    /**
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Optional<Output<GetYamlScopedKustomizeOptionsArgs>> kustomizeOptions() {
+        return Optional.ofNullable(this.kustomizeOptions);
+    }
+
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     @Import(name="kustomizePath")
     private @Nullable Output<String> kustomizePath;
 
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     public Optional<Output<String>> kustomizePath() {
@@ -81,6 +97,7 @@ public final class GetYamlScopedArgs extends com.pulumi.resources.InvokeArgs {
     private GetYamlScopedArgs(GetYamlScopedArgs $) {
         this.clusterConnection = $.clusterConnection;
         this.content = $.content;
+        this.kustomizeOptions = $.kustomizeOptions;
         this.kustomizePath = $.kustomizePath;
         this.pattern = $.pattern;
     }
@@ -146,7 +163,28 @@ public final class GetYamlScopedArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * @param kustomizeOptions Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder kustomizeOptions(@Nullable Output<GetYamlScopedKustomizeOptionsArgs> kustomizeOptions) {
+            $.kustomizeOptions = kustomizeOptions;
+            return this;
+        }
+
+        /**
+         * @param kustomizeOptions Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder kustomizeOptions(GetYamlScopedKustomizeOptionsArgs kustomizeOptions) {
+            return kustomizeOptions(Output.of(kustomizeOptions));
+        }
+
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
          * 
          * @return builder
          * 
@@ -157,7 +195,7 @@ public final class GetYamlScopedArgs extends com.pulumi.resources.InvokeArgs {
         }
 
         /**
-         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
          * 
          * @return builder
          * 

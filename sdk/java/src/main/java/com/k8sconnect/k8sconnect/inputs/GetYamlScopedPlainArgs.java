@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnection;
+import com.k8sconnect.k8sconnect.inputs.GetYamlScopedKustomizeOptions;
 import com.pulumi.core.annotations.Import;
 import java.lang.String;
 import java.util.Objects;
@@ -46,14 +47,29 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
     }
 
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    @Import(name="kustomizeOptions")
+    private @Nullable GetYamlScopedKustomizeOptions kustomizeOptions;
+
+    /**
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Optional<GetYamlScopedKustomizeOptions> kustomizeOptions() {
+        return Optional.ofNullable(this.kustomizeOptions);
+    }
+
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     @Import(name="kustomizePath")
     private @Nullable String kustomizePath;
 
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     public Optional<String> kustomizePath() {
@@ -80,6 +96,7 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
     private GetYamlScopedPlainArgs(GetYamlScopedPlainArgs $) {
         this.clusterConnection = $.clusterConnection;
         this.content = $.content;
+        this.kustomizeOptions = $.kustomizeOptions;
         this.kustomizePath = $.kustomizePath;
         this.pattern = $.pattern;
     }
@@ -125,7 +142,18 @@ public final class GetYamlScopedPlainArgs extends com.pulumi.resources.InvokeArg
         }
 
         /**
-         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * @param kustomizeOptions Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder kustomizeOptions(@Nullable GetYamlScopedKustomizeOptions kustomizeOptions) {
+            $.kustomizeOptions = kustomizeOptions;
+            return this;
+        }
+
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
          * 
          * @return builder
          * 

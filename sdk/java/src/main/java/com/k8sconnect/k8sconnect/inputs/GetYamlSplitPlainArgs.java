@@ -3,6 +3,7 @@
 
 package com.k8sconnect.k8sconnect.inputs;
 
+import com.k8sconnect.k8sconnect.inputs.GetYamlSplitKustomizeOptions;
 import com.pulumi.core.annotations.Import;
 import java.lang.String;
 import java.util.Objects;
@@ -30,14 +31,29 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
     }
 
     /**
-     * A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    @Import(name="kustomizeOptions")
+    private @Nullable GetYamlSplitKustomizeOptions kustomizeOptions;
+
+    /**
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Optional<GetYamlSplitKustomizeOptions> kustomizeOptions() {
+        return Optional.ofNullable(this.kustomizeOptions);
+    }
+
+    /**
+     * A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     @Import(name="kustomizePath")
     private @Nullable String kustomizePath;
 
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     public Optional<String> kustomizePath() {
@@ -63,6 +79,7 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
 
     private GetYamlSplitPlainArgs(GetYamlSplitPlainArgs $) {
         this.content = $.content;
+        this.kustomizeOptions = $.kustomizeOptions;
         this.kustomizePath = $.kustomizePath;
         this.pattern = $.pattern;
     }
@@ -97,7 +114,18 @@ public final class GetYamlSplitPlainArgs extends com.pulumi.resources.InvokeArgs
         }
 
         /**
-         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+         * @param kustomizeOptions Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder kustomizeOptions(@Nullable GetYamlSplitKustomizeOptions kustomizeOptions) {
+            $.kustomizeOptions = kustomizeOptions;
+            return this;
+        }
+
+        /**
+         * @param kustomizePath A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
          * 
          * @return builder
          * 

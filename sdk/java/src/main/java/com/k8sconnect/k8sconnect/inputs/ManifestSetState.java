@@ -5,6 +5,7 @@ package com.k8sconnect.k8sconnect.inputs;
 
 import com.k8sconnect.k8sconnect.inputs.ClusterConnectionArgs;
 import com.k8sconnect.k8sconnect.inputs.ManifestSetApplysetArgs;
+import com.k8sconnect.k8sconnect.inputs.ManifestSetKustomizeOptionsArgs;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import java.lang.Boolean;
@@ -112,18 +113,33 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      * 
      */
     @Import(name="kustomization")
     private @Nullable Output<String> kustomization;
 
     /**
-     * @return A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+     * @return A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
      * 
      */
     public Optional<Output<String>> kustomization() {
         return Optional.ofNullable(this.kustomization);
+    }
+
+    /**
+     * Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    @Import(name="kustomizeOptions")
+    private @Nullable Output<ManifestSetKustomizeOptionsArgs> kustomizeOptions;
+
+    /**
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Optional<Output<ManifestSetKustomizeOptionsArgs>> kustomizeOptions() {
+        return Optional.ofNullable(this.kustomizeOptions);
     }
 
     /**
@@ -303,6 +319,7 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         this.deleteProtection = $.deleteProtection;
         this.ignoreFields = $.ignoreFields;
         this.kustomization = $.kustomization;
+        this.kustomizeOptions = $.kustomizeOptions;
         this.namespace = $.namespace;
         this.objects = $.objects;
         this.path = $.path;
@@ -461,7 +478,7 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param kustomization A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+         * @param kustomization A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
          * 
          * @return builder
          * 
@@ -472,13 +489,34 @@ public final class ManifestSetState extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param kustomization A kustomization directory, built in-process as `kubectl kustomize` builds it (files outside the directory may not be loaded).
+         * @param kustomization A kustomization directory, built in-process as `kubectl kustomize` builds it, with the flags kustomizeOptions sets.
          * 
          * @return builder
          * 
          */
         public Builder kustomization(String kustomization) {
             return kustomization(Output.of(kustomization));
+        }
+
+        /**
+         * @param kustomizeOptions Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder kustomizeOptions(@Nullable Output<ManifestSetKustomizeOptionsArgs> kustomizeOptions) {
+            $.kustomizeOptions = kustomizeOptions;
+            return this;
+        }
+
+        /**
+         * @param kustomizeOptions Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder kustomizeOptions(ManifestSetKustomizeOptionsArgs kustomizeOptions) {
+            return kustomizeOptions(Output.of(kustomizeOptions));
         }
 
         /**

@@ -4,6 +4,7 @@
 package com.k8sconnect.k8sconnect.outputs;
 
 import com.k8sconnect.k8sconnect.outputs.ClusterConnection;
+import com.k8sconnect.k8sconnect.outputs.GetYamlScopedKustomizeOptions;
 import com.pulumi.core.annotations.CustomType;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
 import java.lang.String;
@@ -36,7 +37,12 @@ public final class GetYamlScopedResult {
      */
     private Map<String,String> crds;
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    private @Nullable GetYamlScopedKustomizeOptions kustomizeOptions;
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     private @Nullable String kustomizePath;
@@ -91,7 +97,14 @@ public final class GetYamlScopedResult {
         return this.crds;
     }
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Optional<GetYamlScopedKustomizeOptions> kustomizeOptions() {
+        return Optional.ofNullable(this.kustomizeOptions);
+    }
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     public Optional<String> kustomizePath() {
@@ -139,6 +152,7 @@ public final class GetYamlScopedResult {
         private Map<String,String> clusterScoped;
         private @Nullable String content;
         private Map<String,String> crds;
+        private @Nullable GetYamlScopedKustomizeOptions kustomizeOptions;
         private @Nullable String kustomizePath;
         private Map<String,String> namespaced;
         private @Nullable String pattern;
@@ -151,6 +165,7 @@ public final class GetYamlScopedResult {
     	      this.clusterScoped = defaults.clusterScoped;
     	      this.content = defaults.content;
     	      this.crds = defaults.crds;
+    	      this.kustomizeOptions = defaults.kustomizeOptions;
     	      this.kustomizePath = defaults.kustomizePath;
     	      this.namespaced = defaults.namespaced;
     	      this.pattern = defaults.pattern;
@@ -184,6 +199,12 @@ public final class GetYamlScopedResult {
               throw new MissingRequiredPropertyException("GetYamlScopedResult", "crds");
             }
             this.crds = crds;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder kustomizeOptions(@Nullable GetYamlScopedKustomizeOptions kustomizeOptions) {
+
+            this.kustomizeOptions = kustomizeOptions;
             return this;
         }
         @CustomType.Setter
@@ -231,6 +252,7 @@ public final class GetYamlScopedResult {
             _resultValue.clusterScoped = clusterScoped;
             _resultValue.content = content;
             _resultValue.crds = crds;
+            _resultValue.kustomizeOptions = kustomizeOptions;
             _resultValue.kustomizePath = kustomizePath;
             _resultValue.namespaced = namespaced;
             _resultValue.pattern = pattern;

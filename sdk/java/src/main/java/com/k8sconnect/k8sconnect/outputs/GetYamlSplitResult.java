@@ -3,6 +3,7 @@
 
 package com.k8sconnect.k8sconnect.outputs;
 
+import com.k8sconnect.k8sconnect.outputs.GetYamlSplitKustomizeOptions;
 import com.pulumi.core.annotations.CustomType;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
 import java.lang.String;
@@ -20,7 +21,12 @@ public final class GetYamlSplitResult {
      */
     private @Nullable String content;
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    private @Nullable GetYamlSplitKustomizeOptions kustomizeOptions;
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     private @Nullable String kustomizePath;
@@ -54,7 +60,14 @@ public final class GetYamlSplitResult {
         return Optional.ofNullable(this.content);
     }
     /**
-     * @return A directory holding a kustomization.yaml, built in-process as `kustomize build` would with its default options (no plugins, no Helm, no files outside the directory).
+     * @return Settings of the kustomize build, as `kubectl kustomize` takes them as flags. Unset, the build is `kubectl kustomize`&#39;s with its defaults.
+     * 
+     */
+    public Optional<GetYamlSplitKustomizeOptions> kustomizeOptions() {
+        return Optional.ofNullable(this.kustomizeOptions);
+    }
+    /**
+     * @return A directory holding a kustomization.yaml, built in-process as `kubectl kustomize` would (no plugins; Helm charts and files outside the directory as kustomizeOptions says).
      * 
      */
     public Optional<String> kustomizePath() {
@@ -99,6 +112,7 @@ public final class GetYamlSplitResult {
     @CustomType.Builder
     public static final class Builder {
         private @Nullable String content;
+        private @Nullable GetYamlSplitKustomizeOptions kustomizeOptions;
         private @Nullable String kustomizePath;
         private Map<String,String> manifests;
         private @Nullable String pattern;
@@ -108,6 +122,7 @@ public final class GetYamlSplitResult {
         public Builder(GetYamlSplitResult defaults) {
     	      Objects.requireNonNull(defaults);
     	      this.content = defaults.content;
+    	      this.kustomizeOptions = defaults.kustomizeOptions;
     	      this.kustomizePath = defaults.kustomizePath;
     	      this.manifests = defaults.manifests;
     	      this.pattern = defaults.pattern;
@@ -119,6 +134,12 @@ public final class GetYamlSplitResult {
         public Builder content(@Nullable String content) {
 
             this.content = content;
+            return this;
+        }
+        @CustomType.Setter
+        public Builder kustomizeOptions(@Nullable GetYamlSplitKustomizeOptions kustomizeOptions) {
+
+            this.kustomizeOptions = kustomizeOptions;
             return this;
         }
         @CustomType.Setter
@@ -163,6 +184,7 @@ public final class GetYamlSplitResult {
         public GetYamlSplitResult build() {
             final var _resultValue = new GetYamlSplitResult();
             _resultValue.content = content;
+            _resultValue.kustomizeOptions = kustomizeOptions;
             _resultValue.kustomizePath = kustomizePath;
             _resultValue.manifests = manifests;
             _resultValue.pattern = pattern;

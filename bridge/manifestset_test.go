@@ -3,6 +3,8 @@ package bridge_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
 // ManifestSet under the real Pulumi engine: a bundle with a Secret is
@@ -118,4 +121,64 @@ func TestPulumiManifestSet(t *testing.T) {
 	acctest.MustNotExist(t, configMaps, ns, "settings")
 	acctest.MustNotExist(t, secrets, ns, "auth")
 	acctest.MustNotExist(t, secrets, pns, pname)
+}
+
+// A kustomization that inflates a Helm chart and loads a file from outside
+// its directory, under Pulumi: refused at preview without kustomizeOptions,
+// naming the setting; with them, up makes the chart's and the file's
+// objects, and a preview is quiet.
+func TestPulumiManifestSet_kustomizeOptions(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
+		t.Fatal(err)
+	}
+	helm, err := toolchain.Path(toolchain.Helm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		"app/kustomization.yaml": "resources: [../shared/settings.yaml]\nhelmGlobals: {chartHome: charts}\n" +
+			"helmCharts:\n- {name: hello, releaseName: web, valuesInline: {greeting: hi}}\n",
+		"app/charts/hello/Chart.yaml":        "apiVersion: v2\nname: hello\nversion: 0.1.0\n",
+		"app/charts/hello/values.yaml":       "greeting: hello\n",
+		"app/charts/hello/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-greeting'}\ndata: {greeting: '{{ .Values.greeting }}'}\n",
+		"shared/settings.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared-settings}\ndata: {color: blue}\n",
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	program := func(options map[string]any) string {
+		t.Helper()
+		props := map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig}, "namespace": ns,
+			"kustomization": filepath.Join(root, "app")}
+		if options != nil {
+			props["kustomizeOptions"] = options
+		}
+		b, err := yaml.Marshal(map[string]any{"name": "k8sconnect-kustomize-options", "runtime": "yaml",
+			"resources": map[string]any{"bundle": map[string]any{"type": "k8sconnect:ManifestSet", "properties": props}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := pulumitest.NewYAMLProgram(t, program(map[string]any{"loadRestrictor": "LoadRestrictionsNone"}))
+	if res, err := s.Try(pulumitest.Preview, nil); err == nil || !strings.Contains(res.Log, "kustomizeOptions.enableHelm = true") {
+		t.Fatalf("a kustomization with helmCharts, without enableHelm: want a refused preview naming the setting, got %+v\n%s", err, res.Log)
+	}
+	s.WriteYAML(program(map[string]any{"loadRestrictor": "LoadRestrictionsNone", "enableHelm": true, "helmCommand": helm}))
+	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"create": 2})
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	acctest.MustGet(t, configMaps, ns, "shared-settings")
+	if err := acctest.ConfigMapHas(t, ns, "web-greeting", "greeting", "hi"); err != nil {
+		t.Error(err)
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
 }

@@ -3,8 +3,6 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/k8sconnect/k8sconnect/bridge/internal/testing/pulumitest"
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
 	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
@@ -138,27 +137,14 @@ func TestPulumiManifestSet_kustomizeOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
-	root := t.TempDir()
-	for name, text := range map[string]string{
-		"app/kustomization.yaml": "resources: [../shared/settings.yaml]\nhelmGlobals: {chartHome: charts}\n" +
-			"helmCharts:\n- {name: hello, releaseName: web, valuesInline: {greeting: hi}}\n",
-		"app/charts/hello/Chart.yaml":        "apiVersion: v2\nname: hello\nversion: 0.1.0\n",
-		"app/charts/hello/values.yaml":       "greeting: hello\n",
-		"app/charts/hello/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-greeting'}\ndata: {greeting: '{{ .Values.greeting }}'}\n",
-		"shared/settings.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared-settings}\ndata: {color: blue}\n",
-	} {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	dir, err := fixtures.KustomizationNeedingFlags(t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
 	}
 	program := func(options map[string]any) string {
 		t.Helper()
 		props := map[string]any{"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig}, "namespace": ns,
-			"kustomization": filepath.Join(root, "app")}
+			"kustomization": dir}
 		if options != nil {
 			props["kustomizeOptions"] = options
 		}

@@ -3,11 +3,10 @@ package manifestset_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
 	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 )
 
@@ -26,25 +25,10 @@ func TestAccManifestSet_kustomizeOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := acctest.Namespace(t)
-	root := t.TempDir()
-	for name, text := range map[string]string{
-		"app/kustomization.yaml": fmt.Sprintf("namespace: %s\nresources: [../shared/settings.yaml]\n"+
-			"helmGlobals: {chartHome: charts}\n"+
-			"helmCharts:\n- {name: hello, releaseName: web, namespace: %s, valuesInline: {greeting: hi}}\n", ns, ns),
-		"app/charts/hello/Chart.yaml":        "apiVersion: v2\nname: hello\nversion: 0.1.0\n",
-		"app/charts/hello/values.yaml":       "greeting: hello\n",
-		"app/charts/hello/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-greeting'}\ndata: {greeting: '{{ .Values.greeting }}'}\n",
-		"shared/settings.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared-settings}\ndata: {color: blue}\n",
-	} {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	dir, err := fixtures.KustomizationNeedingFlags(t.TempDir(), ns)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := filepath.Join(root, "app")
 	source := fmt.Sprintf("kustomization = %q", dir)
 
 	for _, tc := range []struct {

@@ -19,12 +19,8 @@ import (
 func Local(t testing.TB) *connection.Client {
 	t.Helper()
 	cl := localcluster.Shared(t)
-	m := connection.Model{
-		Host: types.StringValue(cl.Host), ClusterCACertificate: types.StringValue(string(cl.CAPEM)),
-		Token: types.StringNull(), ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), Insecure: types.BoolNull(),
-		Kubeconfig: types.StringNull(), KubeconfigFile: types.StringNull(), Context: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec: types.ObjectNull(connection.AttrTypes["exec"].(types.ObjectType).AttrTypes),
-	}
+	// The attributes not set here are null, as the zero value of each.
+	m := connection.Model{Host: types.StringValue(cl.Host), ClusterCACertificate: types.StringValue(string(cl.CAPEM))}
 	if cl.Token != "" {
 		m.Token = types.StringValue(cl.Token)
 	} else {

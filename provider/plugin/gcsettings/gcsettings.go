@@ -37,14 +37,20 @@ const (
 	// at 27 MiB in use, and under this limit the plugin's peak RSS was 86 MiB
 	// in its create and its plan (79-80 MiB at 40 MiB, 94 MiB at 56 MiB).
 	TerraformLimit = 48 << 20
-	// PulumiLimit: the Pulumi plugin's live heap is 10-12 MiB; its binary
-	// (the bridge and its dependencies) is over twice the Terraform plugin's
-	// size, and its pages are 70 of its 110-140 MiB. Under this limit its
-	// anonymous memory peaked at 37-40 MiB (33-41 at Go's default) while its
-	// CPU per object fell from 21.7 to 20.1 ms to create and from 47.9 to 40.9
-	// ms to update (make bench N=200, one run each); at N=1000 it did not
-	// move (47.8 ms to update, 46.1 before).
-	PulumiLimit = 40 << 20
+	// PulumiLimit: the Pulumi plugin's live heap is 10-12 MiB on one object
+	// per resource; its binary (the bridge and its dependencies) is over
+	// twice the Terraform plugin's size, and its pages are 70 of its 110-140
+	// MiB. At 40 MiB (anonymous memory then peaked at 37-40 MiB, 33-41 at
+	// Go's default) a manifest set of the 73-object bundle, whose heap in use
+	// passes 40 MiB, had the collector at 41% of the plugin's CPU and 14% more
+	// in assists: 69 ms per object to create, 1.27x kubectl. At 64 MiB the
+	// same create took 29-30 ms per object and 0.99-1.01x, the CRD-field
+	// update 1.17x -> 0.81x, with the plugin's peak RSS unchanged (129-138
+	// MiB, anonymous 61-65; make bench WORKLOAD=bundle, 2026-11-29, quiet).
+	// The price is paid by one resource per object: the same bundle's peak
+	// RSS went from 115 to 128-134 MB (its CPU from 51 to 30-31 ms per
+	// object to create), further from the 100 MB it already missed.
+	PulumiLimit = 64 << 20
 )
 
 // Tune sets Percent and limit, each unless the user set it.

@@ -1,9 +1,11 @@
 package yamlsplit_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/acctest"
+	"github.com/k8sconnect/k8sconnect/internal/testing/fixtures"
+	"github.com/k8sconnect/k8sconnect/internal/toolchain"
 	"github.com/k8sconnect/k8sconnect/provider/yamlsplit"
 )
 
@@ -249,6 +253,44 @@ resource "k8sconnect_object" "app" {
 						}
 						return nil
 					}),
+				},
+			},
+		},
+	})
+}
+
+// kustomize_options reaches the data source's build as the set's: refused
+// without enable_helm, naming it; with both flags, the chart's ConfigMap and
+// the file from outside the directory are manifests.
+func TestAccYAMLSplit_kustomizeOptions(t *testing.T) {
+	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
+		t.Fatal(err)
+	}
+	helm, err := toolchain.Path(toolchain.Helm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := fixtures.KustomizationNeedingFlags(t.TempDir(), "split")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(options string) string {
+		return fmt.Sprintf("data \"k8sconnect_yaml_split\" \"k\" {\n  kustomize_path = %q\n  %s\n}\n", dir, options)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.Factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:      config(`kustomize_options = { load_restrictor = "LoadRestrictionsNone" }`),
+				ExpectError: acctest.Words("kustomize_options.enable_helm = true"),
+			},
+			{
+				Config: config(fmt.Sprintf(`kustomize_options = { load_restrictor = "LoadRestrictionsNone", enable_helm = true, helm_command = %q }`, helm)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.k8sconnect_yaml_split.k", tfjsonpath.New("manifests"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"core/ConfigMap/web-greeting":          knownvalue.StringRegexp(regexp.MustCompile(`"greeting":"hi"`)),
+						"core/ConfigMap/split/shared-settings": knownvalue.NotNull(),
+					})),
 				},
 			},
 		},

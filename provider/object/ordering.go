@@ -2,10 +2,8 @@ package object
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -57,11 +55,8 @@ func waitsForOrdering(err error, namespace string) bool {
 	return meta.IsNoMatchError(err) || namespaceMissing(err, namespace)
 }
 
-// namespaceMissing reports the API server's NotFound of namespace ns.
+// namespaceMissing reports the API server's NotFound of namespace ns, and not
+// a page in its place that client-go dressed as one (Gone).
 func namespaceMissing(err error, ns string) bool {
-	if ns == "" || !connection.Gone(err, ns) {
-		return false
-	}
-	var status apierrors.APIStatus
-	return errors.As(err, &status) && status.Status().Details.Kind == "namespaces"
+	return ns != "" && connection.IsNamespaceNotFound(err, ns) && connection.Gone(err, ns)
 }

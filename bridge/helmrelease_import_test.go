@@ -64,10 +64,7 @@ func helmCLI(t *testing.T, kubeconfig string, args ...string) string {
 
 func helmCLIOf(t *testing.T, cli, kubeconfig string, args ...string) string {
 	t.Helper()
-	if err := toolchain.Ensure(context.Background(), cli); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := toolchain.Path(cli)
+	bin, err := toolchain.Built(context.Background(), cli)
 	if err != nil {
 		t.Fatal(err)
 	}

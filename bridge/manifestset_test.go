@@ -129,10 +129,7 @@ func TestPulumiManifestSet(t *testing.T) {
 func TestPulumiManifestSet_kustomizeOptions(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
-		t.Fatal(err)
-	}
-	helm, err := toolchain.Path(toolchain.Helm)
+	helm, err := toolchain.Built(context.Background(), toolchain.Helm)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -337,6 +337,15 @@ func Ensure(ctx context.Context, names ...string) error {
 	return nil
 }
 
+// Built is the path of the named tool, built first if the cache lacks it
+// (Ensure, then Path): what a test that runs one tool needs.
+func Built(ctx context.Context, name string) (string, error) {
+	if err := Ensure(ctx, name); err != nil {
+		return "", err
+	}
+	return Path(name)
+}
+
 // RepoRoot finds this repository: $K8SCONNECT_REPO, else the nearest directory
 // at or above the working directory whose go.mod declares RepoModule.
 func RepoRoot() (string, error) {

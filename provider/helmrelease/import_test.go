@@ -40,10 +40,7 @@ func helmCLIOf(t *testing.T, cli string, args ...string) string {
 // exited, for a command that may fail.
 func helmRun(t *testing.T, cli string, args ...string) (string, error) {
 	t.Helper()
-	if err := toolchain.Ensure(context.Background(), cli); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := toolchain.Path(cli)
+	bin, err := toolchain.Built(context.Background(), cli)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,7 @@ import (
 // applied; with it, its objects are the set's.
 func TestAccManifestSet_kustomizeOptions(t *testing.T) {
 	t.Parallel()
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
-		t.Fatal(err)
-	}
-	helm, err := toolchain.Path(toolchain.Helm)
+	helm, err := toolchain.Built(context.Background(), toolchain.Helm)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -263,10 +263,7 @@ resource "k8sconnect_object" "app" {
 // without enable_helm, naming it; with both flags, the chart's ConfigMap and
 // the file from outside the directory are manifests.
 func TestAccYAMLSplit_kustomizeOptions(t *testing.T) {
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
-		t.Fatal(err)
-	}
-	helm, err := toolchain.Path(toolchain.Helm)
+	helm, err := toolchain.Built(context.Background(), toolchain.Helm)
 	if err != nil {
 		t.Fatal(err)
 	}

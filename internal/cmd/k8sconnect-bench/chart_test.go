@@ -34,10 +34,7 @@ func TestWriteChart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the helm CLI, which may have to be built: not in -short")
 	}
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
-		t.Fatal(err)
-	}
-	helm, err := toolchain.Path(toolchain.Helm)
+	helm, err := toolchain.Built(context.Background(), toolchain.Helm)
 	if err != nil {
 		t.Fatal(err)
 	}

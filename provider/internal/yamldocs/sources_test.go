@@ -146,10 +146,7 @@ func TestKustomizeLoadRestrictor(t *testing.T) {
 }
 
 func TestKustomizeInflatesHelmChartsWhenEnabled(t *testing.T) {
-	if err := toolchain.Ensure(context.Background(), toolchain.Helm); err != nil {
-		t.Fatal(err)
-	}
-	helm, err := toolchain.Path(toolchain.Helm)
+	helm, err := toolchain.Built(context.Background(), toolchain.Helm)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -154,6 +155,10 @@ func regularFiles(paths []string) []string {
 // package state, and Terraform reads data sources in parallel.
 var kustomizeMu sync.Mutex
 
+// kustomizeRuns counts the builds run, not taken from built: for the tests
+// that a kept build is taken.
+var kustomizeRuns atomic.Int64
+
 // Kustomize holds the settings of a kustomize build that `kubectl
 // kustomize` takes as flags; the zero value is its defaults.
 type Kustomize struct {
@@ -198,8 +203,18 @@ func FromKustomize(dir string, k Kustomize) ([]Document, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("kustomize_path %s is a file; it must be the directory that holds kustomization.yaml", dir)
 	}
+	disk := filesys.MakeFsOnDisk()
+	key := buildKey{dir: dir, k: k}
+	if abs, err := filepath.Abs(dir); err == nil {
+		key.dir = abs
+	}
+	if docs, ok := built.get(key, disk); ok {
+		return docs, nil
+	}
+	recording := &recordingFS{FileSystem: disk}
 	kustomizeMu.Lock()
-	resources, err := krusty.MakeKustomizer(k.options()).Run(filesys.MakeFsOnDisk(), dir)
+	kustomizeRuns.Add(1)
+	resources, err := krusty.MakeKustomizer(k.options()).Run(recording, dir)
 	kustomizeMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w%s", dir, err, kustomizeHint(err, k))
@@ -212,6 +227,9 @@ func FromKustomize(dir string, k Kustomize) ([]Document, error) {
 			return nil, fmt.Errorf("%s: resource %d: %w", source, i+1, err)
 		}
 		docs = append(docs, Document{Source: source, Index: i + 1, Text: normalize(string(text))})
+	}
+	if answers, ok := recording.recorded(); ok && !k.EnableHelm {
+		built.put(key, answers, docs)
 	}
 	return docs, nil
 }

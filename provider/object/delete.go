@@ -48,7 +48,7 @@ type stuckError struct {
 	uid        ktypes.UID
 	timeout    time.Duration
 	finalizers []string
-	remaining  []string // for a Namespace: what its status says is left inside
+	remaining  []string // what its status says holds it (deletion.Holding)
 	// op, when set, is the operation's deadline (timeouts.delete), which
 	// ended the wait before timeout did.
 	op *optimeout.Exceeded
@@ -71,7 +71,7 @@ func (e *stuckError) Error() string {
 	for _, r := range e.remaining {
 		fmt.Fprintf(&b, "\n  %s", r)
 	}
-	if len(e.remaining) > 0 {
+	if len(e.remaining) > 0 && e.id.Kind == "Namespace" {
 		// force_destroy clears the Namespace's own finalizers, which do not
 		// hold it here: the objects left inside do.
 		b.WriteString("\nThe Namespace goes once everything in it is gone. Check the controllers behind the finalizers " +
@@ -140,15 +140,7 @@ func deleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	stuck := &stuckError{id: id, uid: uid, timeout: timeout, finalizers: append([]string(nil), last.GetFinalizers()...),
 		op: optimeout.Of(err)}
 	sort.Strings(stuck.finalizers)
-	if id.Kind == "Namespace" {
-		conds, _, _ := unstructured.NestedSlice(last.Object, "status", "conditions")
-		for _, cond := range conds {
-			m, _ := cond.(map[string]any)
-			if m["status"] == "True" && (m["type"] == "NamespaceContentRemaining" || m["type"] == "NamespaceFinalizersRemaining") {
-				stuck.remaining = append(stuck.remaining, fmt.Sprint(m["message"]))
-			}
-		}
-	}
+	stuck.remaining = deletion.Holding(last)
 	return stuck
 }
 

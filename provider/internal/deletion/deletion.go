@@ -7,11 +7,13 @@ package deletion
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -97,3 +99,40 @@ func WaitGone(ctx context.Context, c *connection.Client, id manifest.Identity, u
 	}
 	return last, err
 }
+
+// Holding is what the API server's own status of last, an object still
+// being deleted, says holds it: a Namespace's content or finalizers
+// remaining, or a CustomResourceDefinition whose custom resources the
+// server is deleting or failed to delete ("InstanceDeletionFailed: could
+// not list instances: ..."). Nil for other kinds, and when the status
+// says nothing.
+func Holding(last *unstructured.Unstructured) []string {
+	var types map[string]bool
+	switch last.GroupVersionKind().GroupKind() {
+	case namespaceKind:
+		types = map[string]bool{"NamespaceContentRemaining": true, "NamespaceFinalizersRemaining": true}
+	case crdKind:
+		types = map[string]bool{"Terminating": true}
+	default:
+		return nil
+	}
+	conds, _, _ := unstructured.NestedSlice(last.Object, "status", "conditions")
+	var out []string
+	for _, cond := range conds {
+		m, _ := cond.(map[string]any)
+		if m["status"] != "True" || !types[fmt.Sprint(m["type"])] {
+			continue
+		}
+		if last.GetKind() == crdKind.Kind {
+			out = append(out, fmt.Sprintf("%v: %v", m["reason"], m["message"]))
+		} else {
+			out = append(out, fmt.Sprint(m["message"]))
+		}
+	}
+	return out
+}
+
+var (
+	namespaceKind = schema.GroupKind{Kind: "Namespace"}
+	crdKind       = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+)

@@ -99,7 +99,11 @@ func DeleteAndWait(ctx context.Context, c *connection.Client, id manifest.Identi
 	case last != nil && optimeout.Of(err) != nil:
 		return fmt.Errorf("%s; it is left as it is (finalizers: %v)", optimeout.Of(err).While("waiting for "+id.String()+" to be deleted"), last.GetFinalizers())
 	case last != nil && errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
+		msg := fmt.Sprintf("%s is still being deleted (finalizers: %v); it will be deleted when they are done", id, last.GetFinalizers())
+		for _, h := range deletion.Holding(last) {
+			msg += "\n  the API server says: " + h
+		}
+		return errors.New(msg)
 	}
 	return fmt.Errorf("waiting for %s to be deleted: %w", id, err)
 }

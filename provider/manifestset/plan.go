@@ -251,6 +251,9 @@ func (r *Resource) planAll(ctx context.Context, c *connection.Client, ms *member
 func planOne(ctx context.Context, c *connection.Client, mb member, last *objectplan.Last, owned *fieldpath.Set, ms *members,
 	p parent, takeOwnership bool) (planned, handon.Read, error) {
 	unknown := planned{value: types.MapUnknown(types.StringType)}
+	if ms.definedKinds[mb.obj.GroupVersionKind().GroupKind().String()] && !c.Discovered(mb.obj.GroupVersionKind()) {
+		return unknown, handon.Read{}, nil // its CRD comes with the set and is not served yet
+	}
 	id := manifest.IdentityOf(mb.obj)
 	recent := recentReads.Recall(c, p.id(), mb.key)
 	var handOn handon.Read

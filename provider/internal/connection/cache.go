@@ -42,22 +42,40 @@ type Client struct {
 	Metadata  metadata.Interface
 	Discovery discovery.CachedDiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
-	identity  clusterIdentity
-	missing   missingNamespaces
+	// established are the kinds of CRDs seen Established that discovery may
+	// not list yet.
+	established establishedKinds
+	identity    clusterIdentity
+	missing     missingNamespaces
 	// pin is the connection's cluster_id, "" when it sets none.
 	pin string
 }
 
 // Mapping resolves a kind to its resource and scope. Discovery is cached for the
-// life of the provider process; a miss resets it once, so a CRD created earlier in
-// the same apply is found.
+// life of the provider process; a miss takes the kind of a CRD seen
+// Established (LearnEstablished), or else resets discovery once, so a CRD
+// created earlier in the same apply is found.
 func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil && meta.IsNoMatchError(err) {
+		if learned := c.establishedMapping(gvk); learned != nil {
+			return learned, nil
+		}
 		c.mapper.Reset()
 		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	}
 	return m, err
+}
+
+// Discovered reports whether discovery, as this process last fetched it,
+// lists gvk, or a CRD seen Established defines it; it never fetches
+// discovery again on a miss. For a plan to
+// tell that a kind a CRD of the same apply defines is not served yet:
+// Mapping would fetch discovery anew for each such kind, two requests in
+// turn, to learn what the plan already knows.
+func (c *Client) Discovered(gvk schema.GroupVersionKind) bool {
+	_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil || c.establishedMapping(gvk) != nil
 }
 
 // mappingWithin is Mapping, given up when ctx's deadline passes first:

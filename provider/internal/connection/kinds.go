@@ -35,6 +35,7 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 		list, err = direct.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
 	}
 	if apierrors.IsNotFound(err) {
+		c.forgetEstablished(gvk.GroupKind())
 		return true, nil
 	}
 	if err != nil {
@@ -45,6 +46,7 @@ func (c *Client) KindGone(gvk schema.GroupVersionKind) (bool, error) {
 			return false, nil
 		}
 	}
+	c.forgetEstablished(gvk.GroupKind())
 	return true, nil
 }
 

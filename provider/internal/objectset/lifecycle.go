@@ -19,11 +19,14 @@ import (
 )
 
 // WaitEstablished waits until a CRD's kind is served: its Established
-// condition, and then discovery listing the kind in every version the CRD
-// serves. The API server sets the condition before its discovery document
-// lists the kind, and a custom resource applied in that window fails with
-// "no matches for kind" (seen in CI: the set's custom resource right after
-// its CRD).
+// condition, after which the client maps the kind from the CRD itself
+// (connection.LearnEstablished). The API server sets the condition before
+// its discovery document lists the kind; a client that maps kinds by
+// discovery alone fails a custom resource applied in that window with "no
+// matches for kind" (seen in CI: the set's custom resource right after its
+// CRD), or waits for discovery, 1.5 s for ten CRDs on a busy machine. A CRD
+// read without accepted names waits for discovery to list its kind in every
+// version it serves.
 func WaitEstablished(ctx context.Context, c *connection.Client, crd *unstructured.Unstructured, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	m, err := c.Mapping(crd.GroupVersionKind())
@@ -33,8 +36,12 @@ func WaitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 	eval := func(obj *unstructured.Unstructured) waiting.State {
 		return waiting.Spec{Condition: "Established"}.Evaluate(obj)
 	}
-	if _, err = waiting.Until(ctx, c.Resource(m, ""), crd.GetName(), eval, waiting.Options{Timeout: timeout}); err != nil {
+	res, err := waiting.Until(ctx, c.Resource(m, ""), crd.GetName(), eval, waiting.Options{Timeout: timeout})
+	if err != nil {
 		return err
+	}
+	if res.Object != nil {
+		c.LearnEstablished(res.Object)
 	}
 	for _, gvk := range servedKinds(crd) {
 		if err := waitMapped(ctx, c, gvk, deadline); err != nil {
@@ -43,6 +50,22 @@ func WaitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 	}
 	return nil
 }
+
+// DefinedKinds are the kinds the CRDs among objs define, in any version.
+func DefinedKinds(objs []*unstructured.Unstructured) map[schema.GroupKind]bool {
+	out := map[schema.GroupKind]bool{}
+	for _, obj := range objs {
+		if obj.GroupVersionKind().GroupKind() != crdKind {
+			continue
+		}
+		for _, gvk := range servedKinds(obj) {
+			out[gvk.GroupKind()] = true
+		}
+	}
+	return out
+}
+
+var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
 // servedKinds lists the kind a CRD defines in each version it serves.
 func servedKinds(crd *unstructured.Unstructured) []schema.GroupVersionKind {

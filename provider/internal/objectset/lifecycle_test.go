@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -93,5 +95,39 @@ func TestWaitEstablished_kindUsableAtOnce(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// A CRD seen Established maps its kind before discovery lists it, in each
+// version it serves and no other; once discovery confirms the kind gone (its
+// CRD deleted), the learned mapping goes too and the kind is unknown again.
+func TestLearnEstablished_mapsUntilDiscoverySaysGone(t *testing.T) {
+	c := connectiontest.Local(t)
+	group := fmt.Sprintf("learn-%d.k8sconnect.test", time.Now().UnixNano())
+	crd := fromYAML(t, fmt.Sprintf(crdTemplate, group)) // never created
+	crd.Object["status"] = map[string]any{"acceptedNames": map[string]any{"plural": "gadgets", "kind": "Gadget"}}
+	v1 := schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Gadget"}
+	if _, err := c.Mapping(v1); !meta.IsNoMatchError(err) {
+		t.Fatalf("before the CRD is learned: want no match, got %v", err)
+	}
+	c.LearnEstablished(crd)
+	for _, gvk := range []schema.GroupVersionKind{v1, {Group: group, Kind: "Gadget"}} {
+		m, err := c.Mapping(gvk)
+		if err != nil || m.Resource != (schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"}) ||
+			m.Scope.Name() != meta.RESTScopeNameNamespace {
+			t.Errorf("%v after LearnEstablished: %v, %v", gvk, m, err)
+		}
+	}
+	if !c.Discovered(v1) {
+		t.Error("Discovered: false for a learned kind")
+	}
+	if _, err := c.Mapping(schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "Gadget"}); !meta.IsNoMatchError(err) {
+		t.Errorf("a version the CRD does not serve: want no match, got %v", err)
+	}
+	if !c.GoneWithItsKind(apierrors.NewNotFound(schema.GroupResource{Group: group, Resource: "gadgets"}, "one"), v1) {
+		t.Fatal("a 404 for a kind discovery does not list: not gone with its kind")
+	}
+	if _, err := c.Mapping(v1); !meta.IsNoMatchError(err) {
+		t.Errorf("after discovery said the kind is gone: want no match, got %v", err)
 	}
 }

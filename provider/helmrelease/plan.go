@@ -251,8 +251,19 @@ func (r *Resource) dryRunAll(ctx context.Context, c *connection.Client, rd *rend
 	if err != nil {
 		priv = private{} // every object is dry-run
 	}
+	objs := make([]*unstructured.Unstructured, len(pieces))
+	for i, p := range pieces {
+		objs[i] = p.obj
+	}
+	defined := objectset.DefinedKinds(objs)
 	objectset.InParallel(len(pieces), func(i int) {
 		p := pieces[i]
+		if gvk := p.obj.GroupVersionKind(); defined[gvk.GroupKind()] && !c.Discovered(gvk) {
+			// Its CRD comes with the release and is not served yet: known
+			// after apply, without asking discovery again for each kind.
+			results[i] = planned{value: types.MapUnknown(types.StringType)}
+			return
+		}
 		recent := recentReads.Recall(c, id, p.key)
 		var last *lastApply
 		if v, ours := inState[p.key]; ours {

@@ -3,8 +3,6 @@ package bridge_test
 import (
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,23 +25,14 @@ import (
 func TestPulumiManifestSet_argoCDInstall(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	install := string(vendorfiles.ArgoCDInstall.Read(t))
 	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
 	file := filepath.Join(t.TempDir(), "install.yaml")
 	write := func(docs []string) {
-		if err := os.WriteFile(file, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(file, []byte(vendorfiles.JoinDocuments(docs)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var docs []string
-	for _, d := range strings.Split(install, "\n---\n") {
-		if strings.TrimSpace(d) != "" {
-			docs = append(docs, d)
-		}
-	}
-	if len(docs) != 59 {
-		t.Fatalf("install.yaml holds %d documents, want 59: not the file this test was written for", len(docs))
-	}
+	docs := vendorfiles.ArgoCDDocuments(t)
 	write(docs)
 	program, err := yaml.Marshal(map[string]any{"name": "k8sconnect-argocd", "runtime": "yaml",
 		"resources": map[string]any{"argocd": map[string]any{"type": "k8sconnect:ManifestSet", "properties": map[string]any{
@@ -72,27 +61,14 @@ func TestPulumiManifestSet_argoCDInstall(t *testing.T) {
 	acctest.MustGet(t, deployments, ns, "argocd-dex-server")
 	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
 
-	edited := slices.Clone(docs)
-	for i, d := range edited {
-		if strings.HasPrefix(d, "apiVersion: v1\nkind: ConfigMap\n") && strings.HasSuffix(d, "\n  name: argocd-cmd-params-cm") {
-			edited[i] = d + "\ndata:\n  server.insecure: \"true\""
-		}
-	}
+	edited := vendorfiles.ArgoCDInsecure(t, docs)
 	write(edited)
 	expectChanges(t, s.Run(pulumitest.Up, nil), map[string]int{"update": 1, "same": 1})
 	if err := acctest.ConfigMapHas(t, ns, "argocd-cmd-params-cm", "server.insecure", "true"); err != nil {
 		t.Error(err)
 	}
 
-	var withoutDex []string
-	for _, d := range edited {
-		if !strings.Contains(d, "\n  name: argocd-dex-server") {
-			withoutDex = append(withoutDex, d)
-		}
-	}
-	if len(edited)-len(withoutDex) != 6 {
-		t.Fatalf("cut %d documents of Dex, want 6", len(edited)-len(withoutDex))
-	}
+	withoutDex, _ := vendorfiles.ArgoCDWithoutDex(t, edited)
 	write(withoutDex)
 	up = s.Run(pulumitest.Up, nil)
 	expectChanges(t, up, map[string]int{"update": 1, "same": 1})

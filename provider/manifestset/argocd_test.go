@@ -32,18 +32,6 @@ type member struct {
 // clusterScoped are the cluster-scoped kinds of Argo CD's install.yaml.
 var clusterScoped = map[string]bool{"CustomResourceDefinition": true, "ClusterRole": true, "ClusterRoleBinding": true}
 
-// bundleDocs splits a multi-document YAML file as a user's editor sees it:
-// the text of each document, the comments before the first kept with it.
-func bundleDocs(text string) []string {
-	var docs []string
-	for _, d := range strings.Split(text, "\n---\n") {
-		if strings.TrimSpace(d) != "" {
-			docs = append(docs, d)
-		}
-	}
-	return docs
-}
-
 // bundleMembers are the objects of docs, each in namespace ns unless it is
 // cluster-scoped or names its own, keyed as objects keys them.
 func bundleMembers(t *testing.T, docs []string, ns string) []member {
@@ -129,21 +117,6 @@ func uids(t *testing.T, members []member, setID string) map[string]string {
 	return out
 }
 
-// withoutDex is the bundle without Dex, Argo CD's SSO server, as a user who
-// does not need SSO cuts it: the documents of everything named
-// argocd-dex-server* (its ServiceAccount, Role, RoleBinding, Service,
-// Deployment and NetworkPolicy).
-func withoutDex(docs []string) (kept, cut []string) {
-	for _, d := range docs {
-		if strings.Contains(d, "\n  name: argocd-dex-server") {
-			cut = append(cut, d)
-		} else {
-			kept = append(kept, d)
-		}
-	}
-	return kept, cut
-}
-
 // Argo CD 3.5.7's install.yaml, unchanged, as its getting-started guide has
 // a user apply it (`kubectl apply -n argocd --server-side -f install.yaml`):
 // 59 objects, three large CRDs among them, and its namespaced objects with
@@ -162,15 +135,12 @@ func TestAccManifestSet_argoCDInstall(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "install.yaml")
 	write := func(docs []string) {
-		if err := os.WriteFile(file, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(file, []byte(vendorfiles.JoinDocuments(docs)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	docs := bundleDocs(install)
+	docs := vendorfiles.ArgoCDDocuments(t)
 	all := bundleMembers(t, docs, ns)
-	if len(all) != 59 {
-		t.Fatalf("install.yaml holds %d objects, want 59: not the file this test was written for", len(all))
-	}
 	const address = "k8sconnect_manifest_set.argocd"
 	write(docs)
 	w := acctest.NewWorkdir(t)
@@ -187,15 +157,7 @@ func TestAccManifestSet_argoCDInstall(t *testing.T) {
 	w.MustPlanNoChanges()
 
 	// One value, as a user sets it behind a TLS-ending ingress.
-	edited := slices.Clone(docs)
-	for i, d := range edited {
-		if strings.HasPrefix(d, "apiVersion: v1\nkind: ConfigMap\n") && strings.HasSuffix(d, "\n  name: argocd-cmd-params-cm") {
-			edited[i] = d + "\ndata:\n  server.insecure: \"true\""
-		}
-	}
-	if slices.Equal(edited, docs) {
-		t.Fatal("install.yaml has no argocd-cmd-params-cm to edit")
-	}
+	edited := vendorfiles.ArgoCDInsecure(t, docs)
 	write(edited)
 	r := w.Plan()
 	if add, change, remove := r.Changes(); r.Err != nil || add+remove != 0 || change != 1 {
@@ -214,10 +176,7 @@ func TestAccManifestSet_argoCDInstall(t *testing.T) {
 	w.MustPlanNoChanges()
 
 	// Dex cut from the file.
-	kept, cut := withoutDex(edited)
-	if len(cut) != 6 {
-		t.Fatalf("cut %d documents of Dex, want 6", len(cut))
-	}
+	kept, cut := vendorfiles.ArgoCDWithoutDex(t, edited)
 	gone := bundleMembers(t, cut, ns)
 	stays := bundleMembers(t, kept, ns)
 	write(kept)
@@ -272,7 +231,7 @@ func argoCDFromKubectl(t *testing.T, install, ns string) {
 	if err := os.WriteFile(file, []byte(install), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	all := bundleMembers(t, bundleDocs(install), ns)
+	all := bundleMembers(t, vendorfiles.ArgoCDDocuments(t), ns)
 	w := acctest.NewWorkdir(t)
 	w.Cleanup()
 	if out, ok := kubectl(t, dir, "apply", "--server-side", "-n", ns, "-f", "install.yaml"); !ok {
@@ -369,7 +328,7 @@ patches:
 	w.Write(setConfig(t, "overlay", fmt.Sprintf("kustomization = %q", dir), `timeout = "3m"`))
 	w.Cleanup()
 	w.MustApply()
-	all := bundleMembers(t, bundleDocs(install), ns)
+	all := bundleMembers(t, vendorfiles.ArgoCDDocuments(t), ns)
 	if got, want := stateObjects(t, w, address), keysOf(all); !slices.Equal(got, want) {
 		t.Errorf("objects keys of the overlay:\n%v\nwant the bundle's:\n%v", got, want)
 	}

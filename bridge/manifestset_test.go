@@ -165,3 +165,98 @@ func TestPulumiManifestSet_kustomizeOptions(t *testing.T) {
 	}
 	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
 }
+
+// What an update's plan must still refuse before anything is applied, now
+// that Pulumi's update plans a new member by reading whether it exists
+// instead of dry-running it (its preview dry-ran it): `pulumi up
+// --skip-preview`, as this suite runs every up, of a set whose ConfigMap
+// someone made with kubectl is refused naming it and takeOwnership, and
+// nothing of the set is made, not even its CRD or parent. A member the
+// server rejects is refused by a preview before anything is applied; an up
+// without a preview fails at the apply naming it, and once fixed the next up
+// finishes the set, every object the set's.
+func TestPulumiManifestSet_updatePlanRefusesBeforeApplying(t *testing.T) {
+	skipShort(t)
+	t.Parallel()
+	kubeconfig, ns := localcluster.Shared(t).KubeconfigPath, acctest.Namespace(t)
+	group := strings.ToLower(acctest.Name("upd")) + ".k8sconnect.test"
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	const service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: %s}]}\n"
+	program := func(port string) string {
+		t.Helper()
+		docs := []string{
+			fixtures.CRD(group, "Widget", "size: {type: integer}"),
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {greeting: hello}\n",
+			fmt.Sprintf(service, port),
+		}
+		b, err := yaml.Marshal(map[string]any{
+			"name": "k8sconnect-manifest-set-refusals", "runtime": "yaml",
+			"resources": map[string]any{"bundle": map[string]any{"type": "k8sconnect:ManifestSet", "properties": map[string]any{
+				"clusterConnection": map[string]any{"kubeconfigFile": kubeconfig},
+				"namespace":         ns,
+				"yamlBody":          strings.Join(docs, "---\n"),
+			}}},
+			"outputs": map[string]any{"id": "${bundle.id}"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	t.Cleanup(func() {
+		_ = acctest.Dynamic(t).Resource(crds).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{})
+	})
+	nothingMade := func(when string) {
+		t.Helper()
+		if obj, err := acctest.Get(t, crds, "", "widgets."+group); err != nil || obj != nil {
+			t.Errorf("%s: the set's CRD was made (%v)", when, err)
+		}
+		list, err := acctest.Dynamic(t).Resource(secrets).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list.Items {
+			if strings.HasPrefix(s.GetName(), "k8sconnect-set-") {
+				t.Errorf("%s: the set's parent %s was made", when, s.GetName())
+			}
+		}
+	}
+
+	// Someone else's ConfigMap: refused before anything is applied.
+	acctest.ApplyAs(t, "kubectl", configMaps, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {greeting: theirs}\n", ns))
+	s := pulumitest.NewYAMLProgram(t, program("80"))
+	_, err := s.Try(pulumitest.Up, nil)
+	if err == nil || !strings.Contains(err.Error(), "settings") || !strings.Contains(err.Error(), "takeOwnership") {
+		t.Fatalf("up --skip-preview over someone else's ConfigMap: want a refusal naming it and takeOwnership, got %v", err)
+	}
+	nothingMade("refused over someone else's ConfigMap")
+	if err := acctest.Dynamic(t).Resource(configMaps).Namespace(ns).Delete(context.Background(), "settings", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A port the server rejects: a preview refuses it, nothing applied.
+	s.WriteYAML(program("70000"))
+	if _, err := s.Try(pulumitest.Preview, nil); err == nil || !strings.Contains(err.Error(), "70000") {
+		t.Fatalf("preview of a Service port the server rejects: want the server's refusal naming it, got %v", err)
+	}
+	nothingMade("a preview")
+	// Without a preview: the apply names it.
+	if _, err := s.Try(pulumitest.Up, nil); err == nil || !strings.Contains(err.Error(), "70000") {
+		t.Fatalf("up --skip-preview of a Service port the server rejects: want the server's refusal naming it, got %v", err)
+	}
+	s.WriteYAML(program("80"))
+	up := s.Run(pulumitest.Up, nil)
+	pns, pname, _ := strings.Cut(fmt.Sprint(up.Outputs["id"]), "/")
+	setID := acctest.MustGet(t, secrets, pns, pname).GetLabels()["applyset.kubernetes.io/id"]
+	for _, o := range []struct {
+		gvr      schema.GroupVersionResource
+		ns, name string
+	}{{crds, "", "widgets." + group}, {configMaps, ns, "settings"}, {schema.GroupVersionResource{Version: "v1", Resource: "services"}, ns, "web"}} {
+		if got := acctest.MustGet(t, o.gvr, o.ns, o.name).GetLabels()["applyset.kubernetes.io/part-of"]; got != setID {
+			t.Errorf("%s %s after the fixed up: part-of %q, want the set's %q", o.gvr.Resource, o.name, got, setID)
+		}
+	}
+	expectChanges(t, s.Run(pulumitest.Preview, nil, pulumitest.ExpectNoChanges), map[string]int{"same": 2})
+}

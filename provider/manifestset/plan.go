@@ -25,6 +25,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/pulumiop"
 )
 
 // ModifyPlan plans the set: every object of the source is planned as
@@ -261,6 +262,22 @@ func planOne(ctx context.Context, c *connection.Client, mb member, last *objectp
 	// resourceVersion: nothing was there) says it was absent as surely as a
 	// read, and the apply's create is exclusive all the same.
 	absent := recent.Obj == nil && recent.Dry != nil && recent.Dry.GetResourceVersion() == ""
+	if last == nil && recent.Obj == nil && !absent && pulumiop.ApplyFollows(ctx) {
+		// Pulumi's update applies this plan at once and shows it to
+		// nobody; its preview dry-ran the member. What must refuse before
+		// anything is applied is an object that exists and is not the
+		// set's, and a read of metadata tells whether it exists without
+		// sending a body the size of a CRD: an absent member is known
+		// after apply, and the apply's create is exclusive all the same.
+		_, err := c.GetMetadata(ctx, id.GVK(), id.Namespace, id.Name)
+		switch {
+		case connection.Gone(err, id.Name), ms.comeWithTheSet(mb, err):
+			return unknown, handOn, nil
+		case meta.IsNoMatchError(err):
+			return planned{}, handOn, notServed(mb)
+		}
+		// It exists, or the read failed: planned as any other plan does.
+	}
 	if last == nil && recent.Obj == nil && !absent {
 		// A member the set has not made: one create-only dry run asks both
 		// whether it exists and what its create would store, where a read

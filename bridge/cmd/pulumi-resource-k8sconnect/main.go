@@ -39,13 +39,14 @@ func main() {
 		return
 	}
 	// Served as tfbridge.Main serves it, with customTimeouts honoured
-	// (bridge.CustomTimeouts).
+	// (bridge.CustomTimeouts) and an update's plan known to be applied at
+	// once (bridge.MarkApplies).
 	err := rprovider.Main(bridge.Name, func(host *rprovider.HostClient) (pulumirpc.ResourceProviderServer, error) {
 		s, err := tfbridge.NewProviderServer(ctx, host, bridge.Provider(), meta)
 		if err != nil {
 			return nil, err
 		}
-		return bridge.CustomTimeouts(s), nil
+		return bridge.CustomTimeouts(bridge.MarkApplies(s)), nil
 	})
 	if err != nil {
 		cmdutil.ExitError(err.Error())

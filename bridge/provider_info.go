@@ -153,7 +153,7 @@ func helmNames(info *sdkbridge.ProviderInfo) {
 
 // hideTimeouts leaves every resource's timeouts block out of the Pulumi
 // schema: Pulumi's own resource option customTimeouts sets create, update
-// and delete (CustomTimeouts gives them to the provider), and two ways to set
+// and delete (Operations gives them to the provider), and two ways to set
 // one limit would only disagree. Read has no Pulumi counterpart
 // (pulumi/pulumi#15636): a refresh under Pulumi is bounded by each request's
 // request_timeout alone.

@@ -7,46 +7,53 @@ import (
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/k8sconnect/k8sconnect/provider/plugin/pulumiop"
 )
 
-// CustomTimeouts wraps the plugin's server so that create, update and delete
-// honour the resource option customTimeouts, which the bridge's framework
-// provider takes and never uses (its Create, Update and Delete are given the
-// timeout in seconds and drop it). The engine sends each operation its
-// customTimeouts in the request; here it becomes a deadline on the
-// operation's context, which is the context the provider's resource runs
-// in, so every wait, retry and hook of the operation ends by then, as the
-// timeouts block ends them under Terraform. The deadline's cause names the
-// setting, so the provider's error says customTimeouts.create ran out, not
-// timeouts.create. A preview does nothing that a deadline should cut short,
-// and a read has no customTimeouts (pulumi/pulumi#15636).
-func CustomTimeouts(s pulumirpc.ResourceProviderServer) pulumirpc.ResourceProviderServer {
-	return &customTimeouts{s}
+// Operations wraps the plugin's server so that a create, update or delete
+// runs in a context that says what the engine's request says and the
+// bridge's framework provider drops:
+//
+//   - customTimeouts, which the framework provider takes and never uses
+//     (its Create, Update and Delete are given the timeout in seconds and
+//     drop it). Here it becomes a deadline on the operation's context, the
+//     context the provider's resource runs in, so every wait, retry and
+//     hook of the operation ends by then, as the timeouts block ends them
+//     under Terraform. The deadline's cause names the setting, so the
+//     provider's error says customTimeouts.create ran out, not
+//     timeouts.create. A preview does nothing that a deadline should cut
+//     short, and a read has no customTimeouts (pulumi/pulumi#15636).
+//   - that a create or an update is not a preview: the bridge plans it and
+//     applies that plan in the same call, shown to nobody, and a resource
+//     that knows it may plan less (pulumiop).
+func Operations(s pulumirpc.ResourceProviderServer) pulumirpc.ResourceProviderServer {
+	return &operations{s}
 }
 
-type customTimeouts struct {
+type operations struct {
 	pulumirpc.ResourceProviderServer
 }
 
-func (s *customTimeouts) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
+func (s *operations) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
 	if !req.GetPreview() {
 		var cancel context.CancelFunc
-		ctx, cancel = withCustomTimeout(ctx, "create", req.GetTimeout())
+		ctx, cancel = withCustomTimeout(pulumiop.WithApplyFollowing(ctx), "create", req.GetTimeout())
 		defer cancel()
 	}
 	return s.ResourceProviderServer.Create(ctx, req)
 }
 
-func (s *customTimeouts) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*pulumirpc.UpdateResponse, error) {
+func (s *operations) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*pulumirpc.UpdateResponse, error) {
 	if !req.GetPreview() {
 		var cancel context.CancelFunc
-		ctx, cancel = withCustomTimeout(ctx, "update", req.GetTimeout())
+		ctx, cancel = withCustomTimeout(pulumiop.WithApplyFollowing(ctx), "update", req.GetTimeout())
 		defer cancel()
 	}
 	return s.ResourceProviderServer.Update(ctx, req)
 }
 
-func (s *customTimeouts) Delete(ctx context.Context, req *pulumirpc.DeleteRequest) (*emptypb.Empty, error) {
+func (s *operations) Delete(ctx context.Context, req *pulumirpc.DeleteRequest) (*emptypb.Empty, error) {
 	ctx, cancel := withCustomTimeout(ctx, "delete", req.GetTimeout())
 	defer cancel()
 	return s.ResourceProviderServer.Delete(ctx, req)

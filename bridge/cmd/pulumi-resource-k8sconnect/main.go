@@ -38,15 +38,14 @@ func main() {
 		tfbridge.Main(ctx, bridge.Name, bridge.Provider(), meta)
 		return
 	}
-	// Served as tfbridge.Main serves it, with customTimeouts honoured
-	// (bridge.CustomTimeouts) and an update's plan known to be applied at
-	// once (bridge.MarkApplies).
+	// Served as tfbridge.Main serves it, with customTimeouts honoured and
+	// an update's plan known to be applied at once (bridge.Operations).
 	err := rprovider.Main(bridge.Name, func(host *rprovider.HostClient) (pulumirpc.ResourceProviderServer, error) {
 		s, err := tfbridge.NewProviderServer(ctx, host, bridge.Provider(), meta)
 		if err != nil {
 			return nil, err
 		}
-		return bridge.CustomTimeouts(bridge.MarkApplies(s)), nil
+		return bridge.Operations(s), nil
 	})
 	if err != nil {
 		cmdutil.ExitError(err.Error())

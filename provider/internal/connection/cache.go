@@ -68,14 +68,16 @@ func (c *Client) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
 }
 
 // Discovered reports whether discovery, as this process last fetched it,
-// lists gvk, or a CRD seen Established defines it; it never fetches
-// discovery again on a miss. For a plan to
-// tell that a kind a CRD of the same apply defines is not served yet:
-// Mapping would fetch discovery anew for each such kind, two requests in
-// turn, to learn what the plan already knows.
+// lists gvk, or a CRD seen Established defines it (or discovery failed); it
+// never fetches discovery again on a miss. For a plan to tell that a kind a
+// CRD of the same apply defines is not served yet: Mapping would fetch
+// discovery anew for each such kind, two requests in turn, to learn what
+// the plan already knows.
 func (c *Client) Discovered(gvk schema.GroupVersionKind) bool {
 	_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	return err == nil || c.establishedMapping(gvk) != nil
+	// Only an answer without the kind says no: a discovery that failed is
+	// for the caller's own request to meet and report.
+	return !meta.IsNoMatchError(err) || c.establishedMapping(gvk) != nil
 }
 
 // mappingWithin is Mapping, given up when ctx's deadline passes first:

@@ -16,7 +16,7 @@ import (
 // again takes the kept result. In one provider process a set's plan and its
 // apply each read the source (Terraform plans again before it applies;
 // Pulumi's Update follows its Diff): for Argo CD's install.yaml behind an
-// overlay that is 1.15 CPU-s a build, where `kubectl apply -k` builds once.
+// overlay that is 0.9-1.2 CPU-s a build, where `kubectl apply -k` builds once.
 //
 // A kept build is taken only when every question it asked the disk (a
 // file's bytes, a directory's entries, whether a path exists, a glob) gets

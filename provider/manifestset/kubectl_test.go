@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -201,8 +202,17 @@ func TestAccManifestSet_customResourceParent(t *testing.T) {
 	if out, ok := kubectl(t, dir, "apply", "-f", "crds.yaml"); !ok {
 		t.Fatal(out)
 	}
-	if out, ok := kubectl(t, dir, "wait", "--for=condition=Established", "--timeout=60s", "crd/releases."+group, "crd/plains."+group); !ok {
-		t.Fatal(out)
+	// kubectl wait fails outright when it reads a CRD whose status has no
+	// conditions yet (".status.conditions accessor error"), as one just made
+	// may: asked again until it answers.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		out, ok := kubectl(t, dir, "wait", "--for=condition=Established", "--timeout=60s", "crd/releases."+group, "crd/plains."+group)
+		if ok {
+			break
+		}
+		if !strings.Contains(out, "accessor error") || time.Now().After(deadline) {
+			t.Fatal(out)
+		}
 	}
 	t.Cleanup(func() { kubectl(t, dir, "delete", "--ignore-not-found", "-f", "crds.yaml") })
 	if out, ok := kubectl(t, dir, "apply", "-f", "parents.yaml"); !ok {

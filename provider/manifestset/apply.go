@@ -27,9 +27,11 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/projection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/gcsettings"
 )
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer gcsettings.Raise(gcsettings.SetLimit)() // the whole bundle is in memory at once
 	var plan model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -45,6 +47,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 }
 
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer gcsettings.Raise(gcsettings.SetLimit)() // the whole bundle is in memory at once
 	var plan, state model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

@@ -17,12 +17,14 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/optimeout"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/gcsettings"
 )
 
 // Delete deletes every object of the set, in Helm's uninstall order, each
 // bound to its UID and only while it carries this set's part-of label (one
 // another set or owner took since stays), then the parent.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	defer gcsettings.Raise(gcsettings.SetLimit)() // the whole bundle is in memory at once
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

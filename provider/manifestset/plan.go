@@ -25,6 +25,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
 	"github.com/k8sconnect/k8sconnect/provider/internal/ssa"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/gcsettings"
 	"github.com/k8sconnect/k8sconnect/provider/plugin/pulumiop"
 )
 
@@ -33,6 +34,7 @@ import (
 // apply that the source no longer gives leaves objects (pruned, or let go
 // with prune = false).
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	defer gcsettings.Raise(gcsettings.SetLimit)() // the whole bundle is in memory at once
 	if req.Plan.Raw.IsNull() {
 		var state model
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

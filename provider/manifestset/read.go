@@ -19,6 +19,7 @@ import (
 	"github.com/k8sconnect/k8sconnect/provider/internal/privatestate"
 	"github.com/k8sconnect/k8sconnect/provider/internal/refresh"
 	"github.com/k8sconnect/k8sconnect/provider/internal/sensitive"
+	"github.com/k8sconnect/k8sconnect/provider/plugin/gcsettings"
 )
 
 // Read refreshes objects from the cluster: each object's fields that
@@ -26,6 +27,7 @@ import (
 // someone changed shows in the next plan as drift on our fields; an object
 // deleted outside leaves the map, and the next plan creates it again.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer gcsettings.Raise(gcsettings.SetLimit)() // the whole bundle is in memory at once
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

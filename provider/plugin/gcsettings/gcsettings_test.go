@@ -40,3 +40,43 @@ func TestTune(t *testing.T) {
 		t.Errorf("with the user's GOGC and GOMEMLIMIT: GOGC=%d, limit %d; want both left alone", percent, limit)
 	}
 }
+
+// A raise holds while any raise runs, goes back to the limit before the
+// first when the last ends (ending one twice counts once), never lowers the
+// limit, and leaves a user's GOMEMLIMIT alone.
+func TestRaise(t *testing.T) {
+	before := debug.SetMemoryLimit(TerraformLimit)
+	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+	t.Setenv("GOMEMLIMIT", "")
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+
+	first := Raise(SetLimit)
+	second := Raise(SetLimit)
+	if got := limit(); got != SetLimit {
+		t.Fatalf("while raised: limit %d, want %d", got, SetLimit)
+	}
+	first()
+	first()
+	if got := limit(); got != SetLimit {
+		t.Errorf("one of two raises ended (twice): limit %d, want %d still", got, SetLimit)
+	}
+	second()
+	if got := limit(); got != TerraformLimit {
+		t.Errorf("every raise ended: limit %d, want %d again", got, TerraformLimit)
+	}
+
+	debug.SetMemoryLimit(2 * SetLimit)
+	end := Raise(SetLimit)
+	if got := limit(); got != 2*SetLimit {
+		t.Errorf("a raise below the limit lowered it to %d", got)
+	}
+	end()
+
+	debug.SetMemoryLimit(TerraformLimit)
+	t.Setenv("GOMEMLIMIT", "40MiB")
+	end = Raise(SetLimit)
+	if got := limit(); got != TerraformLimit {
+		t.Errorf("with the user's GOMEMLIMIT: limit %d, want it left at %d", got, TerraformLimit)
+	}
+	end()
+}

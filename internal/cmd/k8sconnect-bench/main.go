@@ -499,11 +499,14 @@ func (b *bench) pulumiVersion(path string) error {
 	return nil
 }
 
-// goBuild builds the plugin pkg into the directory out and drops it from the
-// page cache (see dropFromPageCache).
+// goBuild builds the plugin pkg into the directory out as a release builds
+// it (internal/release: no cgo, -trimpath, no symbol table or DWARF), since
+// its memory is part of what is measured, and drops it from the page cache
+// (see dropFromPageCache).
 func goBuild(ctx context.Context, dir, out, pkg string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out+"/", pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out+"/", pkg)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if o, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, o)
 	}

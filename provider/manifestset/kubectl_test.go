@@ -202,18 +202,7 @@ func TestAccManifestSet_customResourceParent(t *testing.T) {
 	if out, ok := kubectl(t, dir, "apply", "-f", "crds.yaml"); !ok {
 		t.Fatal(out)
 	}
-	// kubectl wait fails outright when it reads a CRD whose status has no
-	// conditions yet (".status.conditions accessor error"), as one just made
-	// may: asked again until it answers.
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		out, ok := kubectl(t, dir, "wait", "--for=condition=Established", "--timeout=60s", "crd/releases."+group, "crd/plains."+group)
-		if ok {
-			break
-		}
-		if !strings.Contains(out, "accessor error") || time.Now().After(deadline) {
-			t.Fatal(out)
-		}
-	}
+	kubectlWaitEstablished(t, dir, "crd/releases."+group, "crd/plains."+group)
 	t.Cleanup(func() { kubectl(t, dir, "delete", "--ignore-not-found", "-f", "crds.yaml") })
 	if out, ok := kubectl(t, dir, "apply", "-f", "parents.yaml"); !ok {
 		t.Fatal(out)
@@ -291,9 +280,7 @@ func TestAccManifestSet_clusterScopedCustomResourceParent(t *testing.T) {
 		t.Fatal(out)
 	}
 	t.Cleanup(func() { kubectl(t, dir, "delete", "--ignore-not-found", "-f", "crd.yaml") })
-	if out, ok := kubectl(t, dir, "wait", "--for=condition=Established", "--timeout=60s", "crd/stacks."+group); !ok {
-		t.Fatal(out)
-	}
+	kubectlWaitEstablished(t, dir, "crd/stacks."+group)
 	if out, ok := kubectl(t, dir, "apply", "-f", "parent.yaml"); !ok {
 		t.Fatal(out)
 	}
@@ -314,5 +301,23 @@ func TestAccManifestSet_clusterScopedCustomResourceParent(t *testing.T) {
 	}
 	if _, marked := acctest.MustGet(t, stacks, "", parentName).GetLabels()[labelID]; marked {
 		t.Error("the destroy should take the set's marks off the cluster-scoped parent")
+	}
+}
+
+// kubectlWaitEstablished is `kubectl wait --for=condition=Established` of
+// crds, asked again while kubectl fails outright on a CRD whose status has
+// no conditions yet (".status.conditions accessor error"), as kubectl 1.32
+// does when it reads one just made.
+func kubectlWaitEstablished(t *testing.T, dir string, crds ...string) {
+	t.Helper()
+	args := append([]string{"wait", "--for=condition=Established", "--timeout=60s"}, crds...)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		out, ok := kubectl(t, dir, args...)
+		if ok {
+			return
+		}
+		if !strings.Contains(out, "accessor error") || time.Now().After(deadline) {
+			t.Fatal(out)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -355,14 +356,23 @@ func TestKillTreeKillsEveryDescendant(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Both children running sleep: the second is setsid until it execs.
 	var children []int
+	sleeping := func() bool {
+		for _, c := range children {
+			if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c)); err != nil || strings.TrimSpace(string(comm)) != "sleep" {
+				return false
+			}
+		}
+		return len(children) == 2
+	}
 	deadline := time.Now().Add(5 * time.Second)
-	for len(children) < 2 && time.Now().Before(deadline) {
+	for !sleeping() && time.Now().Before(deadline) {
 		children = childrenOf(cmd.Process.Pid)
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(children) < 2 {
-		t.Fatalf("children %v", children)
+	if !sleeping() {
+		t.Fatalf("children %v, not both running sleep", children)
 	}
 	killed, err := faultproxy.KillTree(cmd.Process.Pid)
 	if err != nil {

@@ -26,38 +26,42 @@ type establishedKinds struct {
 // its served versions, from its accepted names and scope. crd must be
 // Established; one without accepted names teaches nothing.
 func (c *Client) LearnEstablished(crd *unstructured.Unstructured) {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "status", "acceptedNames", "kind")
 	plural, _, _ := unstructured.NestedString(crd.Object, "status", "acceptedNames", "plural")
 	scopeName, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	if group == "" || kind == "" || plural == "" {
+	kinds := ServedKinds(crd)
+	if plural == "" || len(kinds) == 0 {
 		return
 	}
 	sc := meta.RESTScopeNamespace
 	if scopeName == "Cluster" {
 		sc = meta.RESTScopeRoot
 	}
-	gk := schema.GroupKind{Group: group, Kind: kind}
+	byVersion := map[string]*meta.RESTMapping{}
+	for _, gvk := range kinds {
+		byVersion[gvk.Version] = &meta.RESTMapping{Resource: gvk.GroupVersion().WithResource(plural), GroupVersionKind: gvk, Scope: sc}
+	}
 	c.established.mu.Lock()
 	defer c.established.mu.Unlock()
 	if c.established.kinds == nil {
 		c.established.kinds = map[schema.GroupKind]map[string]*meta.RESTMapping{}
 	}
-	byVersion := map[string]*meta.RESTMapping{}
+	c.established.kinds[kinds[0].GroupKind()] = byVersion
+}
+
+// ServedKinds lists the kind a CRD defines in each version it serves.
+func ServedKinds(crd *unstructured.Unstructured) []schema.GroupVersionKind {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var out []schema.GroupVersionKind
 	for _, v := range versions {
 		version, _ := v.(map[string]any)
 		name, _ := version["name"].(string)
-		if served, _ := version["served"].(bool); !served || name == "" {
-			continue
-		}
-		byVersion[name] = &meta.RESTMapping{
-			Resource:         schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
-			GroupVersionKind: gk.WithVersion(name),
-			Scope:            sc,
+		if served, _ := version["served"].(bool); served && name != "" && kind != "" {
+			out = append(out, schema.GroupVersionKind{Group: group, Version: name, Kind: kind})
 		}
 	}
-	c.established.kinds[gk] = byVersion
+	return out
 }
 
 // establishedMapping is the learned mapping of gvk (any served version when

@@ -43,7 +43,7 @@ func WaitEstablished(ctx context.Context, c *connection.Client, crd *unstructure
 	if res.Object != nil {
 		c.LearnEstablished(res.Object)
 	}
-	for _, gvk := range servedKinds(crd) {
+	for _, gvk := range connection.ServedKinds(crd) {
 		if err := waitMapped(ctx, c, gvk, deadline); err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func DefinedKinds(objs []*unstructured.Unstructured) map[schema.GroupKind]bool {
 		if obj.GroupVersionKind().GroupKind() != crdKind {
 			continue
 		}
-		for _, gvk := range servedKinds(obj) {
+		for _, gvk := range connection.ServedKinds(obj) {
 			out[gvk.GroupKind()] = true
 		}
 	}
@@ -66,22 +66,6 @@ func DefinedKinds(objs []*unstructured.Unstructured) map[schema.GroupKind]bool {
 }
 
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
-
-// servedKinds lists the kind a CRD defines in each version it serves.
-func servedKinds(crd *unstructured.Unstructured) []schema.GroupVersionKind {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	var out []schema.GroupVersionKind
-	for _, v := range versions {
-		version, _ := v.(map[string]any)
-		name, _ := version["name"].(string)
-		if served, _ := version["served"].(bool); served && name != "" && kind != "" {
-			out = append(out, schema.GroupVersionKind{Group: group, Version: name, Kind: kind})
-		}
-	}
-	return out
-}
 
 // waitMapped asks discovery for gvk until it is listed or deadline passes.
 // Each miss renews the client's discovery (Mapping resets it on a miss).

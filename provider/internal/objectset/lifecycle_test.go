@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k8sconnect/k8sconnect/internal/testing/localcluster"
+	"github.com/k8sconnect/k8sconnect/provider/internal/connection"
 	"github.com/k8sconnect/k8sconnect/provider/internal/connection/connectiontest"
 	"github.com/k8sconnect/k8sconnect/provider/internal/deletion"
 	"github.com/k8sconnect/k8sconnect/provider/internal/manifest"
@@ -48,7 +49,7 @@ spec:
 `
 
 func TestServedKinds(t *testing.T) {
-	got := servedKinds(fromYAML(t, fmt.Sprintf(crdTemplate, "example.com")))
+	got := connection.ServedKinds(fromYAML(t, fmt.Sprintf(crdTemplate, "example.com")))
 	want := []schema.GroupVersionKind{{Group: "example.com", Version: "v1", Kind: "Gadget"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("served kinds: got %v, want %v (a version not served is no kind to wait for)", got, want)
